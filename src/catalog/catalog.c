@@ -1,0 +1,601 @@
+#include "catalog/catalog.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "catalog/embedded.h"
+#include "util/csv.h"
+#include "util/suggest.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+struct table_rows {
+	char *rows;          /* row_size bytes each */
+	size_t n, cap;
+};
+
+struct catalog {
+	struct table_rows t[CAT_NTABLES];
+	char **origins;      /* file names rows point to; owned here */
+	size_t norigins, origins_cap;
+};
+
+#define FIELD(row, col) ((void *)((char *)(row) + (col)->offset))
+
+struct catalog *catalog_new(void)
+{
+	return xcalloc(1, sizeof(struct catalog));
+}
+
+static void row_release(const struct cat_schema *s, void *row)
+{
+	size_t i;
+	for (i = 0; i < s->ncols; i++)
+		if (s->cols[i].type == CAT_COL_TEXT)
+			free(*(char **)FIELD(row, &s->cols[i]));
+}
+
+void catalog_free(struct catalog *c)
+{
+	size_t i, t;
+	if (!c)
+		return;
+	for (t = 0; t < CAT_NTABLES; t++) {
+		const struct cat_schema *s = catalog_schema(t);
+		for (i = 0; i < c->t[t].n; i++)
+			row_release(s, c->t[t].rows + i * s->row_size);
+		free(c->t[t].rows);
+	}
+	for (i = 0; i < c->norigins; i++)
+		free(c->origins[i]);
+	free(c->origins);
+	free(c);
+}
+
+size_t catalog_count(const struct catalog *c, enum cat_table t)
+{
+	return c->t[t].n;
+}
+
+const void *catalog_row(const struct catalog *c, enum cat_table t, size_t i)
+{
+	if (i >= c->t[t].n)
+		BUG("row %zu of %zu", i, c->t[t].n);
+	return c->t[t].rows + i * catalog_schema(t)->row_size;
+}
+
+const void *catalog_get(const struct catalog *c, enum cat_table t, const char *key)
+{
+	size_t i;
+	for (i = 0; i < c->t[t].n; i++) {
+		const struct cat_row *r = catalog_row(c, t, i);
+		if (!strcmp(r->key, key))
+			return r;
+	}
+	return NULL;
+}
+
+static const char *origin_intern(struct catalog *c, const char *name)
+{
+	size_t i;
+	for (i = 0; i < c->norigins; i++)
+		if (!strcmp(c->origins[i], name))
+			return c->origins[i];
+	XGROW(c->origins, c->origins_cap, c->norigins);
+	return c->origins[c->norigins++] = xstrdup(name);
+}
+
+static int valid_key(const char *s)
+{
+	if (!*s || !(islower((unsigned char)*s) || isdigit((unsigned char)*s)))
+		return 0;
+	for (; *s; s++)
+		if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-' ||
+		      *s == '.' || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* YYYY-MM or YYYY-MM-DD with a plausible month and day. */
+static int valid_date(const char *s)
+{
+	int y, m, d = 1, n = 0;
+	size_t len = strlen(s);
+	if (len == 7 && sscanf(s, "%4d-%2d%n", &y, &m, &n) == 2 && n == 7)
+		;
+	else if (len == 10 && sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) == 3 && n == 10)
+		;
+	else
+		return 0;
+	return y >= 1990 && y <= 2100 && m >= 1 && m <= 12 && d >= 1 && d <= 31 &&
+	       isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]);
+}
+
+static char *trim_dup(const char *s)
+{
+	const char *e;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	return xstrndup(s, (size_t)(e - s));
+}
+
+/* Parses one cell into the row; returns -1 with err filled. */
+static int parse_cell(const struct cat_schema *s, const struct cat_column *col, void *row,
+		      const char *name, int line, int colno, const char *text, struct diag *err)
+{
+	char *v = trim_dup(text);
+	if (col->type == CAT_COL_NUM) {
+		double x;
+		char why[200];
+		if (!*v) {
+			free(v);
+			if (col->flags & CAT_REQUIRED)
+				return diag_set(err, name, line, colno, col->name, "a value is required");
+			*(double *)FIELD(row, col) = NAN;
+			return 0;
+		}
+		if (unit_parse(v, col->unit, &x, why, sizeof(why))) {
+			free(v);
+			return diag_set(err, name, line, colno, col->name, "%s", why);
+		}
+		free(v);
+		if (x < 0)
+			return diag_set(err, name, line, colno, col->name,
+					"negative value %g (must be >= 0)", x);
+		*(double *)FIELD(row, col) = x;
+		return 0;
+	}
+	if (!*v) {
+		free(v);
+		if (col->flags & CAT_REQUIRED)
+			return diag_set(err, name, line, colno, col->name, "a value is required");
+		return 0;
+	}
+	if (!strcmp(col->name, "key") && !valid_key(v)) {
+		diag_set(err, name, line, colno, col->name,
+			 "key '%s' must be a lowercase slug of a-z, 0-9, '-', '.', '_'", v);
+		free(v);
+		return -1;
+	}
+	if (!strcmp(col->name, "as_of") && !valid_date(v)) {
+		diag_set(err, name, line, colno, col->name, "date '%s' is not YYYY-MM or YYYY-MM-DD", v);
+		free(v);
+		return -1;
+	}
+	if (!strcmp(col->name, "confidence") && !(strlen(v) == 1 && strchr("QDRE", v[0]))) {
+		diag_set(err, name, line, colno, col->name,
+			 "confidence '%s' must be one of Q, D, R, E", v);
+		free(v);
+		return -1;
+	}
+	(void)s;
+	*(char **)FIELD(row, col) = v;
+	return 0;
+}
+
+static const char *const *column_names(const struct cat_schema *s, const char **buf)
+{
+	size_t i;
+	for (i = 0; i < s->ncols; i++)
+		buf[i] = s->cols[i].name;
+	return buf;
+}
+
+int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
+			const char *buf, size_t len, struct diag *err)
+{
+	const struct cat_schema *s = catalog_schema(t);
+	struct csv_reader *r = csv_open(name, buf, len, CSV_COMMENTS);
+	struct csv_record rec;
+	const struct cat_column **map = NULL;  /* header position -> column */
+	size_t nhead = 0, i, added = 0;
+	int rc, ret = -1;
+	const char *origin = origin_intern(c, name);
+	char *row = xcalloc(1, s->row_size);
+	struct table_rows *tr = &c->t[t];
+	size_t *seen_idx = NULL, seen_cap = 0, nseen = 0;
+
+	rc = csv_next(r, &rec, err);
+	if (rc < 0)
+		goto out;
+	if (rc == 0) {
+		diag_set(err, name, 1, 1, NULL, "empty file: expected a header line naming the columns");
+		goto out;
+	}
+	nhead = rec.nfields;
+	map = xcalloc(nhead, sizeof(*map));
+	for (i = 0; i < nhead; i++) {
+		size_t k;
+		char *h = trim_dup(rec.fields[i]);
+		for (k = 0; k < s->ncols; k++)
+			if (!strcmp(s->cols[k].name, h))
+				map[i] = &s->cols[k];
+		if (!map[i]) {
+			const char *names[64];
+			char hint[256];
+			suggest_hint(h, column_names(s, names), s->ncols, hint, sizeof(hint));
+			diag_set(err, name, rec.line, rec.cols[i], h, "unknown column in %s%s", s->file, hint);
+			free(h);
+			goto out;
+		}
+		for (k = 0; k < i; k++)
+			if (map[k] == map[i]) {
+				diag_set(err, name, rec.line, rec.cols[i], h, "column given twice");
+				free(h);
+				goto out;
+			}
+		free(h);
+	}
+	for (i = 0; i < s->ncols; i++) {
+		size_t k;
+		int present = 0;
+		for (k = 0; k < nhead; k++)
+			present |= map[k] == &s->cols[i];
+		if (!present && (s->cols[i].flags & CAT_REQUIRED)) {
+			diag_set(err, name, rec.line, 1, s->cols[i].name, "required column is missing from the header");
+			goto out;
+		}
+	}
+	while ((rc = csv_next(r, &rec, err)) > 0) {
+		const struct cat_row *hdr;
+		size_t k, existing = (size_t)-1;
+		memset(row, 0, s->row_size);
+		for (k = 0; k < s->ncols; k++)
+			if (s->cols[k].type == CAT_COL_NUM)
+				*(double *)FIELD(row, &s->cols[k]) = NAN;
+		if (rec.nfields != nhead) {
+			int col = rec.nfields > nhead ? rec.cols[nhead] : rec.cols[rec.nfields - 1];
+			diag_set(err, name, rec.line, col, rec.nfields > nhead ? "" : map[rec.nfields - 1]->name,
+				 "expected %zu fields as in the header, found %zu", nhead, rec.nfields);
+			goto out;
+		}
+		for (i = 0; i < nhead; i++)
+			if (parse_cell(s, map[i], row, name, rec.line, rec.cols[i], rec.fields[i], err)) {
+				row_release(s, row);
+				goto out;
+			}
+		for (k = 0; k < s->ncols; k++)
+			if ((s->cols[k].flags & CAT_REQUIRED) && s->cols[k].type == CAT_COL_TEXT &&
+			    !*(char **)FIELD(row, &s->cols[k])) {
+				diag_set(err, name, rec.line, 1, s->cols[k].name, "a value is required");
+				row_release(s, row);
+				goto out;
+			}
+		hdr = (const struct cat_row *)row;
+		((struct cat_row *)row)->origin = origin;
+		((struct cat_row *)row)->line = rec.line;
+		for (k = 0; k < tr->n; k++) {
+			const struct cat_row *o = (const struct cat_row *)(tr->rows + k * s->row_size);
+			if (!strcmp(o->key, hdr->key)) {
+				existing = k;
+				break;
+			}
+		}
+		if (existing != (size_t)-1) {
+			size_t j;
+			for (j = 0; j < nseen; j++)
+				if (seen_idx[j] == existing) {
+					const struct cat_row *o = (const struct cat_row *)(tr->rows + existing * s->row_size);
+					diag_set(err, name, rec.line, rec.cols[0], "key",
+						 "duplicate key '%s' (first defined on line %d)", hdr->key, o->line);
+					row_release(s, row);
+					goto out;
+				}
+			/* a later file replaces the row with the same key */
+			row_release(s, tr->rows + existing * s->row_size);
+			memcpy(tr->rows + existing * s->row_size, row, s->row_size);
+		} else {
+			if (tr->n >= tr->cap) {
+				size_t nc = tr->cap ? tr->cap * 2 : 32;
+				tr->rows = xrealloc(tr->rows, nc * s->row_size);
+				tr->cap = nc;
+			}
+			memcpy(tr->rows + tr->n * s->row_size, row, s->row_size);
+			existing = tr->n++;
+		}
+		XGROW(seen_idx, seen_cap, nseen);
+		seen_idx[nseen++] = existing;
+		added++;
+	}
+	if (rc < 0)
+		goto out;
+	ret = (int)added;
+out:
+	free(seen_idx);
+	free(row);
+	free(map);
+	csv_free(r);
+	return ret;
+}
+
+static int check_ref(const struct catalog *c, enum cat_table t, const struct cat_row *r,
+		     const struct cat_column *col, enum cat_table target, struct diag *err)
+{
+	const char *v = *(char *const *)((const char *)r + col->offset);
+	size_t i, n = catalog_count(c, target), got;
+	const char **keys;
+	size_t idx[3];
+	char hint[256] = "";
+	if (!v || catalog_get(c, target, v))
+		return 0;
+	keys = xcalloc(n + 1, sizeof(*keys));
+	for (i = 0; i < n; i++)
+		keys[i] = ((const struct cat_row *)catalog_row(c, target, i))->key;
+	got = suggest_closest(v, keys, n, idx, 3, 1);
+	if (got)
+		snprintf(hint, sizeof(hint), "; closest: %s%s%s%s%s", keys[idx[0]],
+			 got > 1 ? ", " : "", got > 1 ? keys[idx[1]] : "",
+			 got > 2 ? ", " : "", got > 2 ? keys[idx[2]] : "");
+	free(keys);
+	(void)t;
+	return diag_set(err, r->origin, r->line, 0, col->name, "'%s' is not a key in %s%s", v,
+			catalog_schema(target)->file, hint);
+}
+
+int catalog_validate(const struct catalog *c, struct diag *err)
+{
+	size_t t, i, k;
+	for (t = 0; t < CAT_NTABLES; t++) {
+		const struct cat_schema *s = catalog_schema(t);
+		for (i = 0; i < catalog_count(c, t); i++) {
+			const struct cat_row *r = catalog_row(c, t, i);
+			for (k = 0; k < s->ncols; k++) {
+				const struct cat_column *col = &s->cols[k];
+				int rc = 0;
+				if (col->flags & CAT_REF_GPU)
+					rc = check_ref(c, t, r, col, CAT_GPUS, err);
+				else if (col->flags & CAT_REF_LINK)
+					rc = check_ref(c, t, r, col, CAT_LINKS, err);
+				else if (col->flags & CAT_REF_CPU)
+					rc = check_ref(c, t, r, col, CAT_CPUS, err);
+				if (rc)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int load_embedded(struct catalog *c, struct diag *err)
+{
+	int t;
+	for (t = 0; t < CAT_NTABLES; t++) {
+		const struct cat_schema *s = catalog_schema(t);
+		const struct embedded_file *f = embedded_find(s->file);
+		char name[64];
+		if (!f)
+			continue;
+		snprintf(name, sizeof(name), "data/%s", s->file);
+		if (catalog_load_buffer(c, t, name, f->data, f->len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Loads every known file of dir; counts rows; unknown .csv files are an error. */
+static int load_dir(struct catalog *c, const char *dir, struct diag *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int total = 0, t;
+	if (!d)
+		return diag_set(err, dir, 0, 0, NULL, "cannot open catalog directory: %s", strerror(errno));
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		int known = 0;
+		if (len < 5 || strcmp(e->d_name + len - 4, ".csv"))
+			continue;
+		for (t = 0; t < CAT_NTABLES; t++)
+			known |= !strcmp(e->d_name, catalog_schema(t)->file);
+		if (!known) {
+			const char *names[CAT_NTABLES];
+			char hint[200];
+			for (t = 0; t < CAT_NTABLES; t++)
+				names[t] = catalog_schema(t)->file;
+			suggest_hint(e->d_name, names, CAT_NTABLES, hint, sizeof(hint));
+			diag_set(err, dir, 0, 0, NULL, "unknown catalog file '%s'%s", e->d_name, hint);
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	for (t = 0; t < CAT_NTABLES; t++) {
+		char *path = xasprintf("%s/%s", dir, catalog_schema(t)->file);
+		char *buf;
+		size_t len;
+		int n;
+		FILE *probe = fopen(path, "rb");
+		if (!probe) {
+			free(path);
+			continue;
+		}
+		fclose(probe);
+		if (csv_read_file(path, &buf, &len, err)) {
+			free(path);
+			return -1;
+		}
+		n = catalog_load_buffer(c, t, path, buf, len, err);
+		free(buf);
+		free(path);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
+	return total;
+}
+
+int catalog_load(struct catalog **out, const char *user_dir, struct diag *err)
+{
+	struct catalog *c = catalog_new();
+	if (load_embedded(c, err) || (user_dir && load_dir(c, user_dir, err) < 0) ||
+	    catalog_validate(c, err)) {
+		catalog_free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+int catalog_check_dir(const char *dir, struct diag *err)
+{
+	struct catalog *c = catalog_new();
+	int n;
+	if (load_embedded(c, err)) {
+		catalog_free(c);
+		return -1;
+	}
+	n = load_dir(c, dir, err);
+	if (n >= 0 && catalog_validate(c, err))
+		n = -1;
+	catalog_free(c);
+	return n;
+}
+
+/* Lowercase alphanumerics only; optionally without vendor words. */
+static void normalize(const char *in, char *out, size_t len, int strip_vendor)
+{
+	static const char *words[] = {"nvidia", "tesla", "geforce", "amd", "instinct", "intel",
+				      "habana", "radeon"};
+	size_t n = 0, i;
+	const char *p = in;
+	while (*p && n + 1 < len) {
+		if (strip_vendor && (p == in || !isalnum((unsigned char)p[-1]))) {
+			int skipped = 0;
+			for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+				size_t wl = strlen(words[i]);
+				if (!strncasecmp(p, words[i], wl) && !isalnum((unsigned char)p[wl])) {
+					p += wl;
+					skipped = 1;
+					break;
+				}
+			}
+			if (skipped)
+				continue;
+		}
+		if (isalnum((unsigned char)*p))
+			out[n++] = (char)tolower((unsigned char)*p);
+		p++;
+	}
+	out[n] = '\0';
+}
+
+/* Calls fn for the key, name and each alias of a row; stops when fn returns nonzero. */
+static int each_spelling(const struct cat_row *r, int (*fn)(const char *, void *), void *arg)
+{
+	const char *a;
+	if (fn(r->key, arg) || (r->name && fn(r->name, arg)))
+		return 1;
+	for (a = r->aliases; a && *a;) {
+		const char *e = strchr(a, ';');
+		size_t l = e ? (size_t)(e - a) : strlen(a);
+		char one[256];
+		snprintf(one, sizeof(one), "%.*s", (int)(l < 255 ? l : 255), a);
+		if (fn(one, arg))
+			return 1;
+		a = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+struct match_arg {
+	const char *q;       /* normalized query */
+	const char *q_strip; /* normalized query without vendor words */
+	int partial;
+};
+
+static int match_one(const char *spelling, void *varg)
+{
+	struct match_arg *m = varg;
+	char a[256], b[256];
+	normalize(spelling, a, sizeof(a), 0);
+	normalize(spelling, b, sizeof(b), 1);
+	if (!m->partial)
+		return (*m->q && (!strcmp(a, m->q) || !strcmp(b, m->q_strip)));
+	return strlen(m->q_strip) >= 2 && (strstr(a, m->q_strip) || strstr(b, m->q_strip));
+}
+
+const void *catalog_resolve(const struct catalog *c, enum cat_table t, const char *name,
+			    char *why, size_t why_len)
+{
+	const struct cat_schema *s = catalog_schema(t);
+	size_t n = catalog_count(c, t), i, nm = 0, used;
+	size_t *hits = xcalloc(n + 1, sizeof(size_t));
+	char q[256], qs[256];
+	struct match_arg m = {q, qs, 0};
+	const void *found = catalog_get(c, t, name);
+	if (found) {
+		free(hits);
+		return found;
+	}
+	normalize(name, q, sizeof(q), 0);
+	normalize(name, qs, sizeof(qs), 1);
+	for (m.partial = 0; m.partial < 2 && !nm; m.partial++)
+		for (i = 0; i < n; i++)
+			if (each_spelling(catalog_row(c, t, i), match_one, &m))
+				hits[nm++] = i;
+	if (nm == 1) {
+		found = catalog_row(c, t, hits[0]);
+		free(hits);
+		return found;
+	}
+	if (nm > 1) {
+		used = (size_t)snprintf(why, why_len, "ambiguous %s '%s': it matches", s->what, name);
+		for (i = 0; i < nm && i < 8 && used < why_len; i++)
+			used += (size_t)snprintf(why + used, why_len - used, "%s %s", i ? "," : "",
+					 ((const struct cat_row *)catalog_row(c, t, hits[i]))->key);
+		if (nm > 8 && used < why_len)
+			snprintf(why + used, why_len - used, " and %zu more", nm - 8);
+	} else {
+		const char **keys = xcalloc(n + 1, sizeof(*keys));
+		size_t idx[4], got;
+		for (i = 0; i < n; i++)
+			keys[i] = ((const struct cat_row *)catalog_row(c, t, i))->key;
+		got = suggest_closest(name, keys, n, idx, 4, 1);
+		used = (size_t)snprintf(why, why_len, "unknown %s '%s'", s->what, name);
+		for (i = 0; i < got && used < why_len; i++)
+			used += (size_t)snprintf(why + used, why_len - used, "%s%s",
+					 i ? ", " : "; closest: ", keys[idx[i]]);
+		if (used < why_len) {
+			static const char *lists[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility"};
+			snprintf(why + used, why_len - used, " (see 'gpuscope catalog %s')", lists[t]);
+		}
+		free(keys);
+	}
+	free(hits);
+	return NULL;
+}
+
+double catalog_facility(const struct catalog *c, const char *key)
+{
+	const struct cat_facility *f = catalog_get(c, CAT_FACILITY, key);
+	return f ? f->value : NAN;
+}
+
+double cat_gpu_peak_tflops(const struct cat_gpu *g, const char *p)
+{
+	if (!strcmp(p, "fp64"))
+		return g->fp64_tflops;
+	if (!strcmp(p, "fp32"))
+		return g->fp32_tflops;
+	if (!strcmp(p, "tf32"))
+		return g->tf32_tflops;
+	if (!strcmp(p, "fp16"))
+		return g->fp16_tflops;
+	if (!strcmp(p, "bf16"))
+		return g->bf16_tflops;
+	if (!strcmp(p, "fp8"))
+		return g->fp8_tflops;
+	if (!strcmp(p, "int8"))
+		return g->int8_tops;
+	if (!strcmp(p, "fp4"))
+		return g->fp4_tflops;
+	return NAN;
+}

@@ -1,0 +1,213 @@
+/*
+ * The hardware catalog: GPUs, links and fabrics, servers, CPUs, cloud
+ * instances and facility defaults.
+ *
+ * Rows come from data/NAME.csv embedded in the binary, then from a user's
+ * directory (--catalog DIR or $GPUSCOPE_CATALOG) holding files of the same
+ * names, whose rows add to or replace embedded rows by key.  Both go through
+ * the same loader.  docs/catalog.md describes every column.
+ *
+ * Numbers are doubles in the column's unit; NaN means "not applicable / not
+ * published" (test with isnan or cat_has()), never 0.  Strings are never NULL
+ * for required columns and NULL for an empty optional cell.
+ *
+ * Ownership: every pointer handed out by catalog_* points into the catalog
+ * and lives until catalog_free().
+ */
+#ifndef GPUSCOPE_CATALOG_CATALOG_H
+#define GPUSCOPE_CATALOG_CATALOG_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+enum cat_table {
+	CAT_GPUS,
+	CAT_LINKS,
+	CAT_SERVERS,
+	CAT_CPUS,
+	CAT_CLOUDS,
+	CAT_FACILITY,
+	CAT_NTABLES
+};
+
+/* Fields every row has, first in every row struct. */
+struct cat_row {
+	char *key;         /* lowercase slug, unique in its table */
+	char *name;        /* display name (NULL for facility rows) */
+	char *aliases;     /* ';'-separated other spellings, or NULL */
+	char *source;      /* citation */
+	char *as_of;       /* YYYY-MM or YYYY-MM-DD */
+	char *confidence;  /* Q quoted, D derived, R recalled, E estimate; or NULL */
+	const char *origin; /* file the row came from ("data/gpus.csv" when embedded) */
+	int line;          /* line in that file */
+};
+
+struct cat_gpu {
+	struct cat_row row;
+	char *vendor;            /* nvidia | amd | intel */
+	char *arch;
+	double launch_year;
+	char *form_factor;       /* sxm | pcie | oam | superchip ... */
+	double memory_gib;       /* GiB */
+	char *memory_type;
+	double mem_bw_gbps;      /* GB/s (1e9 B/s) */
+	/* dense peaks, TFLOP/s (int8: TOP/s); NaN where the GPU lacks the type */
+	double fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;
+	double fp8_tflops, int8_tops, fp4_tflops;
+	double tdp_w, idle_w;    /* W */
+	char *gpu_link;          /* links.csv key of the GPU-GPU fabric, or NULL */
+	double gpu_link_gbps;    /* GB/s per direction per GPU */
+	double pcie_gen, pcie_lanes;
+	double mig_slices;
+	double sm_count;
+	double l2_mib;           /* MiB */
+	char *compute_capability; /* "9.0", or gfx target for AMD */
+	char *ecosystem;         /* cuda | rocm | synapseai */
+	double price_usd;        /* street price per GPU, USD */
+};
+
+struct cat_link {
+	struct cat_row row;
+	char *kind;              /* host | gpu | switch | scaleout */
+	char *generation;
+	double bw_gbps_per_dir;  /* GB/s per direction (per port for scale-out) */
+	double latency_us;       /* typical latency, us */
+	double lanes;
+};
+
+struct cat_server {
+	struct cat_row row;
+	char *vendor;
+	double year;
+	char *gpu;               /* gpus.csv key */
+	double gpu_count;
+	char *gpu_link;          /* links.csv key */
+	char *cpu;               /* cpus.csv key */
+	double cpu_count;
+	char *nic;               /* links.csv key of the scale-out fabric, or NULL */
+	double nic_count;
+	double nic_gbps;         /* Gb/s per NIC */
+	double ram_gib;
+	double power_kw, idle_kw;
+	double rack_units;
+	double price_usd;
+};
+
+struct cat_cpu {
+	struct cat_row row;
+	char *vendor;
+	double year, cores, threads, base_ghz, boost_ghz, l3_mib, mem_channels;
+	char *mem_type;
+	double mem_bw_gbps, tdp_w, pcie_gen, pcie_lanes;
+};
+
+struct cat_cloud {
+	struct cat_row row;
+	char *provider;          /* aws | gcp | azure | lambda | coreweave */
+	char *gpu;               /* gpus.csv key */
+	double gpu_count;
+	double usd_per_hour;     /* on-demand, whole instance */
+	char *region;
+	char *gpu_link;          /* links.csv key */
+	double network_gbps;     /* scale-out Gb/s for the instance */
+};
+
+struct cat_facility {
+	struct cat_row row;
+	double value;
+	char *unit;
+	char *description;
+};
+
+struct catalog;
+
+/* Column description, for generic listing (catalog show, --csv, --json). */
+enum cat_col_type { CAT_COL_TEXT, CAT_COL_NUM };
+struct cat_column {
+	const char *name;
+	enum cat_col_type type;
+	const char *unit;        /* canonical unit for numbers ("GB/s"), or NULL */
+	size_t offset;           /* into the row struct */
+	unsigned flags;          /* CAT_REQUIRED, CAT_REF_* */
+};
+#define CAT_REQUIRED 1u
+#define CAT_REF_GPU 2u
+#define CAT_REF_LINK 4u
+#define CAT_REF_CPU 8u
+
+struct cat_schema {
+	const char *file;        /* "gpus.csv" */
+	const char *what;        /* "gpu" */
+	size_t row_size;
+	const struct cat_column *cols;
+	size_t ncols;
+};
+
+const struct cat_schema *catalog_schema(enum cat_table t);
+/* Table from its name ("gpus", "links" ...); -1 when unknown. */
+int catalog_table_from_name(const char *name);
+
+/*
+ * Loads the embedded catalog, then `user_dir` when not NULL.  Returns 0 and a
+ * catalog to free with catalog_free(), or -1 with *err naming file, line,
+ * column and field.
+ */
+int catalog_load(struct catalog **out, const char *user_dir, struct diag *err);
+/*
+ * Loads only `dir` on top of the embedded rows and checks it, for
+ * `catalog check DIR`.  Returns the number of rows read from dir, or -1.
+ */
+int catalog_check_dir(const char *dir, struct diag *err);
+/* Loads one table from a buffer into c (tests, fuzzers).  name is used in messages. */
+int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
+			const char *buf, size_t len, struct diag *err);
+/* An empty catalog (tests, fuzzers). */
+struct catalog *catalog_new(void);
+/* Checks cross-table references (server.gpu exists ...). */
+int catalog_validate(const struct catalog *c, struct diag *err);
+void catalog_free(struct catalog *c);
+
+size_t catalog_count(const struct catalog *c, enum cat_table t);
+/* i-th row of a table, in file order (user rows replace in place, new ones append). */
+const void *catalog_row(const struct catalog *c, enum cat_table t, size_t i);
+
+#define catalog_gpu_at(c, i) ((const struct cat_gpu *)catalog_row(c, CAT_GPUS, i))
+#define catalog_link_at(c, i) ((const struct cat_link *)catalog_row(c, CAT_LINKS, i))
+#define catalog_server_at(c, i) ((const struct cat_server *)catalog_row(c, CAT_SERVERS, i))
+#define catalog_cpu_at(c, i) ((const struct cat_cpu *)catalog_row(c, CAT_CPUS, i))
+#define catalog_cloud_at(c, i) ((const struct cat_cloud *)catalog_row(c, CAT_CLOUDS, i))
+#define catalog_facility_at(c, i) ((const struct cat_facility *)catalog_row(c, CAT_FACILITY, i))
+
+/* Exact key lookup; NULL when absent. */
+const void *catalog_get(const struct catalog *c, enum cat_table t, const char *key);
+
+/*
+ * Name resolution for user input: exact key, then key/name/alias compared
+ * case-insensitively ignoring punctuation and vendor words ("NVIDIA",
+ * "Tesla"), then a unique partial match.  Returns the row, or NULL with
+ * why filled: "unknown gpu 'x'; closest: a, b, c" or "ambiguous gpu 'a100':
+ * matches a100-sxm4-40gb, a100-sxm4-80gb, ...".
+ */
+const void *catalog_resolve(const struct catalog *c, enum cat_table t, const char *name,
+			    char *why, size_t why_len);
+
+#define catalog_gpu(c, n, w, l) ((const struct cat_gpu *)catalog_resolve(c, CAT_GPUS, n, w, l))
+#define catalog_server(c, n, w, l) ((const struct cat_server *)catalog_resolve(c, CAT_SERVERS, n, w, l))
+#define catalog_cloud(c, n, w, l) ((const struct cat_cloud *)catalog_resolve(c, CAT_CLOUDS, n, w, l))
+#define catalog_link(c, n, w, l) ((const struct cat_link *)catalog_resolve(c, CAT_LINKS, n, w, l))
+#define catalog_cpu(c, n, w, l) ((const struct cat_cpu *)catalog_resolve(c, CAT_CPUS, n, w, l))
+
+/* Facility default by key; NaN when absent. */
+double catalog_facility(const struct catalog *c, const char *key);
+
+/*
+ * Dense peak of a GPU at a precision name ("fp32", "tf32", "fp16", "bf16",
+ * "fp8", "int8", "fp4", "fp64"), TFLOP/s; NaN when unsupported.
+ */
+double cat_gpu_peak_tflops(const struct cat_gpu *g, const char *precision);
+
+static inline int cat_has(double v) { return !isnan(v); }
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * The command layer: one cmd_NAME() per file in src/cmd/, listed in the table
+ * in src/main.c.  Commands may die(); library code may not.
+ *
+ * A command returns its exit code (see enum exit_code in util/error.h).
+ */
+#ifndef GPUSCOPE_CMD_CMD_H
+#define GPUSCOPE_CMD_CMD_H
+
+#include "catalog/catalog.h"
+#include "report/table.h"
+#include "util/opts.h"
+
+/* Global options, parsed by main.c before the command name. */
+struct global_opts {
+	const char *catalog_dir;  /* --catalog DIR, else $GPUSCOPE_CATALOG, else NULL */
+};
+extern struct global_opts global_opts;
+
+int cmd_catalog(int argc, char **argv);
+int cmd_estimate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+int cmd_tco(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/*
+ * Parses options; exits 0 after --help and 2 on a usage error.  Returns the
+ * number of positional arguments, moved to argv[0..n).
+ */
+int parse_options_or_exit(const struct opts_cmd *cmd, int argc, char **argv);
+
+/*
+ * Loads the catalog (embedded + global_opts.catalog_dir), or dies with the
+ * loader's located message and exit 2.  The catalog lives until exit.
+ */
+const struct catalog *load_catalog_or_die(void);
+
+/* Picks the output format from --json / --csv flags; dies if both are given. */
+enum output_format output_format_from(int json, int csv, const char *cmdname);
+
+#endif

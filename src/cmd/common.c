@@ -1,0 +1,49 @@
+#include <stdlib.h>
+
+#include "cmd/cmd.h"
+#include "util/error.h"
+
+struct global_opts global_opts;
+
+int parse_options_or_exit(const struct opts_cmd *cmd, int argc, char **argv)
+{
+	int n = 0, rc = opts_parse(cmd, argc, argv, &n);
+	if (rc < 0)
+		exit(EXIT_USAGE);
+	if (rc > 0) {
+		if (fflush(stdout) || ferror(stdout))
+			exit(EXIT_ENV);
+		exit(EXIT_OK);
+	}
+	return n;
+}
+
+static struct catalog *the_catalog;
+
+static void free_catalog(void)
+{
+	catalog_free(the_catalog);
+	the_catalog = NULL;
+}
+
+const struct catalog *load_catalog_or_die(void)
+{
+	struct diag err;
+	char msg[1024];
+	if (the_catalog)
+		return the_catalog;
+	diag_clear(&err);
+	if (catalog_load(&the_catalog, global_opts.catalog_dir, &err)) {
+		diag_format(&err, msg, sizeof(msg));
+		die_code(EXIT_USAGE, "catalog: %s", msg);
+	}
+	atexit(free_catalog);
+	return the_catalog;
+}
+
+enum output_format output_format_from(int json, int csv, const char *cmdname)
+{
+	if (json && csv)
+		die_usage("gpuscope %s: --json and --csv exclude each other", cmdname);
+	return json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_HUMAN;
+}

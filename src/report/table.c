@@ -1,0 +1,225 @@
+#include "report/table.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+struct table {
+	size_t ncols, cols_cap;
+	char **names;
+	enum table_align *align;
+	size_t nrows, rows_cap;
+	char ***cells;  /* cells[row][col] */
+	size_t cur_col;
+};
+
+struct table *table_new(void)
+{
+	return xcalloc(1, sizeof(struct table));
+}
+
+void table_free(struct table *t)
+{
+	size_t r, c;
+	if (!t)
+		return;
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++)
+			free(t->cells[r][c]);
+		free(t->cells[r]);
+	}
+	for (c = 0; c < t->ncols; c++)
+		free(t->names[c]);
+	free(t->cells);
+	free(t->names);
+	free(t->align);
+	free(t);
+}
+
+void table_column(struct table *t, const char *name, enum table_align align)
+{
+	size_t cap = t->cols_cap;
+	if (t->nrows)
+		BUG("column '%s' added after rows", name);
+	XGROW(t->names, t->cols_cap, t->ncols);
+	XGROW(t->align, cap, t->ncols);
+	t->names[t->ncols] = xstrdup(name);
+	t->align[t->ncols] = align;
+	t->ncols++;
+}
+
+void table_row(struct table *t)
+{
+	XGROW(t->cells, t->rows_cap, t->nrows);
+	t->cells[t->nrows++] = xcalloc(t->ncols, sizeof(char *));
+	t->cur_col = 0;
+}
+
+void table_cell(struct table *t, const char *text)
+{
+	if (!t->nrows || t->cur_col >= t->ncols)
+		BUG("cell outside the table (%zu columns)", t->ncols);
+	t->cells[t->nrows - 1][t->cur_col++] = xstrdup(text ? text : "-");
+}
+
+void table_cellf(struct table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	table_cell(t, buf);
+}
+
+size_t table_rows(const struct table *t)
+{
+	return t->nrows;
+}
+
+/* Display width of UTF-8 text: counts code points, not bytes. */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xc0) != 0x80;
+	return w;
+}
+
+static void put_cell(FILE *out, const char *s, size_t width, enum table_align a)
+{
+	size_t w = text_width(s), i, pad;
+	if (w > width) {
+		/* cut at a code point boundary and mark the cut */
+		size_t cps = 0;
+		const char *p = s;
+		while (*p && cps + 1 < width) {
+			p++;
+			while (((unsigned char)*p & 0xc0) == 0x80)
+				p++;
+			cps++;
+		}
+		fwrite(s, 1, (size_t)(p - s), out);
+		if (width)
+			fputc('~', out);
+		return;
+	}
+	pad = width - w;
+	if (a == ALIGN_RIGHT)
+		for (i = 0; i < pad; i++)
+			fputc(' ', out);
+	fputs(s, out);
+	if (a == ALIGN_LEFT)
+		for (i = 0; i < pad; i++)
+			fputc(' ', out);
+}
+
+void table_print(const struct table *t, FILE *out, unsigned width)
+{
+	size_t *w = xcalloc(t->ncols ? t->ncols : 1, sizeof(size_t));
+	size_t r, c, total;
+	if (!width) {
+		const char *cols = getenv("COLUMNS");
+		width = cols && atoi(cols) >= 40 ? (unsigned)atoi(cols) : 80;
+	}
+	for (c = 0; c < t->ncols; c++) {
+		w[c] = text_width(t->names[c]);
+		for (r = 0; r < t->nrows; r++) {
+			size_t x = text_width(t->cells[r][c] ? t->cells[r][c] : "-");
+			if (x > w[c])
+				w[c] = x;
+		}
+	}
+	/* shrink the widest column until the row fits (never below 6) */
+	for (;;) {
+		size_t widest = 0;
+		total = 0;
+		for (c = 0; c < t->ncols; c++) {
+			total += w[c] + (c ? 2 : 0);
+			if (w[c] > w[widest])
+				widest = c;
+		}
+		if (total <= width || w[widest] <= 6)
+			break;
+		w[widest]--;
+	}
+	for (c = 0; c < t->ncols; c++) {
+		if (c)
+			fputs("  ", out);
+		put_cell(out, t->names[c], w[c], t->align[c]);
+	}
+	fputc('\n', out);
+	for (c = 0; c < t->ncols; c++) {
+		size_t i;
+		if (c)
+			fputs("  ", out);
+		for (i = 0; i < w[c]; i++)
+			fputc('-', out);
+	}
+	fputc('\n', out);
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			if (c)
+				fputs("  ", out);
+			put_cell(out, t->cells[r][c] ? t->cells[r][c] : "-", w[c], t->align[c]);
+		}
+		fputc('\n', out);
+	}
+	free(w);
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n")) {
+		fputc('"', out);
+		for (; *s; s++) {
+			if (*s == '"')
+				fputc('"', out);
+			fputc(*s, out);
+		}
+		fputc('"', out);
+	} else {
+		fputs(s, out);
+	}
+}
+
+void table_print_csv(const struct table *t, FILE *out)
+{
+	size_t r, c;
+	for (c = 0; c < t->ncols; c++) {
+		if (c)
+			fputc(',', out);
+		csv_field(out, t->names[c]);
+	}
+	fputc('\n', out);
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = t->cells[r][c];
+			if (c)
+				fputc(',', out);
+			/* "-" means absent in the human table; CSV leaves the cell empty */
+			csv_field(out, s && strcmp(s, "-") ? s : "");
+		}
+		fputc('\n', out);
+	}
+}
+
+int report_json_print(json_t *v)
+{
+	int rc = json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	fputc('\n', stdout);
+	return rc;
+}
+
+const char *fmt_num(double v, int decimals, char *buf, unsigned len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.*f", decimals, v);
+	return buf;
+}

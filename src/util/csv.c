@@ -1,0 +1,250 @@
+#include "util/csv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xalloc.h"
+
+struct csv_reader {
+	char name[256];
+	const char *buf;
+	size_t len, pos;
+	int line;        /* current line, 1-based */
+	size_t line_start;
+	int flags;
+	/* per-record storage */
+	char *text;
+	size_t text_cap;
+	size_t *offs;
+	size_t offs_cap;
+	char **fields;
+	size_t fields_cap;
+	int *cols;
+	size_t cols_cap;
+};
+
+long utf8_check(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = p[i];
+		size_t n, k;
+		unsigned cp;
+		if (c < 0x80) {
+			i++;
+			continue;
+		} else if ((c & 0xe0) == 0xc0) {
+			n = 1;
+			cp = c & 0x1f;
+		} else if ((c & 0xf0) == 0xe0) {
+			n = 2;
+			cp = c & 0x0f;
+		} else if ((c & 0xf8) == 0xf0) {
+			n = 3;
+			cp = c & 0x07;
+		} else {
+			return (long)i;
+		}
+		for (k = 1; k <= n; k++) {
+			if (i + k >= len || (p[i + k] & 0xc0) != 0x80)
+				return (long)i;
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		/* overlong forms, surrogates, beyond U+10FFFF */
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return (long)i;
+		i += n + 1;
+	}
+	return -1;
+}
+
+struct csv_reader *csv_open(const char *name, const char *buf, size_t len, int flags)
+{
+	struct csv_reader *r = xcalloc(1, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->buf = buf;
+	r->len = len;
+	r->line = 1;
+	r->flags = flags;
+	/* a UTF-8 byte order mark is allowed and skipped */
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		r->pos = 3;
+	return r;
+}
+
+void csv_free(struct csv_reader *r)
+{
+	if (!r)
+		return;
+	free(r->text);
+	free(r->offs);
+	free(r->fields);
+	free(r->cols);
+	free(r);
+}
+
+static void put_char(struct csv_reader *r, size_t *n, char c)
+{
+	XGROW(r->text, r->text_cap, *n + 1);
+	r->text[(*n)++] = c;
+}
+
+static void start_field(struct csv_reader *r, size_t nf, size_t tn, int col)
+{
+	XGROW(r->offs, r->offs_cap, nf);
+	XGROW(r->cols, r->cols_cap, nf);
+	r->offs[nf] = tn;
+	r->cols[nf] = col;
+}
+
+static int col_of(const struct csv_reader *r, size_t pos)
+{
+	return (int)(pos - r->line_start) + 1;
+}
+
+/* Skips blank lines and, with CSV_COMMENTS, comment lines. */
+static void skip_empty(struct csv_reader *r)
+{
+	while (r->pos < r->len) {
+		const char *p = r->buf + r->pos;
+		if (*p == '\n' || (*p == '\r' && r->pos + 1 < r->len && p[1] == '\n')) {
+			r->pos += *p == '\n' ? 1 : 2;
+			r->line++;
+			r->line_start = r->pos;
+		} else if ((r->flags & CSV_COMMENTS) && *p == '#') {
+			while (r->pos < r->len && r->buf[r->pos] != '\n')
+				r->pos++;
+		} else {
+			break;
+		}
+	}
+}
+
+int csv_next(struct csv_reader *r, struct csv_record *rec, struct diag *err)
+{
+	size_t tn = 0, nf = 0, i;
+	int in_quotes = 0, after_quote = 0, rec_line;
+
+	skip_empty(r);
+	if (r->pos >= r->len)
+		return 0;
+	rec_line = r->line;
+	start_field(r, nf, tn, col_of(r, r->pos));
+	for (;;) {
+		char c;
+		if (r->pos - r->line_start > CSV_MAX_LINE)
+			return diag_set(err, r->name, r->line, 1, NULL,
+					"line longer than %d bytes", CSV_MAX_LINE);
+		if (r->pos >= r->len) {
+			if (in_quotes)
+				return diag_set(err, r->name, rec_line, r->cols[nf], NULL,
+						"unterminated quoted field");
+			break;
+		}
+		c = r->buf[r->pos];
+		if (c == '\0')
+			return diag_set(err, r->name, r->line, col_of(r, r->pos), NULL,
+					"NUL byte in text file");
+		if (in_quotes) {
+			if (c == '"') {
+				if (r->pos + 1 < r->len && r->buf[r->pos + 1] == '"') {
+					put_char(r, &tn, '"');
+					r->pos += 2;
+					continue;
+				}
+				in_quotes = 0;
+				after_quote = 1;
+				r->pos++;
+				continue;
+			}
+			if (c == '\n') {
+				r->line++;
+				r->line_start = r->pos + 1;
+			}
+			put_char(r, &tn, c);
+			r->pos++;
+			continue;
+		}
+		if (c == ',') {
+			put_char(r, &tn, '\0');
+			nf++;
+			r->pos++;
+			start_field(r, nf, tn, col_of(r, r->pos));
+			after_quote = 0;
+			continue;
+		}
+		if (c == '\n' || (c == '\r' && r->pos + 1 < r->len && r->buf[r->pos + 1] == '\n')) {
+			r->pos += c == '\n' ? 1 : 2;
+			r->line++;
+			r->line_start = r->pos;
+			break;
+		}
+		if (after_quote)
+			return diag_set(err, r->name, r->line, col_of(r, r->pos), NULL,
+					"unexpected character after closing quote");
+		if (c == '"') {
+			if (tn != r->offs[nf])
+				return diag_set(err, r->name, r->line, col_of(r, r->pos), NULL,
+						"stray quote inside an unquoted field");
+			in_quotes = 1;
+			r->pos++;
+			continue;
+		}
+		put_char(r, &tn, c);
+		r->pos++;
+	}
+	put_char(r, &tn, '\0');
+	nf++;
+	XGROW(r->fields, r->fields_cap, nf);
+	for (i = 0; i < nf; i++)
+		r->fields[i] = r->text + r->offs[i];
+	/* a complete multi-byte check per field catches truncated sequences */
+	for (i = 0; i < nf; i++) {
+		long bad = utf8_check(r->fields[i], strlen(r->fields[i]));
+		if (bad >= 0)
+			return diag_set(err, r->name, rec_line, r->cols[i] + (int)bad, NULL,
+					"invalid UTF-8 sequence");
+	}
+	rec->nfields = nf;
+	rec->fields = (const char *const *)r->fields;
+	rec->cols = r->cols;
+	rec->line = rec_line;
+	return 1;
+}
+
+int csv_read_file(const char *path, char **buf, size_t *len, struct diag *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	size_t cap = 0, n = 0;
+	if (!f)
+		return diag_set(err, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+	for (;;) {
+		size_t got;
+		XGROW(b, cap, n + 65536);
+		got = fread(b + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0)
+			break;
+		if (n > (size_t)256 << 20) {
+			fclose(f);
+			free(b);
+			return diag_set(err, path, 0, 0, NULL, "file larger than 256 MiB");
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(b);
+		return diag_set(err, path, 0, 0, NULL, "read error: %s", strerror(errno));
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}

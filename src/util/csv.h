@@ -1,0 +1,48 @@
+/*
+ * An RFC 4180 CSV reader that knows where every field came from, so loaders
+ * can report "FILE:LINE:COL: field 'x': ..." for any cell.
+ *
+ * The reader works on a caller-owned buffer (the embedded catalog, or a file
+ * read whole); it never copies the buffer, and the strings it hands out live
+ * until the next csv_next() call or csv_free().
+ */
+#ifndef GPUSCOPE_UTIL_CSV_H
+#define GPUSCOPE_UTIL_CSV_H
+
+#include <stddef.h>
+#include "util/error.h"
+
+/* Longest line accepted, bytes: a guard against a runaway or binary file. */
+#define CSV_MAX_LINE (64 * 1024)
+
+struct csv_reader;
+
+struct csv_record {
+	size_t nfields;
+	const char *const *fields;  /* NUL-terminated, unquoted */
+	const int *cols;            /* 1-based byte column where each field starts */
+	int line;                   /* 1-based line where the record starts */
+};
+
+enum csv_flags {
+	CSV_COMMENTS = 1,  /* lines whose first byte is '#' are skipped */
+};
+
+/* name is used in diagnostics only.  Free with csv_free(). */
+struct csv_reader *csv_open(const char *name, const char *buf, size_t len, int flags);
+/*
+ * Reads the next record, skipping blank lines (and comments with
+ * CSV_COMMENTS).  Returns 1 with *rec filled, 0 at end of input, -1 on a
+ * syntax error with *err filled (unterminated quote, stray quote, a line over
+ * CSV_MAX_LINE, invalid UTF-8, a NUL byte).
+ */
+int csv_next(struct csv_reader *r, struct csv_record *rec, struct diag *err);
+void csv_free(struct csv_reader *r);
+
+/* Reads a whole file into a NUL-terminated buffer; caller frees. -1 + err on failure. */
+int csv_read_file(const char *path, char **buf, size_t *len, struct diag *err);
+
+/* Checks that s[0..len) is valid UTF-8; returns the byte offset of the first bad byte or -1. */
+long utf8_check(const char *s, size_t len);
+
+#endif

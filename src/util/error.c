@@ -1,0 +1,112 @@
+#include "util/error.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *progname = "gpuscope";
+
+void error_set_progname(const char *name)
+{
+	progname = name;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", progname, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(EXIT_ENV);
+}
+
+void die_code(int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("fatal: ", fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("usage error: ", fmt, ap);
+	va_end(ap);
+	exit(EXIT_USAGE);
+}
+
+void bug_fl(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: BUG: %s:%d: ", progname, file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void diag_clear(struct diag *d)
+{
+	if (d)
+		memset(d, 0, sizeof(*d));
+}
+
+int diag_set(struct diag *d, const char *file, int line, int col,
+	     const char *field, const char *fmt, ...)
+{
+	va_list ap;
+	if (!d)
+		return -1;
+	snprintf(d->file, sizeof(d->file), "%s", file ? file : "");
+	d->line = line;
+	d->col = col;
+	snprintf(d->field, sizeof(d->field), "%s", field ? field : "");
+	va_start(ap, fmt);
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void diag_format(const struct diag *d, char *buf, size_t len)
+{
+	char where[320] = "";
+	if (d->file[0] && d->line > 0 && d->col > 0)
+		snprintf(where, sizeof(where), "%s:%d:%d: ", d->file, d->line, d->col);
+	else if (d->file[0] && d->line > 0)
+		snprintf(where, sizeof(where), "%s:%d: ", d->file, d->line);
+	else if (d->file[0])
+		snprintf(where, sizeof(where), "%s: ", d->file);
+	if (d->field[0])
+		snprintf(buf, len, "%sfield '%s': %s", where, d->field, d->msg);
+	else
+		snprintf(buf, len, "%s%s", where, d->msg);
+}

@@ -1,0 +1,52 @@
+# Shared helpers for the CLI tests.  Source it first:  . "$TESTS/cli/lib.sh"
+# $GPUSCOPE is the binary under test; $SRCDIR the source tree; $TESTS tests/.
+set -u
+: "${GPUSCOPE:?run through ctest}"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILS=0
+CHECKS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+
+# run CMD...: runs gpuscope, capturing $OUT, $ERR and $RC.
+run() {
+	CHECKS=$((CHECKS + 1))
+	"$GPUSCOPE" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+# expect_rc CODE CMD...: runs gpuscope and checks the exit code.
+expect_rc() {
+	local want=$1
+	shift
+	run "$@"
+	[ "$RC" -eq "$want" ] || fail "gpuscope $* exited $RC, want $want; stderr: $ERR"
+}
+
+# expect_out TEXT: the last stdout contains TEXT.
+expect_out() { case "$OUT" in *"$1"*) ;; *) fail "stdout lacks '$1'";; esac; }
+# expect_err TEXT: the last stderr contains TEXT.
+expect_err() { case "$ERR" in *"$1"*) ;; *) fail "stderr lacks '$1'; got: $ERR";; esac; }
+# expect_no_crash: the last run did not die of a signal or a sanitizer.
+expect_no_crash() {
+	[ "$RC" -lt 128 ] || fail "crashed with status $RC"
+	case "$ERR" in *Sanitizer*|*"runtime error"*) fail "sanitizer report: $ERR";; esac
+}
+# expect_json: the last stdout parses as JSON.
+expect_json() { printf '%s' "$OUT" | python3 -m json.tool >/dev/null 2>&1 || fail "stdout is not JSON"; }
+# expect_width N: no stdout line is longer than N columns.
+expect_width() {
+	local n
+	n=$(printf '%s\n' "$OUT" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+	[ "$n" -le "$1" ] || fail "stdout is $n columns wide, want <= $1"
+}
+
+# finish: prints the summary line and exits non-zero when a check failed.
+finish() {
+	echo "$((CHECKS - FAILS)) passed, $FAILS failed"
+	[ "$FAILS" -eq 0 ]
+	exit $?
+}
