@@ -86,6 +86,9 @@ size_t suggest_closest(const char *word, const char *const *cands, size_t n,
 		}
 		if (best < 0)
 			break;
+		/* without `always`, only the equally close ones: one clear answer */
+		if (!always && got && score[best] > score[out[0]])
+			break;
 		out[got++] = (size_t)best;
 	}
 	free(score);

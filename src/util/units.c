@@ -94,7 +94,11 @@ int unit_parse(const char *text, const char *canonical, double *out,
 	}
 	if (*end == ' ')
 		end++;
-	if (*end) {
+	if (!*end) {
+		*out = v;  /* a bare number is in the canonical unit */
+		return 0;
+	}
+	{
 		if (unit_lookup(end, &dim, &f)) {
 			snprintf(why, why_len, "unknown unit '%s'", end);
 			return -1;
