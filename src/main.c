@@ -21,13 +21,13 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"plan", NULL, "search GPU types, counts, fabrics and layouts for a workload", "buy"},
-	{"estimate", NULL, "memory, step time and throughput of one configuration", "buy"},
-	{"tco", NULL, "total cost of owning GPU servers against renting them", "buy"},
+	{"plan", cmd_plan, "search GPU types, counts, fabrics and layouts for a workload", "buy"},
+	{"estimate", cmd_estimate, "memory, step time and throughput of one configuration", "buy"},
+	{"tco", cmd_tco, "total cost of owning GPU servers against renting them", "buy"},
 	{"catalog", cmd_catalog, "list and show the hardware catalog (GPUs, links, servers, clouds)", "buy"},
-	{"validate", NULL, "run published measurements through the model and report errors", "buy"},
-	{"check", NULL, "inspect this host's GPU stack and hardware health", "setup"},
-	{"export", NULL, "Prometheus exporter for GPU metrics (dcgm-exporter compatible)", "run"},
+	{"validate", cmd_validate, "run published measurements through the model and report errors", "buy"},
+	{"check", cmd_check, "inspect this host's GPU stack and hardware health", "setup"},
+	{"export", cmd_export, "Prometheus exporter for GPU metrics (dcgm-exporter compatible)", "run"},
 	{"top", NULL, "live terminal view of the GPUs", "run"},
 	{"bench", NULL, "measure this machine's GPU ceilings", "measure"},
 };

@@ -177,6 +177,9 @@ const char *gpu_clock_event_name(uint64_t bit);
  */
 #define GPU_SAMPLE_FIELDS(X) \
 	X(uint64_t, timestamp_ns, )               /* CLOCK_MONOTONIC when sampled; always valid */ \
+	X(uint64_t, duration_ns, )                /* how long this sample() took; always valid */ \
+	X(uint64_t, slowest_call_ns, )            /* the slowest library call of this sample() */ \
+	X(char, slowest_call, [48])               /* its name, e.g. "nvmlDeviceGetPowerUsage" */ \
 	X(unsigned, util_gpu_pct, )               /* % of time a kernel ran (not on MIG) */ \
 	X(unsigned, util_mem_pct, )               /* % of time memory was read/written */ \
 	X(unsigned, util_enc_pct, ) \
@@ -374,6 +377,15 @@ struct gpu_backend {
 
 	/* Last known status of a device (no library call). */
 	enum gpu_status (*status)(struct gpu_device *dev);
+
+	/*
+	 * The file the library was really loaded from (dladdr), e.g.
+	 * "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"; NULL when
+	 * nothing was loaded.  After an init that loaded the library and then
+	 * failed (a driver/library mismatch) it still names the file.  Static
+	 * storage, valid until the next init().
+	 */
+	const char *(*library)(void);
 };
 
 /* NULL-terminated, in a fixed order. */

@@ -43,9 +43,9 @@
  *
  * Errors: functions returning int give the new index (>= 0) or -1 after
  * reporting with error() (a bad series index, a non-finite number, a call
- * that does not fit the chart's kind).  svg_render() reports data that
- * cannot be drawn (an empty chart, a value <= 0 on a log axis, a negative
- * bar segment) through *err.
+ * that does not fit the chart's kind, a negative bar segment).
+ * svg_render() reports data that cannot be drawn (an empty chart, a value
+ * <= 0 on a log axis) through *err.
  *
  * Ownership: strings passed in are copied.  The chart is freed with
  * svg_chart_free(); svg_render()'s result is freed by the caller with free().

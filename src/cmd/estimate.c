@@ -1,0 +1,804 @@
+/*
+ * gpuscope estimate: memory, step time and throughput of one workload in one
+ * configuration, with what bounds it and what would help.  The arithmetic
+ * lives in src/model/; this file turns flags into a model_config and the
+ * result into tables or JSON (field names documented in docs/model.md).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "model/model.h"
+#include "report/table.h"
+#include "util/error.h"
+#include "util/units.h"
+
+static int json_flag, list_models, seq_parallel, cuda_graphs;
+static const char *model_s, *task_s, *gpu_s, *server_s, *network_s, *precision_s, *recompute_s,
+	*optimizer_s, *offload_s, *flash_s, *kvprec_s, *loader_s, *cudnn_s;
+static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, zero = -1, micro_batch, global_batch, seq_len,
+	lora_rank, batch, prompt_len, output_len, max_batch = 32;
+static long layers, hidden, heads, kv_heads, ffn_hidden, vocab, experts, experts_active;
+static double tokens, samples, epochs, cpu_cores, latency_target;
+
+static const struct opt estimate_opts[] = {
+	OPT_GROUP_("workload"),
+	OPT_STRING_("model", &model_s, "NAME|FILE", "a preset (--list-models) or a Hugging Face config.json"),
+	OPT_FLAG_("list-models", &list_models, "list the built-in workload presets"),
+	OPT_STRING_("task", &task_s, "TASK", "pretrain, finetune, lora, qlora or infer (default pretrain)"),
+	OPT_INT_("layers", &layers, "N", "transformer layers (overrides the preset)", 1, 100000),
+	OPT_INT_("hidden", &hidden, "N", "hidden size", 1, 10000000),
+	OPT_INT_("heads", &heads, "N", "attention heads", 1, 1000000),
+	OPT_INT_("kv-heads", &kv_heads, "N", "key/value heads (grouped-query attention)", 1, 1000000),
+	OPT_INT_("ffn-hidden", &ffn_hidden, "N", "MLP width", 1, 10000000),
+	OPT_INT_("vocab", &vocab, "N", "vocabulary size", 1, 100000000),
+	OPT_INT_("experts", &experts, "N", "mixture-of-experts: experts per layer", 1, 100000),
+	OPT_INT_("experts-active", &experts_active, "N", "mixture-of-experts: experts per token", 1, 100000),
+	OPT_GROUP_("hardware"),
+	OPT_STRING_("gpu", &gpu_s, "NAME", "GPU (see 'gpuscope catalog gpus')"),
+	OPT_INT_("gpus", &gpus, "N", "total GPUs (default tp x pp x dp)", 1, 1000000),
+	OPT_INT_("gpus-per-node", &gpus_per_node, "N", "GPUs per server (default the server's, or up to 8)", 1, 1024),
+	OPT_STRING_("server", &server_s, "NAME", "server model: its GPU links and NICs (see 'gpuscope catalog servers')"),
+	OPT_STRING_("network", &network_s, "SPEC", "scale-out fabric per server: ib-hdr-8x200, roce-4x400, ib-ndr"),
+	OPT_GROUP_("parallel layout and training"),
+	OPT_STRING_("precision", &precision_s, "P", "fp32, tf32, fp16, bf16 or fp8 (default bf16 where supported)"),
+	OPT_INT_("tp", &tp, "N", "tensor parallel degree", 1, 65536),
+	OPT_INT_("pp", &pp, "N", "pipeline parallel degree", 1, 65536),
+	OPT_INT_("dp", &dp, "N", "data parallel degree (default gpus / (tp x pp))", 1, 1000000),
+	OPT_INT_("ep", &ep, "N", "expert parallel degree (within data parallelism)", 1, 65536),
+	OPT_INT_("vpp", &vpp, "N", "interleaved pipeline stages per GPU", 1, 1024),
+	OPT_INT_("zero", &zero, "0-3", "ZeRO stage (FSDP full sharding is 3)", 0, 3),
+	OPT_STRING_("recompute", &recompute_s, "MODE", "activation recompute: none, selective or full"),
+	OPT_FLAG_("seq-parallel", &seq_parallel, "sequence parallelism (with --tp)"),
+	OPT_INT_("micro-batch", &micro_batch, "N", "samples per micro-batch", 1, 1000000),
+	OPT_INT_("global-batch", &global_batch, "N", "samples per optimizer step", 1, 100000000),
+	OPT_INT_("seq-len", &seq_len, "N", "tokens per sample", 1, 10000000),
+	OPT_STRING_("optimizer", &optimizer_s, "NAME", "adamw, sgd or adam8bit"),
+	OPT_STRING_("offload", &offload_s, "WHAT", "optimizer or params (to host memory)"),
+	OPT_STRING_("flash-attention", &flash_s, "on|off", "fused attention (default on)"),
+	OPT_INT_("lora-rank", &lora_rank, "R", "LoRA rank (default 16)", 1, 65536),
+	OPT_GROUP_("inference"),
+	OPT_INT_("batch", &batch, "N", "concurrent requests", 1, 1000000),
+	OPT_INT_("prompt-len", &prompt_len, "N", "prompt tokens", 1, 10000000),
+	OPT_INT_("output-len", &output_len, "N", "generated tokens", 1, 10000000),
+	OPT_STRING_("kv-cache-precision", &kvprec_s, "P", "fp16, bf16, fp8, int8 or int4"),
+	OPT_DURATION_("latency-target", &latency_target, "TIME", "find the batch that meets it (5ms)"),
+	OPT_INT_("max-batch", &max_batch, "N", "dynamic batching limit for --latency-target (32)", 1, 1000000),
+	OPT_FLAG_("cuda-graphs", &cuda_graphs, "capture forward passes as CUDA Graphs"),
+	OPT_GROUP_("data and time to train"),
+	OPT_DOUBLE_("tokens", &tokens, "N", "tokens to train on (time to train)", 0, 1e18),
+	OPT_DOUBLE_("samples", &samples, "N", "samples per epoch (time to train)", 0, 1e18),
+	OPT_DOUBLE_("epochs", &epochs, "E", "epochs over --samples", 0, 1e9),
+	OPT_DOUBLE_("cpu-cores", &cpu_cores, "N", "CPU cores per server for data loading", 0, 100000),
+	OPT_STRING_("data-loader", &loader_s, "KIND", "cpu or dali"),
+	OPT_STRING_("cudnn-benchmark", &cudnn_s, "on|off", "cudnn.benchmark (default on)"),
+	OPT_GROUP_("output"),
+	OPT_FLAG_("json", &json_flag, "print JSON (fields in docs/model.md)"),
+	OPT_END_(),
+};
+
+static const struct opts_cmd estimate_cmd = {
+	"estimate",
+	"--model NAME|config.json --gpu NAME [options]",
+	"Predict memory per GPU, step time, throughput, MFU, time to train and energy of a workload.",
+	"Examples:\n"
+	"  gpuscope estimate --model llama2-7b --task finetune --gpu a100-sxm4-80gb --gpus 8 \\\n"
+	"      --zero 2 --recompute full --micro-batch 4 --global-batch 64\n"
+	"  gpuscope estimate --model llama3-70b --task infer --gpu h100-sxm5-80gb --gpus 8 --tp 8 --batch 32\n"
+	"  gpuscope estimate --model resnet50 --gpu v100-sxm2-16gb --precision fp16 --micro-batch 256\n"
+	"  gpuscope estimate --model gnn --task infer --gpu t4 --latency-target 5ms --cuda-graphs\n"
+	"\nThe formulas and their sources are in docs/model.md; 'gpuscope validate' shows\n"
+	"how far the predictions are from published measurements.\n",
+	estimate_opts,
+};
+
+/* ------------------------------------------------------------------------- */
+
+static int on_off(const char *flag, const char *v)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "1") || !strcmp(v, "true"))
+		return 1;
+	if (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "false"))
+		return 0;
+	die_usage("gpuscope estimate: --%s expects on or off, got '%s'", flag, v);
+}
+
+static int enum_or_die(const char *flag, const char *v, int value, const char *valid)
+{
+	if (value < 0)
+		die_usage("gpuscope estimate: --%s '%s' is not one of %s", flag, v, valid);
+	return value;
+}
+
+static void list_presets(void)
+{
+	size_t n, i;
+	const char *const *names = workload_preset_names(&n);
+	struct table *tb = table_new();
+	char b[64];
+	table_column(tb, "model", ALIGN_LEFT);
+	table_column(tb, "kind", ALIGN_LEFT);
+	table_column(tb, "params", ALIGN_RIGHT);
+	table_column(tb, "shape", ALIGN_LEFT);
+	table_column(tb, "unit", ALIGN_LEFT);
+	for (i = 0; i < n; i++) {
+		struct workload w;
+		struct diag err;
+		diag_clear(&err);
+		if (workload_preset(&w, names[i], &err))
+			continue;
+		table_row(tb);
+		table_cell(tb, w.name);
+		table_cell(tb, w.kind == WORKLOAD_TRANSFORMER ? (w.d.experts > 1 ? "moe" :
+			   w.d.causal ? "decoder" : "encoder") : "per-sample");
+		table_cell(tb, unit_format_si(w.params, b, sizeof(b)));
+		if (w.kind == WORKLOAD_TRANSFORMER)
+			table_cellf(tb, "L%d h%d a%d/%d f%d s%d", w.d.layers, w.d.hidden, w.d.heads,
+				    w.d.kv_heads, w.d.ffn_hidden, w.d.seq_len);
+		else
+			table_cellf(tb, "%.3g GFLOP/sample", w.s.fwd_flops / 1e9);
+		table_cell(tb, w.sample_unit);
+	}
+	table_print(tb, stdout, 0);
+	table_free(tb);
+}
+
+/* Builds the workload from --model and the dimension flags. */
+static void load_workload(struct workload *w)
+{
+	struct diag err;
+	char msg[1024];
+	int dims = layers || hidden || heads || kv_heads || ffn_hidden || vocab || experts;
+
+	diag_clear(&err);
+	if (model_s) {
+		if (workload_load(w, model_s, &err)) {
+			diag_format(&err, msg, sizeof(msg));
+			die_usage("gpuscope estimate: --model: %s", msg);
+		}
+	} else if (dims) {
+		struct workload_dims d;
+		memset(&d, 0, sizeof(d));
+		if (!layers || !hidden || !heads || !vocab)
+			die_usage("gpuscope estimate: a model given by dimensions needs --layers, --hidden, --heads "
+				  "and --vocab (and usually --ffn-hidden); or use --model");
+		d.layers = (int)layers;
+		d.hidden = (int)hidden;
+		d.heads = (int)heads;
+		d.ffn_hidden = ffn_hidden ? (int)ffn_hidden : (int)(4 * hidden);
+		d.vocab = (int)vocab;
+		d.causal = 1;
+		d.seq_len = seq_len ? (int)seq_len : 2048;
+		d.max_seq = d.seq_len;
+		if (workload_from_dims(w, "transformer", &d, &err)) {
+			diag_format(&err, msg, sizeof(msg));
+			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
+		}
+	} else {
+		die_usage("gpuscope estimate: give --model NAME (see --list-models), --model config.json, "
+			  "or --layers/--hidden/--heads/--vocab");
+	}
+	if (dims && model_s) {
+		if (w->kind != WORKLOAD_TRANSFORMER)
+			die_usage("gpuscope estimate: '%s' is modelled per sample; --layers and the other "
+				  "dimension flags apply to transformers", w->name);
+	}
+	if (dims) {
+		if (layers)
+			w->d.layers = (int)layers;
+		if (hidden) {
+			w->d.hidden = (int)hidden;
+			w->d.head_dim = 0;
+		}
+		if (heads) {
+			w->d.heads = (int)heads;
+			w->d.head_dim = 0;
+			if (!kv_heads && w->d.kv_heads > (int)heads)
+				w->d.kv_heads = (int)heads;
+		}
+		if (kv_heads)
+			w->d.kv_heads = (int)kv_heads;
+		if (ffn_hidden)
+			w->d.ffn_hidden = (int)ffn_hidden;
+		if (vocab)
+			w->d.vocab = (int)vocab;
+		if (experts)
+			w->d.experts = (int)experts;
+		if (experts_active)
+			w->d.experts_active = (int)experts_active;
+		if (w->d.experts > 1 && w->d.experts_active <= 0)
+			w->d.experts_active = 2;
+		if (workload_finish(w, &err))
+			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
+	}
+}
+
+static void build_config(const struct catalog *cat, const struct workload *w, struct model_config *c)
+{
+	char why[1024];
+	const struct cat_server *server = NULL;
+	struct diag err;
+
+	model_config_defaults(c);
+	if (!gpu_s && server_s) {
+		server = catalog_server(cat, server_s, why, sizeof(why));
+		if (!server)
+			die_usage("gpuscope estimate: --server: %s", why);
+		gpu_s = server->gpu;
+	}
+	if (!gpu_s)
+		die_usage("gpuscope estimate: give --gpu NAME (see 'gpuscope catalog gpus') or --server NAME");
+	c->gpu = catalog_gpu(cat, gpu_s, why, sizeof(why));
+	if (!c->gpu)
+		die_usage("gpuscope estimate: --gpu: %s", why);
+	if (server_s && !server) {
+		server = catalog_server(cat, server_s, why, sizeof(why));
+		if (!server)
+			die_usage("gpuscope estimate: --server: %s", why);
+	}
+	if (server && server->gpu && strcmp(server->gpu, c->gpu->row.key))
+		warning("server '%s' carries %s, not %s; using its links with %s", server->row.key,
+			server->gpu, c->gpu->row.key, c->gpu->row.key);
+
+	if (task_s)
+		c->task = enum_or_die("task", task_s, model_task_from_name(task_s),
+				      "pretrain, finetune, lora, qlora, infer");
+	if (precision_s) {
+		c->precision = enum_or_die("precision", precision_s, model_precision_from_name(precision_s),
+					   "fp32, tf32, fp16, bf16, fp8");
+	} else if (w->dtype >= 0 && cat_gpu_peak_tflops(c->gpu, model_precision_name(w->dtype)) > 0) {
+		c->precision = w->dtype;
+	} else {
+		c->precision = c->gpu->bf16_tflops > 0 ? MODEL_BF16 : c->gpu->fp16_tflops > 0 ? MODEL_FP16 : MODEL_FP32;
+	}
+	if (recompute_s)
+		c->recompute = enum_or_die("recompute", recompute_s, model_recompute_from_name(recompute_s),
+					   "none, selective, full");
+	if (optimizer_s)
+		c->optimizer = enum_or_die("optimizer", optimizer_s, model_optimizer_from_name(optimizer_s),
+					   "adamw, sgd, adam8bit");
+	if (offload_s)
+		c->offload = enum_or_die("offload", offload_s, model_offload_from_name(offload_s),
+					 "none, optimizer, params");
+	if (kvprec_s)
+		c->kv_precision = enum_or_die("kv-cache-precision", kvprec_s, model_precision_from_name(kvprec_s),
+					      "fp16, bf16, fp8, int8, int4");
+	else
+		c->kv_precision = c->precision == MODEL_FP32 || c->precision == MODEL_TF32 ? MODEL_FP32 :
+				  c->precision == MODEL_FP8 ? MODEL_BF16 : c->precision;
+	if (loader_s)
+		c->loader = enum_or_die("data-loader", loader_s, model_loader_from_name(loader_s), "cpu, dali");
+	if (flash_s)
+		c->flash = on_off("flash-attention", flash_s);
+	if (cudnn_s)
+		c->cudnn_benchmark = on_off("cudnn-benchmark", cudnn_s);
+	c->tp = (int)(tp ? tp : 1);
+	c->pp = (int)(pp ? pp : 1);
+	c->ep = (int)(ep ? ep : 1);
+	c->vpp = (int)(vpp ? vpp : 1);
+	c->dp = (int)dp;
+	c->gpus = (int)gpus;
+	if (!gpus && !dp)
+		c->gpus = c->tp * c->pp;
+	if (c->gpus && !dp && c->gpus % (c->tp * c->pp))
+		die_usage("gpuscope estimate: --gpus %d is not a multiple of tp x pp = %d x %d; "
+			  "use --gpus %d or a layout that divides it", c->gpus, c->tp, c->pp,
+			  (c->gpus / (c->tp * c->pp) + 1) * c->tp * c->pp);
+	c->gpus_per_node = (int)gpus_per_node;
+	if (!gpus_per_node && server && server->gpu_count > 0)
+		c->gpus_per_node = (int)server->gpu_count;
+	c->zero = zero >= 0 ? (int)zero : (c->offload == MODEL_OFFLOAD_PARAMS ? 3 : 0);
+	c->seq_parallel = seq_parallel;
+	c->micro_batch = (int)micro_batch;
+	c->global_batch = (int)global_batch;
+	c->seq_len = (int)seq_len;
+	c->lora_rank = (int)lora_rank;
+	c->batch = (int)batch;
+	c->prompt_len = (int)prompt_len;
+	c->output_len = (int)output_len;
+	c->cuda_graphs = cuda_graphs;
+	c->train_tokens = tokens;
+	c->train_samples = samples;
+	c->epochs = epochs;
+	model_config_complete(w, c);
+	if (c->gpus_per_node > c->gpus)
+		c->gpus_per_node = c->gpus;
+	c->cpu_cores_per_gpu = cpu_cores > 0 ? cpu_cores / c->gpus_per_node : 0;
+	diag_clear(&err);
+	if (model_links_from_catalog(c, cat, server, network_s, &err))
+		die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
+	if (model_config_check(w, c, &err))
+		die_usage("gpuscope estimate: %s", err.msg);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Output                                                                     */
+
+static const char *fmt_time(double s, char *buf, size_t len)
+{
+	if (!(s > 0))
+		snprintf(buf, len, "0");
+	else if (s < 1e-3)
+		snprintf(buf, len, "%.1f us", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else if (s < 600)
+		snprintf(buf, len, "%.2f s", s);
+	else
+		unit_format_duration(s, buf, (unsigned)len);
+	return buf;
+}
+
+static const char *fmt_gib(double b, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.2f", b / 1073741824.0);
+	return buf;
+}
+
+static const char *link_desc(const struct model_config *c, char *buf, size_t len)
+{
+	if (c->intra_kind == MODEL_LINK_NONE)
+		snprintf(buf, len, "one GPU per server");
+	else
+		snprintf(buf, len, "%s %.0f GB/s%s", model_link_name(c->intra_kind), c->intra_gbps,
+			 c->intra_nvls ? " NVLS" : "");
+	if (c->gpus > c->gpus_per_node) {
+		size_t n = strlen(buf);
+		snprintf(buf + n, len - n, ", %.1f GB/s per GPU across servers", c->inter_gbps_per_gpu);
+	}
+	return buf;
+}
+
+static void limit_names(unsigned limits, char *buf, size_t len)
+{
+	static const char *const names[] = {"compute", "memory bandwidth", "communication",
+		"pipeline bubble", "data loading", "kernel launches", "memory capacity"};
+	size_t i, off = 0;
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (limits & (1u << i))
+			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", names[i]);
+}
+
+static void mem_row(struct table *tb, const char *what, double bytes, double total)
+{
+	char b[64];
+	if (!(bytes > 0))
+		return;
+	table_row(tb);
+	table_cell(tb, what);
+	table_cell(tb, fmt_gib(bytes, b, sizeof(b)));
+	table_cellf(tb, "%.0f%%", total > 0 ? 100 * bytes / total : 0);
+}
+
+static void time_row(struct table *tb, const char *what, double s, double step)
+{
+	char b[64];
+	if (!(s > 0))
+		return;
+	table_row(tb);
+	table_cell(tb, what);
+	table_cell(tb, fmt_time(s, b, sizeof(b)));
+	table_cellf(tb, "%.1f%%", step > 0 ? 100 * s / step : 0);
+}
+
+static void advice_table(const char *title, const struct model_advice *a, size_t n, int infer)
+{
+	struct table *tb;
+	size_t i;
+	char b[64], c2[64];
+	if (!n)
+		return;
+	printf("\n%s\n", title);
+	tb = table_new();
+	table_column(tb, "change", ALIGN_LEFT);
+	table_column(tb, "flags", ALIGN_LEFT);
+	table_column(tb, infer ? "latency" : "step", ALIGN_RIGHT);
+	table_column(tb, "speed", ALIGN_RIGHT);
+	table_column(tb, "GiB", ALIGN_RIGHT);
+	for (i = 0; i < n; i++) {
+		table_row(tb);
+		table_cell(tb, a[i].what);
+		table_cell(tb, a[i].flags);
+		table_cell(tb, fmt_time(a[i].step_s, b, sizeof(b)));
+		table_cellf(tb, "x%.2f", a[i].speedup);
+		table_cell(tb, fmt_gib(a[i].total_bytes, c2, sizeof(c2)));
+	}
+	table_print(tb, stdout, 0);
+	table_free(tb);
+}
+
+static void print_human(const struct workload *w, const struct model_config *c, const struct model_result *r,
+			int max_mb, const struct model_advice *fix, size_t nfix,
+			const struct model_advice *rec, size_t nrec, int lat_batch)
+{
+	const struct model_memory *m = &r->mem;
+	const struct model_time *t = &r->time;
+	struct table *tb;
+	char b[256], b2[64];
+	int infer = c->task == MODEL_TASK_INFER;
+
+	printf("%s (%s params), %s on %d x %s\n", w->name, unit_format_si(w->params, b2, sizeof(b2)),
+	       model_task_name(c->task), c->gpus, c->gpu->row.key);
+	printf("links: %s\n", link_desc(c, b, sizeof(b)));
+	if (infer)
+		printf("layout: tp %d pp %d dp %d, %s weights, KV cache %s%s\n"
+		       "        batch %d, prompt %d tokens, output %d tokens\n",
+		       c->tp, c->pp, c->dp, model_precision_name(c->precision), model_precision_name(c->kv_precision),
+		       c->cuda_graphs ? ", CUDA Graphs" : "", c->batch, c->prompt_len, c->output_len);
+	else
+		printf("layout: tp %d pp %d dp %d%s%s, zero %d, %s, micro-batch %d x %d, global batch %d\n"
+		       "        recompute %s%s, flash attention %s, %s%s%s\n",
+		       c->tp, c->pp, c->dp, c->ep > 1 ? " ep " : "", c->ep > 1 ? (snprintf(b2, sizeof(b2), "%d", c->ep), b2) : "",
+		       c->zero, model_precision_name(c->precision), c->micro_batch, c->seq_len, c->global_batch,
+		       model_recompute_name(c->recompute), c->seq_parallel ? ", sequence parallel" : "",
+		       c->flash ? "on" : "off", model_optimizer_name(c->optimizer),
+		       c->offload ? ", offload " : "", c->offload ? model_offload_name(c->offload) : "");
+
+	printf("\nmemory per GPU (most loaded)\n");
+	tb = table_new();
+	table_column(tb, "term", ALIGN_LEFT);
+	table_column(tb, "GiB", ALIGN_RIGHT);
+	table_column(tb, "share", ALIGN_RIGHT);
+	mem_row(tb, c->task == MODEL_TASK_QLORA ? "weights (4-bit base)" : "weights", m->weights_bytes, m->total_bytes);
+	mem_row(tb, "gradients", m->gradients_bytes, m->total_bytes);
+	mem_row(tb, "optimizer + master weights", m->optimizer_bytes, m->total_bytes);
+	mem_row(tb, "LoRA adapters + optimizer", m->lora_bytes, m->total_bytes);
+	if (m->activations_bytes > 0) {
+		if (!infer && m->microbatches_in_flight > 1)
+			snprintf(b, sizeof(b), "activations (%d micro-batches)", m->microbatches_in_flight);
+		else
+			snprintf(b, sizeof(b), "activations");
+		mem_row(tb, b, m->activations_bytes, m->total_bytes);
+	}
+	mem_row(tb, "logits and loss", m->logits_bytes, m->total_bytes);
+	mem_row(tb, "KV cache", m->kv_cache_bytes, m->total_bytes);
+	mem_row(tb, "buffers and workspaces", m->buffers_bytes, m->total_bytes);
+	mem_row(tb, "allocator reserve", m->reserve_bytes, m->total_bytes);
+	mem_row(tb, "CUDA context and NCCL", m->context_bytes, m->total_bytes);
+	table_row(tb);
+	table_cell(tb, "total");
+	table_cell(tb, fmt_gib(m->total_bytes, b, sizeof(b)));
+	table_cell(tb, "");
+	table_print(tb, stdout, 0);
+	table_free(tb);
+	printf("%s: %.2f of %.2f GiB usable", m->fits ? "fits" : "DOES NOT FIT", m->total_bytes / 1073741824.0,
+	       m->capacity_bytes / 1073741824.0);
+	if (!infer && max_mb > 0)
+		printf("; largest micro-batch: %d", max_mb);
+	printf("\n");
+	if (m->host_bytes > 0)
+		printf("offloaded: %.2f GiB per GPU in host memory\n", m->host_bytes / 1073741824.0);
+
+	if (infer) {
+		const struct model_infer *in = &r->infer;
+		printf("\ninference\n");
+		tb = table_new();
+		table_column(tb, "quantity", ALIGN_LEFT);
+		table_column(tb, "value", ALIGN_RIGHT);
+		table_row(tb);
+		table_cell(tb, w->kind == WORKLOAD_TRANSFORMER && w->d.causal ? "time to first token (prefill)" :
+			   "forward pass of the batch");
+		table_cell(tb, fmt_time(in->prefill_s, b, sizeof(b)));
+		if (w->kind == WORKLOAD_TRANSFORMER && c->output_len > 1) {
+			table_row(tb);
+			table_cell(tb, "time per output token");
+			table_cell(tb, fmt_time(in->decode_token_s, b, sizeof(b)));
+			table_row(tb);
+			table_cell(tb, "request latency");
+			table_cell(tb, fmt_time(in->request_s, b, sizeof(b)));
+			table_row(tb);
+			table_cell(tb, "weights read per token");
+			table_cellf(tb, "%.2f GiB", in->decode_weights_bytes / 1073741824.0);
+			table_row(tb);
+			table_cell(tb, "KV cache read per token");
+			table_cellf(tb, "%.2f GiB", in->decode_kv_bytes / 1073741824.0);
+		}
+		table_row(tb);
+		table_cell(tb, "kernel launch time per forward");
+		table_cell(tb, fmt_time(in->launch_s, b, sizeof(b)));
+		if (r->tokens_per_s > 0) {
+			table_row(tb);
+			table_cell(tb, w->kind == WORKLOAD_TRANSFORMER && w->d.causal ?
+				   "generated tokens/s (all replicas)" : "tokens processed/s (all replicas)");
+			table_cellf(tb, "%.0f", r->tokens_per_s);
+		}
+		table_row(tb);
+		table_cellf(tb, "%s/s (all replicas)", w->sample_unit);
+		table_cellf(tb, "%.1f", r->samples_per_s);
+		if (lat_batch >= 0) {
+			table_row(tb);
+			table_cellf(tb, "batch within %s (dynamic batching)", fmt_time(latency_target, b2, sizeof(b2)));
+			if (lat_batch > 0)
+				table_cellf(tb, "%d", lat_batch);
+			else
+				table_cell(tb, "none");
+		}
+		table_print(tb, stdout, 0);
+		table_free(tb);
+	} else {
+		printf("\nstep time (one optimizer step, slowest GPU)\n");
+		tb = table_new();
+		table_column(tb, "term", ALIGN_LEFT);
+		table_column(tb, "time", ALIGN_RIGHT);
+		table_column(tb, "share", ALIGN_RIGHT);
+		time_row(tb, "matrix multiplies", t->gemm_s, t->step_s);
+		time_row(tb, "attention", t->attention_s, t->step_s);
+		time_row(tb, "memory-bound kernels", t->memory_bound_s, t->step_s);
+		time_row(tb, "recomputed forward", t->recompute_s, t->step_s);
+		time_row(tb, "tensor-parallel collectives", t->tp_comm_s, t->step_s);
+		time_row(tb, "expert all-to-all", t->ep_comm_s, t->step_s);
+		time_row(tb, "pipeline bubble", t->pp_bubble_s, t->step_s);
+		time_row(tb, "pipeline sends", t->pp_p2p_s, t->step_s);
+		time_row(tb, "gradient sync (exposed)", t->dp_comm_s, t->step_s);
+		time_row(tb, "ZeRO-3 gathers (exposed)", t->zero_comm_s, t->step_s);
+		time_row(tb, "optimizer step", t->optimizer_s, t->step_s);
+		time_row(tb, "offload transfers", t->offload_s, t->step_s);
+		time_row(tb, "kernel launch overhead", t->overhead_s, t->step_s);
+		time_row(tb, "data loading (exposed)", t->data_s, t->step_s);
+		table_row(tb);
+		table_cell(tb, "step");
+		table_cell(tb, fmt_time(t->step_s, b, sizeof(b)));
+		table_cell(tb, "");
+		table_print(tb, stdout, 0);
+		table_free(tb);
+		if (t->dp_comm_total_s > 0)
+			printf("data-parallel traffic per step: %s in all, %s exposed\n",
+			       fmt_time(t->dp_comm_total_s, b, sizeof(b)),
+			       fmt_time(t->dp_comm_s + t->zero_comm_s, b2, sizeof(b2)));
+	}
+
+	printf("\nthroughput\n");
+	tb = table_new();
+	table_column(tb, "quantity", ALIGN_LEFT);
+	table_column(tb, "value", ALIGN_RIGHT);
+	if (!infer) {
+		if (r->tokens_per_s > 0) {
+			table_row(tb);
+			table_cell(tb, "tokens/s");
+			table_cellf(tb, "%.0f", r->tokens_per_s);
+		}
+		table_row(tb);
+		table_cellf(tb, "%s/s", w->sample_unit);
+		table_cellf(tb, "%.1f", r->samples_per_s);
+	}
+	table_row(tb);
+	table_cell(tb, "MFU");
+	table_cellf(tb, "%.1f%%", 100 * r->mfu);
+	table_row(tb);
+	table_cell(tb, "model TFLOP/s per GPU");
+	table_cellf(tb, "%.1f", r->mfu_tflops_per_gpu);
+	table_row(tb);
+	table_cell(tb, "hardware TFLOP/s per GPU (HFU)");
+	table_cellf(tb, "%.1f of %.0f", r->hfu_tflops_per_gpu, r->peak_tflops);
+	if (r->time_to_train_s > 0) {
+		table_row(tb);
+		table_cell(tb, "time to train");
+		table_cell(tb, unit_format_duration(r->time_to_train_s, b, sizeof(b)));
+	}
+	table_row(tb);
+	table_cell(tb, r->time_to_train_s > 0 ? "energy (GPUs), kWh" : "energy per hour (GPUs), kWh");
+	table_cellf(tb, "%.1f", r->energy_kwh);
+	table_row(tb);
+	table_cell(tb, "average power per GPU, W");
+	table_cellf(tb, "%.0f", r->power_w);
+	if (r->data_cores_needed > 0) {
+		table_row(tb);
+		table_cell(tb, "CPU cores per GPU to feed it");
+		table_cellf(tb, "%.1f", r->data_cores_needed);
+	}
+	limit_names(r->limits, b, sizeof(b));
+	table_row(tb);
+	table_cell(tb, "bounded by");
+	table_cell(tb, b);
+	table_print(tb, stdout, 0);
+	table_free(tb);
+
+	advice_table("to make it fit (cheapest first)", fix, nfix, infer);
+	advice_table("worth turning on", rec, nrec, infer);
+}
+
+static json_t *advice_json(const struct model_advice *a, size_t n)
+{
+	json_t *arr = json_array();
+	size_t i;
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:f, s:f, s:b}",
+			"change", a[i].what, "flags", a[i].flags, "step_s", a[i].step_s,
+			"total_bytes", a[i].total_bytes, "speedup", a[i].speedup, "fits", a[i].fits));
+	return arr;
+}
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static void print_json(const struct workload *w, const struct model_config *c, const struct model_result *r,
+		       int max_mb, const struct model_advice *fix, size_t nfix,
+		       const struct model_advice *rec, size_t nrec, int lat_batch)
+{
+	const struct model_memory *m = &r->mem;
+	const struct model_time *t = &r->time;
+	json_t *o = json_object(), *x, *lim = json_array();
+	static const char *const limits[] = {"compute", "memory_bandwidth", "communication",
+		"pipeline_bubble", "data_loading", "kernel_launches", "memory_capacity"};
+	size_t i;
+
+	x = json_object();
+	json_object_set_new(x, "name", json_string(w->name));
+	json_object_set_new(x, "kind", json_string(w->kind == WORKLOAD_TRANSFORMER ? "transformer" : "per-sample"));
+	json_object_set_new(x, "sample_unit", json_string(w->sample_unit));
+	json_object_set_new(x, "params", num(w->params));
+	json_object_set_new(x, "params_active", num(w->params_active));
+	if (w->kind == WORKLOAD_TRANSFORMER) {
+		json_object_set_new(x, "layers", json_integer(w->d.layers));
+		json_object_set_new(x, "hidden", json_integer(w->d.hidden));
+		json_object_set_new(x, "heads", json_integer(w->d.heads));
+		json_object_set_new(x, "kv_heads", json_integer(w->d.kv_heads));
+		json_object_set_new(x, "ffn_hidden", json_integer(w->d.ffn_hidden));
+		json_object_set_new(x, "vocab", json_integer(w->d.vocab));
+		json_object_set_new(x, "experts", json_integer(w->d.experts));
+		json_object_set_new(x, "experts_active", json_integer(w->d.experts_active));
+	} else {
+		json_object_set_new(x, "fwd_flops_per_sample", num(w->s.fwd_flops));
+	}
+	json_object_set_new(o, "workload", x);
+
+	x = json_object();
+	json_object_set_new(x, "task", json_string(model_task_name(c->task)));
+	json_object_set_new(x, "gpu", json_string(c->gpu->row.key));
+	json_object_set_new(x, "gpus", json_integer(c->gpus));
+	json_object_set_new(x, "gpus_per_node", json_integer(c->gpus_per_node));
+	json_object_set_new(x, "intra_link", json_string(model_link_name(c->intra_kind)));
+	json_object_set_new(x, "intra_gbps", num(c->intra_gbps));
+	json_object_set_new(x, "inter_gbps_per_gpu", num(c->inter_gbps_per_gpu));
+	json_object_set_new(x, "precision", json_string(model_precision_name(c->precision)));
+	json_object_set_new(x, "tp", json_integer(c->tp));
+	json_object_set_new(x, "pp", json_integer(c->pp));
+	json_object_set_new(x, "dp", json_integer(c->dp));
+	json_object_set_new(x, "ep", json_integer(c->ep));
+	json_object_set_new(x, "vpp", json_integer(c->vpp));
+	json_object_set_new(x, "zero", json_integer(c->zero));
+	json_object_set_new(x, "recompute", json_string(model_recompute_name(c->recompute)));
+	json_object_set_new(x, "seq_parallel", json_boolean(c->seq_parallel));
+	json_object_set_new(x, "flash_attention", json_boolean(c->flash));
+	json_object_set_new(x, "micro_batch", json_integer(c->micro_batch));
+	json_object_set_new(x, "global_batch", json_integer(c->global_batch));
+	json_object_set_new(x, "seq_len", json_integer(c->seq_len));
+	json_object_set_new(x, "optimizer", json_string(model_optimizer_name(c->optimizer)));
+	json_object_set_new(x, "offload", json_string(model_offload_name(c->offload)));
+	if (c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA)
+		json_object_set_new(x, "lora_rank", json_integer(c->lora_rank));
+	if (c->task == MODEL_TASK_INFER) {
+		json_object_set_new(x, "batch", json_integer(c->batch));
+		json_object_set_new(x, "prompt_len", json_integer(c->prompt_len));
+		json_object_set_new(x, "output_len", json_integer(c->output_len));
+		json_object_set_new(x, "kv_cache_precision", json_string(model_precision_name(c->kv_precision)));
+		json_object_set_new(x, "cuda_graphs", json_boolean(c->cuda_graphs));
+	}
+	json_object_set_new(o, "config", x);
+
+	x = json_object();
+	json_object_set_new(x, "weights_bytes", num(m->weights_bytes));
+	json_object_set_new(x, "gradients_bytes", num(m->gradients_bytes));
+	json_object_set_new(x, "optimizer_bytes", num(m->optimizer_bytes));
+	json_object_set_new(x, "activations_bytes", num(m->activations_bytes));
+	json_object_set_new(x, "activations_layer_bytes", num(m->activations_layer_bytes));
+	json_object_set_new(x, "microbatches_in_flight", json_integer(m->microbatches_in_flight));
+	json_object_set_new(x, "logits_bytes", num(m->logits_bytes));
+	json_object_set_new(x, "lora_bytes", num(m->lora_bytes));
+	json_object_set_new(x, "kv_cache_bytes", num(m->kv_cache_bytes));
+	json_object_set_new(x, "buffers_bytes", num(m->buffers_bytes));
+	json_object_set_new(x, "allocated_bytes", num(m->allocated_bytes));
+	json_object_set_new(x, "reserve_bytes", num(m->reserve_bytes));
+	json_object_set_new(x, "context_bytes", num(m->context_bytes));
+	json_object_set_new(x, "total_bytes", num(m->total_bytes));
+	json_object_set_new(x, "capacity_bytes", num(m->capacity_bytes));
+	json_object_set_new(x, "host_bytes", num(m->host_bytes));
+	json_object_set_new(x, "fits", json_boolean(m->fits));
+	if (c->task != MODEL_TASK_INFER)
+		json_object_set_new(x, "max_micro_batch", json_integer(max_mb));
+	json_object_set_new(o, "memory", x);
+
+	x = json_object();
+	json_object_set_new(x, "step_s", num(t->step_s));
+	json_object_set_new(x, "compute_s", num(t->compute_s));
+	json_object_set_new(x, "gemm_s", num(t->gemm_s));
+	json_object_set_new(x, "attention_s", num(t->attention_s));
+	json_object_set_new(x, "memory_bound_s", num(t->memory_bound_s));
+	json_object_set_new(x, "recompute_s", num(t->recompute_s));
+	json_object_set_new(x, "optimizer_s", num(t->optimizer_s));
+	json_object_set_new(x, "tp_comm_s", num(t->tp_comm_s));
+	json_object_set_new(x, "ep_comm_s", num(t->ep_comm_s));
+	json_object_set_new(x, "pp_bubble_s", num(t->pp_bubble_s));
+	json_object_set_new(x, "pp_p2p_s", num(t->pp_p2p_s));
+	json_object_set_new(x, "dp_comm_s", num(t->dp_comm_s));
+	json_object_set_new(x, "dp_comm_total_s", num(t->dp_comm_total_s));
+	json_object_set_new(x, "zero_comm_s", num(t->zero_comm_s));
+	json_object_set_new(x, "offload_s", num(t->offload_s));
+	json_object_set_new(x, "data_s", num(t->data_s));
+	json_object_set_new(x, "overhead_s", num(t->overhead_s));
+	json_object_set_new(o, "time", x);
+
+	if (c->task == MODEL_TASK_INFER) {
+		x = json_object();
+		json_object_set_new(x, "first_token_s", num(r->infer.prefill_s));
+		json_object_set_new(x, "token_s", num(r->infer.decode_token_s));
+		json_object_set_new(x, "request_s", num(r->infer.request_s));
+		json_object_set_new(x, "decode_weights_bytes", num(r->infer.decode_weights_bytes));
+		json_object_set_new(x, "decode_kv_bytes", num(r->infer.decode_kv_bytes));
+		json_object_set_new(x, "launch_s", num(r->infer.launch_s));
+		if (lat_batch >= 0) {
+			json_object_set_new(x, "latency_target_s", num(latency_target));
+			json_object_set_new(x, "batch_for_latency", json_integer(lat_batch));
+		}
+		json_object_set_new(o, "inference", x);
+	}
+
+	x = json_object();
+	json_object_set_new(x, "tokens_per_s", r->tokens_per_s > 0 ? num(r->tokens_per_s) : json_null());
+	json_object_set_new(x, "samples_per_s", num(r->samples_per_s));
+	json_object_set_new(x, "data_samples_per_s", num(r->data_samples_per_s));
+	json_object_set_new(x, "data_cores_per_gpu", num(r->data_cores_needed));
+	json_object_set_new(o, "throughput", x);
+	json_object_set_new(o, "mfu", num(r->mfu));
+	json_object_set_new(o, "mfu_tflops_per_gpu", num(r->mfu_tflops_per_gpu));
+	json_object_set_new(o, "hfu_tflops_per_gpu", num(r->hfu_tflops_per_gpu));
+	json_object_set_new(o, "peak_tflops", num(r->peak_tflops));
+	json_object_set_new(o, "model_flops_per_step", num(r->model_flops_per_step));
+	json_object_set_new(o, "time_to_train_s", r->time_to_train_s > 0 ? num(r->time_to_train_s) : json_null());
+	json_object_set_new(o, "energy_kwh", num(r->energy_kwh));
+	json_object_set_new(o, "energy_basis", json_string(r->time_to_train_s > 0 ? "time_to_train" : "one_hour"));
+	json_object_set_new(o, "power_w_per_gpu", num(r->power_w));
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++)
+		if (r->limits & (1u << i))
+			json_array_append_new(lim, json_string(limits[i]));
+	json_object_set_new(o, "limits", lim);
+	json_object_set_new(o, "fit_advice", advice_json(fix, nfix));
+	json_object_set_new(o, "recommendations", advice_json(rec, nrec));
+	report_json_print(o);
+	json_decref(o);
+}
+
+int cmd_estimate(int argc, char **argv)
+{
+	int n = parse_options_or_exit(&estimate_cmd, argc, argv);
+	const struct catalog *cat;
+	struct workload w;
+	struct model_config c;
+	struct model_result r;
+	struct model_advice fix[8], rec[10];
+	size_t nfix = 0, nrec = 0;
+	int max_mb = 0, lat_batch = -1;
+
+	if (list_models) {
+		list_presets();
+		return EXIT_OK;
+	}
+	if (n > 0)
+		die_usage("gpuscope estimate: unexpected argument '%s'; the workload is --model NAME", argv[0]);
+	load_workload(&w);
+	cat = load_catalog_or_die();
+	build_config(cat, &w, &c);
+	if (model_estimate(&w, &c, &r))
+		die_usage("gpuscope estimate: this configuration cannot be evaluated");
+	if (c.task != MODEL_TASK_INFER)
+		max_mb = model_max_micro_batch(&w, &c, c.global_batch / c.dp > 4096 ? 4096 : c.global_batch / c.dp);
+	if (!r.mem.fits)
+		nfix = model_fit_advice(&w, &c, fix, sizeof(fix) / sizeof(fix[0]));
+	nrec = model_recommend(&w, &c, rec, sizeof(rec) / sizeof(rec[0]));
+	if (latency_target > 0) {
+		if (c.task != MODEL_TASK_INFER)
+			die_usage("gpuscope estimate: --latency-target applies to --task infer");
+		lat_batch = model_batch_for_latency(&w, &c, latency_target, (int)max_batch);
+	}
+	if (json_flag)
+		print_json(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch);
+	else
+		print_human(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch);
+	return EXIT_OK;
+}

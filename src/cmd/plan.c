@@ -1,0 +1,1181 @@
+/*
+ * gpuscope plan: search GPU types, servers, counts, fabrics and parallel
+ * layouts for a workload, rank them by time, cost or energy under the
+ * user's constraints, and explain the first choice (src/plan/plan.h,
+ * docs/plan.md).
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "catalog/catalog.h"
+#include "cmd/cmd.h"
+#include "model/model.h"
+#include "plan/plan.h"
+#include "report/table.h"
+#include "util/error.h"
+#include "util/suggest.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+static int json_flag, csv_flag, all_flag, servers_only, fp8_flag, no_explain;
+static const char *model_s, *task_s, *optimizer_s, *gpu_s, *ecosystem_s, *precision_s, *buy_s,
+	*objective_s, *report_path;
+static long layers, hidden, heads, kv_heads, ffn_hidden, vocab, experts, experts_active;
+static long seq_len, global_batch, lora_rank, prompt_len, output_len, max_batch;
+static long max_gpus = 4096, top_n = 10, threads;
+static double tokens, samples, epochs, rate, latency_target, deadline, budget, power_kw;
+static double utilisation, years;
+
+static const struct opt plan_opts[] = {
+	OPT_GROUP_("workload (default: Llama 2 7B, full fine-tune on 1e9 tokens)"),
+	OPT_STRING_("model", &model_s, "NAME|FILE", "a preset ('gpuscope estimate --list-models') or a config.json"),
+	OPT_STRING_("task", &task_s, "TASK", "pretrain, finetune, lora, qlora or infer (default finetune)"),
+	OPT_INT_("layers", &layers, "N", "transformer layers (overrides the preset)", 1, 100000),
+	OPT_INT_("hidden", &hidden, "N", "hidden size", 1, 10000000),
+	OPT_INT_("heads", &heads, "N", "attention heads", 1, 1000000),
+	OPT_INT_("kv-heads", &kv_heads, "N", "key/value heads (grouped-query attention)", 1, 1000000),
+	OPT_INT_("ffn-hidden", &ffn_hidden, "N", "MLP width", 1, 10000000),
+	OPT_INT_("vocab", &vocab, "N", "vocabulary size", 1, 100000000),
+	OPT_INT_("experts", &experts, "N", "mixture-of-experts: experts per layer", 1, 100000),
+	OPT_INT_("experts-active", &experts_active, "N", "mixture-of-experts: experts per token", 1, 100000),
+	OPT_INT_("seq-len", &seq_len, "N", "tokens per sample", 1, 10000000),
+	OPT_INT_("global-batch", &global_batch, "N", "samples per optimizer step (default: docs/plan.md)", 1, 100000000),
+	OPT_STRING_("optimizer", &optimizer_s, "NAME", "adamw, sgd or adam8bit (default adamw)"),
+	OPT_INT_("lora-rank", &lora_rank, "R", "LoRA rank (default 16)", 1, 65536),
+	OPT_GROUP_("amount of work"),
+	OPT_DOUBLE_("tokens", &tokens, "N", "tokens to train on (default 1e9 for transformers)", 0, 1e18),
+	OPT_DOUBLE_("samples", &samples, "N", "samples per epoch (default 1e6 for per-sample models)", 0, 1e18),
+	OPT_DOUBLE_("epochs", &epochs, "E", "epochs over --samples", 0, 1e9),
+	OPT_GROUP_("inference (--task infer)"),
+	OPT_DOUBLE_("rate", &rate, "R", "requests per second to serve (default 1)", 0, 1e12),
+	OPT_DURATION_("latency-target", &latency_target, "TIME", "latency each request must meet (5ms, 2s)"),
+	OPT_INT_("prompt-len", &prompt_len, "N", "prompt tokens", 1, 10000000),
+	OPT_INT_("output-len", &output_len, "N", "generated tokens", 1, 10000000),
+	OPT_INT_("max-batch", &max_batch, "N", "largest batch a replica may run (default 256)", 1, 1000000),
+	OPT_GROUP_("what to search"),
+	OPT_STRING_("gpu", &gpu_s, "A,B,...", "only these GPU types (a100 matches every A100)"),
+	OPT_STRING_("ecosystem", &ecosystem_s, "NAME", "cuda, rocm, synapseai or any (default any)"),
+	OPT_STRING_("buy", &buy_s, "WHAT", "onprem (own: servers + generic builds), cloud or cloud:PROVIDER"),
+	OPT_FLAG_("servers-only", &servers_only, "onprem: catalog servers only, no generic builds"),
+	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),
+	OPT_STRING_("precision", &precision_s, "P,...", "precisions to try: bf16 (default), fp16, fp8, tf32, fp32"),
+	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 on GPUs that have it (Transformer Engine)"),
+	OPT_DOUBLE_("utilisation", &utilisation, "PCT", "onprem: % of hours the GPUs do paid work (default 70)", 0, 100),
+	OPT_DOUBLE_("years", &years, "Y", "onprem: years of service (default: facility depreciation)", 0, 50),
+	OPT_GROUP_("ranking and constraints"),
+	OPT_STRING_("objective", &objective_s, "WHAT", "time, cost, energy or balanced (time x cost); default cost"),
+	OPT_DURATION_("deadline", &deadline, "TIME", "finish within this time (30d, 36h)"),
+	OPT_QUANTITY_("budget", &budget, "USD", "spend at most this (inference: per hour)", "USD"),
+	OPT_DOUBLE_("power-kw", &power_kw, "KW", "full-load power of all servers at most this", 0, 1e9),
+	OPT_INT_("top", &top_n, "N", "choices to list (default 10)", 1, 1000),
+	OPT_INT_("threads", &threads, "N", "search threads (default: every core)", 0, 1024),
+	OPT_GROUP_("output"),
+	OPT_FLAG_("json", &json_flag, "print JSON: every field of every listed choice (docs/plan.md)"),
+	OPT_FLAG_("csv", &csv_flag, "print CSV: one row per ranked choice, every field"),
+	OPT_FLAG_("all", &all_flag, "with --json/--csv: every hardware x count searched, not only the top"),
+	OPT_STRING_("report", &report_path, "FILE", "write a self-contained HTML report with charts"),
+	OPT_FLAG_("no-explain", &no_explain, "skip the explanation of the first choice"),
+	OPT_END_(),
+};
+
+static const struct opts_cmd plan_cmd = {
+	"plan",
+	"[WORKLOAD] [options]",
+	"Search GPU servers, counts, networks and parallel layouts for a workload; rank them by "
+	"time and cost, and explain the first choice.",
+	"WORKLOAD is a preset name or a config.json (as --model).  With no arguments,\n"
+	"plan the headline case: a full fine-tune of Llama 2 7B in bf16 on 1e9 tokens,\n"
+	"on hardware you would own.\n"
+	"\nExamples:\n"
+	"  gpuscope plan\n"
+	"  gpuscope plan llama3-70b --task pretrain --tokens 15e12 --deadline 90d --fp8\n"
+	"  gpuscope plan llama2-13b --buy cloud:aws --objective time --budget 20000\n"
+	"  gpuscope plan mixtral-8x7b --gpu h100,h200,mi300x --report plan.html\n"
+	"  gpuscope plan gnn --task infer --rate 2000 --latency-target 5ms\n"
+	"\nThe search, its defaults and its output fields are described in docs/plan.md.\n",
+	plan_opts,
+};
+
+#define DIE(...) die_usage("gpuscope plan: " __VA_ARGS__)
+
+/* ---- the request ---- */
+
+static void load_workload(struct workload *w)
+{
+	struct diag err;
+	char msg[1024];
+	int dims = layers || hidden || heads || kv_heads || ffn_hidden || vocab || experts;
+	const char *spec = model_s;
+
+	diag_clear(&err);
+	if (!spec && !dims)
+		spec = "llama2-7b";
+	if (spec) {
+		if (workload_load(w, spec, &err)) {
+			diag_format(&err, msg, sizeof(msg));
+			DIE("--model: %s", msg);
+		}
+	} else {
+		struct workload_dims d;
+		memset(&d, 0, sizeof(d));
+		if (!layers || !hidden || !heads || !vocab)
+			DIE("a model given by dimensions needs --layers, --hidden, --heads and --vocab "
+			    "(and usually --ffn-hidden); or give a preset or config.json");
+		d.layers = (int)layers;
+		d.hidden = (int)hidden;
+		d.heads = (int)heads;
+		d.kv_heads = (int)kv_heads;
+		d.ffn_hidden = ffn_hidden ? (int)ffn_hidden : (int)(4 * hidden);
+		d.vocab = (int)vocab;
+		d.experts = (int)experts;
+		d.experts_active = experts > 1 ? (experts_active ? (int)experts_active : 2) : 0;
+		d.causal = 1;
+		d.seq_len = seq_len ? (int)seq_len : 2048;
+		d.max_seq = d.seq_len;
+		if (workload_from_dims(w, "transformer", &d, &err))
+			DIE("--%s: %s", err.field, err.msg);
+		return;
+	}
+	if (!dims)
+		return;
+	if (w->kind != WORKLOAD_TRANSFORMER)
+		DIE("'%s' is modelled per sample; --layers and the other dimension flags apply to "
+		    "transformers", w->name);
+	if (layers)
+		w->d.layers = (int)layers;
+	if (hidden) {
+		w->d.hidden = (int)hidden;
+		w->d.head_dim = 0;
+	}
+	if (heads) {
+		w->d.heads = (int)heads;
+		w->d.head_dim = 0;
+		if (!kv_heads && w->d.kv_heads > (int)heads)
+			w->d.kv_heads = (int)heads;
+	}
+	if (kv_heads)
+		w->d.kv_heads = (int)kv_heads;
+	if (ffn_hidden)
+		w->d.ffn_hidden = (int)ffn_hidden;
+	if (vocab)
+		w->d.vocab = (int)vocab;
+	if (experts)
+		w->d.experts = (int)experts;
+	if (experts_active)
+		w->d.experts_active = (int)experts_active;
+	if (w->d.experts > 1 && w->d.experts_active <= 0)
+		w->d.experts_active = 2;
+	if (workload_finish(w, &err))
+		DIE("--%s: %s", err.field, err.msg);
+}
+
+/* Lower case, letters and digits only: "A100-SXM4" -> "a100sxm4". */
+static void squash(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+	for (; *s && o + 1 < len; s++)
+		if ((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9'))
+			out[o++] = *s;
+		else if (*s >= 'A' && *s <= 'Z')
+			out[o++] = (char)(*s - 'A' + 'a');
+	out[o] = 0;
+}
+
+/*
+ * --gpu A,B: each name resolves as everywhere in gpuscope; a name that
+ * matches several GPUs ("a100") stands for all of them.
+ */
+static size_t parse_gpus(const struct catalog *cat, const char *list, const struct cat_gpu ***out)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	const struct cat_gpu **v = NULL;
+	size_t n = 0, cap = 0, i, ng = catalog_count(cat, CAT_GPUS);
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char why[1024], want[128];
+		const struct cat_gpu *g;
+		size_t before = n;
+		while (*tok == ' ')
+			tok++;
+		if (!*tok)
+			continue;
+		g = catalog_gpu(cat, tok, why, sizeof(why));
+		if (g) {
+			XGROW(v, cap, n);
+			v[n++] = g;
+			continue;
+		}
+		if (strncmp(why, "ambiguous", 9))
+			DIE("--gpu: %s", why);
+		squash(tok, want, sizeof(want));
+		for (i = 0; i < ng; i++) {
+			const struct cat_gpu *c = catalog_gpu_at(cat, i);
+			char k[128], nm[256];
+			squash(c->row.key, k, sizeof(k));
+			squash(c->row.name ? c->row.name : "", nm, sizeof(nm));
+			if (strstr(k, want) || strstr(nm, want)) {
+				XGROW(v, cap, n);
+				v[n++] = c;
+			}
+		}
+		if (n == before)
+			DIE("--gpu: %s", why);
+	}
+	free(copy);
+	if (!n)
+		DIE("--gpu: no GPU named in '%s'", list);
+	*out = v;
+	return n;
+}
+
+static unsigned parse_precisions(const char *list)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	unsigned mask = 0;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int p = model_precision_from_name(tok);
+		if (p < 0 || p == MODEL_INT8 || p == MODEL_INT4) {
+			static const char *const names[] = {"bf16", "fp16", "fp8", "tf32", "fp32"};
+			char hint[128];
+			suggest_hint(tok, names, 5, hint, sizeof(hint));
+			DIE("--precision: '%s' is not bf16, fp16, fp8, tf32 or fp32%s", tok, hint);
+		}
+		mask |= 1u << p;
+	}
+	free(copy);
+	return mask;
+}
+
+static void parse_buy(const struct catalog *cat, struct plan_request *req)
+{
+	const char *prov;
+	size_t i, n = catalog_count(cat, CAT_CLOUDS), np = 0;
+	const char *names[64];
+
+	req->buy = PLAN_BUY_OWN;
+	if (!buy_s || !strcmp(buy_s, "onprem") || !strcmp(buy_s, "own"))
+		return;
+	if (strncmp(buy_s, "cloud", 5) || (buy_s[5] && buy_s[5] != ':')) {
+		static const char *const kinds[] = {"onprem", "cloud", "cloud:any"};
+		char hint[128];
+		suggest_hint(buy_s, kinds, 3, hint, sizeof(hint));
+		DIE("--buy '%s' is not onprem, cloud or cloud:PROVIDER%s", buy_s, hint);
+	}
+	req->buy = PLAN_BUY_CLOUD;
+	prov = buy_s[5] == ':' ? buy_s + 6 : "any";
+	if (!*prov || !strcmp(prov, "any"))
+		return;
+	for (i = 0; i < n; i++) {
+		const struct cat_cloud *c = catalog_cloud_at(cat, i);
+		size_t k;
+		if (!c->provider)
+			continue;
+		if (!strcasecmp(c->provider, prov)) {
+			req->provider = c->provider;
+			return;
+		}
+		for (k = 0; k < np && strcmp(names[k], c->provider); k++)
+			;
+		if (k == np && np < 63)
+			names[np++] = c->provider;
+	}
+	{
+		char hint[256], list[512];
+		size_t o = 0;
+		list[0] = 0;
+		for (i = 0; i < np && o < sizeof(list); i++)
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", names[i]);
+		suggest_hint(prov, names, np, hint, sizeof(hint));
+		DIE("--buy: no cloud provider '%s' in the catalog%s (providers: %s, or any)", prov, hint, list);
+	}
+}
+
+/* ---- progress ---- */
+
+static void progress(void *arg, size_t done, size_t total)
+{
+	int width = 30, fill;
+	(void)arg;
+	if (!total)
+		return;
+	fill = (int)(width * done / total);
+	if (done >= total) {
+		fprintf(stderr, "\r%*s\r", width + 40, "");
+		return;
+	}
+	fprintf(stderr, "\rsearching [%.*s%*s] %3zu%% (%zu/%zu)", fill,
+		"##############################", width - fill, "", 100 * done / total, done, total);
+	fflush(stderr);
+}
+
+/* ---- compact numbers for the 80-column table ---- */
+
+static const char *fmt_si(double v, char *b, size_t len)
+{
+	const char *u = "";
+	if (!(v >= 0) || !isfinite(v)) {
+		snprintf(b, len, "-");
+		return b;
+	}
+	if (v >= 1e12) {
+		v /= 1e12;
+		u = "T";
+	} else if (v >= 1e9) {
+		v /= 1e9;
+		u = "G";
+	} else if (v >= 1e6) {
+		v /= 1e6;
+		u = "M";
+	} else if (v >= 1e3) {
+		v /= 1e3;
+		u = "k";
+	}
+	if (!*u && v < 10)
+		snprintf(b, len, v == 0 ? "0" : "%.2f", v);
+	else
+		snprintf(b, len, v >= 100 || !*u ? "%.0f%s" : "%.2g%s", v, u);
+	return b;
+}
+
+static const char *fmt_usd(double v, char *b, size_t len)
+{
+	char t[32];
+	if (v < 9.995)
+		snprintf(b, len, "$%.2f", v);
+	else if (v < 1000)
+		snprintf(b, len, "$%.0f", v);
+	else
+		if (snprintf(b, len, "$%s", fmt_si(v, t, sizeof(t))) >= (int)len)
+			b[len - 1] = 0;
+	return b;
+}
+
+static const char *fmt_dur(double s, char *b, size_t len)
+{
+	if (!(s > 0) || !isfinite(s))
+		snprintf(b, len, "-");
+	else if (s < 1)
+		snprintf(b, len, "%.0fms", s * 1e3);
+	else if (s < 60)
+		snprintf(b, len, "%.2gs", s);
+	else if (s < 3600)
+		snprintf(b, len, "%.0fm", s / 60);
+	else if (s < 86400 * 2)
+		snprintf(b, len, "%.2gh", s / 3600);
+	else if (s < 86400 * 365.25 * 2)
+		snprintf(b, len, "%.0fd", s / 86400);
+	else
+		snprintf(b, len, "%.2gy", s / (86400 * 365.25));
+	return b;
+}
+
+static const char *fmt_step(double s, char *b, size_t len)
+{
+	if (s < 1e-3)
+		snprintf(b, len, "%.0fus", s * 1e6);
+	else if (s < 10e-3)
+		snprintf(b, len, "%.1fms", s * 1e3);
+	else if (s < 1)
+		snprintf(b, len, "%.0fms", s * 1e3);
+	else if (s < 10)
+		snprintf(b, len, "%.1fs", s);
+	else
+		snprintf(b, len, "%.0fs", s);
+	return b;
+}
+
+/* ---- human output ---- */
+
+/* Prints text wrapped at 80 columns, the first line after `lead`, the rest indented. */
+static void wrap(const char *lead, const char *text, int indent)
+{
+	int col = printf("%s", lead), first = 1;
+	const char *p = text;
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		const char *e = p;
+		int wlen;
+		while (*e && *e != ' ')
+			e++;
+		wlen = (int)(e - p);
+		if (!first && col + 1 + wlen > 80) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (!first) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", wlen, p);
+		col += wlen;
+		first = 0;
+		p = e;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
+static const char *task_words(const struct workload *w, enum model_task t)
+{
+	if (w->kind != WORKLOAD_TRANSFORMER && (t == MODEL_TASK_PRETRAIN || t == MODEL_TASK_FINETUNE))
+		return "training";
+	switch (t) {
+	case MODEL_TASK_PRETRAIN: return "pretraining";
+	case MODEL_TASK_FINETUNE: return "full fine-tune";
+	case MODEL_TASK_LORA: return "LoRA fine-tune";
+	case MODEL_TASK_QLORA: return "QLoRA fine-tune";
+	default: return "inference";
+	}
+}
+
+/* "%.3g" without the exponent's sign and zeros: 1e9, 1.5e13, 250. */
+static const char *fmt_count(double v, char *b, size_t len)
+{
+	char *e, *q;
+	snprintf(b, len, "%.3g", v);
+	e = strchr(b, 'e');
+	if (e) {
+		q = e + 1;
+		if (*q == '+')
+			memmove(q, q + 1, strlen(q));
+		while (*q == '0' && q[1])
+			memmove(q, q + 1, strlen(q));
+	}
+	return b;
+}
+
+static void title_line(const struct workload *w, const struct plan_request *req,
+		       const struct model_config *b, char *buf, size_t len)
+{
+	char n[32], amt[96], c[32];
+	if (b->task == MODEL_TASK_INFER)
+		snprintf(amt, sizeof(amt), "%s requests/s", fmt_count(req->rate_per_s > 0 ? req->rate_per_s : 1,
+								   c, sizeof(c)));
+	else if (b->train_tokens > 0)
+		snprintf(amt, sizeof(amt), "%s tokens", fmt_count(b->train_tokens, c, sizeof(c)));
+	else if (b->epochs > 1)
+		snprintf(amt, sizeof(amt), "%s %s x %.3g epochs", fmt_count(b->train_samples, c, sizeof(c)),
+			 w->sample_unit, b->epochs);
+	else
+		snprintf(amt, sizeof(amt), "%s %s", fmt_count(b->train_samples, c, sizeof(c)), w->sample_unit);
+	snprintf(buf, len, "%s (%s parameters), %s on %s", w->name, fmt_si(w->params, n, sizeof(n)),
+		 task_words(w, b->task), amt);
+}
+
+static void choice_row(struct table *tb, const struct plan *p, size_t rank, const struct plan_choice *c,
+		       int narrow)
+{
+	size_t nhw;
+	const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
+	char a[32], b[48];
+	int infer = c->cfg.task == MODEL_TASK_INFER;
+
+	table_row(tb);
+	if (rank)
+		table_cellf(tb, "%zu", rank);
+	else
+		table_cell(tb, "*");
+	table_cellf(tb, "%ux%d %s", c->nodes, hw->gpus_per_node, hw->label);
+	table_cell(tb, plan_layout_code(&c->cfg, b, sizeof(b)));
+	table_cellf(tb, "%.0fG %2.0f%%", c->res.mem.total_bytes / 1073741824.0,
+		    100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
+	if (infer) {
+		table_cell(tb, fmt_step(c->latency_s, a, sizeof(a)));
+		table_cellf(tb, "%d", c->replicas);
+		if (!narrow)
+			table_cell(tb, fmt_si(c->res.samples_per_s * c->replicas, a, sizeof(a)));
+		table_cell(tb, fmt_usd(c->cost_usd, a, sizeof(a)));
+		if (!narrow)
+			table_cell(tb, fmt_si(c->energy_kwh, a, sizeof(a)));
+	} else {
+		table_cell(tb, fmt_step(c->res.time.step_s, a, sizeof(a)));
+		if (!narrow)
+			table_cell(tb, fmt_si(c->res.tokens_per_s > 0 ? c->res.tokens_per_s :
+					      c->res.samples_per_s, a, sizeof(a)));
+		table_cellf(tb, "%.0f%%", 100 * c->res.mfu);
+		table_cell(tb, fmt_dur(c->hours * 3600, a, sizeof(a)));
+		table_cell(tb, fmt_usd(c->cost_usd, a, sizeof(a)));
+		if (!narrow)
+			table_cell(tb, fmt_si(c->energy_kwh, a, sizeof(a)));
+	}
+}
+
+static struct table *choice_table(const struct plan *p, const struct workload *w, int narrow)
+{
+	struct table *tb = table_new();
+	int infer = plan_request_of(p)->base.task == MODEL_TASK_INFER;
+	table_column(tb, "#", ALIGN_RIGHT);
+	table_column(tb, "hardware", ALIGN_LEFT);
+	table_column(tb, "layout", ALIGN_LEFT);
+	table_column(tb, "mem/GPU", ALIGN_RIGHT);
+	if (infer) {
+		table_column(tb, "latency", ALIGN_RIGHT);
+		table_column(tb, "copies", ALIGN_RIGHT);
+		if (!narrow)
+			table_column(tb, "req/s", ALIGN_RIGHT);
+		table_column(tb, "cost/h", ALIGN_RIGHT);
+		if (!narrow)
+			table_column(tb, "kWh/h", ALIGN_RIGHT);
+	} else {
+		table_column(tb, "step", ALIGN_RIGHT);
+		if (!narrow)
+			table_column(tb, w->kind == WORKLOAD_TRANSFORMER ? "tok/s" : "smp/s", ALIGN_RIGHT);
+		table_column(tb, "MFU", ALIGN_RIGHT);
+		table_column(tb, "time", ALIGN_RIGHT);
+		table_column(tb, "cost", ALIGN_RIGHT);
+		if (!narrow)
+			table_column(tb, "kWh", ALIGN_RIGHT);
+	}
+	return tb;
+}
+
+static void print_explanation(const struct plan *p, const struct plan_choice *c,
+			      const struct plan_explanation *ex)
+{
+	size_t i, nhw;
+	const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
+	char buf[512], lay[64], flags[256], net[64];
+
+	printf("\nWhy #1: %ux%d %s, %s", c->nodes, hw->gpus_per_node, hw->label,
+	       plan_layout_code(&c->cfg, lay, sizeof(lay)));
+	if (c->nodes > 1)
+		printf(", %s", plan_network_name(p, c, net, sizeof(net)));
+	printf("\n");
+	wrap("  architecture ", ex->arch_text, 15);
+	wrap("  size         ", ex->sizing, 15);
+	if (c->cfg.task != MODEL_TASK_INFER) {
+		snprintf(buf, sizeof(buf),
+			 "compute %.0f%%, exposed communication %.0f%%, pipeline bubble %.0f%%, data "
+			 "loading %.0f%%, optimizer and overhead %.0f%% of %.3g s",
+			 100 * ex->compute_share, 100 * ex->comm_share, 100 * ex->bubble_share,
+			 100 * ex->data_share, 100 * ex->other_share, c->res.time.step_s);
+		wrap("  step         ", buf, 15);
+	}
+	snprintf(buf, sizeof(buf), "gpuscope estimate --model %s --gpu %s%s%s %s",
+		 plan_request_of(p)->w->name, hw->gpu->row.key, hw->server ? " --server " : "",
+		 hw->server ? hw->server->row.key : "", plan_layout_flags(&c->cfg, flags, sizeof(flags)));
+	wrap("  check it     ", buf, 15);
+	if (ex->nalt) {
+		printf("Alternatives\n");
+		for (i = 0; i < ex->nalt; i++)
+			wrap("  - ", ex->alt[i].text, 4);
+	}
+	if (ex->nadvice) {
+		printf("Optimisations to turn on\n");
+		for (i = 0; i < ex->nadvice; i++) {
+			const struct model_advice *a = &ex->advice[i];
+			snprintf(buf, sizeof(buf), "%s (%s): step %.3g s, %.2fx", a->what, a->flags,
+				 a->step_s, a->speedup);
+			wrap("  - ", buf, 4);
+		}
+	}
+}
+
+/* "12% over" or "4.2x": how far past a limit value/limit = miss is. */
+static const char *miss_words(double miss, char *b, size_t len)
+{
+	if (miss < 2)
+		snprintf(b, len, "%.0f%% over", 100 * (miss - 1));
+	else
+		snprintf(b, len, "%.3gx", miss);
+	return b;
+}
+
+static void print_no_answer(const struct plan *p)
+{
+	const struct plan_request *req = plan_request_of(p);
+	const struct plan_choice *m = plan_nearest_miss(p), *f = plan_closest_fit(p);
+	char buf[512], a[32], b[32], c[48], lay[64];
+	size_t nhw;
+	const struct plan_hw *hw = plan_hw(p, &nhw);
+
+	if (m) {
+		const char *what[3];
+		int k = 0;
+		if (req->deadline_s > 0)
+			what[k++] = "deadline";
+		if (req->budget_usd > 0)
+			what[k++] = "budget";
+		if (req->power_kw > 0)
+			what[k++] = "power limit";
+		snprintf(buf, sizeof(buf),
+			 "no configuration meets the %s%s%s%s%s; the nearest miss is %ux%d %s (%s): %s, "
+			 "%s, %.1f kW, %s the tightest constraint",
+			 what[0], k > 1 ? (k > 2 ? ", " : " and ") : "", k > 1 ? what[1] : "",
+			 k > 2 ? " and " : "", k > 2 ? what[2] : "", m->nodes, hw[m->hw].gpus_per_node,
+			 hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)),
+			 req->base.task == MODEL_TASK_INFER ? fmt_step(m->latency_s, a, sizeof(a)) :
+			 fmt_dur(m->hours * 3600, a, sizeof(a)),
+			 fmt_usd(m->cost_usd, b, sizeof(b)), m->power_kw, miss_words(m->miss, c, sizeof(c)));
+		wrap("", buf, 0);
+		if (plan_fastest(p) && req->deadline_s > 0) {
+			const struct plan_choice *x = plan_fastest(p);
+			snprintf(buf, sizeof(buf), "fastest overall: %ux%d %s, %s for %s",
+				 x->nodes, hw[x->hw].gpus_per_node, hw[x->hw].label,
+				 req->base.task == MODEL_TASK_INFER ? fmt_step(x->latency_s, a, sizeof(a)) :
+				 fmt_dur(x->hours * 3600, a, sizeof(a)), fmt_usd(x->cost_usd, b, sizeof(b)));
+			wrap("  ", buf, 2);
+		}
+		if (plan_cheapest(p) && req->budget_usd > 0) {
+			const struct plan_choice *x = plan_cheapest(p);
+			snprintf(buf, sizeof(buf), "cheapest overall: %ux%d %s, %s for %s",
+				 x->nodes, hw[x->hw].gpus_per_node, hw[x->hw].label,
+				 req->base.task == MODEL_TASK_INFER ? fmt_step(x->latency_s, a, sizeof(a)) :
+				 fmt_dur(x->hours * 3600, a, sizeof(a)), fmt_usd(x->cost_usd, b, sizeof(b)));
+			wrap("  ", buf, 2);
+		}
+	} else if (f) {
+		snprintf(buf, sizeof(buf),
+			 "nothing fits in memory within %d GPUs; the closest is %ux%d %s, whose best layout "
+			 "needs %s per GPU of %.0f GiB; allow more GPUs (--max-gpus), larger GPUs, "
+			 "LoRA/QLoRA or a shorter --seq-len",
+			 req->max_gpus, f->nodes, hw[f->hw].gpus_per_node, hw[f->hw].label,
+			 unit_format_bytes(f->min_bytes, a, sizeof(a)), hw[f->hw].gpu->memory_gib);
+		wrap("", buf, 0);
+	} else {
+		wrap("", "nothing could be evaluated with these options", 0);
+	}
+}
+
+static void print_human(const struct plan *p, const struct workload *w, const char *title,
+			const struct plan_explanation *ex, int have_ex)
+{
+	const struct plan_request *req = plan_request_of(p);
+	const struct plan_stats *st = plan_stats(p);
+	size_t i, n = plan_nranked(p), nhw, nall;
+	char buf[256], a[32], b[32];
+	struct table *tb;
+	int G = plan_global_batch(p), infer = req->base.task == MODEL_TASK_INFER;
+
+	plan_hw(p, &nhw);
+	plan_all(p, &nall);
+	printf("gpuscope plan: %s\n", title);
+	if (infer)
+		snprintf(buf, sizeof(buf), "%s%s", req->deadline_s > 0 ? "latency target " : "no latency target",
+			 req->deadline_s > 0 ? fmt_step(req->deadline_s, a, sizeof(a)) : "");
+	else if (w->kind == WORKLOAD_TRANSFORMER)
+		snprintf(buf, sizeof(buf), "global batch %d x %d tokens", G, plan_base(p)->seq_len);
+	else
+		snprintf(buf, sizeof(buf), "global batch %d %s", G, w->sample_unit);
+	{
+		char line[1536];
+		snprintf(line, sizeof(line), "%s; %s; objective %s; up to %d GPUs; searched %s "
+			 "configurations of %zu hardware options in %s on %d threads",
+			 buf, req->buy == PLAN_BUY_CLOUD ?
+			 (req->provider ? req->provider : "cloud instances at on-demand prices") :
+			 "owned hardware (catalog servers and generic builds, priced by TCO)",
+			 plan_objective_name(req->objective), req->max_gpus,
+			 fmt_si((double)st->configs, a, sizeof(a)), nhw,
+			 unit_format_duration(st->wall_s, b, sizeof(b)), st->threads);
+		wrap("  ", line, 2);
+	}
+	if (*plan_skipped(p)) {
+		wrap("  left out: ", plan_skipped(p), 2);
+	}
+	if (!n) {
+		printf("\n");
+		print_no_answer(p);
+		return;
+	}
+	printf("\nTop %zu by %s\n", n, plan_objective_name(req->objective));
+	tb = choice_table(p, w, 0);
+	for (i = 0; i < n; i++)
+		choice_row(tb, p, i + 1, plan_ranked(p, i), 0);
+	table_print(tb, stdout, 80);
+	table_free(tb);
+	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem/GPU: GiB and % of "
+		 "capacity; cost and energy per hour" :
+		 "layout: t tensor, p pipeline, v virtual stages, d data, e expert parallel; z ZeRO stage; "
+		 "rf full recompute; m micro-batch; mem/GPU: GiB and % of capacity", 0);
+
+	printf("\nPareto front, time against cost: %zu choice%s (fastest first)\n", plan_nfront(p),
+	       plan_nfront(p) == 1 ? "" : "s");
+	tb = choice_table(p, w, 1);
+	for (i = 0; i < plan_nfront(p) && i < 12; i++) {
+		const struct plan_choice *c = plan_front(p, i);
+		size_t r;
+		for (r = 0; r < n && plan_ranked(p, r) != c; r++)
+			;
+		choice_row(tb, p, r < n ? r + 1 : 0, c, 1);
+	}
+	table_print(tb, stdout, 80);
+	table_free(tb);
+	if (plan_nfront(p) > 12)
+		printf("(%zu more on the front: --json or --report)\n", plan_nfront(p) - 12);
+	printf("* on the front, not in the top %zu\n", n);
+	if (have_ex)
+		print_explanation(p, plan_ranked(p, 0), ex);
+}
+
+/* ---- JSON and CSV: the same fields, flat ---- */
+
+struct field {
+	const char *name;
+	const char *text;  /* NULL: a number */
+	double num;
+	int is_int, is_bool;
+};
+
+#define MAXF 96
+
+static size_t choice_fields(const struct plan *p, const struct plan_choice *c, long rank,
+			    struct field *f, char bufs[][64])
+{
+	size_t n = 0, nhw, nb = 0;
+	const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
+	const struct model_memory *m = &c->res.mem;
+	const struct model_time *t = &c->res.time;
+	const struct model_config *g = &c->cfg;
+	static const char *const kinds[] = {"server", "cloud", "generic"};
+	const char *viol;
+
+#define NUM(nm, v) (f[n].name = nm, f[n].text = NULL, f[n].num = (v), f[n].is_int = 0, f[n].is_bool = 0, n++)
+#define INT(nm, v) (f[n].name = nm, f[n].text = NULL, f[n].num = (v), f[n].is_int = 1, f[n].is_bool = 0, n++)
+#define BOOL(nm, v) (f[n].name = nm, f[n].text = NULL, f[n].num = (v), f[n].is_int = 0, f[n].is_bool = 1, n++)
+#define TXT(nm, v) (f[n].name = nm, f[n].text = (v), n++)
+	INT("rank", (double)rank);
+	TXT("hardware", hw->key);
+	TXT("hardware_kind", kinds[hw->kind]);
+	TXT("label", hw->label);
+	TXT("gpu", hw->gpu->row.key);
+	INT("nodes", c->nodes);
+	INT("gpus_per_node", hw->gpus_per_node);
+	INT("gpus", c->gpus);
+	TXT("intra_link", model_link_name(g->intra_kind));
+	NUM("intra_gbps", g->intra_gbps);
+	TXT("network", plan_network_name(p, c, bufs[nb++], 64));
+	NUM("inter_gbps_per_gpu", g->inter_gbps_per_gpu);
+	TXT("architecture", plan_arch_name(plan_arch_of(p, c)));
+	TXT("layout", plan_layout_code(g, bufs[nb++], 64));
+	TXT("precision", model_precision_name(g->precision));
+	INT("tp", g->tp);
+	INT("pp", g->pp);
+	INT("vpp", g->vpp);
+	INT("dp", g->dp);
+	INT("ep", g->ep);
+	INT("zero", g->zero);
+	TXT("recompute", model_recompute_name(g->recompute));
+	BOOL("seq_parallel", g->seq_parallel);
+	INT("micro_batch", g->micro_batch);
+	INT("global_batch", g->global_batch);
+	TXT("loader", model_loader_name(g->loader));
+	INT("batch", g->task == MODEL_TASK_INFER ? g->batch : 0);
+	INT("replicas", c->replicas);
+	NUM("memory_total_bytes", m->total_bytes);
+	NUM("memory_capacity_bytes", m->capacity_bytes);
+	NUM("memory_pct", 100 * m->total_bytes / m->capacity_bytes);
+	NUM("weights_bytes", m->weights_bytes);
+	NUM("gradients_bytes", m->gradients_bytes);
+	NUM("optimizer_bytes", m->optimizer_bytes);
+	NUM("activations_bytes", m->activations_bytes);
+	NUM("logits_bytes", m->logits_bytes);
+	NUM("lora_bytes", m->lora_bytes);
+	NUM("kv_cache_bytes", m->kv_cache_bytes);
+	NUM("buffers_bytes", m->buffers_bytes);
+	NUM("reserve_bytes", m->reserve_bytes);
+	NUM("context_bytes", m->context_bytes);
+	INT("microbatches_in_flight", m->microbatches_in_flight);
+	NUM("step_s", t->step_s);
+	NUM("compute_s", t->compute_s);
+	NUM("gemm_s", t->gemm_s);
+	NUM("attention_s", t->attention_s);
+	NUM("memory_bound_s", t->memory_bound_s);
+	NUM("recompute_s", t->recompute_s);
+	NUM("optimizer_s", t->optimizer_s);
+	NUM("tp_comm_s", t->tp_comm_s);
+	NUM("ep_comm_s", t->ep_comm_s);
+	NUM("pp_bubble_s", t->pp_bubble_s);
+	NUM("pp_p2p_s", t->pp_p2p_s);
+	NUM("dp_comm_s", t->dp_comm_s);
+	NUM("dp_comm_total_s", t->dp_comm_total_s);
+	NUM("zero_comm_s", t->zero_comm_s);
+	NUM("data_s", t->data_s);
+	NUM("overhead_s", t->overhead_s);
+	NUM("tokens_per_s", c->res.tokens_per_s * (c->replicas > 1 ? c->replicas : 1));
+	NUM("samples_per_s", c->res.samples_per_s * (c->replicas > 1 ? c->replicas : 1));
+	NUM("mfu", c->res.mfu);
+	NUM("mfu_tflops_per_gpu", c->res.mfu_tflops_per_gpu);
+	NUM("hfu_tflops_per_gpu", c->res.hfu_tflops_per_gpu);
+	NUM("peak_tflops", c->res.peak_tflops);
+	NUM("latency_s", c->latency_s);
+	NUM("time_to_finish_s", g->task == MODEL_TASK_INFER ? 0 : c->hours * 3600);
+	NUM("hours", c->hours);
+	NUM("cost_usd", c->cost_usd);
+	NUM("usd_per_gpu_hour", hw->cost.usd_per_gpu_hour);
+	TXT("cost_basis", hw->cost.kind == COST_OWNED ? "owned" : "rented");
+	NUM("energy_kwh", c->energy_kwh);
+	NUM("gpu_power_w", c->res.power_w);
+	NUM("power_kw", c->power_kw);
+	NUM("score", c->score);
+	BOOL("on_front", plan_on_front(p, c));
+	BOOL("meets_constraints", !c->violates);
+	viol = c->violates & PLAN_VIOL_DEADLINE ? (c->violates & PLAN_VIOL_BUDGET ? "deadline;budget" : "deadline") :
+	       c->violates & PLAN_VIOL_BUDGET ? "budget" : "";
+	if (c->violates & PLAN_VIOL_POWER) {
+		snprintf(bufs[nb], 64, "%s%spower", viol, *viol ? ";" : "");
+		viol = bufs[nb++];
+	}
+	TXT("violates", viol);
+	NUM("miss", c->miss);
+	NUM("fabric_best_step_s", c->fabric_best_step_s);
+#undef NUM
+#undef INT
+#undef BOOL
+#undef TXT
+	(void)nb;
+	return n;
+}
+
+static json_t *field_json(const struct field *f)
+{
+	if (f->text)
+		return json_string(f->text);
+	if (f->is_bool)
+		return json_boolean(f->num != 0);
+	if (f->is_int)
+		return json_integer((json_int_t)f->num);
+	return isfinite(f->num) ? json_real(f->num) : json_null();
+}
+
+static json_t *choice_json(const struct plan *p, const struct plan_choice *c, long rank)
+{
+	struct field f[MAXF];
+	char bufs[8][64];
+	size_t n, i;
+	json_t *o = json_object();
+	if (!c)
+		return json_null();
+	n = choice_fields(p, c, rank, f, bufs);
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, f[i].name, field_json(&f[i]));
+	return o;
+}
+
+static long rank_of(const struct plan *p, const struct plan_choice *c)
+{
+	size_t r;
+	for (r = 0; r < plan_nranked(p); r++)
+		if (plan_ranked(p, r) == c)
+			return (long)r + 1;
+	return 0;
+}
+
+static json_t *explanation_json(const struct plan_explanation *ex)
+{
+	json_t *o = json_object(), *alt = json_array(), *adv = json_array();
+	size_t i;
+	json_object_set_new(o, "architecture", json_string(plan_arch_name(ex->arch)));
+	json_object_set_new(o, "architecture_text", json_string(ex->arch_text));
+	json_object_set_new(o, "sizing", json_string(ex->sizing));
+	json_object_set_new(o, "compute_share", json_real(ex->compute_share));
+	json_object_set_new(o, "comm_share", json_real(ex->comm_share));
+	json_object_set_new(o, "bubble_share", json_real(ex->bubble_share));
+	json_object_set_new(o, "data_share", json_real(ex->data_share));
+	json_object_set_new(o, "other_share", json_real(ex->other_share));
+	for (i = 0; i < ex->nalt; i++) {
+		const struct plan_note *n = &ex->alt[i];
+		json_t *a = json_object();
+		json_object_set_new(a, "kind", json_string(n->kind));
+		json_object_set_new(a, "text", json_string(n->text));
+		json_object_set_new(a, "step_s", isfinite(n->step_s) ? json_real(n->step_s) : json_null());
+		json_object_set_new(a, "ratio_time", isfinite(n->ratio_time) ? json_real(n->ratio_time) : json_null());
+		json_object_set_new(a, "ratio_cost", isfinite(n->ratio_cost) ? json_real(n->ratio_cost) : json_null());
+		json_object_set_new(a, "fits", json_boolean(n->fits));
+		json_array_append_new(alt, a);
+	}
+	json_object_set_new(o, "alternatives", alt);
+	for (i = 0; i < ex->nadvice; i++) {
+		const struct model_advice *a = &ex->advice[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "what", json_string(a->what));
+		json_object_set_new(j, "flags", json_string(a->flags));
+		json_object_set_new(j, "step_s", json_real(a->step_s));
+		json_object_set_new(j, "total_bytes", json_real(a->total_bytes));
+		json_object_set_new(j, "speedup", json_real(a->speedup));
+		json_object_set_new(j, "fits", json_boolean(a->fits));
+		json_array_append_new(adv, j);
+	}
+	json_object_set_new(o, "optimisations", adv);
+	return o;
+}
+
+static int print_json(const struct plan *p, const struct workload *w, const struct plan_explanation *ex,
+		      int have_ex)
+{
+	const struct plan_request *req = plan_request_of(p);
+	const struct plan_stats *st = plan_stats(p);
+	json_t *root = json_object(), *wl = json_object(), *rq = json_object(), *se = json_object();
+	json_t *arr;
+	size_t i, nhw, nfab, nall;
+	const struct plan_fabric *fab = plan_fabrics(p, &nfab);
+	const struct plan_choice *all = plan_all(p, &nall);
+	unsigned prec = req->precisions ? req->precisions : 1u << MODEL_BF16;
+
+	plan_hw(p, &nhw);
+	json_object_set_new(wl, "name", json_string(w->name));
+	json_object_set_new(wl, "kind", json_string(w->kind == WORKLOAD_TRANSFORMER ? "transformer" : "per-sample"));
+	json_object_set_new(wl, "params", json_real(w->params));
+	json_object_set_new(wl, "task", json_string(model_task_name(req->base.task)));
+	json_object_set_new(wl, "seq_len", json_integer(plan_base(p)->seq_len));
+	json_object_set_new(wl, "global_batch", json_integer(plan_global_batch(p)));
+	json_object_set_new(wl, "train_tokens", json_real(plan_base(p)->train_tokens));
+	json_object_set_new(wl, "train_samples", json_real(plan_base(p)->train_samples));
+	json_object_set_new(wl, "epochs", json_real(plan_base(p)->epochs));
+	json_object_set_new(root, "workload", wl);
+
+	json_object_set_new(rq, "objective", json_string(plan_objective_name(req->objective)));
+	json_object_set_new(rq, "buy", json_string(req->buy == PLAN_BUY_CLOUD ? "cloud" : "onprem"));
+	json_object_set_new(rq, "provider", req->provider ? json_string(req->provider) : json_null());
+	json_object_set_new(rq, "max_gpus", json_integer(req->max_gpus));
+	arr = json_array();
+	for (i = 0; i < MODEL_PRECISION_COUNT; i++)
+		if (prec & (1u << i))
+			json_array_append_new(arr, json_string(model_precision_name((enum model_precision)i)));
+	json_object_set_new(rq, "precisions", arr);
+	arr = json_array();
+	for (i = 0; i < req->ngpus; i++)
+		json_array_append_new(arr, json_string(req->gpus[i]->row.key));
+	json_object_set_new(rq, "gpus", arr);
+	json_object_set_new(rq, "ecosystem", json_string(req->ecosystem ? req->ecosystem : "any"));
+	json_object_set_new(rq, "deadline_s", req->deadline_s > 0 ? json_real(req->deadline_s) : json_null());
+	json_object_set_new(rq, "budget_usd", req->budget_usd > 0 ? json_real(req->budget_usd) : json_null());
+	json_object_set_new(rq, "power_kw", req->power_kw > 0 ? json_real(req->power_kw) : json_null());
+	json_object_set_new(rq, "rate_per_s", req->base.task == MODEL_TASK_INFER ?
+			    json_real(req->rate_per_s > 0 ? req->rate_per_s : 1) : json_null());
+	json_object_set_new(root, "request", rq);
+
+	json_object_set_new(se, "hardware_options", json_integer((json_int_t)nhw));
+	arr = json_array();
+	for (i = 0; i < nfab; i++)
+		json_array_append_new(arr, json_string(fab[i].link->row.key));
+	json_object_set_new(se, "fabrics", arr);
+	json_object_set_new(se, "slots", json_integer((json_int_t)nall));
+	json_object_set_new(se, "items", json_integer((json_int_t)st->items));
+	json_object_set_new(se, "configurations", json_integer((json_int_t)st->configs));
+	json_object_set_new(se, "memory_calls", json_integer((json_int_t)st->memory_calls));
+	json_object_set_new(se, "estimate_calls", json_integer((json_int_t)st->estimate_calls));
+	json_object_set_new(se, "threads", json_integer(st->threads));
+	json_object_set_new(se, "wall_s", json_real(st->wall_s));
+	json_object_set_new(root, "search", se);
+
+	arr = json_array();
+	for (i = 0; i < plan_nranked(p); i++)
+		json_array_append_new(arr, choice_json(p, plan_ranked(p, i), (long)i + 1));
+	json_object_set_new(root, "ranked", arr);
+	arr = json_array();
+	for (i = 0; i < plan_nfront(p); i++)
+		json_array_append_new(arr, choice_json(p, plan_front(p, i), rank_of(p, plan_front(p, i))));
+	json_object_set_new(root, "front", arr);
+	json_object_set_new(root, "nearest_miss", plan_nranked(p) ? json_null() :
+			    choice_json(p, plan_nearest_miss(p), 0));
+	{
+		const struct plan_choice *f = plan_closest_fit(p);
+		json_t *cf = json_null();
+		if (f) {
+			cf = json_object();
+			json_object_set_new(cf, "hardware", json_string(plan_hw(p, &nhw)[f->hw].key));
+			json_object_set_new(cf, "gpus", json_integer(f->gpus));
+			json_object_set_new(cf, "min_bytes", json_real(f->min_bytes));
+		}
+		json_object_set_new(root, "closest_fit", cf);
+	}
+	json_object_set_new(root, "explanation", have_ex ? explanation_json(ex) : json_null());
+	if (all_flag) {
+		arr = json_array();
+		for (i = 0; i < nall; i++)
+			if (all[i].fits)
+				json_array_append_new(arr, choice_json(p, &all[i], rank_of(p, &all[i])));
+		json_object_set_new(root, "all", arr);
+	}
+	return report_json_print(root);
+}
+
+static void print_csv(const struct plan *p)
+{
+	struct table *tb = table_new();
+	struct field f[MAXF];
+	char bufs[8][64];
+	size_t n, i, k, nall;
+	const struct plan_choice *all = plan_all(p, &nall);
+	const struct plan_choice *first = plan_nranked(p) ? plan_ranked(p, 0) : NULL;
+
+	for (i = 0; !first && i < nall; i++)
+		if (all[i].fits)
+			first = &all[i];
+	if (!first) {
+		table_free(tb);
+		return;
+	}
+	n = choice_fields(p, first, 1, f, bufs);
+	for (k = 0; k < n; k++)
+		table_column(tb, f[k].name, ALIGN_LEFT);
+	for (i = 0; i < (all_flag ? nall : plan_nranked(p)); i++) {
+		const struct plan_choice *c = all_flag ? &all[i] : plan_ranked(p, i);
+		if (!c->fits)
+			continue;
+		choice_fields(p, c, rank_of(p, c), f, bufs);
+		table_row(tb);
+		for (k = 0; k < n; k++) {
+			if (f[k].text)
+				table_cell(tb, f[k].text);
+			else if (f[k].is_bool)
+				table_cell(tb, f[k].num ? "true" : "false");
+			else if (f[k].is_int)
+				table_cellf(tb, "%.0f", f[k].num);
+			else if (isfinite(f[k].num))
+				table_cellf(tb, "%.10g", f[k].num);
+			else
+				table_cell(tb, "");
+		}
+	}
+	table_print_csv(tb, stdout);
+	table_free(tb);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	int npos = parse_options_or_exit(&plan_cmd, argc, argv);
+	enum output_format fmt = output_format_from(json_flag, csv_flag, "plan");
+	const struct catalog *cat;
+	struct workload w;
+	struct plan_request req;
+	const struct cat_gpu **gpus = NULL;
+	struct plan *p;
+	struct plan_explanation ex;
+	struct diag err;
+	char title[256];
+	int have_ex = 0, rc;
+
+	if (npos > 1)
+		DIE("one workload at most, got '%s' and '%s'", argv[0], argv[1]);
+	if (npos == 1) {
+		if (model_s)
+			DIE("give the workload once: '%s' or --model %s", argv[0], model_s);
+		model_s = argv[0];
+	}
+	cat = load_catalog_or_die();
+	load_workload(&w);
+
+	memset(&req, 0, sizeof(req));
+	req.w = &w;
+	model_config_defaults(&req.base);
+	req.base.task = MODEL_TASK_FINETUNE;
+	if (task_s) {
+		int t = model_task_from_name(task_s);
+		if (t < 0)
+			DIE("--task '%s' is not pretrain, finetune, lora, qlora or infer", task_s);
+		req.base.task = (enum model_task)t;
+	}
+	if (optimizer_s) {
+		int o = model_optimizer_from_name(optimizer_s);
+		if (o < 0)
+			DIE("--optimizer '%s' is not adamw, sgd or adam8bit", optimizer_s);
+		req.base.optimizer = (enum model_optimizer)o;
+	}
+	if (req.base.task == MODEL_TASK_INFER) {
+		if (deadline > 0)
+			DIE("--deadline is for training; for inference give --latency-target");
+		if (tokens > 0 || samples > 0)
+			DIE("--tokens and --samples are for training; for inference give --rate");
+	} else if (latency_target > 0 || rate > 0 || prompt_len || output_len) {
+		DIE("--rate, --latency-target, --prompt-len and --output-len need --task infer");
+	}
+	if (epochs > 0 && !(samples > 0))
+		DIE("--epochs needs --samples");
+	req.base.seq_len = (int)seq_len;
+	req.base.global_batch = (int)global_batch;
+	req.base.lora_rank = (int)lora_rank;
+	req.base.prompt_len = (int)prompt_len;
+	req.base.output_len = (int)output_len;
+	req.base.train_tokens = tokens;
+	req.base.train_samples = samples;
+	req.base.epochs = epochs;
+	req.objective = PLAN_OBJ_COST;
+	if (objective_s) {
+		int o = plan_objective_from_name(objective_s);
+		if (o < 0) {
+			static const char *const names[] = {"time", "cost", "energy", "balanced"};
+			char hint[128];
+			suggest_hint(objective_s, names, 4, hint, sizeof(hint));
+			DIE("--objective '%s' is not time, cost, energy or balanced%s", objective_s, hint);
+		}
+		req.objective = (enum plan_objective)o;
+	}
+	parse_buy(cat, &req);
+	if (servers_only && req.buy == PLAN_BUY_CLOUD)
+		DIE("--servers-only is for --buy onprem");
+	if ((utilisation > 0 || years > 0) && req.buy == PLAN_BUY_CLOUD)
+		DIE("--utilisation and --years price owned hardware; they do not apply to --buy cloud");
+	req.servers_only = servers_only;
+	if (gpu_s)
+		req.ngpus = parse_gpus(cat, gpu_s, &gpus);
+	req.gpus = gpus;
+	if (ecosystem_s) {
+		static const char *const eco[] = {"cuda", "rocm", "synapseai", "oneapi", "any"};
+		size_t k;
+		for (k = 0; k < 5 && strcasecmp(eco[k], ecosystem_s); k++)
+			;
+		if (k == 5) {
+			char hint[128];
+			suggest_hint(ecosystem_s, eco, 5, hint, sizeof(hint));
+			DIE("--ecosystem '%s' is not cuda, rocm, synapseai, oneapi or any%s", ecosystem_s, hint);
+		}
+		req.ecosystem = ecosystem_s;
+	}
+	req.precisions = precision_s ? parse_precisions(precision_s) : 1u << MODEL_BF16;
+	if (fp8_flag)
+		req.precisions |= 1u << MODEL_FP8;
+	req.max_gpus = (int)max_gpus;
+	req.utilisation_pct = utilisation;
+	req.years = years;
+	req.deadline_s = req.base.task == MODEL_TASK_INFER ? latency_target : deadline;
+	req.budget_usd = budget;
+	req.power_kw = power_kw;
+	req.rate_per_s = rate;
+	req.max_batch = (int)max_batch;
+	req.threads = (int)threads;
+	req.top = (size_t)top_n;
+	if (isatty(STDERR_FILENO))
+		req.progress = progress;
+
+	diag_clear(&err);
+	if (plan_run(&p, cat, &req, &err)) {
+		free(gpus);
+		DIE("%s%s%s%s", err.field[0] ? "--" : "", err.field[0] ? err.field : "",
+		    err.field[0] ? ": " : "", err.msg);
+	}
+	title_line(&w, &req, plan_base(p), title, sizeof(title));
+	if (!no_explain && plan_nranked(p))
+		have_ex = plan_explain(p, plan_ranked(p, 0), &ex) == 0;
+	if (report_path) {
+		diag_clear(&err);
+		if (plan_report_html(p, have_ex ? &ex : NULL, title, report_path, &err)) {
+			char msg[1024];
+			diag_format(&err, msg, sizeof(msg));
+			plan_free(p);
+			free(gpus);
+			die_code(EXIT_ENV, "gpuscope plan: --report: %s", msg);
+		}
+	}
+	switch (fmt) {
+	case FORMAT_JSON:
+		print_json(p, &w, &ex, have_ex);
+		break;
+	case FORMAT_CSV:
+		print_csv(p);
+		break;
+	default:
+		print_human(p, &w, title, &ex, have_ex);
+		break;
+	}
+	rc = plan_nranked(p) ? EXIT_OK : EXIT_FINDINGS;
+	plan_free(p);
+	free(gpus);
+	return rc;
+}

@@ -1,0 +1,493 @@
+/*
+ * Total cost of ownership of GPU servers against renting cloud instances.
+ *
+ * The account (docs/tco.md works it by hand for a DGX H100):
+ *
+ *   S servers of G GPUs each, price P per server, over Y years of H hours,
+ *   with utilisation u (the fraction of hours the GPUs do paid work):
+ *
+ *   capex      = S*P * (1 + addon%)                       paid at month 0
+ *   residual   = S*P * residual%                          recovered at the end
+ *   avg power  = idle + u * (full - idle)   per server    (linear server power
+ *                model: Fan, Weber and Barroso, "Power provisioning for a
+ *                warehouse-sized computer", ISCA 2007)
+ *   energy/yr  = S * avg power * PUE * H * $/kWh
+ *   space/yr   = S * full power * $/kW-month * 12         (colocation rents the
+ *                provisioned kW; power is metered on top, so both count)
+ *             or S * rack units * $/U-month * 12
+ *   staff/yr   = S * $/server-year
+ *   support/yr = S*P * support%
+ *   total      = capex + Y * (energy + space + staff + support) - residual
+ *   $/GPU-h    = total / (S*G * Y*H * u)
+ *   $/PFLOP-h  = $/GPU-h / (dense peak TFLOP/s / 1000)
+ *
+ *   Renting the same GPU-hours on demand costs S*G * Y*H * u * cloud $/GPU-h;
+ *   a reserved term pays every hour of the period for enough instances, at
+ *   the discounted price.  Owning starts capex behind and gains
+ *   (cloud/month - opex/month) each month, so it breaks even at
+ *   capex / (cloud/month - opex/month) months, or never when that gain is
+ *   not positive.  ROI = savings / capex; NPV discounts the monthly gains and
+ *   the residual at the cost of capital, less the capex.
+ *
+ *   Every total above is linear in each single input (u, $/kWh, PUE, price,
+ *   cloud price, years ...), so the value at which the decision flips is
+ *   found exactly from the savings at two values of that input.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost/cost.h"
+
+static const struct tco_input_desc inputs[TCO_NINPUTS] = {
+	[TCO_IN_COUNT] = {"count", NULL, "servers", "number of servers", 1, 1e6, 0},
+	[TCO_IN_PRICE] = {"price", NULL, "USD", "price per server", 0, 1e10, 0},
+	[TCO_IN_POWER] = {"power-kw", NULL, "kW", "full-load power per server", 0, 1e4, 1},
+	[TCO_IN_IDLE] = {"idle-kw", NULL, "kW", "idle power per server", 0, 1e4, 0},
+	[TCO_IN_RACK_UNITS] = {"rack-units", NULL, "U", "rack units per server", 0, 1000, 0},
+	[TCO_IN_YEARS] = {"years", "depreciation_years", "years", "years of service", 0, 30, 1},
+	[TCO_IN_UTILISATION] = {"utilisation", NULL, "%", "utilisation", 0, 100, 1},
+	[TCO_IN_ELECTRICITY] = {"electricity", "electricity_usd_per_kwh", "USD/kWh",
+				"electricity price", 0, 10, 0},
+	[TCO_IN_PUE] = {"pue", "pue", "ratio", "power usage effectiveness", 1, 5, 0},
+	[TCO_IN_COLO] = {"colo", "colo_usd_per_kw_month", "USD/kW-month", "colocation price",
+			 0, 1e5, 0},
+	[TCO_IN_RACK_UNIT_PRICE] = {"rack-unit-price", "rack_unit_usd_per_month", "USD/U-month",
+				    "rack-unit price", 0, 1e5, 0},
+	[TCO_IN_STAFF] = {"staff", "staff_usd_per_server_year", "USD/server-year", "staff cost",
+			  0, 1e8, 0},
+	[TCO_IN_SUPPORT] = {"support", "support_pct_per_year", "%/year", "support contract", 0, 100, 0},
+	[TCO_IN_ADDON] = {"addon", "network_storage_addon_pct", "%", "network and storage add-on",
+			  0, 1000, 0},
+	[TCO_IN_RESIDUAL] = {"residual", "residual_value_pct", "%", "residual value", 0, 100, 0},
+	[TCO_IN_CAPITAL] = {"cost-of-capital", "cost_of_capital_pct", "%/year", "cost of capital",
+			    0, 100, 0},
+	[TCO_IN_CLOUD_PRICE] = {"cloud-price", NULL, "USD/h", "cloud instance price", 0, 1e6, 0},
+	[TCO_IN_DISCOUNT] = {"reserved", NULL, "%", "cloud discount", 0, 100, 0},
+};
+
+const struct tco_input_desc *tco_input_desc(enum tco_input id)
+{
+	return (unsigned)id < TCO_NINPUTS ? &inputs[id] : NULL;
+}
+
+/* Sets an input and says where it came from: a text, or a catalog row and a note. */
+static void set_text(struct tco_inputs *in, enum tco_input id, double v, const char *text)
+{
+	in->value[id] = v;
+	snprintf(in->source[id], sizeof(in->source[id]), "%s", text);
+}
+
+static void set_row(struct tco_inputs *in, enum tco_input id, double v, const struct cat_row *row,
+		    const char *note)
+{
+	in->value[id] = v;
+	snprintf(in->source[id], sizeof(in->source[id]), "%s:%d%s%s", row->origin, row->line,
+		 note ? " " : "", note ? note : "");
+}
+
+int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct diag *err)
+{
+	int i, rc = 0;
+	memset(in, 0, sizeof(*in));
+	for (i = 0; i < TCO_NINPUTS; i++)
+		in->value[i] = NAN;
+	in->hours_per_year = TCO_HOURS_PER_YEAR;
+	in->space = TCO_SPACE_KW;
+	in->cloud_gpus = NAN;
+	in->peak_tflops_per_gpu = NAN;
+	set_text(in, TCO_IN_COUNT, 1, "default");
+	set_text(in, TCO_IN_UTILISATION, 70, "gpuscope default (an assumption: measure yours)");
+	set_text(in, TCO_IN_DISCOUNT, 0, "on-demand");
+	for (i = 0; i < TCO_NINPUTS; i++) {
+		const struct cat_facility *f;
+		if (!inputs[i].facility_key)
+			continue;
+		f = catalog_get(cat, CAT_FACILITY, inputs[i].facility_key);
+		if (!f || !cat_has(f->value)) {
+			/* left NaN: tco_inputs_check() reports it unless a flag sets it */
+			snprintf(in->source[i], sizeof(in->source[i]), "facility.csv has no '%s'",
+				 inputs[i].facility_key);
+			if (!rc)
+				rc = diag_set(err, "facility.csv", 0, 0, inputs[i].flag,
+					      "the catalog's facility table has no '%s' (the default "
+					      "%s); give --%s", inputs[i].facility_key,
+					      inputs[i].what, inputs[i].flag);
+			continue;
+		}
+		set_row(in, (enum tco_input)i, f->value, &f->row, NULL);
+	}
+	return rc;
+}
+
+int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
+		      const struct cat_server *s, struct diag *err)
+{
+	const struct cat_gpu *g = s->gpu ? catalog_get(cat, CAT_GPUS, s->gpu) : NULL;
+	snprintf(in->name, sizeof(in->name), "%s", s->row.name ? s->row.name : s->row.key);
+	in->server_key = s->row.key;
+	in->gpu_key = s->gpu;
+	in->gpus_per_server = s->gpu_count;
+	if (!cat_has(s->gpu_count) || s->gpu_count < 1)
+		return diag_set(err, s->row.origin, s->row.line, 0, "gpu_count",
+				"server '%s' has no GPU count", s->row.key);
+	set_row(in, TCO_IN_PRICE, s->price_usd, &s->row, NULL);
+	set_row(in, TCO_IN_POWER, s->power_kw, &s->row, NULL);
+	set_row(in, TCO_IN_IDLE, s->idle_kw, &s->row, NULL);
+	set_row(in, TCO_IN_RACK_UNITS, s->rack_units, &s->row, NULL);
+	if (g && !in->precision) {
+		in->precision = "bf16";
+		in->peak_tflops_per_gpu = cat_gpu_peak_tflops(g, "bf16");
+	}
+	return 0;
+}
+
+int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
+		       const struct cat_gpu *g, double n, char *why, size_t why_len,
+		       struct diag *err)
+{
+	double host_usd = 0, host_kw = 0, host_idle_kw = 0, ru = 0, used = 0;
+	size_t i, ns = catalog_count(cat, CAT_SERVERS), off;
+
+	if (!(n >= 1))
+		return diag_set(err, "", 0, 0, "gpus", "a generic build needs at least 1 GPU");
+	if (!cat_has(g->price_usd))
+		return diag_set(err, g->row.origin, g->row.line, 0, "price",
+				"gpu '%s' has no price in the catalog; give --price USD for the build",
+				g->row.key);
+	if (!cat_has(g->tdp_w))
+		return diag_set(err, g->row.origin, g->row.line, 0, "power-kw",
+				"gpu '%s' has no TDP in the catalog; give --power-kw", g->row.key);
+	off = (size_t)snprintf(why, why_len, "host share per GPU: mean of");
+	/*
+	 * The host's share per GPU slot is what a catalog server costs and
+	 * draws beyond its GPUs, divided by its GPU count, averaged over
+	 * servers whose GPUs have the same form factor (an SXM baseboard
+	 * host is not a PCIe workstation's).
+	 */
+	for (i = 0; i < ns; i++) {
+		const struct cat_server *s = catalog_server_at(cat, i);
+		const struct cat_gpu *sg = s->gpu ? catalog_get(cat, CAT_GPUS, s->gpu) : NULL;
+		double k = s->gpu_count, hu, hk, hi;
+		if (!sg || !sg->form_factor || !g->form_factor || strcmp(sg->form_factor, g->form_factor))
+			continue;
+		if (!cat_has(k) || k < 1 || !cat_has(s->price_usd) || !cat_has(s->power_kw) ||
+		    !cat_has(s->idle_kw) || !cat_has(s->rack_units) || !cat_has(sg->price_usd) ||
+		    !cat_has(sg->tdp_w))
+			continue;
+		hu = (s->price_usd - k * sg->price_usd) / k;
+		hk = (s->power_kw - k * sg->tdp_w / 1000) / k;
+		hi = (s->idle_kw - k * (cat_has(sg->idle_w) ? sg->idle_w : 0) / 1000) / k;
+		if (hu < 0 || hk < 0)
+			continue;  /* the row's price or power is below its GPUs': not a usable host */
+		host_usd += hu;
+		host_kw += hk;
+		host_idle_kw += hi > 0 ? hi : 0;
+		ru += s->rack_units / k;
+		used++;
+		if (why && off < why_len)
+			off += (size_t)snprintf(why + off, why_len - off, "%s %s", used > 1 ? "," : "",
+						s->row.key);
+	}
+	if (!used)
+		return diag_set(err, "", 0, 0, "price",
+				"no catalog server with %s GPUs to take a host share from; give "
+				"--price USD and --power-kw KW for the build",
+				g->form_factor ? g->form_factor : "such");
+	host_usd /= used;
+	host_kw /= used;
+	host_idle_kw /= used;
+	ru /= used;
+	snprintf(in->name, sizeof(in->name), "generic build, %.0f x %s", n,
+		 g->row.name ? g->row.name : g->row.key);
+	in->server_key = NULL;
+	in->gpu_key = g->row.key;
+	in->gpus_per_server = n;
+	set_row(in, TCO_IN_PRICE, n * (g->price_usd + host_usd), &g->row, "GPUs + host share");
+	set_row(in, TCO_IN_POWER, n * (g->tdp_w / 1000 + host_kw), &g->row, "GPUs + host share");
+	set_row(in, TCO_IN_IDLE, n * ((cat_has(g->idle_w) ? g->idle_w : 0) / 1000 + host_idle_kw),
+		&g->row, "GPUs + host share");
+	set_text(in, TCO_IN_RACK_UNITS, ceil(n * ru - 1e-9), "host share of catalog servers");
+	in->precision = "bf16";
+	in->peak_tflops_per_gpu = cat_gpu_peak_tflops(g, "bf16");
+	return 0;
+}
+
+void tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c)
+{
+	in->cloud_key = c->row.key;
+	in->cloud_name = c->row.name ? c->row.name : c->row.key;
+	in->cloud_gpu_key = c->gpu;
+	in->cloud_gpus = c->gpu_count;
+	set_row(in, TCO_IN_CLOUD_PRICE, c->usd_per_hour, &c->row, NULL);
+}
+
+const struct cat_cloud *tco_cloud_match(const struct catalog *cat, const char *gpu_key,
+					double gpus, int *same_count)
+{
+	const struct cat_cloud *best = NULL, *best_any = NULL;
+	double best_any_rate = INFINITY;
+	size_t i, n = catalog_count(cat, CAT_CLOUDS);
+	for (i = 0; i < n && gpu_key; i++) {
+		const struct cat_cloud *c = catalog_cloud_at(cat, i);
+		double rate;
+		if (!c->gpu || strcmp(c->gpu, gpu_key) || !cat_has(c->usd_per_hour) ||
+		    !cat_has(c->gpu_count) || c->gpu_count < 1)
+			continue;
+		rate = c->usd_per_hour / c->gpu_count;
+		if (c->gpu_count == gpus && (!best || c->usd_per_hour < best->usd_per_hour))
+			best = c;
+		if (rate < best_any_rate) {
+			best_any_rate = rate;
+			best_any = c;
+		}
+	}
+	if (same_count)
+		*same_count = best != NULL;
+	return best ? best : best_any;
+}
+
+static int check_one(const struct tco_inputs *in, enum tco_input id, struct diag *err)
+{
+	const struct tco_input_desc *d = &inputs[id];
+	double v = in->value[id];
+	if (isnan(v))
+		return diag_set(err, "", 0, 0, d->flag, "no value for the %s; give --%s %s",
+				d->what, d->flag, d->unit);
+	if (!isfinite(v))
+		return diag_set(err, "", 0, 0, d->flag, "the %s must be a finite number", d->what);
+	if (v < 0 && d->min >= 0)
+		return diag_set(err, "", 0, 0, d->flag, "the %s must not be negative, got %g %s",
+				d->what, v, d->unit);
+	if (d->min_exclusive ? v <= d->min : v < d->min)
+		return diag_set(err, "", 0, 0, d->flag, "the %s must be %s %g %s, got %g %s",
+				d->what, d->min_exclusive ? "more than" : "at least", d->min, d->unit,
+				v, d->unit);
+	if (v > d->max)
+		return diag_set(err, "", 0, 0, d->flag, "the %s must be at most %g %s, got %g %s",
+				d->what, d->max, d->unit, v, d->unit);
+	return 0;
+}
+
+int tco_inputs_check(const struct tco_inputs *in, struct diag *err)
+{
+	int i;
+	for (i = 0; i < TCO_NINPUTS; i++) {
+		if (i == TCO_IN_CLOUD_PRICE && !in->cloud_key && isnan(in->value[i]))
+			continue;
+		if (i == TCO_IN_RACK_UNITS && in->space != TCO_SPACE_RACK_UNIT && isnan(in->value[i]))
+			continue;
+		if (i == TCO_IN_RACK_UNIT_PRICE && in->space != TCO_SPACE_RACK_UNIT &&
+		    isnan(in->value[i]))
+			continue;
+		if (i == TCO_IN_COLO && in->space != TCO_SPACE_KW && isnan(in->value[i]))
+			continue;
+		if (check_one(in, (enum tco_input)i, err))
+			return -1;
+	}
+	if (in->value[TCO_IN_IDLE] > in->value[TCO_IN_POWER])
+		return diag_set(err, "", 0, 0, "idle-kw",
+				"the idle power (%g kW) must not exceed the full-load power (%g kW)",
+				in->value[TCO_IN_IDLE], in->value[TCO_IN_POWER]);
+	if (!(in->gpus_per_server >= 1))
+		return diag_set(err, "", 0, 0, "gpus", "the server has no GPUs");
+	if (!(in->hours_per_year > 0))
+		return diag_set(err, "", 0, 0, "years", "hours per year must be positive");
+	if (in->cloud_key && !(in->cloud_gpus >= 1))
+		return diag_set(err, "", 0, 0, "cloud", "cloud instance '%s' has no GPU count",
+				in->cloud_key);
+	return 0;
+}
+
+/* Every term but the flip points, from checked inputs. */
+static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
+{
+	const double *v = in->value;
+	double price = v[TCO_IN_PRICE], full = v[TCO_IN_POWER], idle = v[TCO_IN_IDLE];
+	double years = v[TCO_IN_YEARS], months = years * 12;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < TCO_NINPUTS; i++)
+		r->flip[i] = NAN;
+	r->servers = v[TCO_IN_COUNT];
+	r->gpus = r->servers * in->gpus_per_server;
+	r->hours = years * in->hours_per_year;
+	r->utilisation = v[TCO_IN_UTILISATION] / 100;
+
+	r->server_capex_usd = r->servers * price;
+	r->addon_usd = r->server_capex_usd * v[TCO_IN_ADDON] / 100;
+	r->capex_usd = r->server_capex_usd + r->addon_usd;
+	r->residual_usd = r->server_capex_usd * v[TCO_IN_RESIDUAL] / 100;
+
+	r->avg_power_kw = idle + r->utilisation * (full - idle);
+	r->load_fraction = full > 0 ? r->avg_power_kw / full : 0;
+	r->energy_kwh_per_year = r->servers * r->avg_power_kw * v[TCO_IN_PUE] * in->hours_per_year;
+	r->energy_usd_per_year = r->energy_kwh_per_year * v[TCO_IN_ELECTRICITY];
+	if (in->space == TCO_SPACE_RACK_UNIT)
+		r->space_usd_per_year = r->servers * v[TCO_IN_RACK_UNITS] *
+					v[TCO_IN_RACK_UNIT_PRICE] * 12;
+	else
+		r->space_usd_per_year = r->servers * full * v[TCO_IN_COLO] * 12;
+	r->staff_usd_per_year = r->servers * v[TCO_IN_STAFF];
+	r->support_usd_per_year = r->server_capex_usd * v[TCO_IN_SUPPORT] / 100;
+	r->opex_usd_per_year = r->energy_usd_per_year + r->space_usd_per_year +
+			       r->staff_usd_per_year + r->support_usd_per_year;
+
+	r->total_usd = r->capex_usd + r->opex_usd_per_year * years - r->residual_usd;
+	r->gpu_hours_used = r->gpus * r->hours * r->utilisation;
+	r->usd_per_gpu_hour = r->total_usd / r->gpu_hours_used;
+	r->usd_per_pflop_hour = in->peak_tflops_per_gpu > 0 ?
+				r->usd_per_gpu_hour / (in->peak_tflops_per_gpu / 1000) : NAN;
+	r->owned_usd_per_month = r->opex_usd_per_year / 12;
+
+	r->has_cloud = in->cloud_key != NULL;
+	r->cloud_instances = NAN;
+	r->cloud_usd_per_gpu_hour = NAN;
+	r->cloud_total_usd = NAN;
+	r->cloud_usd_per_month = NAN;
+	r->breakeven_month = NAN;
+	r->savings_usd = NAN;
+	r->roi_pct = NAN;
+	r->roi_pct_per_year = NAN;
+	r->npv_usd = NAN;
+	if (!r->has_cloud)
+		return;
+
+	r->cloud_usd_per_gpu_hour = v[TCO_IN_CLOUD_PRICE] / in->cloud_gpus *
+				    (1 - v[TCO_IN_DISCOUNT] / 100);
+	r->cloud_instances = ceil(r->gpus / in->cloud_gpus - 1e-9);
+	if (in->cloud_reserved)
+		/* a term is paid whether the GPUs work or not, for whole instances */
+		r->cloud_total_usd = r->cloud_instances * in->cloud_gpus * r->hours *
+				     r->cloud_usd_per_gpu_hour;
+	else
+		r->cloud_total_usd = r->gpu_hours_used * r->cloud_usd_per_gpu_hour;
+	r->cloud_usd_per_month = r->cloud_total_usd / months;
+	if (r->cloud_usd_per_month > r->owned_usd_per_month)
+		r->breakeven_month = r->capex_usd / (r->cloud_usd_per_month - r->owned_usd_per_month);
+	r->breakeven_in_period = !isnan(r->breakeven_month) && r->breakeven_month <= months + 1e-9;
+	r->savings_usd = r->cloud_total_usd - r->total_usd;
+	r->roi_pct = r->capex_usd > 0 ? r->savings_usd / r->capex_usd * 100 : NAN;
+	r->roi_pct_per_year = r->roi_pct / years;
+	{
+		/* monthly gains at month ends, residual at the last; rate compounded yearly */
+		double rm = pow(1 + v[TCO_IN_CAPITAL] / 100, 1.0 / 12) - 1;
+		double annuity = rm > 0 ? (1 - pow(1 + rm, -months)) / rm : months;
+		r->npv_usd = -r->capex_usd +
+			     (r->cloud_usd_per_month - r->owned_usd_per_month) * annuity +
+			     r->residual_usd * pow(1 + rm, -months);
+	}
+}
+
+double tco_savings_with(const struct tco_inputs *in, enum tco_input id, double v)
+{
+	struct tco_inputs t = *in;
+	struct tco_result r;
+	t.value[id] = v;
+	compute_terms(&t, &r);
+	return r.savings_usd;
+}
+
+/* The inputs whose flip point is reported, and two values to fit the line through. */
+static const struct {
+	enum tco_input id;
+	double a, b;
+} flips[] = {
+	{TCO_IN_UTILISATION, 50, 100},
+	{TCO_IN_ELECTRICITY, 0, 1},
+	{TCO_IN_PUE, 1, 2},
+	{TCO_IN_PRICE, 0, 1e6},
+	{TCO_IN_CLOUD_PRICE, 0, 100},
+	{TCO_IN_DISCOUNT, 0, 50},
+	{TCO_IN_YEARS, 1, 5},
+	{TCO_IN_COLO, 0, 100},
+	{TCO_IN_STAFF, 0, 10000},
+};
+
+static void compute_flips(const struct tco_inputs *in, struct tco_result *r)
+{
+	size_t i;
+	for (i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
+		const struct tco_input_desc *d = &inputs[flips[i].id];
+		double sa, sb, x;
+		if (flips[i].id == TCO_IN_COLO && in->space != TCO_SPACE_KW)
+			continue;
+		sa = tco_savings_with(in, flips[i].id, flips[i].a);
+		sb = tco_savings_with(in, flips[i].id, flips[i].b);
+		if (!isfinite(sa) || !isfinite(sb) || fabs(sb - sa) <= 1e-9 * (fabs(sa) + fabs(sb)))
+			continue;  /* the decision does not depend on this input */
+		x = flips[i].a - sa * (flips[i].b - flips[i].a) / (sb - sa);
+		if (d->min_exclusive ? x <= d->min : x < d->min)
+			continue;
+		if (x > d->max)
+			continue;
+		r->flip[flips[i].id] = x;
+	}
+}
+
+int tco_compute(const struct tco_inputs *in, struct tco_result *out, struct diag *err)
+{
+	if (tco_inputs_check(in, err))
+		return -1;
+	compute_terms(in, out);
+	if (out->has_cloud)
+		compute_flips(in, out);
+	return 0;
+}
+
+double tco_owned_cumulative_usd(const struct tco_result *r, double month)
+{
+	return r->capex_usd + r->owned_usd_per_month * month;
+}
+
+double tco_cloud_cumulative_usd(const struct tco_result *r, double month)
+{
+	return r->has_cloud ? r->cloud_usd_per_month * month : NAN;
+}
+
+int cost_basis_owned(struct cost_basis *b, const struct tco_inputs *in, struct diag *err)
+{
+	struct tco_result r;
+	if (tco_inputs_check(in, err))
+		return -1;
+	compute_terms(in, &r);
+	b->kind = COST_OWNED;
+	b->key = in->server_key ? in->server_key : in->gpu_key;
+	b->gpu_key = in->gpu_key;
+	b->gpus = in->gpus_per_server;
+	b->usd_per_gpu_hour = r.usd_per_gpu_hour;
+	b->usd_per_hour = r.usd_per_gpu_hour * in->gpus_per_server;
+	return 0;
+}
+
+int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct,
+		      struct diag *err)
+{
+	if (!cat_has(c->usd_per_hour) || c->usd_per_hour < 0)
+		return diag_set(err, c->row.origin, c->row.line, 0, "usd_per_hour",
+				"cloud instance '%s' has no price", c->row.key);
+	if (!cat_has(c->gpu_count) || c->gpu_count < 1)
+		return diag_set(err, c->row.origin, c->row.line, 0, "gpu_count",
+				"cloud instance '%s' has no GPU count", c->row.key);
+	if (!(discount_pct >= 0 && discount_pct <= 100))
+		return diag_set(err, "", 0, 0, "reserved",
+				"the reserved discount must be within 0-100 %%, got %g %%", discount_pct);
+	b->kind = COST_RENTED;
+	b->key = c->row.key;
+	b->gpu_key = c->gpu;
+	b->gpus = c->gpu_count;
+	b->usd_per_hour = c->usd_per_hour * (1 - discount_pct / 100);
+	b->usd_per_gpu_hour = b->usd_per_hour / c->gpu_count;
+	return 0;
+}
+
+int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour,
+				struct diag *err)
+{
+	struct cost_basis b;
+	if (cost_basis_owned(&b, in, err))
+		return -1;
+	*usd_per_gpu_hour = b.usd_per_gpu_hour;
+	return 0;
+}

@@ -1,0 +1,226 @@
+/*
+ * The cost of GPU-hours: owning servers (total cost of ownership) against
+ * renting cloud instances.  docs/tco.md derives every formula and works one
+ * example by hand; the unit tests check each term against it.
+ *
+ * Two layers:
+ *
+ *   tco_*   the full account for `gpuscope tco`: inputs with their sources,
+ *           every term (capex, energy, space, staff, support, residual),
+ *           $/GPU-hour, $/PFLOP-hour, the cloud cost of the same GPU-hours,
+ *           break-even month, ROI, NPV and the value of each input at which
+ *           the own-or-rent decision flips.
+ *
+ *   cost_*  what `plan` needs in its search loop: a struct cost_basis
+ *           computed once per server type or cloud instance, after which
+ *           the cost of a run is one multiplication (cost_run_usd), with no
+ *           allocation and no catalog look-up.
+ *
+ * Units are in the names: _usd, _usd_per_hour, _kw, _pct (0-100), _years.
+ * Money is US dollars of the year of purchase; the totals are undiscounted
+ * (the sum of cash paid), and the NPV discounts them at the cost of capital.
+ *
+ * Ownership: the const char * members of struct tco_inputs and struct
+ * cost_basis point into the catalog (or static strings); this module neither
+ * copies nor frees them, so the catalog must outlive the struct.  Names and
+ * sources are copied into the struct's own arrays.
+ */
+#ifndef GPUSCOPE_COST_COST_H
+#define GPUSCOPE_COST_COST_H
+
+#include <stddef.h>
+
+#include "catalog/catalog.h"
+#include "util/error.h"
+
+/* Hours in a year of 365.25 days (leap years included). */
+#define TCO_HOURS_PER_YEAR 8766.0
+
+/* Every input that a flag or the facility table sets, for sources and checks. */
+enum tco_input {
+	TCO_IN_COUNT,           /* servers */
+	TCO_IN_PRICE,           /* USD per server */
+	TCO_IN_POWER,           /* kW per server at full load */
+	TCO_IN_IDLE,            /* kW per server idle */
+	TCO_IN_RACK_UNITS,      /* U per server */
+	TCO_IN_YEARS,           /* years of service */
+	TCO_IN_UTILISATION,     /* % of hours the GPUs do paid work */
+	TCO_IN_ELECTRICITY,     /* USD/kWh */
+	TCO_IN_PUE,             /* ratio >= 1 */
+	TCO_IN_COLO,            /* USD per kW-month of provisioned power */
+	TCO_IN_RACK_UNIT_PRICE, /* USD per U-month */
+	TCO_IN_STAFF,           /* USD per server-year */
+	TCO_IN_SUPPORT,         /* % of price per year */
+	TCO_IN_ADDON,           /* % of price, network and storage */
+	TCO_IN_RESIDUAL,        /* % of price recovered at the end */
+	TCO_IN_CAPITAL,         /* % per year, discount rate of the NPV */
+	TCO_IN_CLOUD_PRICE,     /* USD per instance-hour, on-demand */
+	TCO_IN_DISCOUNT,        /* % off the cloud price (reserved) */
+	TCO_NINPUTS
+};
+
+struct tco_input_desc {
+	const char *flag;          /* command-line flag without dashes: "electricity" */
+	const char *facility_key;  /* facility.csv key of the default, or NULL */
+	const char *unit;          /* "USD/kWh" */
+	const char *what;          /* "electricity price" */
+	double min, max;           /* allowed range */
+	int min_exclusive;         /* 1: the value must be > min */
+};
+
+/* Description of one input; never NULL for id < TCO_NINPUTS. */
+const struct tco_input_desc *tco_input_desc(enum tco_input id);
+
+enum tco_space {
+	TCO_SPACE_KW,         /* colocation billed per kW of provisioned power */
+	TCO_SPACE_RACK_UNIT,  /* billed per rack unit */
+};
+
+struct tco_inputs {
+	/* what is owned */
+	char name[128];             /* display name */
+	const char *server_key;     /* servers.csv key, or NULL for a generic build */
+	const char *gpu_key;        /* gpus.csv key */
+	double gpus_per_server;
+	double value[TCO_NINPUTS];  /* indexed by enum tco_input, in its unit */
+	char source[TCO_NINPUTS][128]; /* where each value came from ("--pue", "data/facility.csv:12") */
+	enum tco_space space;
+	/* the precision of the $/PFLOP-hour figure and the GPU's dense peak there */
+	const char *precision;
+	double peak_tflops_per_gpu;
+	/* the cloud comparator; cloud_key NULL when there is none */
+	const char *cloud_key, *cloud_name;
+	const char *cloud_gpu_key;
+	double cloud_gpus;          /* GPUs per instance */
+	int cloud_reserved;         /* 1: every hour of the period is paid, at the discount */
+	double hours_per_year;      /* TCO_HOURS_PER_YEAR unless a worked example says otherwise */
+};
+
+/*
+ * Fills in the facility defaults (with "data/facility.csv:LINE" sources) and
+ * clears everything else: one server, 70 % utilisation, years = the
+ * facility's depreciation_years.  Returns 0, or -1 with *err (field = the
+ * flag) for the first facility key that is missing; every missing value is
+ * left NaN, with a source saying so, for tco_inputs_check() to report if no
+ * flag sets it.
+ */
+int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct diag *err);
+
+/* Sets the owned hardware from a catalog server (price, power, idle, U). */
+int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
+		      const struct cat_server *s, struct diag *err);
+
+/*
+ * Sets the owned hardware to a generic build of n GPUs of one type: the
+ * GPUs' catalog price and power plus a host (CPUs, memory, chassis, NICs)
+ * whose price, power and rack space per GPU are the mean of the catalog
+ * servers with GPUs of the same form factor (their price minus their GPUs).
+ * The servers used are listed in `why` (e.g. "host share from dgx-h100,
+ * hgx-h100-8, ...").  Returns -1 when the GPU has no price or power, or no
+ * server gives a host share; the caller then asks for --price / --power-kw.
+ */
+int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
+		       const struct cat_gpu *g, double n, char *why, size_t why_len,
+		       struct diag *err);
+
+/* Sets the cloud comparator from a catalog instance. */
+void tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c);
+
+/*
+ * The cheapest catalog instance with the same GPU and GPU count as the owned
+ * server; failing that, the one with the same GPU that is cheapest per
+ * GPU-hour.  NULL when no instance has that GPU.  *same_count tells which.
+ */
+const struct cat_cloud *tco_cloud_match(const struct catalog *cat, const char *gpu_key,
+					double gpus, int *same_count);
+
+/* Checks every value against its range; -1 with err->field = the flag. */
+int tco_inputs_check(const struct tco_inputs *in, struct diag *err);
+
+struct tco_result {
+	/* installation */
+	double servers, gpus;              /* total GPUs = servers x gpus_per_server */
+	double hours;                      /* years x hours per year */
+	double utilisation;                /* fraction */
+	/* one-off */
+	double server_capex_usd;           /* servers x price */
+	double addon_usd;                  /* server capex x add-on % */
+	double capex_usd;                  /* sum of the two */
+	double residual_usd;               /* server capex x residual %, returned at the end */
+	/* per year */
+	double load_fraction;              /* average power / full power of a server */
+	double avg_power_kw;               /* per server */
+	double energy_kwh_per_year;        /* all servers, at the meter (with PUE) */
+	double energy_usd_per_year;
+	double space_usd_per_year;
+	double staff_usd_per_year;
+	double support_usd_per_year;
+	double opex_usd_per_year;          /* energy + space + staff + support */
+	/* over the period */
+	double total_usd;                  /* capex + opex x years - residual */
+	double gpu_hours_used;             /* gpus x hours x utilisation */
+	double usd_per_gpu_hour;           /* total / GPU-hours used */
+	double usd_per_pflop_hour;         /* at the GPU's dense peak; NaN without a peak */
+	/* against the cloud (NaN without a comparator) */
+	int has_cloud;
+	double cloud_instances;            /* instances a reserved term pays for */
+	double cloud_usd_per_gpu_hour;     /* after the discount */
+	double cloud_total_usd;            /* the same GPU-hours rented */
+	double owned_usd_per_month;        /* opex / 12 */
+	double cloud_usd_per_month;
+	double breakeven_month;            /* months after purchase; NaN when never */
+	int breakeven_in_period;           /* 1 when breakeven_month <= years x 12 */
+	double savings_usd;                /* cloud total - owned total (> 0: owning pays) */
+	double roi_pct;                    /* savings / capex x 100, over the period */
+	double roi_pct_per_year;           /* roi / years */
+	double npv_usd;                    /* NPV of owning instead of renting */
+	/* the value of one input, others fixed, at which savings = 0; NaN: none in range */
+	double flip[TCO_NINPUTS];
+};
+
+/*
+ * Computes every term.  Returns 0, or -1 with *err (field = the flag) when an
+ * input is out of range or missing (a server without a price ...).
+ */
+int tco_compute(const struct tco_inputs *in, struct tco_result *out, struct diag *err);
+
+/* Cumulative cash paid after `month` months, owned (capex first) and rented. */
+double tco_owned_cumulative_usd(const struct tco_result *r, double month);
+double tco_cloud_cumulative_usd(const struct tco_result *r, double month);
+
+/* Savings (cloud total - owned total) with one input replaced by v. */
+double tco_savings_with(const struct tco_inputs *in, enum tco_input id, double v);
+
+/* ---- for plan ---- */
+
+enum cost_kind { COST_OWNED, COST_RENTED };
+
+struct cost_basis {
+	enum cost_kind kind;
+	const char *key;            /* servers.csv or clouds.csv key (or the generic name) */
+	const char *gpu_key;
+	double gpus;                /* GPUs per server or instance */
+	double usd_per_gpu_hour;    /* all-in price of one GPU-hour of work */
+	double usd_per_hour;        /* the same for the whole server or instance */
+};
+
+/*
+ * Owned: the effective $/GPU-hour of the whole account (capex, energy at the
+ * given utilisation, space, staff, support, less residual) spread over the
+ * GPU-hours used; identical to tco_compute()'s usd_per_gpu_hour.
+ */
+int cost_basis_owned(struct cost_basis *b, const struct tco_inputs *in, struct diag *err);
+/* Rented: the instance's price less discount_pct, per GPU-hour. */
+int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct,
+		      struct diag *err);
+/* Shorthand for cost_basis_owned(...)->usd_per_gpu_hour. */
+int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour,
+				struct diag *err);
+
+/* The cost of gpu_hours GPU-hours on a basis: one multiplication. */
+static inline double cost_run_usd(const struct cost_basis *b, double gpu_hours)
+{
+	return b->usd_per_gpu_hour * gpu_hours;
+}
+
+#endif

@@ -1,0 +1,888 @@
+/*
+ * The collector threads (see collector.h).
+ */
+#include "export/collector.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "export/xid.h"
+#include "host/host.h"
+#include "util/error.h"
+#include "util/xalloc.h"
+
+/* Fast readings: everything but the two 20 ms PCIe throughput windows. */
+#define WHAT_FAST (GPU_SAMPLE_BASIC | GPU_SAMPLE_HEALTH | GPU_SAMPLE_THROTTLE | GPU_SAMPLE_NVLINK)
+/* Static facts (MIG mode, ECC mode, power limit) can change; read them again this often. */
+#define STATIC_REFRESH_S 60.0
+
+/* What a worker read; guarded by the collector's lock once stored. */
+struct result {
+	int have;               /* a sample() call has finished */
+	int have_static;
+	struct gpu_static st;
+	int rc;
+	struct gpu_sample s;
+	struct gpu_mig_instance *mig;
+	size_t nmig;
+	struct xproc *procs;
+	size_t nprocs;
+};
+
+struct slot {
+	struct collector *c;
+	unsigned idx;
+	struct gpu_device *dev;
+	pthread_t thread;
+	int started;
+	/* guarded by c->lock */
+	uint64_t job_gen, done_gen;
+	int busy;
+	double busy_since;
+	int stalled;
+	int exited;
+	int lost;               /* reported by status() or the event thread */
+	struct result res;
+	int pcie_valid;
+	uint64_t pcie_tx, pcie_rx;
+	double slow_duration_s;
+	uint64_t errors;
+	/* worker-private scratch */
+	struct gpu_sample scratch;
+	struct gpu_static scratch_st;
+	double static_at;
+	/* publisher-private: the previous NVLink totals, for dcgm's rate */
+	double prev_kib, prev_t;
+	int prev_valid;
+};
+
+struct collector {
+	struct collector_opts o;
+	pthread_mutex_t lock;
+	pthread_cond_t work;        /* workers wait for jobs */
+	pthread_cond_t done;        /* the publisher waits for workers */
+	pthread_cond_t tick;        /* the publisher's and others' sleeps; stop wakes them */
+	pthread_cond_t first;       /* the first snapshot was published */
+	int stop;
+	uint64_t gen;
+	struct slot *slots;
+	unsigned nslots;
+	struct xid_book *xids;
+	pthread_t publisher, events, kmsg;
+	int publisher_started, events_started, kmsg_started;
+	int events_exited, kmsg_exited;
+	atomic_int events_up, kmsg_up;
+	atomic_ullong xid_unmatched;
+	uint64_t collections, stalled_calls;
+	double start_wall, start_mono;
+	double process_start_s;
+	double collect_duration_s;
+	struct snapshot *current;   /* guarded by lock */
+	size_t size_hint[EXPO_NFORMATS];
+	struct collector *next_abandoned;
+};
+
+/* Collectors stopped while a call hung: their threads may still touch them. */
+static struct collector *abandoned;
+static pthread_mutex_t abandoned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static struct timespec abs_mono(double t)
+{
+	struct timespec ts;
+	ts.tv_sec = (time_t)t;
+	ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+/* Waits on cond (with c->lock held) until CLOCK_MONOTONIC time t. */
+static void wait_until(struct collector *c, pthread_cond_t *cond, double t)
+{
+	struct timespec ts = abs_mono(t);
+	pthread_cond_timedwait(cond, &c->lock, &ts);
+}
+
+static void init_cond(pthread_cond_t *cv)
+{
+	pthread_condattr_t a;
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(cv, &a);
+	pthread_condattr_destroy(&a);
+}
+
+static void result_free(struct result *r)
+{
+	free(r->mig);
+	free(r->procs);
+	r->mig = NULL;
+	r->procs = NULL;
+	r->nmig = r->nprocs = 0;
+}
+
+/* ---- per-GPU worker ---- */
+
+static void read_comm(unsigned pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
+{
+	const struct gpu_backend *b = sl->c->o.backend;
+	double now = mono_now();
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!sl->static_at || now - sl->static_at >= STATIC_REFRESH_S) {
+		rc = b->static_info(sl->dev, &sl->scratch_st);
+		sl->static_at = now;
+		/* a GPU lost half-way still told who it is: keep what was read */
+		if (rc == GPU_OK || (rc == GPU_ERR_LOST && !sl->res.have_static &&
+				     GPU_STATIC_HAS(&sl->scratch_st, uuid))) {
+			/* stored now, so a GPU whose next call hangs is still named */
+			pthread_mutex_lock(&sl->c->lock);
+			sl->res.st = sl->scratch_st;
+			sl->res.have_static = 1;
+			pthread_mutex_unlock(&sl->c->lock);
+		} else if (rc != GPU_ERR_LOST) {
+			(*errors)++;
+		}
+	}
+	r->rc = b->sample(sl->dev, WHAT_FAST, &sl->scratch);
+	r->s = sl->scratch;
+	r->have = 1;
+	if (r->rc != GPU_OK) {
+		if (r->rc != GPU_ERR_LOST)
+			(*errors)++;
+		return;
+	}
+	if (sl->c->o.processes && b->processes) {
+		struct gpu_process *p = NULL;
+		size_t n = 0, i;
+		if (b->processes(sl->dev, &p, &n) == GPU_OK && n) {
+			r->procs = xcalloc(n, sizeof(*r->procs));
+			for (i = 0; i < n; i++) {
+				r->procs[i].pid = p[i].pid;
+				r->procs[i].used_valid = p[i].used_bytes_valid;
+				r->procs[i].used_bytes = p[i].used_bytes;
+				r->procs[i].gpu_instance = p[i].gpu_instance;
+				r->procs[i].compute_instance = p[i].compute_instance;
+				read_comm(p[i].pid, r->procs[i].comm, sizeof(r->procs[i].comm));
+			}
+			r->nprocs = n;
+		}
+		free(p);
+	}
+	{
+		/* MIG instances, when the static facts say MIG is on (only this thread writes them) */
+		const struct gpu_static *st = sl->res.have_static ? &sl->res.st : NULL;
+		if (st && GPU_STATIC_HAS(st, mig_mode) && st->mig_mode == 1 && b->mig_instances) {
+			if (b->mig_instances(sl->dev, &r->mig, &r->nmig) != GPU_OK) {
+				free(r->mig);
+				r->mig = NULL;
+				r->nmig = 0;
+				(*errors)++;
+			}
+		}
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct slot *sl = arg;
+	struct collector *c = sl->c;
+	struct result *r = xcalloc(1, sizeof(*r));
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->stop) {
+		uint64_t gen, errors = 0;
+		double t0;
+		while (!c->stop && sl->job_gen == sl->done_gen)
+			pthread_cond_wait(&c->work, &c->lock);
+		if (c->stop)
+			break;
+		gen = sl->job_gen;
+		sl->busy = 1;
+		sl->busy_since = mono_now();
+		pthread_mutex_unlock(&c->lock);
+
+		worker_fast(sl, r, &errors);
+
+		pthread_mutex_lock(&c->lock);
+		/* the readings replace the last ones; the static facts stay */
+		result_free(&sl->res);
+		sl->res.have = r->have;
+		sl->res.rc = r->rc;
+		sl->res.s = r->s;
+		sl->res.mig = r->mig;
+		sl->res.nmig = r->nmig;
+		sl->res.procs = r->procs;
+		sl->res.nprocs = r->nprocs;
+		memset(r, 0, sizeof(*r));
+		if (sl->res.rc == GPU_ERR_LOST ||
+		    (c->o.backend->status && c->o.backend->status(sl->dev) == GPU_STATUS_LOST))
+			sl->lost = 1;
+		sl->errors += errors;
+		sl->done_gen = gen;
+		sl->busy = 0;
+		sl->stalled = 0;
+		pthread_cond_broadcast(&c->done);
+
+		if (c->o.pcie_throughput && !sl->lost && sl->res.rc == GPU_OK && !c->stop) {
+			/* the slow call, after the fast readings are in */
+			int rc;
+			sl->busy = 1;
+			t0 = sl->busy_since = mono_now();
+			pthread_mutex_unlock(&c->lock);
+			rc = c->o.backend->sample(sl->dev, GPU_SAMPLE_PCIE_THROUGHPUT, &sl->scratch);
+			pthread_mutex_lock(&c->lock);
+			sl->busy = 0;
+			sl->stalled = 0;
+			sl->slow_duration_s = mono_now() - t0;
+			if (rc == GPU_OK && GPU_SAMPLE_HAS(&sl->scratch, pcie_tx_bytes_per_s) &&
+			    GPU_SAMPLE_HAS(&sl->scratch, pcie_rx_bytes_per_s)) {
+				sl->pcie_valid = 1;
+				sl->pcie_tx = sl->scratch.pcie_tx_bytes_per_s;
+				sl->pcie_rx = sl->scratch.pcie_rx_bytes_per_s;
+			} else {
+				sl->pcie_valid = 0;
+				if (rc == GPU_ERR_LOST)
+					sl->lost = 1;
+			}
+		}
+	}
+	sl->exited = 1;
+	pthread_cond_broadcast(&c->done);
+	pthread_mutex_unlock(&c->lock);
+	free(r);
+	return NULL;
+}
+
+/* ---- process figures (/proc/self) ---- */
+
+static void process_stats(struct collector *c, struct xstats *s)
+{
+	char buf[1024], *p;
+	FILE *f = fopen("/proc/self/stat", "r");
+	long ticks = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	struct rlimit rl;
+	DIR *d;
+
+	s->cpu_seconds = s->resident_bytes = s->virtual_bytes = s->open_fds = s->max_fds = NAN;
+	s->threads = NAN;
+	s->start_time_s = c->process_start_s;
+	if (f) {
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		buf[n] = '\0';
+		fclose(f);
+		/* fields after the command name, which may hold spaces: from the last ')' */
+		p = strrchr(buf, ')');
+		if (p) {
+			unsigned long utime = 0, stime = 0, vsize = 0;
+			long rss = 0, threads = 0;
+			if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d "
+				   "%ld %*d %*u %lu %ld", &utime, &stime, &threads, &vsize, &rss) == 5 &&
+			    ticks > 0) {
+				s->cpu_seconds = (double)(utime + stime) / (double)ticks;
+				s->virtual_bytes = (double)vsize;
+				s->resident_bytes = (double)rss * (double)page;
+				s->threads = (double)threads;
+			}
+		}
+	}
+	d = opendir("/proc/self/fd");
+	if (d) {
+		struct dirent *e;
+		double n = 0;
+		while ((e = readdir(d)))
+			if (e->d_name[0] != '.')
+				n++;
+		closedir(d);
+		s->open_fds = n - 1;    /* the directory stream's own descriptor */
+	}
+	if (!getrlimit(RLIMIT_NOFILE, &rl))
+		s->max_fds = rl.rlim_cur == RLIM_INFINITY ? INFINITY : (double)rl.rlim_cur;
+}
+
+/* Process start time: boot time (btime, /proc/stat) + start ticks (/proc/self/stat field 22). */
+static double read_process_start(void)
+{
+	char buf[1024], *p;
+	FILE *f = fopen("/proc/stat", "r");
+	double btime = NAN;
+	unsigned long long start = 0;
+	long ticks = sysconf(_SC_CLK_TCK);
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (!strncmp(buf, "btime ", 6)) {
+				btime = strtod(buf + 6, NULL);
+				break;
+			}
+		fclose(f);
+	}
+	f = fopen("/proc/self/stat", "r");
+	if (!f)
+		return wall_now();
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return wall_now();
+	}
+	fclose(f);
+	p = strrchr(buf, ')');
+	if (!p || isnan(btime) || ticks <= 0 ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
+		   &start) != 1)
+		return wall_now();
+	return btime + (double)start / (double)ticks;
+}
+
+/* ---- publisher ---- */
+
+static void snapshot_free(struct snapshot *s)
+{
+	int f;
+	for (f = 0; f < EXPO_NFORMATS; f++)
+		free(s->body[f]);
+	free(s);
+}
+
+void snapshot_release(struct snapshot *s)
+{
+	if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		snapshot_free(s);
+}
+
+struct snapshot *collector_acquire(struct collector *c)
+{
+	struct snapshot *s;
+	pthread_mutex_lock(&c->lock);
+	s = c->current;
+	if (s)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&c->lock);
+	return s;
+}
+
+/* Copies the slots' results into v (lock held); the arrays are duplicated. */
+static void build_view(struct collector *c, struct xview *v, double now_wall, double now_mono)
+{
+	unsigned i;
+	v->ngpus = c->nslots;
+	v->gpus = xcalloc(c->nslots ? c->nslots : 1, sizeof(*v->gpus));
+	v->hostname = c->o.hostname;
+	v->xid_window_s = c->o.xid_window_s;
+	v->processes = c->o.processes;
+	for (i = 0; i < c->nslots; i++) {
+		struct slot *sl = &c->slots[i];
+		struct xgpu *g = &v->gpus[i];
+		g->index = i;
+		g->have_static = sl->res.have_static;
+		if (g->have_static) {
+			g->st = sl->res.st;
+			if (GPU_STATIC_HAS(&g->st, index))
+				g->index = g->st.index;
+		}
+		g->lost = sl->lost;
+		g->stalled = sl->stalled;
+		g->rc = sl->res.rc;
+		g->answered = sl->res.have && sl->res.rc == GPU_OK;
+		if (g->answered) {
+			g->s = sl->res.s;
+			if (sl->pcie_valid) {
+				GPU_SAMPLE_SET(&g->s, pcie_tx_bytes_per_s, sl->pcie_tx);
+				GPU_SAMPLE_SET(&g->s, pcie_rx_bytes_per_s, sl->pcie_rx);
+			}
+			if (sl->res.nmig) {
+				g->mig = xmalloc(sl->res.nmig * sizeof(*g->mig));
+				memcpy(g->mig, sl->res.mig, sl->res.nmig * sizeof(*g->mig));
+				g->nmig = sl->res.nmig;
+			}
+			if (sl->res.nprocs) {
+				g->procs = xmalloc(sl->res.nprocs * sizeof(*g->procs));
+				memcpy(g->procs, sl->res.procs, sl->res.nprocs * sizeof(*g->procs));
+				g->nprocs = sl->res.nprocs;
+			}
+		}
+		/* dcgm's NVLink throughput: the change of the data counters over time */
+		if (g->answered && g->s.nlinks) {
+			double kib = 0, t = (double)g->s.timestamp_ns * 1e-9;
+			unsigned l, any = 0;
+			for (l = 0; l < g->s.nlinks && l < GPU_MAX_NVLINKS; l++) {
+				const struct gpu_link_sample *ls = &g->s.links[l];
+				if (GPU_LINK_HAS(ls, tx_kib) && GPU_LINK_HAS(ls, rx_kib)) {
+					kib += (double)ls->tx_kib + (double)ls->rx_kib;
+					any = 1;
+				}
+			}
+			if (any && sl->prev_valid && t > sl->prev_t && kib >= sl->prev_kib) {
+				g->nvlink_rate_valid = 1;
+				g->nvlink_kib_per_s = (kib - sl->prev_kib) / (t - sl->prev_t);
+			}
+			if (any && t > sl->prev_t) {
+				sl->prev_kib = kib;
+				sl->prev_t = t;
+				sl->prev_valid = 1;
+			}
+		}
+		g->nxids = xid_book_view(c->xids, i, now_wall, &g->xids, &g->has_last_xid, &g->last_xid,
+					 &g->last_xid_time_s);
+	}
+	(void)now_mono;
+}
+
+static void view_free(struct xview *v)
+{
+	unsigned i;
+	for (i = 0; i < v->ngpus; i++) {
+		free(v->gpus[i].mig);
+		free(v->gpus[i].procs);
+		free(v->gpus[i].xids);
+	}
+	free(v->gpus);
+}
+
+/*
+ * One collection: jobs out, results in (up to the deadline), render, publish.
+ * With `whole`, also wait for the slow PCIe pass (the first collection, so
+ * the first scrape has every reading).
+ */
+static void collect_once(struct collector *c, double deadline_s, int whole)
+{
+	double t0 = mono_now(), now;
+	struct xview v;
+	struct snapshot *snap, *old;
+	uint64_t gen, errors = 0;
+	unsigned i, stalled = 0;
+	int f;
+	char why[512] = "";
+	double slow = NAN;
+
+	pthread_mutex_lock(&c->lock);
+	gen = ++c->gen;
+	for (i = 0; i < c->nslots; i++)
+		c->slots[i].job_gen = gen;
+	pthread_cond_broadcast(&c->work);
+	for (;;) {
+		unsigned pending = 0;
+		for (i = 0; i < c->nslots; i++) {
+			struct slot *sl = &c->slots[i];
+			if ((sl->done_gen != gen || (whole && sl->busy)) && !sl->stalled && !sl->exited)
+				pending++;
+		}
+		now = mono_now();
+		if (!pending || now >= t0 + deadline_s || c->stop)
+			break;
+		wait_until(c, &c->done, t0 + deadline_s);
+	}
+	now = mono_now();
+	for (i = 0; i < c->nslots; i++) {
+		struct slot *sl = &c->slots[i];
+		if (sl->busy && now - sl->busy_since >= c->o.timeout_s && !sl->stalled) {
+			sl->stalled = 1;
+			c->stalled_calls++;
+		}
+		if (sl->stalled) {
+			size_t l = strlen(why);
+			stalled++;
+			snprintf(why + l, sizeof(why) - l, "%sgpu %u: a library call has not returned for %.1f s",
+				 l ? "; " : "", i, now - sl->busy_since);
+		}
+		errors += sl->errors;
+		if (!isnan(sl->slow_duration_s) && sl->slow_duration_s > 0)
+			slow = isnan(slow) ? sl->slow_duration_s : fmax(slow, sl->slow_duration_s);
+	}
+	c->collections++;
+	memset(&v, 0, sizeof(v));
+	build_view(c, &v, wall_now(), now);
+	v.stats.collections = c->collections;
+	v.stats.stalled_calls = c->stalled_calls;
+	v.stats.collect_duration_s = c->collect_duration_s;
+	pthread_mutex_unlock(&c->lock);
+
+	v.stats.interval_s = c->o.interval_s;
+	v.stats.slow_duration_s = slow;
+	v.stats.collect_errors = errors;
+	v.stats.backend_up = c->o.backend != NULL;
+	v.stats.backend = c->o.backend ? c->o.backend->name : NULL;
+	v.stats.nvml_events_up = atomic_load(&c->events_up);
+	v.stats.kmsg_up = atomic_load(&c->kmsg_up);
+	v.stats.xid_unmatched = atomic_load(&c->xid_unmatched);
+	v.stats.xid_duplicates = xid_book_duplicates(c->xids);
+	v.stats.last_collect_time_s = wall_now();
+	process_stats(c, &v.stats);
+	if (isnan(v.stats.collect_duration_s))
+		v.stats.collect_duration_s = mono_now() - t0;
+
+	snap = xcalloc(1, sizeof(*snap));
+	for (f = 0; f < EXPO_NFORMATS; f++) {
+		struct expo_buf b;
+		expo_buf_init(&b);
+		if (c->size_hint[f]) {
+			b.data = xmalloc(c->size_hint[f]);
+			b.cap = c->size_hint[f];
+			b.data[0] = '\0';
+		}
+		families_render(&v, c->o.names, (enum expo_format)f, &b);
+		snap->body[f] = expo_buf_steal(&b, &snap->len[f]);
+		c->size_hint[f] = snap->len[f] + snap->len[f] / 8 + 256;
+	}
+	view_free(&v);
+	snap->healthy = stalled == 0;
+	snprintf(snap->health, sizeof(snap->health), "%s", stalled ? why : "ok");
+	snap->refs = 1;
+
+	pthread_mutex_lock(&c->lock);
+	snap->mono_s = mono_now();
+	c->collect_duration_s = snap->mono_s - t0;
+	old = c->current;
+	c->current = snap;
+	pthread_cond_broadcast(&c->first);
+	pthread_mutex_unlock(&c->lock);
+	snapshot_release(old);
+}
+
+static void *publisher_main(void *arg)
+{
+	struct collector *c = arg;
+	double next = mono_now() + c->o.interval_s;
+	/* wait at most this long for the workers; later results go into the next collection */
+	double deadline = fmin(c->o.timeout_s, fmax(c->o.interval_s * 0.9, 0.05));
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->stop) {
+		double now = mono_now();
+		if (now < next) {
+			wait_until(c, &c->tick, next);
+			continue;
+		}
+		/* keep the phase; skip ticks missed while a collection ran long */
+		while (next <= now)
+			next += c->o.interval_s;
+		pthread_mutex_unlock(&c->lock);
+		collect_once(c, deadline, 0);
+		pthread_mutex_lock(&c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* ---- XID sources ---- */
+
+static void *events_main(void *arg)
+{
+	struct collector *c = arg;
+	struct gpu_event ev[64];
+	int failures = 0;
+	for (;;) {
+		int n, i;
+		pthread_mutex_lock(&c->lock);
+		if (c->stop) {
+			pthread_mutex_unlock(&c->lock);
+			break;
+		}
+		pthread_mutex_unlock(&c->lock);
+		n = c->o.backend->events(ev, sizeof(ev) / sizeof(ev[0]), 500);
+		if (n < 0) {
+			atomic_store(&c->events_up, 0);
+			if (++failures == 1)
+				warning("export: nvml events: %s", c->o.backend->last_error());
+			pthread_mutex_lock(&c->lock);
+			if (!c->stop)
+				wait_until(c, &c->tick, mono_now() + 5.0);
+			pthread_mutex_unlock(&c->lock);
+			continue;
+		}
+		failures = 0;
+		atomic_store(&c->events_up, 1);
+		for (i = 0; i < n; i++) {
+			unsigned g = ev[i].gpu_index;
+			if (g >= c->nslots)
+				continue;
+			if (ev[i].type == GPU_EVENT_XID)
+				xid_book_add(c->xids, g, (unsigned)ev[i].code, (double)ev[i].time_ns * 1e-9,
+					     XID_FROM_NVML);
+			else if (ev[i].type == GPU_EVENT_LOST) {
+				pthread_mutex_lock(&c->lock);
+				c->slots[g].lost = 1;
+				pthread_mutex_unlock(&c->lock);
+			}
+		}
+	}
+	pthread_mutex_lock(&c->lock);
+	c->events_exited = 1;
+	pthread_cond_broadcast(&c->done);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* The GPU slot whose PCI domain:bus:device is "dddd:bb:dd" (hex), or -1. */
+static int slot_by_pci(struct collector *c, const char *pci)
+{
+	unsigned dom, bus, dev, i;
+	int found = -1;
+	if (sscanf(pci, "%x:%x:%x", &dom, &bus, &dev) != 3) {
+		dom = 0;
+		if (sscanf(pci, "%x:%x", &bus, &dev) != 2)
+			return -1;
+	}
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->nslots && found < 0; i++) {
+		const struct result *r = &c->slots[i].res;
+		if (r->have_static && GPU_STATIC_HAS(&r->st, pci_bus) && r->st.pci_bus == bus &&
+		    (!GPU_STATIC_HAS(&r->st, pci_domain) || r->st.pci_domain == dom) &&
+		    (!GPU_STATIC_HAS(&r->st, pci_device) || r->st.pci_device == dev))
+			found = (int)i;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return found;
+}
+
+static void kmsg_line(struct collector *c, const char *line)
+{
+	struct host_xid x;
+	int slot;
+	double t;
+	if (!host_parse_xid(line, strlen(line), &x) || x.code < 0)
+		return;
+	slot = slot_by_pci(c, x.pci);
+	if (slot < 0) {
+		atomic_fetch_add(&c->xid_unmatched, 1);
+		return;
+	}
+	/* the kernel's time stamp is CLOCK_MONOTONIC-like seconds since boot */
+	t = x.uptime_s >= 0 ? wall_now() - (mono_now() - x.uptime_s) : wall_now();
+	xid_book_add(c->xids, (unsigned)slot, (unsigned)x.code, t, XID_FROM_KMSG);
+}
+
+static void *kmsg_main(void *arg)
+{
+	struct collector *c = arg;
+	char buf[8192], line[8192];
+	size_t have = 0;
+	int fd = open(c->o.kmsg_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		warning("export: cannot read the kernel log '%s': %s (XIDs from NVML events only)",
+			c->o.kmsg_path, strerror(errno));
+		goto out;
+	}
+	atomic_store(&c->kmsg_up, 1);
+	for (;;) {
+		ssize_t n;
+		pthread_mutex_lock(&c->lock);
+		if (c->stop) {
+			pthread_mutex_unlock(&c->lock);
+			break;
+		}
+		pthread_mutex_unlock(&c->lock);
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			/* /dev/kmsg gives one record per read; a file gives lines */
+			ssize_t i;
+			for (i = 0; i < n; i++) {
+				if (buf[i] == '\n' || have == sizeof(line) - 1) {
+					line[have] = '\0';
+					if (have && line[0] != ' ')
+						kmsg_line(c, line);
+					have = 0;
+					if (buf[i] == '\n')
+						continue;
+				}
+				line[have++] = buf[i];
+			}
+			continue;
+		}
+		if (n < 0 && errno == EPIPE)
+			continue;   /* records were overwritten before we read them */
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN) {
+			warning("export: reading '%s': %s", c->o.kmsg_path, strerror(errno));
+			atomic_store(&c->kmsg_up, 0);
+			break;
+		}
+		if (n == 0 && have) {
+			/* a file's last line without a newline */
+			line[have] = '\0';
+			kmsg_line(c, line);
+			have = 0;
+		}
+		if (n < 0) {
+			struct pollfd p = {fd, POLLIN, 0};
+			poll(&p, 1, 250);
+		} else {
+			/* end of a regular file: look for appended lines now and then */
+			pthread_mutex_lock(&c->lock);
+			if (!c->stop)
+				wait_until(c, &c->tick, mono_now() + 0.25);
+			pthread_mutex_unlock(&c->lock);
+		}
+	}
+	close(fd);
+out:
+	pthread_mutex_lock(&c->lock);
+	c->kmsg_exited = 1;
+	pthread_cond_broadcast(&c->done);
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+/* ---- lifecycle ---- */
+
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, char *err, size_t len,
+			const char *what)
+{
+	int rc = pthread_create(t, NULL, fn, arg);
+	if (rc) {
+		snprintf(err, len, "cannot start the %s thread: %s", what, strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+struct collector *collector_start(const struct collector_opts *o, char *err, size_t err_len)
+{
+	struct collector *c = xcalloc(1, sizeof(*c));
+	unsigned i;
+
+	c->o = *o;
+	pthread_mutex_init(&c->lock, NULL);
+	init_cond(&c->work);
+	init_cond(&c->done);
+	init_cond(&c->tick);
+	init_cond(&c->first);
+	c->start_wall = wall_now();
+	c->start_mono = mono_now();
+	c->process_start_s = read_process_start();
+	c->collect_duration_s = NAN;
+	c->nslots = o->backend ? o->ndevs : 0;
+	c->slots = xcalloc(c->nslots ? c->nslots : 1, sizeof(*c->slots));
+	c->xids = xid_book_new(c->nslots, o->xid_window_s, c->start_wall);
+	for (i = 0; i < c->nslots; i++) {
+		struct slot *sl = &c->slots[i];
+		sl->c = c;
+		sl->idx = i;
+		sl->dev = o->devs[i];
+		sl->slow_duration_s = NAN;
+		if (o->backend->status && o->backend->status(sl->dev) == GPU_STATUS_LOST)
+			sl->lost = 1;
+		if (start_thread(&sl->thread, worker_main, sl, err, err_len, "gpu worker"))
+			goto fail;
+		sl->started = 1;
+	}
+	/* the first collection, before anything is served */
+	collect_once(c, c->o.timeout_s, 1);
+	if (start_thread(&c->publisher, publisher_main, c, err, err_len, "collector"))
+		goto fail;
+	c->publisher_started = 1;
+	if (o->backend && o->backend->events && o->events) {
+		if (start_thread(&c->events, events_main, c, err, err_len, "event"))
+			goto fail;
+		c->events_started = 1;
+	}
+	if (o->kmsg_path && *o->kmsg_path) {
+		if (start_thread(&c->kmsg, kmsg_main, c, err, err_len, "kernel log"))
+			goto fail;
+		c->kmsg_started = 1;
+	}
+	return c;
+fail:
+	collector_stop(c, 1.0);
+	return NULL;
+}
+
+/* Joins t if it exits by the deadline (its `exited` flag, under the lock). */
+static int join_by(struct collector *c, pthread_t t, int *exited, double deadline)
+{
+	pthread_mutex_lock(&c->lock);
+	while (!*exited && mono_now() < deadline)
+		wait_until(c, &c->done, fmin(deadline, mono_now() + 0.1));
+	pthread_mutex_unlock(&c->lock);
+	if (!*exited) {
+		pthread_detach(t);
+		return 0;
+	}
+	pthread_join(t, NULL);
+	return 1;
+}
+
+int collector_stop(struct collector *c, double grace_s)
+{
+	double deadline = mono_now() + grace_s;
+	int clean = 1;
+	unsigned i;
+
+	pthread_mutex_lock(&c->lock);
+	c->stop = 1;
+	pthread_cond_broadcast(&c->work);
+	pthread_cond_broadcast(&c->tick);
+	pthread_cond_broadcast(&c->done);
+	pthread_mutex_unlock(&c->lock);
+	if (c->publisher_started)
+		pthread_join(c->publisher, NULL);
+	if (c->kmsg_started)
+		clean &= join_by(c, c->kmsg, &c->kmsg_exited, deadline);
+	if (c->events_started)
+		clean &= join_by(c, c->events, &c->events_exited, deadline);
+	for (i = 0; i < c->nslots; i++)
+		if (c->slots[i].started)
+			clean &= join_by(c, c->slots[i].thread, &c->slots[i].exited, deadline);
+	if (!clean) {
+		/* threads still inside the library use c: keep it, reachable, until exit */
+		pthread_mutex_lock(&abandoned_lock);
+		c->next_abandoned = abandoned;
+		abandoned = c;
+		pthread_mutex_unlock(&abandoned_lock);
+		return 0;
+	}
+	for (i = 0; i < c->nslots; i++)
+		result_free(&c->slots[i].res);
+	free(c->slots);
+	xid_book_free(c->xids);
+	snapshot_release(c->current);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->work);
+	pthread_cond_destroy(&c->done);
+	pthread_cond_destroy(&c->tick);
+	pthread_cond_destroy(&c->first);
+	free(c);
+	return 1;
+}

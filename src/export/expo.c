@@ -1,0 +1,440 @@
+/*
+ * Prometheus text 0.0.4 and OpenMetrics 1.0 writer (see expo.h).
+ */
+#include "export/expo.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/xalloc.h"
+
+void expo_buf_init(struct expo_buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void expo_buf_free(struct expo_buf *b)
+{
+	free(b->data);
+	expo_buf_init(b);
+}
+
+void expo_buf_reset(struct expo_buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+static void reserve(struct expo_buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	if (b->cap < 256)
+		b->cap = 256;
+	while (b->cap < need)
+		b->cap *= 2;
+	b->data = xrealloc(b->data, b->cap);
+}
+
+void expo_buf_put(struct expo_buf *b, const char *s, size_t n)
+{
+	reserve(b, n);
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void expo_buf_puts(struct expo_buf *b, const char *s)
+{
+	expo_buf_put(b, s, strlen(s));
+}
+
+void expo_buf_putc(struct expo_buf *b, char c)
+{
+	reserve(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+}
+
+void expo_buf_printf(struct expo_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	reserve(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *expo_buf_steal(struct expo_buf *b, size_t *len)
+{
+	char *p = b->data;
+	if (len)
+		*len = b->len;
+	if (!p)
+		p = xstrdup("");
+	expo_buf_init(b);
+	return p;
+}
+
+void expo_escape_label_value(struct expo_buf *b, const char *s)
+{
+	const char *run = s;
+	for (; *s; s++) {
+		const char *esc = NULL;
+		if (*s == '\\')
+			esc = "\\\\";
+		else if (*s == '"')
+			esc = "\\\"";
+		else if (*s == '\n')
+			esc = "\\n";
+		if (!esc)
+			continue;
+		expo_buf_put(b, run, (size_t)(s - run));
+		expo_buf_put(b, esc, 2);
+		run = s + 1;
+	}
+	expo_buf_put(b, run, (size_t)(s - run));
+}
+
+static void escape_help(struct expo_buf *b, const char *s, enum expo_format f)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			expo_buf_put(b, "\\\\", 2);
+		else if (*s == '\n')
+			expo_buf_put(b, "\\n", 2);
+		else if (*s == '"' && f == EXPO_OPENMETRICS)
+			expo_buf_put(b, "\\\"", 2);
+		else
+			expo_buf_putc(b, *s);
+	}
+}
+
+void expo_label(struct expo_buf *b, int first, const char *name, const char *value)
+{
+	if (!first)
+		expo_buf_putc(b, ',');
+	expo_buf_puts(b, name);
+	expo_buf_put(b, "=\"", 2);
+	expo_escape_label_value(b, value ? value : "");
+	expo_buf_putc(b, '"');
+}
+
+/* Integers are most samples; write them without printf. */
+static void put_uint(struct expo_buf *b, unsigned long long u, int neg)
+{
+	char tmp[24];
+	int i = (int)sizeof(tmp);
+	do {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (neg)
+		tmp[--i] = '-';
+	expo_buf_put(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+void expo_value(struct expo_buf *b, double v)
+{
+	char tmp[40];
+	int prec;
+	if (isnan(v)) {
+		expo_buf_put(b, "NaN", 3);
+		return;
+	}
+	if (isinf(v)) {
+		expo_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	/* 2^53: every integer below it is exact in a double. */
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		put_uint(b, (unsigned long long)fabs(v), v < 0);
+		return;
+	}
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(tmp, sizeof(tmp), "%.*g", prec, v);
+		if (strtod(tmp, NULL) == v)
+			break;
+	}
+	expo_buf_puts(b, tmp);
+}
+
+void expo_writer_init(struct expo_writer *w, struct expo_buf *out, enum expo_format format)
+{
+	w->out = out;
+	w->format = format;
+	w->name = NULL;
+	w->type = EXPO_GAUGE;
+}
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t k = strlen(suffix);
+	return n >= k && !memcmp(s + n - k, suffix, k);
+}
+
+void expo_family(struct expo_writer *w, const char *name, enum expo_type type,
+		 const char *help, const char *unit)
+{
+	struct expo_buf *b = w->out;
+	size_t n = strlen(name), fam_len = n;
+	const char *type_word;
+
+	w->name = name;
+	w->type = type;
+	if (w->format == EXPO_TEXT) {
+		switch (type) {
+		case EXPO_COUNTER: type_word = "counter"; break;
+		case EXPO_UNTYPED: type_word = "untyped"; break;
+		default: type_word = "gauge"; break;
+		}
+	} else {
+		switch (type) {
+		case EXPO_COUNTER:
+			/* A counter's samples must be FAMILY_total; keep other names as they are. */
+			if (ends_with(name, n, "_total") && n > 6) {
+				fam_len = n - 6;
+				type_word = "counter";
+			} else {
+				type_word = "unknown";
+			}
+			break;
+		case EXPO_INFO:
+			if (ends_with(name, n, "_info") && n > 5) {
+				fam_len = n - 5;
+				type_word = "info";
+			} else {
+				type_word = "gauge";
+			}
+			break;
+		case EXPO_UNTYPED: type_word = "unknown"; break;
+		default: type_word = "gauge"; break;
+		}
+	}
+	expo_buf_put(b, "# HELP ", 7);
+	expo_buf_put(b, name, fam_len);
+	expo_buf_putc(b, ' ');
+	escape_help(b, help ? help : "", w->format);
+	expo_buf_put(b, "\n# TYPE ", 8);
+	expo_buf_put(b, name, fam_len);
+	expo_buf_putc(b, ' ');
+	expo_buf_puts(b, type_word);
+	expo_buf_putc(b, '\n');
+	if (w->format == EXPO_OPENMETRICS && unit && *unit) {
+		char suffix[64];
+		snprintf(suffix, sizeof(suffix), "_%s", unit);
+		if (ends_with(name, fam_len, suffix)) {
+			expo_buf_put(b, "# UNIT ", 7);
+			expo_buf_put(b, name, fam_len);
+			expo_buf_putc(b, ' ');
+			expo_buf_puts(b, unit);
+			expo_buf_putc(b, '\n');
+		}
+	}
+}
+
+static void sample_head(struct expo_writer *w, const char *labels)
+{
+	expo_buf_puts(w->out, w->name);
+	if (labels && *labels) {
+		expo_buf_putc(w->out, '{');
+		expo_buf_puts(w->out, labels);
+	}
+}
+
+static void sample_tail(struct expo_writer *w, int opened, double value)
+{
+	if (opened)
+		expo_buf_putc(w->out, '}');
+	expo_buf_putc(w->out, ' ');
+	expo_value(w->out, value);
+	expo_buf_putc(w->out, '\n');
+}
+
+void expo_sample2(struct expo_writer *w, const char *labels,
+		  const char *n1, const char *v1, const char *n2, const char *v2, double value)
+{
+	int has_labels = labels && *labels;
+	int opened = has_labels;
+	sample_head(w, labels);
+	if (n1) {
+		if (!opened)
+			expo_buf_putc(w->out, '{');
+		expo_label(w->out, !opened, n1, v1);
+		opened = 1;
+	}
+	if (n2) {
+		if (!opened)
+			expo_buf_putc(w->out, '{');
+		expo_label(w->out, !opened, n2, v2);
+		opened = 1;
+	}
+	sample_tail(w, opened, value);
+}
+
+void expo_sample(struct expo_writer *w, const char *labels,
+		 const char *extra_name, const char *extra_value, double value)
+{
+	expo_sample2(w, labels, extra_name, extra_value, NULL, NULL, value);
+}
+
+void expo_finish(struct expo_writer *w)
+{
+	if (w->format == EXPO_OPENMETRICS)
+		expo_buf_put(w->out, "# EOF\n", 6);
+}
+
+const char *expo_content_type(enum expo_format f)
+{
+	return f == EXPO_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+				     : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+static const char CT_OM_001[] = "application/openmetrics-text; version=0.0.1; charset=utf-8";
+
+/* Copies [s, e) trimmed of blanks into buf. */
+static void trimmed(const char *s, const char *e, char *buf, size_t len)
+{
+	size_t n;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	n = (size_t)(e - s);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
+/*
+ * One media range of an Accept header, e.g.
+ * "application/openmetrics-text;version=1.0.0;q=0.5".  Returns what it
+ * can be served as: 0 text, 1 OpenMetrics 1.0.0, 2 OpenMetrics 0.0.1,
+ * -1 nothing; *q gets its quality.
+ */
+static int media_range(const char *s, const char *e, double *q)
+{
+	char type[96], param[96], version[32] = "";
+	const char *semi = memchr(s, ';', (size_t)(e - s));
+	const char *p;
+	*q = 1.0;
+	trimmed(s, semi ? semi : e, type, sizeof(type));
+	for (p = semi; p && p < e;) {
+		const char *next = memchr(p + 1, ';', (size_t)(e - p - 1));
+		char *eq;
+		trimmed(p + 1, next ? next : e, param, sizeof(param));
+		eq = strchr(param, '=');
+		if (eq) {
+			char *val = eq + 1;
+			*eq = '\0';
+			if (*val == '"') {
+				size_t vl = strlen(val);
+				val++;
+				if (vl >= 2 && val[vl - 2] == '"')
+					val[vl - 2] = '\0';
+			}
+			if (!strcasecmp(param, "q")) {
+				char *end;
+				double v = strtod(val, &end);
+				*q = (end != val && v >= 0 && v <= 1) ? v : 0;
+			} else if (!strcasecmp(param, "version")) {
+				snprintf(version, sizeof(version), "%s", val);
+			}
+		}
+		p = next;
+	}
+	if (!strcasecmp(type, "application/openmetrics-text")) {
+		if (!*version || !strcmp(version, "1.0.0"))
+			return 1;
+		if (!strcmp(version, "0.0.1"))
+			return 2;
+		return -1;
+	}
+	if (!strcasecmp(type, "text/plain")) {
+		if (!*version || !strcmp(version, "0.0.4") || !strcmp(version, "1.0.0"))
+			return 0;
+		return -1;
+	}
+	if (!strcmp(type, "*/*") || !strcasecmp(type, "text/*"))
+		return 0;
+	if (!strcasecmp(type, "application/*"))
+		return 1;
+	return -1;
+}
+
+enum expo_format expo_negotiate(const char *accept, const char **content_type)
+{
+	double best_text = -1, best_om = -1, q;
+	int om_kind = 1;
+	const char *s = accept;
+	*content_type = expo_content_type(EXPO_TEXT);
+	if (!accept)
+		return EXPO_TEXT;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		int kind;
+		if (!e)
+			e = s + strlen(s);
+		kind = media_range(s, e, &q);
+		if (q > 0) {
+			if (kind == 0 && q > best_text)
+				best_text = q;
+			else if (kind > 0 && (q > best_om || (q == best_om && kind == 1))) {
+				best_om = q;
+				om_kind = kind;
+			}
+		}
+		s = *e ? e + 1 : e;
+	}
+	if (best_om > best_text) {
+		*content_type = om_kind == 2 ? CT_OM_001 : expo_content_type(EXPO_OPENMETRICS);
+		return EXPO_OPENMETRICS;
+	}
+	return EXPO_TEXT;
+}
+
+static int name_char(char c, int first, int colon)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')
+		return 1;
+	if (colon && c == ':')
+		return 1;
+	return !first && c >= '0' && c <= '9';
+}
+
+int expo_valid_metric_name(const char *s)
+{
+	const char *p;
+	if (!s || !*s)
+		return 0;
+	for (p = s; *p; p++)
+		if (!name_char(*p, p == s, 1))
+			return 0;
+	return 1;
+}
+
+int expo_valid_label_name(const char *s)
+{
+	const char *p;
+	if (!s || !*s || (s[0] == '_' && s[1] == '_'))
+		return 0;
+	for (p = s; *p; p++)
+		if (!name_char(*p, p == s, 0))
+			return 0;
+	return 1;
+}

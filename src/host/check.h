@@ -1,0 +1,175 @@
+/*
+ * The host diagnosis behind `gpuscope check`: reads the host (host.h) and
+ * the GPUs (gpu/gpu.h), applies the rules, and returns a report of checks,
+ * each ok / warn / fail with a one-line finding and a one-line remedy.
+ * Runbooks for symptoms (launch failures, out of memory, a busy GPU, slow
+ * training, a lost GPU) walk the same report step by step.
+ *
+ * Nothing here prints or exits; src/cmd/check.c formats the report.
+ * docs/check.md lists every check id.
+ */
+#ifndef GPUSCOPE_HOST_CHECK_H
+#define GPUSCOPE_HOST_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "host/host.h"
+
+enum check_status {
+	CHECK_OK = 0,
+	CHECK_SKIP = 1,   /* not applicable here, or the input could not be read */
+	CHECK_WARN = 2,
+	CHECK_FAIL = 3,
+};
+/* "ok", "skip", "warn", "fail" */
+const char *check_status_name(enum check_status s);
+
+struct check_item {
+	char id[40];               /* stable: "gpu.pcie_link", "driver.nouveau" (docs/check.md) */
+	char title[24];            /* short label for tables: "pcie link" */
+	int gpu;                   /* GPU index, or -1 for the host */
+	enum check_status status;
+	char *finding;             /* one line: what was read */
+	char *remedy;              /* one line: what to do; NULL when nothing */
+};
+
+struct check_proc {
+	unsigned pid;
+	unsigned type;             /* GPU_PROCESS_* */
+	int used_valid;
+	uint64_t used_bytes;
+	int visible;               /* found in ROOT/proc (else another PID namespace) */
+	char user[64];
+	char comm[64];
+};
+
+struct check_gpu {
+	unsigned index;
+	int static_rc, sample_rc, procs_rc;  /* gpu_rc of each call */
+	enum gpu_status status;
+	struct gpu_static st;
+	struct gpu_sample s;
+	struct check_proc *procs;
+	size_t nprocs;
+	struct gpu_mig_instance *mig;
+	size_t nmig;
+	struct host_pci pci;       /* sysfs view of the same device */
+};
+
+struct check_report {
+	/* the GPU library */
+	int backend_rc;            /* gpu_rc of init (GPU_OK when it loaded) */
+	char backend_error[512];
+	char nvml_library[512];    /* the file loaded */
+	char nvml_file_version[32];/* "550.54.15" from the file name, "" when unknown */
+	unsigned ngpus;
+	struct check_gpu *gpus;
+	struct gpu_event *events;  /* events delivered during the check */
+	size_t nevents;
+
+	/* the host */
+	char root[512];
+	struct host_driver driver;
+	struct host_modules modules;
+	struct host_blacklist blacklist;
+	struct host_container container;
+	struct host_ib_port *ib;
+	size_t nib;
+	char (*nvidia_pci)[16];    /* NVIDIA display devices in sysfs */
+	size_t n_nvidia_pci;
+	struct host_xid *xids;
+	size_t nxids;
+	int kmsg_rc;               /* 0 read, -1 not readable */
+	char kmsg_error[512];
+	char kmsg_path[512];
+	int libs_probed;
+	struct host_lib libs[HOST_LIB_N];
+	int torch_probed;
+	struct host_torch torch;
+	int torch_rc;
+	char cuda_visible_devices[128]; /* $CUDA_VISIBLE_DEVICES, "" when unset */
+
+	/* the verdict */
+	struct check_item *items;
+	size_t nitems;
+};
+
+struct check_opts {
+	const char *root;            /* NULL or "": the real host */
+	const char *nvml_path;       /* NULL: the normal dlopen() search */
+	const char *kmsg_path;       /* NULL: ROOT/dev/kmsg */
+	const char *python;          /* NULL: no PyTorch probe */
+	unsigned python_timeout_ms;
+	unsigned events_wait_ms;     /* how long to wait for NVML events at the end */
+	int skip_libs;               /* do not dlopen the CUDA stack */
+	const char *lib_dirs;        /* NULL: the loader's search; else ':'-separated directories */
+};
+
+/*
+ * Runs every check.  Never fails: what cannot be read becomes a finding.
+ * The report is malloc()ed; free it with check_report_free().
+ */
+struct check_report *check_run(const struct check_opts *o);
+void check_report_free(struct check_report *r);
+
+/*
+ * 0 every check ok (or skipped), 1 a warning or failure, 3 no GPU to check
+ * (no GPU library, driver not loaded, or no GPU visible).
+ */
+int check_exit_code(const struct check_report *r);
+/* Counts by status into n[4] (indexed by enum check_status). */
+void check_count(const struct check_report *r, size_t n[4]);
+
+/* ---- topology (gpuscope check topo) ---- */
+
+/* One cell of the GPU/NIC matrix: "X", "NV18", "PIX", ... */
+struct check_topo {
+	size_t n;                  /* GPUs first, then NIC ports (one per device) */
+	size_t ngpus;
+	char (*names)[16];         /* "GPU0", "NIC0" */
+	char (*labels)[48];        /* NIC device names ("mlx5_0"), GPU bus ids */
+	char (*cells)[16];         /* n*n, row-major */
+	int *numa;                 /* per device, -1 unknown */
+	char (*cpus)[256];         /* local_cpulist per device */
+	struct check_item *items;  /* GPUDirect / NCCL findings */
+	size_t nitems;
+};
+/* Builds the matrix from the report; free with check_topo_free(). */
+struct check_topo *check_topo_build(const struct check_report *r);
+void check_topo_free(struct check_topo *t);
+
+/* ---- runbooks (gpuscope check --symptom) ---- */
+
+enum check_symptom {
+	SYMPTOM_LAUNCH_FAILED,     /* CUDA_ERROR_LAUNCH_FAILED / illegal address */
+	SYMPTOM_OOM,               /* CUDA out of memory */
+	SYMPTOM_BUSY,              /* the GPU is held by a process / busy or unavailable */
+	SYMPTOM_SLOW,              /* training slower than expected */
+	SYMPTOM_LOST,              /* GPU disappeared / fell off the bus */
+	SYMPTOM_COUNT
+};
+/* "launch-failed", "oom", "busy", "slow", "lost" */
+const char *check_symptom_name(enum check_symptom s);
+int check_symptom_from_name(const char *s);
+
+/* A runbook step: what it looks at, what it found, what to do. */
+struct check_step {
+	char title[64];
+	enum check_status status;
+	char *finding;
+	char *action;              /* NULL when nothing to do */
+};
+
+/*
+ * Walks the runbook of a symptom against the report.  *steps is malloc()ed
+ * (free with check_steps_free).  `gpu` limits per-GPU steps to one GPU (-1: all).
+ * For SYMPTOM_OOM, need_bytes (> 0) is the memory a workload needs per GPU
+ * (from the model), compared with each GPU's free memory.
+ */
+size_t check_runbook(const struct check_report *r, enum check_symptom s, int gpu, double need_bytes,
+		     struct check_step **steps);
+void check_steps_free(struct check_step *steps, size_t n);
+
+#endif

@@ -1,0 +1,376 @@
+/*
+ * The CUDA stack as a process on this host would load it: libcuda,
+ * libcudart, libcudnn and libnccl through dlopen() (so LD_LIBRARY_PATH,
+ * the ld.so cache and RUNPATHs all count, as they do for the application),
+ * and PyTorch through a Python interpreter.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <link.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/host.h"
+#include "util/xalloc.h"
+
+int host_cudnn_decode(long v, int *major, int *minor, int *patch)
+{
+	*major = *minor = *patch = 0;
+	if (v <= 0)
+		return -1;
+	if (v >= 90000) {
+		/* cuDNN 9: CUDNN_VERSION = major*10000 + minor*100 + patch */
+		*major = (int)(v / 10000);
+		*minor = (int)(v % 10000 / 100);
+	} else {
+		/* cuDNN 8 and before: major*1000 + minor*100 + patch */
+		*major = (int)(v / 1000);
+		*minor = (int)(v % 1000 / 100);
+	}
+	*patch = (int)(v % 100);
+	return 0;
+}
+
+int host_nccl_decode(long v, int *major, int *minor, int *patch)
+{
+	*major = *minor = *patch = 0;
+	if (v <= 0)
+		return -1;
+	/* NCCL_VERSION(X,Y,Z) = (X <= 2 && Y <= 8) ? X*1000+Y*100+Z : X*10000+Y*100+Z */
+	if (v >= 10000) {
+		*major = (int)(v / 10000);
+		*minor = (int)(v % 10000 / 100);
+	} else {
+		*major = (int)(v / 1000);
+		*minor = (int)(v % 1000 / 100);
+	}
+	*patch = (int)(v % 100);
+	return 0;
+}
+
+static void *open_first(struct host_lib *l, const char *dirs, const char *const *names)
+{
+	void *h = NULL;
+	const char *last = NULL;
+	size_t i;
+	for (i = 0; names[i] && !h; i++) {
+		if (dirs) {
+			/* each directory in turn, by absolute path */
+			const char *d = dirs;
+			while (*d && !h) {
+				size_t n = strcspn(d, ":");
+				char *path = xasprintf("%.*s/%s", (int)n, d, names[i]);
+				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+				if (!h)
+					last = dlerror();
+				free(path);
+				d += n;
+				if (*d == ':')
+					d++;
+			}
+		} else {
+			h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+			if (!h)
+				last = dlerror();
+		}
+		if (h) {
+			struct link_map *lm = NULL;
+			snprintf(l->soname, sizeof(l->soname), "%s", names[i]);
+			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) {
+				/* the file behind the soname link names the full version */
+				char *real = realpath(lm->l_name, NULL);
+				snprintf(l->path, sizeof(l->path), "%s", real ? real : lm->l_name);
+				free(real);
+			}
+		}
+	}
+	if (!h)
+		snprintf(l->error, sizeof(l->error), "not found%s%s (%s)", dirs ? " in " : "", dirs ? dirs : "",
+			 names[0]);
+	(void)last;
+	return h;
+}
+
+static void *sym(void *h, const char *name)
+{
+	return dlsym(h, name);
+}
+
+void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
+{
+	static const char *const cuda[] = {"libcuda.so.1", "libcuda.so", NULL};
+	static const char *const cudart[] = {"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0",
+					     "libcudart.so", NULL};
+	static const char *const cudnn[] = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so", NULL};
+	static const char *const nccl[] = {"libnccl.so.2", "libnccl.so", NULL};
+	static const char *const names[HOST_LIB_N] = {"libcuda", "libcudart", "libcudnn", "libnccl"};
+	int k;
+
+	for (k = 0; k < HOST_LIB_N; k++) {
+		struct host_lib *l = &out[k];
+		void *h, *f;
+		memset(l, 0, sizeof(*l));
+		l->kind = (enum host_lib_kind)k;
+		l->name = names[k];
+		h = open_first(l, dirs, k == HOST_LIB_CUDA ? cuda : k == HOST_LIB_CUDART ? cudart :
+				  k == HOST_LIB_CUDNN ? cudnn : nccl);
+		if (!h)
+			continue;
+		l->found = 1;
+		switch (k) {
+		case HOST_LIB_CUDA: {
+			int (*fn)(int *);
+			int v = 0, rc;
+			f = sym(h, "cuDriverGetVersion");
+			memcpy(&fn, &f, sizeof(fn));
+			if (!fn) {
+				snprintf(l->error, sizeof(l->error), "lacks cuDriverGetVersion");
+				break;
+			}
+			rc = fn(&v);
+			if (rc) {
+				snprintf(l->error, sizeof(l->error), "cuDriverGetVersion failed (CUresult %d)", rc);
+				break;
+			}
+			/* 1000*major + 10*minor */
+			l->raw = v;
+			l->major = v / 1000;
+			l->minor = v % 1000 / 10;
+			break;
+		}
+		case HOST_LIB_CUDART: {
+			int (*fn)(int *);
+			int v = 0, rc;
+			f = sym(h, "cudaRuntimeGetVersion");
+			memcpy(&fn, &f, sizeof(fn));
+			if (!fn) {
+				snprintf(l->error, sizeof(l->error), "lacks cudaRuntimeGetVersion");
+				break;
+			}
+			rc = fn(&v);
+			if (rc) {
+				snprintf(l->error, sizeof(l->error), "cudaRuntimeGetVersion failed (cudaError %d)", rc);
+				break;
+			}
+			l->raw = v;
+			l->major = v / 1000;
+			l->minor = v % 1000 / 10;
+			break;
+		}
+		case HOST_LIB_CUDNN: {
+			size_t (*fn)(void);
+			size_t v;
+			f = sym(h, "cudnnGetVersion");
+			memcpy(&fn, &f, sizeof(fn));
+			if (!fn) {
+				snprintf(l->error, sizeof(l->error), "lacks cudnnGetVersion");
+				break;
+			}
+			v = fn();
+			if (!v || v > 10000000) {
+				snprintf(l->error, sizeof(l->error), "cudnnGetVersion returned %zu", v);
+				break;
+			}
+			l->raw = (int)v;
+			host_cudnn_decode((long)v, &l->major, &l->minor, &l->patch);
+			break;
+		}
+		default: {
+			int (*fn)(int *);
+			int v = 0, rc;
+			f = sym(h, "ncclGetVersion");
+			memcpy(&fn, &f, sizeof(fn));
+			if (!fn) {
+				snprintf(l->error, sizeof(l->error), "lacks ncclGetVersion");
+				break;
+			}
+			rc = fn(&v);
+			if (rc) {
+				snprintf(l->error, sizeof(l->error), "ncclGetVersion failed (ncclResult %d)", rc);
+				break;
+			}
+			l->raw = v;
+			host_nccl_decode(v, &l->major, &l->minor, &l->patch);
+			break;
+		}
+		}
+		dlclose(h);
+	}
+}
+
+/* ---- PyTorch ---- */
+
+/* Prints one JSON line; every field is optional and read defensively. */
+static const char torch_script[] =
+	"import json, sys\n"
+	"r = {'python': sys.version.split()[0]}\n"
+	"try:\n"
+	"    import torch\n"
+	"    r['torch'] = torch.__version__\n"
+	"    r['cuda'] = torch.version.cuda or ''\n"
+	"    try:\n"
+	"        r['cudnn'] = torch.backends.cudnn.version() or 0\n"
+	"    except Exception:\n"
+	"        r['cudnn'] = 0\n"
+	"    r['cuda_available'] = bool(torch.cuda.is_available())\n"
+	"    r['device_count'] = torch.cuda.device_count() if r['cuda_available'] else 0\n"
+	"    try:\n"
+	"        r['arch_list'] = ' '.join(torch.cuda.get_arch_list())\n"
+	"    except Exception:\n"
+	"        r['arch_list'] = ''\n"
+	"    try:\n"
+	"        r['nccl'] = '.'.join(str(x) for x in torch.cuda.nccl.version())\n"
+	"    except Exception:\n"
+	"        r['nccl'] = ''\n"
+	"except Exception as e:\n"
+	"    r['error'] = '%s: %s' % (type(e).__name__, e)\n"
+	"print(json.dumps(r))\n";
+
+static void jstr(json_t *o, const char *key, char *out, size_t len)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	if (s)
+		snprintf(out, len, "%s", s);
+}
+
+int host_parse_torch(const char *text, struct host_torch *out)
+{
+	json_error_t je;
+	json_t *o;
+	const char *line = text;
+	/* the JSON is the last line that starts with '{' (imports may print) */
+	const char *p = text;
+	while (p && *p) {
+		if (*p == '{')
+			line = p;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	o = json_loadb(line, strcspn(line, "\n"), 0, &je);
+	if (!o || !json_is_object(o)) {
+		json_decref(o);
+		snprintf(out->error, sizeof(out->error), "unexpected output from the PyTorch probe");
+		return -1;
+	}
+	out->python_found = 1;
+	if (json_object_get(o, "torch")) {
+		out->torch_found = 1;
+		jstr(o, "torch", out->version, sizeof(out->version));
+		jstr(o, "cuda", out->cuda, sizeof(out->cuda));
+		jstr(o, "arch_list", out->arch_list, sizeof(out->arch_list));
+		jstr(o, "nccl", out->nccl, sizeof(out->nccl));
+		out->cudnn = (int)json_integer_value(json_object_get(o, "cudnn"));
+		out->cuda_available = json_is_true(json_object_get(o, "cuda_available"));
+		out->device_count = (int)json_integer_value(json_object_get(o, "device_count"));
+	}
+	jstr(o, "error", out->error, sizeof(out->error));
+	json_decref(o);
+	return 0;
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int host_probe_torch(const char *python, unsigned timeout_ms, struct host_torch *out)
+{
+	int fds[2], status = 0;
+	pid_t pid;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	uint64_t deadline = ms_now() + timeout_ms;
+	int timed_out = 0;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->python, sizeof(out->python), "%s", python);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(out->error, sizeof(out->error), "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(out->error, sizeof(out->error), "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(fds[1], 1);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 2);
+		}
+		execlp(python, python, "-c", torch_script, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		struct pollfd pf = {fds[0], POLLIN, 0};
+		uint64_t now = ms_now();
+		ssize_t r;
+		int pr;
+		if (now >= deadline) {
+			timed_out = 1;
+			break;
+		}
+		pr = poll(&pf, 1, (int)(deadline - now));
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr <= 0) {
+			timed_out = pr == 0;
+			break;
+		}
+		if (len + 4096 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = xrealloc(buf, cap + 1);
+		}
+		r = read(fds[0], buf + len, cap - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len > (1u << 20))
+			break;
+	}
+	close(fds[0]);
+	if (timed_out)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (timed_out) {
+		free(buf);
+		out->python_found = 1;
+		snprintf(out->error, sizeof(out->error), "'%s' did not answer within %u ms", python, timeout_ms);
+		return 0;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && len == 0) {
+		free(buf);
+		snprintf(out->error, sizeof(out->error), "'%s' not found", python);
+		return -1;
+	}
+	if (!buf) {
+		out->python_found = 1;
+		snprintf(out->error, sizeof(out->error), "'%s' printed nothing", python);
+		return 0;
+	}
+	buf[len] = '\0';
+	host_parse_torch(buf, out);
+	out->python_found = 1;
+	snprintf(out->python, sizeof(out->python), "%s", python);
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,487 @@
+/*
+ * The performance model: memory, step time, throughput and energy of a
+ * PyTorch workload on given GPUs.  docs/model.md gives every formula with its
+ * source; the comments in model.c repeat the formulas next to the code.
+ *
+ * Three kinds of object:
+ *
+ *   struct workload      what is trained or served: a transformer given by its
+ *                        dimensions (preset, Hugging Face config.json or
+ *                        flags), or a per-sample workload (ResNet-50, 3D
+ *                        U-Net, GNN, ASR) given by published per-sample FLOPs,
+ *                        parameters and activation memory.  Everything that
+ *                        depends only on the workload (parameter counts,
+ *                        FLOPs per token per layer) is computed once by
+ *                        workload_finish().
+ *   struct model_config  how it runs: GPU, counts, links, precision, layout,
+ *                        batch, task.  Plain data, filled by value; start
+ *                        from model_config_defaults().
+ *   struct model_result  what the model predicts.
+ *
+ * The hot functions (model_memory, model_estimate, model_infer) are pure:
+ * no allocation, no I/O, no locale, no string comparison, thread-safe; they
+ * read the workload, the config and the numeric fields of config->gpu only.
+ * They assume a config that model_config_check() accepted (they return -1
+ * rather than crash on a degenerate one: zero counts, NULL gpu).
+ *
+ * Slower helpers built on them: the largest micro-batch that fits, the
+ * cheapest change that makes a configuration fit, the optimisations worth
+ * turning on.  Loading a workload (presets, config.json) and filling link
+ * fields from the catalog are not hot either.
+ */
+#ifndef GPUSCOPE_MODEL_MODEL_H
+#define GPUSCOPE_MODEL_MODEL_H
+
+#include <stddef.h>
+
+#include "catalog/catalog.h"
+#include "util/error.h"
+
+/* ---------------------------------------------------------------------------
+ * Enumerations.  Each has a name table: model_*_name() returns a static
+ * string, model_*_from_name() returns the value or -1 for an unknown name.
+ */
+
+enum model_task {
+	MODEL_TASK_PRETRAIN,
+	MODEL_TASK_FINETUNE,   /* full fine-tuning: same arithmetic as pretraining */
+	MODEL_TASK_LORA,       /* frozen 16-bit base, trained low-rank adapters */
+	MODEL_TASK_QLORA,      /* frozen 4-bit (NF4) base, trained adapters */
+	MODEL_TASK_INFER,      /* prefill + autoregressive decode (or a forward pass) */
+	MODEL_TASK_COUNT
+};
+
+enum model_precision {
+	MODEL_FP32,
+	MODEL_TF32,
+	MODEL_FP16,
+	MODEL_BF16,
+	MODEL_FP8,
+	MODEL_INT8,            /* KV cache only */
+	MODEL_INT4,            /* KV cache only */
+	MODEL_PRECISION_COUNT
+};
+
+enum model_recompute {
+	MODEL_RECOMPUTE_NONE,
+	MODEL_RECOMPUTE_SELECTIVE, /* attention core only (Korthikanti 2022) */
+	MODEL_RECOMPUTE_FULL,      /* whole layer, input checkpointed */
+	MODEL_RECOMPUTE_COUNT
+};
+
+enum model_optimizer {
+	MODEL_OPTIM_ADAMW,     /* two fp32 moments */
+	MODEL_OPTIM_SGD,       /* one fp32 momentum buffer */
+	MODEL_OPTIM_ADAM8BIT,  /* two 8-bit moments (bitsandbytes) */
+	MODEL_OPTIM_COUNT
+};
+
+enum model_offload {
+	MODEL_OFFLOAD_NONE,
+	MODEL_OFFLOAD_OPTIMIZER, /* optimizer states and master weights in host memory (ZeRO-Offload) */
+	MODEL_OFFLOAD_PARAMS,    /* optimizer and parameters in host memory (ZeRO-Infinity, stage 3) */
+	MODEL_OFFLOAD_COUNT
+};
+
+enum model_loader {
+	MODEL_LOADER_CPU,      /* torchvision/PIL decode and augment on CPU cores */
+	MODEL_LOADER_DALI,     /* NVIDIA DALI: decode on the GPU (nvJPEG) */
+	MODEL_LOADER_COUNT
+};
+
+/* How the GPUs of one server talk to each other. */
+enum model_link {
+	MODEL_LINK_NONE,       /* one GPU per server */
+	MODEL_LINK_PCIE,       /* through PCIe switches / the host */
+	MODEL_LINK_NVLINK,     /* direct GPU-GPU links or bridges (no switch) */
+	MODEL_LINK_NVSWITCH,   /* all-to-all switch fabric */
+	MODEL_LINK_COUNT
+};
+
+const char *model_task_name(enum model_task t);
+int model_task_from_name(const char *s);
+const char *model_precision_name(enum model_precision p);
+int model_precision_from_name(const char *s);
+const char *model_recompute_name(enum model_recompute r);
+int model_recompute_from_name(const char *s);
+const char *model_optimizer_name(enum model_optimizer o);
+int model_optimizer_from_name(const char *s);
+const char *model_offload_name(enum model_offload o);
+int model_offload_from_name(const char *s);   /* "none", "optimizer", "params" */
+const char *model_loader_name(enum model_loader l);
+int model_loader_from_name(const char *s);
+const char *model_link_name(enum model_link l);
+
+/* Bytes of one element at a precision (fp32/tf32 4, fp16/bf16 2, fp8/int8 1, int4 0.5). */
+double model_precision_bytes(enum model_precision p);
+
+/* ---------------------------------------------------------------------------
+ * Workloads.
+ */
+
+enum workload_kind {
+	WORKLOAD_TRANSFORMER,  /* decoder (causal) or encoder, dense or mixture of experts */
+	WORKLOAD_PER_SAMPLE,   /* described by per-sample FLOPs, parameters, activations */
+};
+
+/* Dimensions of a transformer, as a preset, config.json or flags give them. */
+struct workload_dims {
+	int layers;            /* transformer blocks */
+	int hidden;            /* model width h */
+	int heads;             /* attention (query) heads a */
+	int kv_heads;          /* key/value heads (GQA); 0 = heads */
+	int head_dim;          /* 0 = hidden / heads */
+	int ffn_hidden;        /* MLP width (per expert) */
+	int vocab;             /* vocabulary (0 for encoders of images: no LM head) */
+	int max_seq;           /* max_position_embeddings */
+	int seq_len;           /* default sequence length (tokens per sample) */
+	int gated_mlp;         /* 1: SwiGLU/GeGLU (three matrices), 0: two matrices */
+	int tied_embeddings;   /* 1: output layer shares the input embedding */
+	int learned_pos;       /* 1: a learned position table of max_seq x hidden */
+	int causal;            /* 1: decoder (causal attention), 0: encoder */
+	int experts;           /* MoE experts per layer; 0 or 1 = dense */
+	int experts_active;    /* experts used per token (top-k) */
+	int has_bias;          /* linear layers carry biases (GPT-2/3, BERT, OPT, BLOOM) */
+	double dropout;        /* hidden/attention dropout probability (masks stored) */
+};
+
+/* A per-sample workload (CNN, GNN, speech), from published figures. */
+struct workload_sample {
+	double params;               /* trainable parameters */
+	double fwd_flops;            /* forward FLOPs per sample (2 x multiply-adds) */
+	double act_bytes;            /* activations stored for backward, per sample, 16-bit */
+	double mem_traffic_bytes;    /* HBM bytes moved by memory-bound layers per sample, forward, 16-bit */
+	double kernels;              /* kernel launches per forward pass */
+	double input_bytes;          /* one decoded input sample on the GPU, bytes */
+	double decode_per_core;      /* samples/s one CPU core decodes and augments (0: no decode) */
+	double dali_per_gpu;         /* samples/s one GPU decodes with DALI/nvJPEG (0: n/a) */
+	double conv_efficiency;      /* achieved fraction of the GEMM ceiling for its convolutions */
+	double tokens;               /* tokens per sample when it is a sequence model (0: none) */
+	double extra_params;         /* transformers: parameters outside blocks and embeddings (ViT patch embedding, classifier) */
+};
+
+/*
+ * One workload.  Fill name, kind and dims or sample, then call
+ * workload_finish(); or use workload_preset(), workload_from_hf_config() or
+ * workload_from_dims().  The derived fields are read-only for callers.
+ */
+struct workload {
+	char name[64];
+	char sample_unit[16];        /* "sequences", "images", "volumes", "graphs", "utterances" */
+	enum workload_kind kind;
+	int dtype;                   /* config.json torch_dtype as enum model_precision, or -1 */
+	struct workload_dims d;
+	struct workload_sample s;
+
+	/* derived by workload_finish() */
+	double params;               /* total parameters */
+	double params_active;        /* parameters used per token (MoE: top-k experts) */
+	double params_embedding;     /* input embedding (+ position table) */
+	double params_head;          /* separate output layer (0 when tied or absent) */
+	double params_layer;         /* one block, all experts */
+	double params_layer_attn;    /* one block: attention matrices + norms */
+	double params_layer_mlp;     /* one block: one expert's MLP (dense: the MLP) */
+	double params_layer_router;  /* one block: MoE router */
+	double params_lora_per_rank; /* adapter parameters per unit of LoRA rank, whole model */
+	double flops_token_dense;    /* forward matmul FLOPs per token, all layers, excluding attention scores and the head */
+	double flops_token_attn;     /* forward attention-score FLOPs per token per token of context, all layers (full, not causal) */
+	double flops_token_head;     /* forward FLOPs per token of the output layer */
+	int kv_dim;                  /* kv_heads x head_dim */
+	int q_dim;                   /* heads x head_dim */
+};
+
+/* Names of the built-in presets, in file order; *n set to the count.  Static. */
+const char *const *workload_preset_names(size_t *n);
+
+/*
+ * Fills w from the embedded preset table (data/models/presets.csv).  Returns
+ * 0, or -1 with err naming the unknown preset and the closest names.
+ */
+int workload_preset(struct workload *w, const char *name, struct diag *err);
+
+/*
+ * Fills w from a Hugging Face config.json held in buf (name is used in
+ * messages).  Reads hidden_size, num_hidden_layers, num_attention_heads,
+ * num_key_value_heads, intermediate_size, vocab_size,
+ * max_position_embeddings, tie_word_embeddings, num_local_experts,
+ * num_experts_per_tok, head_dim, hidden_act, model_type and the GPT-2/BLOOM
+ * spellings (n_embd, n_layer, n_head ...).  Returns 0, or -1 with err
+ * located at file:line:col for bad JSON, or naming the missing keys.
+ */
+int workload_from_hf_json(struct workload *w, const char *name, const char *buf, size_t len,
+			  struct diag *err);
+/* Reads the file, then workload_from_hf_json(). */
+int workload_from_hf_config(struct workload *w, const char *path, struct diag *err);
+
+/*
+ * A preset name, or a config.json path (one containing '/' or ending in
+ * ".json", or naming an existing file when no preset has that name).
+ */
+int workload_load(struct workload *w, const char *spec, struct diag *err);
+
+/* A decoder transformer from explicit dimensions (the --layers ... flags). */
+int workload_from_dims(struct workload *w, const char *name, const struct workload_dims *d,
+		       struct diag *err);
+
+/*
+ * Checks the dimensions (positive, heads divide hidden, kv_heads divide
+ * heads ...) and computes the derived fields.  Returns 0, or -1 with err
+ * naming the field.
+ */
+int workload_finish(struct workload *w, struct diag *err);
+
+/* ---------------------------------------------------------------------------
+ * Configurations.
+ */
+
+struct model_config {
+	const struct cat_gpu *gpu;     /* peaks, memory, bandwidth, power come from here */
+	int gpus;                      /* total GPUs = tp x pp x dp (x nothing for ep: experts shard within dp) */
+	int gpus_per_node;
+
+	/* links: fill with model_links_from_catalog() or by hand */
+	enum model_link intra_kind;
+	double intra_gbps;             /* GB/s per direction per GPU inside a server */
+	double intra_lat_us;
+	int intra_nvls;                /* the switch reduces in the network (NVLS, NVSwitch gen 3+) */
+	double inter_gbps_per_gpu;     /* scale-out GB/s per direction per GPU (node NICs / GPUs per node); 0: none */
+	double inter_lat_us;
+	double host_gbps;              /* GPU-host PCIe GB/s per direction (offload) */
+
+	enum model_task task;
+	enum model_precision precision;
+	int tp, pp, dp, ep, vpp;       /* ep divides dp; vpp >= 1 */
+	int zero;                      /* 0-3 (FSDP full sharding is 3) */
+	enum model_recompute recompute;
+	int seq_parallel;
+	int flash;                     /* fused (flash) attention: 1 on, 0 off, -1 auto (on for GPUs with
+					  bf16 tensor cores in 16-bit or fp8; model_config_complete resolves it) */
+	int micro_batch;               /* samples per micro-batch per pipeline */
+	int global_batch;              /* samples per optimizer step, all data-parallel ranks */
+	int seq_len;                   /* tokens per sample */
+	enum model_optimizer optimizer;
+	enum model_offload offload;
+	int lora_rank;
+
+	/* inference (task MODEL_TASK_INFER) */
+	int batch;                     /* concurrent requests */
+	int prompt_len, output_len;
+	enum model_precision kv_precision;
+	int cuda_graphs;               /* decode steps captured as CUDA Graphs */
+
+	/* per-sample workloads: data loading */
+	enum model_loader loader;
+	double cpu_cores_per_gpu;      /* 0: unknown (loading is not a limit, only reported) */
+	int cudnn_benchmark;           /* cudnn.benchmark = True */
+
+	/* amount of work, for time to train: tokens, or samples x epochs; 0 = none */
+	double train_tokens;
+	double train_samples;
+	double epochs;
+};
+
+/* Defaults: bf16, tp=pp=dp=ep=vpp=1, zero 0, no recompute, flash auto, AdamW, 1 GPU. */
+void model_config_defaults(struct model_config *cfg);
+
+/*
+ * Fills what was left 0 from the workload and the other fields: dp from
+ * gpus/(tp*pp), gpus from tp*pp*dp, seq_len from the workload, micro_batch 1
+ * (transformers) or global_batch/dp (per-sample), global_batch from
+ * micro_batch*dp, prompt/output lengths, lora_rank 16 for LoRA tasks.
+ */
+void model_config_complete(const struct workload *w, struct model_config *cfg);
+
+/*
+ * Checks a completed config against the workload.  Returns 0, or -1 with err
+ * naming the option in err->field ("tp", "gpus", "micro-batch" ...) and a
+ * message saying what would be valid ("--tp 3 does not divide the 32
+ * attention heads; use 1, 2, 4, 8, 16 or 32").
+ */
+int model_config_check(const struct workload *w, const struct model_config *cfg, struct diag *err);
+
+/* ---------------------------------------------------------------------------
+ * Results.
+ */
+
+/* Memory on the most loaded GPU, bytes. */
+struct model_memory {
+	double weights_bytes;          /* working weights (frozen base for LoRA, 4-bit for QLoRA) */
+	double gradients_bytes;
+	double optimizer_bytes;        /* moments + fp32 master weights */
+	double activations_bytes;      /* stored for backward, all micro-batches in flight */
+	double activations_layer_bytes; /* one layer, one micro-batch */
+	int microbatches_in_flight;
+	double logits_bytes;           /* output layer and loss buffers */
+	double lora_bytes;             /* adapters with their gradients and optimizer */
+	double kv_cache_bytes;         /* inference */
+	double buffers_bytes;          /* ZeRO gather buffers, communication buckets, workspaces */
+	double allocated_bytes;        /* sum of the above: torch.cuda.max_memory_allocated */
+	double reserve_bytes;          /* caching allocator fragmentation */
+	double context_bytes;          /* CUDA context, cuBLAS/cuDNN handles, NCCL */
+	double total_bytes;            /* allocated + reserve + context */
+	double capacity_bytes;         /* the GPU's memory */
+	double host_bytes;             /* offloaded to host memory, per GPU */
+	int fits;                      /* total_bytes <= capacity_bytes */
+};
+
+/* One training step (one optimizer step), seconds, on the slowest GPU. */
+struct model_time {
+	double step_s;
+	double gemm_s;                 /* matrix multiplies, forward + backward */
+	double attention_s;            /* attention scores and softmax */
+	double memory_bound_s;         /* normalisation, activations, elementwise */
+	double recompute_s;            /* forward work repeated in backward */
+	double optimizer_s;            /* optimizer update */
+	double tp_comm_s;              /* tensor-parallel collectives (not overlapped) */
+	double ep_comm_s;              /* expert-parallel all-to-all */
+	double pp_bubble_s;            /* pipeline fill and drain */
+	double pp_p2p_s;               /* pipeline sends between stages */
+	double dp_comm_s;              /* data-parallel gradient collective, exposed part */
+	double dp_comm_total_s;        /* ... and its whole duration */
+	double zero_comm_s;            /* ZeRO-3 parameter gathers, exposed part */
+	double offload_s;              /* host transfers and CPU optimizer, exposed part */
+	double data_s;                 /* data loading, exposed part */
+	double overhead_s;             /* kernel launches and framework overhead */
+	double compute_s;              /* gemm + attention + memory-bound + recompute (busy GPU time) */
+};
+
+struct model_infer {
+	double prefill_s;              /* prompt of the whole batch: time to first token */
+	double decode_token_s;         /* one output token for the whole batch */
+	double request_s;              /* prefill + output_len decode steps */
+	double tokens_per_s;           /* generated tokens/s, whole job */
+	double samples_per_s;          /* requests/s, whole job */
+	double decode_weights_bytes;   /* bytes read per decode step: weights */
+	double decode_kv_bytes;        /* ... and KV cache (average over the output) */
+	double launch_s;               /* per forward pass: kernel launch overhead */
+};
+
+/* Which resource bounds the step (bit flags). */
+enum model_limit {
+	MODEL_LIMIT_COMPUTE = 1u << 0,
+	MODEL_LIMIT_MEMORY_BW = 1u << 1,
+	MODEL_LIMIT_COMM = 1u << 2,
+	MODEL_LIMIT_BUBBLE = 1u << 3,
+	MODEL_LIMIT_DATA = 1u << 4,
+	MODEL_LIMIT_LAUNCH = 1u << 5,
+	MODEL_LIMIT_CAPACITY = 1u << 6, /* does not fit */
+};
+
+struct model_result {
+	struct model_memory mem;
+	struct model_time time;
+	struct model_infer infer;      /* task MODEL_TASK_INFER */
+	double tokens_per_s;           /* whole job (training: tokens trained; inference: generated) */
+	double samples_per_s;          /* whole job */
+	double model_flops_per_step;   /* 6N per token + attention (Megatron/PaLM convention), all GPUs */
+	double hw_flops_per_step;      /* model FLOPs + recomputation */
+	double mfu;                    /* model FLOPs / (time x GPUs x dense peak) */
+	double mfu_tflops_per_gpu;
+	double hfu_tflops_per_gpu;     /* hardware FLOPs per GPU per second */
+	double peak_tflops;            /* dense peak at the precision */
+	double time_to_train_s;        /* for train_tokens or train_samples x epochs; 0 when not given */
+	double power_w;                /* average draw per GPU */
+	double energy_kwh;             /* GPUs only, over time_to_train_s (or one hour when not given) */
+	double data_samples_per_s;     /* what the data loader can supply, whole job (0: no loading) */
+	double data_cores_needed;      /* CPU cores per GPU the loader needs to keep up */
+	unsigned limits;               /* enum model_limit bits */
+};
+
+/*
+ * Memory per GPU only: cheap, for pruning a search.  Returns 0, or -1 for a
+ * degenerate config.  Same numbers as model_estimate()'s mem.
+ */
+int model_memory(const struct workload *w, const struct model_config *cfg, struct model_memory *out);
+
+/*
+ * Memory, step time, throughput, MFU/HFU, time to train and energy.  For
+ * MODEL_TASK_INFER it fills infer and the throughput fields from the
+ * inference model.  Returns 0, or -1 for a degenerate config.
+ */
+int model_estimate(const struct workload *w, const struct model_config *cfg, struct model_result *out);
+
+/* ---------------------------------------------------------------------------
+ * Search helpers (slower: they call model_memory/model_estimate repeatedly).
+ */
+
+/* Largest micro-batch (<= limit) that fits; 0 when even 1 does not. */
+int model_max_micro_batch(const struct workload *w, const struct model_config *cfg, int limit);
+
+/*
+ * Inference: the largest batch (<= max_batch) whose worst-case latency under
+ * dynamic batching, 2 x one batch's forward (a request waits for the batch in
+ * flight, then runs in the next), stays within target_s.  0 when none does.
+ */
+int model_batch_for_latency(const struct workload *w, const struct model_config *cfg,
+			    double target_s, int max_batch);
+
+/* One suggested change and its predicted effect. */
+struct model_advice {
+	char what[96];                 /* "activation checkpointing (full recompute)" */
+	char flags[64];                /* how to ask for it: "--recompute full" */
+	double step_s;                 /* predicted step time with the change */
+	double total_bytes;            /* predicted memory with the change */
+	double speedup;                /* old step time / new (below 1: slower) */
+	int fits;
+};
+
+/*
+ * When cfg does not fit: the changes that make it fit, cheapest in step time
+ * first (gradient accumulation, recompute, ZeRO stage, more TP/PP, offload).
+ * Returns how many were written (<= max).
+ */
+size_t model_fit_advice(const struct workload *w, const struct model_config *cfg,
+			struct model_advice *out, size_t max);
+
+/*
+ * Optimisations worth turning on for cfg, best first, each with its
+ * predicted effect: mixed precision / TF32, flash attention, checkpointing
+ * with a larger micro-batch, ZeRO, DALI, gradient accumulation, CUDA Graphs,
+ * cudnn.benchmark.  Only changes that keep the workload fitting and help.
+ */
+size_t model_recommend(const struct workload *w, const struct model_config *cfg,
+		       struct model_advice *out, size_t max);
+
+/* ---------------------------------------------------------------------------
+ * Links from the catalog (shared by estimate, validate and plan).
+ */
+
+/*
+ * Fills the link fields of cfg for cfg->gpu in servers of cfg->gpus_per_node
+ * GPUs: the GPU's own fabric (NVLink through NVSwitch for SXM parts in
+ * servers of more than 4, NVLink bridges for pairs of PCIe cards, PCIe
+ * otherwise), or the server's when server is not NULL; the scale-out fabric
+ * from `network` ("ib-hdr-8x200", "roce-4x400", "ib-ndr": N adapters of G
+ * Gb/s per node; a bare fabric means one adapter per GPU at its rate), else
+ * from the server's NICs, else none.  Returns 0, or -1 with err naming the
+ * field ("network") and what would be valid.
+ */
+int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat,
+			     const struct cat_server *server, const char *network, struct diag *err);
+
+/*
+ * Parses a network spec ("ib-hdr-8x200") against the catalog's scale-out
+ * links.  Sets *adapters (0 when the spec gives none), *gbit_per_adapter and
+ * the fabric row.  Returns 0 or -1 with why.
+ */
+int model_parse_network(const struct catalog *cat, const char *spec, int *adapters,
+			double *gbit_per_adapter, const struct cat_link **fabric,
+			char *why, size_t why_len);
+
+/* ---------------------------------------------------------------------------
+ * Hardware microbenchmarks as the model sees them (validate's "bench" cases).
+ */
+
+/* Achievable dense GEMM TFLOP/s for an m x n x k multiply at a precision. */
+double model_gemm_tflops(const struct cat_gpu *gpu, enum model_precision p, double m, double n, double k);
+/* Achievable HBM stream bandwidth, GB/s. */
+double model_hbm_gbps(const struct cat_gpu *gpu);
+/* Achievable pinned host-to-device copy bandwidth, GB/s. */
+double model_h2d_gbps(const struct cat_gpu *gpu);
+/*
+ * nccl-tests all-reduce bus bandwidth, GB/s, for a large message across
+ * cfg->gpus GPUs with cfg's links.
+ */
+double model_allreduce_busbw_gbps(const struct model_config *cfg);
+
+#endif

@@ -1,0 +1,617 @@
+/*
+ * Workloads: built-in presets (data/models/presets.csv), Hugging Face
+ * config.json files and explicit dimensions, and the constants derived from
+ * them once (parameter counts, FLOPs per token).
+ *
+ * Parameter counts follow the layer structure of the Hugging Face
+ * implementations: attention W_q (h x a*d), W_k and W_v (h x kv*d), W_o
+ * (a*d x h); an MLP of two matrices (h x f, f x h) or three when gated
+ * (SwiGLU: gate, up, down); two norms per block; biases where the
+ * architecture has them; input embedding V x h, a learned position table
+ * when there is one, and an output layer V x h unless tied.  The unit tests
+ * check the totals against the published counts (Llama 2 7B: 6.74 B ...).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "catalog/embedded.h"
+#include "model/model.h"
+#include "util/csv.h"
+#include "util/suggest.h"
+#include "util/xalloc.h"
+
+#define PRESET_FILE "models/presets.csv"
+#define MAX_PRESETS 64
+#define MAX_DIM 10000000      /* any width or count above this is not a real model */
+
+/* ------------------------------------------------------------------------- */
+/* Derived constants                                                          */
+
+int workload_finish(struct workload *w, struct diag *err)
+{
+	struct workload_dims *d = &w->d;
+	double h, q, kv, f, mlp_matrix, attn_matrix, norms, experts, k_act;
+
+	if (!w->sample_unit[0])
+		snprintf(w->sample_unit, sizeof(w->sample_unit), "%s",
+			 w->kind == WORKLOAD_TRANSFORMER ? "sequences" : "samples");
+	if (w->kind == WORKLOAD_PER_SAMPLE) {
+		struct workload_sample *s = &w->s;
+		if (!(s->params > 0) || !isfinite(s->params))
+			return diag_set(err, w->name, 0, 0, "params", "parameter count must be positive");
+		if (!(s->fwd_flops > 0) || !isfinite(s->fwd_flops))
+			return diag_set(err, w->name, 0, 0, "fwd_gflops", "forward FLOPs per sample must be positive");
+		if (!(s->act_bytes >= 0) || !(s->mem_traffic_bytes >= 0) || !(s->kernels >= 0))
+			return diag_set(err, w->name, 0, 0, "act_mib", "activation, traffic and kernel figures must not be negative");
+		w->params = w->params_active = s->params;
+		w->params_embedding = w->params_head = 0;
+		w->params_layer = w->params_layer_attn = w->params_layer_mlp = w->params_layer_router = 0;
+		w->params_lora_per_rank = 0;
+		w->flops_token_dense = s->fwd_flops;
+		w->flops_token_attn = w->flops_token_head = 0;
+		w->kv_dim = w->q_dim = 0;
+		return 0;
+	}
+
+	if (d->layers <= 0 || d->layers > 100000)
+		return diag_set(err, w->name, 0, 0, "layers", "layer count %d is not between 1 and 100000", d->layers);
+	if (d->hidden <= 0 || d->hidden > MAX_DIM)
+		return diag_set(err, w->name, 0, 0, "hidden", "hidden size %d is not a positive width", d->hidden);
+	if (d->heads <= 0 || d->heads > d->hidden)
+		return diag_set(err, w->name, 0, 0, "heads", "attention heads %d must be between 1 and the hidden size %d",
+				d->heads, d->hidden);
+	if (d->kv_heads == 0)
+		d->kv_heads = d->heads;
+	if (d->kv_heads < 0 || d->kv_heads > d->heads || d->heads % d->kv_heads)
+		return diag_set(err, w->name, 0, 0, "kv-heads",
+				"key/value heads %d must divide the %d attention heads", d->kv_heads, d->heads);
+	if (d->head_dim == 0) {
+		if (d->hidden % d->heads)
+			return diag_set(err, w->name, 0, 0, "heads",
+					"%d heads do not divide the hidden size %d (give head_dim)", d->heads, d->hidden);
+		d->head_dim = d->hidden / d->heads;
+	}
+	if (d->head_dim < 0 || d->head_dim > MAX_DIM)
+		return diag_set(err, w->name, 0, 0, "head_dim", "head dimension %d is not valid", d->head_dim);
+	if ((double)d->heads * d->head_dim > MAX_DIM)
+		return diag_set(err, w->name, 0, 0, "head_dim", "heads x head_dim = %.0f is wider than any model",
+				(double)d->heads * d->head_dim);
+	if (d->ffn_hidden <= 0 || d->ffn_hidden > MAX_DIM)
+		return diag_set(err, w->name, 0, 0, "ffn-hidden", "MLP width %d is not a positive width", d->ffn_hidden);
+	if (d->vocab < 0 || d->vocab > 100000000)
+		return diag_set(err, w->name, 0, 0, "vocab", "vocabulary %d is not valid", d->vocab);
+	if (d->experts < 0 || d->experts > 100000)
+		return diag_set(err, w->name, 0, 0, "experts", "expert count %d is not valid", d->experts);
+	if (d->experts > 1 && (d->experts_active <= 0 || d->experts_active > d->experts))
+		return diag_set(err, w->name, 0, 0, "experts_active",
+				"experts per token %d must be between 1 and %d", d->experts_active, d->experts);
+	if (d->seq_len <= 0)
+		d->seq_len = d->max_seq > 0 ? (d->max_seq < 4096 ? d->max_seq : 4096) : 2048;
+	if (d->seq_len > MAX_DIM)
+		return diag_set(err, w->name, 0, 0, "seq-len", "sequence length %d is not valid", d->seq_len);
+	if (d->max_seq <= 0)
+		d->max_seq = d->seq_len;
+	if (!(d->dropout >= 0 && d->dropout < 1))
+		return diag_set(err, w->name, 0, 0, "dropout", "dropout must be in [0, 1)");
+
+	h = d->hidden;
+	q = (double)d->heads * d->head_dim;
+	kv = (double)d->kv_heads * d->head_dim;
+	f = d->ffn_hidden;
+	experts = d->experts > 1 ? d->experts : 1;
+	k_act = d->experts > 1 ? d->experts_active : 1;
+
+	attn_matrix = h * (2 * q + 2 * kv);
+	mlp_matrix = (d->gated_mlp ? 3 : 2) * h * f;
+	/* LayerNorm has a weight and a bias (architectures with biases); RMSNorm a weight only */
+	norms = 2 * h * (d->has_bias ? 2 : 1);
+
+	w->q_dim = (int)q;
+	w->kv_dim = (int)kv;
+	w->params_layer_attn = attn_matrix + norms + (d->has_bias ? q + 2 * kv + h : 0);
+	w->params_layer_mlp = mlp_matrix + (d->has_bias ? f * (d->gated_mlp ? 2 : 1) + h : 0);
+	w->params_layer_router = d->experts > 1 ? h * d->experts : 0;
+	w->params_layer = w->params_layer_attn + experts * w->params_layer_mlp + w->params_layer_router;
+	w->params_embedding = (double)d->vocab * h + (d->learned_pos ? (double)d->max_seq * h : 0);
+	w->params_head = (d->tied_embeddings || d->vocab == 0) ? 0 : (double)d->vocab * h;
+	w->params = d->layers * w->params_layer + w->params_embedding + w->params_head +
+		    h * (d->has_bias ? 2 : 1) /* final norm */ + w->s.extra_params;
+	w->params_active = w->params - d->layers * (experts - k_act) * w->params_layer_mlp;
+
+	/* 2 FLOPs per multiply-add of every weight matrix a token passes through */
+	w->flops_token_dense = 2.0 * d->layers *
+			       (attn_matrix + k_act * mlp_matrix + w->params_layer_router);
+	/* QK^T and AV: 2 x q_dim each per token of context (full, not causal) */
+	w->flops_token_attn = 4.0 * d->layers * q;
+	w->flops_token_head = 2.0 * h * d->vocab;
+	/* LoRA on every linear layer of a block: r x (in + out) per matrix */
+	w->params_lora_per_rank = d->layers *
+		((h + q) + 2 * (h + kv) + (q + h) +
+		 experts * (d->gated_mlp ? 3 : 2) * (h + f));
+	if (w->s.tokens <= 0)
+		w->s.tokens = d->seq_len;
+	return 0;
+}
+
+int workload_from_dims(struct workload *w, const char *name, const struct workload_dims *d,
+		       struct diag *err)
+{
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, sizeof(w->name), "%s", name ? name : "transformer");
+	w->kind = WORKLOAD_TRANSFORMER;
+	w->dtype = -1;
+	w->d = *d;
+	return workload_finish(w, err);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Presets                                                                    */
+
+/* Names and aliases of the presets, read once; static storage, never freed. */
+struct preset_table {
+	size_t n;
+	const char *names[MAX_PRESETS];
+	char name_buf[MAX_PRESETS][64];
+	char aliases[MAX_PRESETS][256];
+	int line[MAX_PRESETS];
+	int bad;
+	struct diag err;
+};
+
+static struct preset_table presets;
+static pthread_once_t presets_once = PTHREAD_ONCE_INIT;
+
+/* Column index by name in a header record; -1 when absent. */
+static int col_index(const struct csv_record *hdr, const char *name)
+{
+	size_t i;
+	for (i = 0; i < hdr->nfields; i++)
+		if (!strcmp(hdr->fields[i], name))
+			return (int)i;
+	return -1;
+}
+
+static void load_preset_names(void)
+{
+	const struct embedded_file *f = embedded_find(PRESET_FILE);
+	struct csv_reader *r;
+	struct csv_record rec;
+	int kkey = -1, kalias = -1, first = 1, rc;
+
+	diag_clear(&presets.err);
+	if (!f) {
+		presets.bad = 1;
+		diag_set(&presets.err, PRESET_FILE, 0, 0, "", "preset table is not embedded");
+		return;
+	}
+	r = csv_open("data/" PRESET_FILE, f->data, f->len, CSV_COMMENTS);
+	while ((rc = csv_next(r, &rec, &presets.err)) > 0) {
+		if (first) {
+			kkey = col_index(&rec, "key");
+			kalias = col_index(&rec, "aliases");
+			first = 0;
+			continue;
+		}
+		if (kkey < 0 || (size_t)kkey >= rec.nfields || presets.n >= MAX_PRESETS)
+			continue;
+		snprintf(presets.name_buf[presets.n], sizeof(presets.name_buf[0]), "%s", rec.fields[kkey]);
+		presets.names[presets.n] = presets.name_buf[presets.n];
+		snprintf(presets.aliases[presets.n], sizeof(presets.aliases[0]), "%s",
+			 kalias >= 0 && (size_t)kalias < rec.nfields ? rec.fields[kalias] : "");
+		presets.line[presets.n] = rec.line;
+		presets.n++;
+	}
+	if (rc < 0)
+		presets.bad = 1;
+	csv_free(r);
+}
+
+const char *const *workload_preset_names(size_t *n)
+{
+	pthread_once(&presets_once, load_preset_names);
+	*n = presets.n;
+	return presets.names;
+}
+
+/* Case- and punctuation-insensitive equality ("Llama-2-7b" == "llama2 7b"). */
+static int loose_eq(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a && !((*a >= 'a' && *a <= 'z') || (*a >= 'A' && *a <= 'Z') || (*a >= '0' && *a <= '9')))
+			a++;
+		while (*b && !((*b >= 'a' && *b <= 'z') || (*b >= 'A' && *b <= 'Z') || (*b >= '0' && *b <= '9')))
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		if ((*a | 0x20) != (*b | 0x20))
+			return 0;
+		a++;
+		b++;
+	}
+}
+
+static int alias_match(const char *aliases, const char *name)
+{
+	char buf[512], *p, *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", aliases);
+	for (p = strtok_r(buf, ";", &save); p; p = strtok_r(NULL, ";", &save))
+		if (loose_eq(p, name))
+			return 1;
+	return 0;
+}
+
+static double num_or(const char *s, double dflt)
+{
+	char *end;
+	double v;
+	if (!s || !*s)
+		return dflt;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !isfinite(v))
+		return NAN;
+	return v;
+}
+
+/* Reads one preset row into w. */
+static int preset_row(struct workload *w, const struct csv_record *hdr, const struct csv_record *rec,
+		      struct diag *err)
+{
+	struct workload_dims *d = &w->d;
+	struct workload_sample *s = &w->s;
+	static const struct {
+		const char *col;
+		int is_int;
+		size_t off;
+		double scale;
+	} cols[] = {
+#define DI(c, f) {c, 1, offsetof(struct workload_dims, f), 1}
+		DI("layers", layers), DI("hidden", hidden), DI("heads", heads), DI("kv_heads", kv_heads),
+		DI("head_dim", head_dim), DI("ffn_hidden", ffn_hidden), DI("vocab", vocab),
+		DI("max_seq", max_seq), DI("seq_len", seq_len), DI("gated_mlp", gated_mlp),
+		DI("tied", tied_embeddings), DI("learned_pos", learned_pos), DI("causal", causal),
+		DI("experts", experts), DI("experts_active", experts_active), DI("bias", has_bias),
+#undef DI
+	};
+	static const struct {
+		const char *col;
+		size_t off;
+		double scale;
+	} scols[] = {
+		{"params_m", offsetof(struct workload_sample, params), 1e6},
+		{"fwd_gflops", offsetof(struct workload_sample, fwd_flops), 1e9},
+		{"act_mib", offsetof(struct workload_sample, act_bytes), 1048576.0},
+		{"traffic_mib", offsetof(struct workload_sample, mem_traffic_bytes), 1048576.0},
+		{"kernels", offsetof(struct workload_sample, kernels), 1},
+		{"input_kib", offsetof(struct workload_sample, input_bytes), 1024.0},
+		{"decode_per_core", offsetof(struct workload_sample, decode_per_core), 1},
+		{"dali_per_gpu", offsetof(struct workload_sample, dali_per_gpu), 1},
+		{"tokens", offsetof(struct workload_sample, tokens), 1},
+		{"extra_params_m", offsetof(struct workload_sample, extra_params), 1e6},
+	};
+	size_t i;
+	int k;
+	const char *kind, *unit;
+
+	memset(w, 0, sizeof(*w));
+	w->dtype = -1;
+	k = col_index(hdr, "key");
+	snprintf(w->name, sizeof(w->name), "%s", rec->fields[k]);
+	k = col_index(hdr, "kind");
+	kind = k >= 0 && (size_t)k < rec->nfields ? rec->fields[k] : "";
+	k = col_index(hdr, "unit");
+	unit = k >= 0 && (size_t)k < rec->nfields ? rec->fields[k] : "";
+	snprintf(w->sample_unit, sizeof(w->sample_unit), "%s", unit);
+	if (!strcmp(kind, "transformer"))
+		w->kind = WORKLOAD_TRANSFORMER;
+	else if (!strcmp(kind, "per-sample"))
+		w->kind = WORKLOAD_PER_SAMPLE;
+	else
+		return diag_set(err, "data/" PRESET_FILE, rec->line, 0, "kind",
+				"kind '%s' is not transformer or per-sample", kind);
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		double v;
+		k = col_index(hdr, cols[i].col);
+		v = num_or(k >= 0 && (size_t)k < rec->nfields ? rec->fields[k] : NULL, 0);
+		if (isnan(v) || v < 0 || v > MAX_DIM * 100.0)
+			return diag_set(err, "data/" PRESET_FILE, rec->line, 0, cols[i].col, "not a valid count");
+		*(int *)((char *)d + cols[i].off) = (int)v;
+	}
+	for (i = 0; i < sizeof(scols) / sizeof(scols[0]); i++) {
+		double v;
+		k = col_index(hdr, scols[i].col);
+		v = num_or(k >= 0 && (size_t)k < rec->nfields ? rec->fields[k] : NULL, 0);
+		if (isnan(v) || v < 0)
+			return diag_set(err, "data/" PRESET_FILE, rec->line, 0, scols[i].col, "not a valid number");
+		*(double *)((char *)s + scols[i].off) = v * scols[i].scale;
+	}
+	k = col_index(hdr, "dropout");
+	d->dropout = num_or(k >= 0 && (size_t)k < rec->nfields ? rec->fields[k] : NULL, 0);
+	if (isnan(d->dropout))
+		return diag_set(err, "data/" PRESET_FILE, rec->line, 0, "dropout", "not a number");
+	if (workload_finish(w, err)) {
+		char msg[sizeof(err->msg)];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		return diag_set(err, "data/" PRESET_FILE, rec->line, 0, err->field, "%s", msg);
+	}
+	return 0;
+}
+
+int workload_preset(struct workload *w, const char *name, struct diag *err)
+{
+	const struct embedded_file *f;
+	struct csv_reader *r;
+	struct csv_record rec;
+	struct csv_record hdr;
+	char *hdr_store[128];
+	const char *hdr_fields[128];
+	size_t i, n, found = (size_t)-1;
+	const char *const *names = workload_preset_names(&n);
+	int rc, ret = -1, first = 1;
+
+	if (presets.bad) {
+		*err = presets.err;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (!strcasecmp(names[i], name) || loose_eq(names[i], name) ||
+		    alias_match(presets.aliases[i], name)) {
+			found = i;
+			break;
+		}
+	if (found == (size_t)-1) {
+		char hint[256];
+		suggest_hint(name, names, n, hint, sizeof(hint));
+		return diag_set(err, "", 0, 0, "model", "unknown model '%s'%s; presets: see 'gpuscope estimate --list-models'",
+				name, hint);
+	}
+	f = embedded_find(PRESET_FILE);
+	r = csv_open("data/" PRESET_FILE, f->data, f->len, CSV_COMMENTS);
+	memset(&hdr, 0, sizeof(hdr));
+	while ((rc = csv_next(r, &rec, err)) > 0) {
+		if (first) {
+			size_t k;
+			for (k = 0; k < rec.nfields && k < 128; k++) {
+				hdr_store[k] = xstrdup(rec.fields[k]);
+				hdr_fields[k] = hdr_store[k];
+			}
+			hdr.nfields = k;
+			hdr.fields = hdr_fields;
+			first = 0;
+			continue;
+		}
+		if (rec.line == presets.line[found]) {
+			ret = preset_row(w, &hdr, &rec, err);
+			break;
+		}
+	}
+	for (i = 0; i < hdr.nfields; i++)
+		free(hdr_store[i]);
+	csv_free(r);
+	if (rc < 0)
+		return -1;
+	return ret;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Hugging Face config.json                                                   */
+
+/*
+ * Integer key, trying each spelling in turn.  Returns 1 and *v when found,
+ * 0 when absent (or null), -1 with err when present but not a valid count.
+ */
+static int hf_int(json_t *root, const char *const *keys, long *v, const char *file, struct diag *err)
+{
+	size_t i;
+	for (i = 0; keys[i]; i++) {
+		json_t *x = json_object_get(root, keys[i]);
+		double d;
+		if (!x || json_is_null(x))
+			continue;
+		if (json_is_integer(x))
+			d = (double)json_integer_value(x);
+		else if (json_is_real(x))
+			d = json_real_value(x);
+		else
+			return diag_set(err, file, 0, 0, keys[i], "'%s' must be a number", keys[i]);
+		if (!(d >= 0) || d > 1e9 || d != floor(d))
+			return diag_set(err, file, 0, 0, keys[i], "'%s' must be a non-negative integer, got %g",
+					keys[i], d);
+		*v = (long)d;
+		return 1;
+	}
+	return 0;
+}
+
+static const char *hf_str(json_t *root, const char *key)
+{
+	json_t *x = json_object_get(root, key);
+	return json_is_string(x) ? json_string_value(x) : NULL;
+}
+
+static int in_list(const char *s, const char *const *list)
+{
+	size_t i;
+	if (!s)
+		return 0;
+	for (i = 0; list[i]; i++)
+		if (!strcasecmp(s, list[i]))
+			return 1;
+	return 0;
+}
+
+int workload_from_hf_json(struct workload *w, const char *name, const char *buf, size_t len,
+			  struct diag *err)
+{
+	static const char *const k_hidden[] = {"hidden_size", "n_embd", "d_model", "dim", NULL};
+	static const char *const k_layers[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers", NULL};
+	static const char *const k_heads[] = {"num_attention_heads", "n_head", "num_heads", "n_heads", NULL};
+	static const char *const k_kv[] = {"num_key_value_heads", "n_kv_heads", "num_kv_heads", "multi_query_group_num", NULL};
+	static const char *const k_ffn[] = {"intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size", "d_ff", NULL};
+	static const char *const k_vocab[] = {"vocab_size", "padded_vocab_size", NULL};
+	static const char *const k_pos[] = {"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", NULL};
+	static const char *const k_experts[] = {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", NULL};
+	static const char *const k_topk[] = {"num_experts_per_tok", "moe_top_k", "top_k", NULL};
+	static const char *const k_headdim[] = {"head_dim", NULL};
+	/* architectures whose MLP is gated (SwiGLU/GeGLU: gate, up and down matrices) */
+	static const char *const gated_types[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
+		"qwen3_moe", "gemma", "gemma2", "gemma3", "phi3", "olmo", "olmo2", "internlm2", "deepseek",
+		"yi", "baichuan", "granite", "cohere", "starcoder2x", "exaone", "smollm3", NULL};
+	static const char *const gated_acts[] = {"silu", "swiglu", "geglu", "gelu_pytorch_tanh_gated", "swish", NULL};
+	static const char *const encoder_types[] = {"bert", "roberta", "deberta", "deberta-v2", "electra",
+		"xlm-roberta", "vit", "albert", "distilbert", "camembert", NULL};
+	static const char *const learned_pos_types[] = {"gpt2", "opt", "bert", "roberta", "gpt_neo", "vit",
+		"electra", "xlm-roberta", "distilbert", "gpt_bigcode", "biogpt", "camembert", NULL};
+	static const char *const bias_types[] = {"gpt2", "opt", "bloom", "bert", "roberta", "gpt_neox",
+		"gpt_neo", "falcon", "vit", "electra", "xlm-roberta", "distilbert", "gpt_bigcode", "phi",
+		"camembert", "starcoder2", "qwen2", NULL};
+	json_error_t jerr;
+	json_t *root, *x;
+	long hidden = 0, layers = 0, heads = 0, kv = 0, ffn = 0, vocab = 0, pos = 0, experts = 0, topk = 0, hd = 0;
+	int hh, hl, ha, hf, hv;
+	const char *mtype, *act, *dtype;
+	char missing[256] = "";
+	struct workload_dims d;
+
+	memset(w, 0, sizeof(*w));
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return diag_set(err, name, jerr.line > 0 ? jerr.line : 1, jerr.column > 0 ? jerr.column : 1, "",
+				"not valid JSON: %s", jerr.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return diag_set(err, name, 1, 1, "", "expected a JSON object of model settings (a Hugging Face config.json)");
+	}
+	/* multimodal configs keep the language model in text_config */
+	x = json_object_get(root, "text_config");
+	if (json_is_object(x) && !json_object_get(root, "hidden_size")) {
+		json_incref(x);
+		json_decref(root);
+		root = x;
+	}
+	if ((hh = hf_int(root, k_hidden, &hidden, name, err)) < 0 ||
+	    (hl = hf_int(root, k_layers, &layers, name, err)) < 0 ||
+	    (ha = hf_int(root, k_heads, &heads, name, err)) < 0 ||
+	    hf_int(root, k_kv, &kv, name, err) < 0 ||
+	    (hf = hf_int(root, k_ffn, &ffn, name, err)) < 0 ||
+	    (hv = hf_int(root, k_vocab, &vocab, name, err)) < 0 ||
+	    hf_int(root, k_pos, &pos, name, err) < 0 ||
+	    hf_int(root, k_experts, &experts, name, err) < 0 ||
+	    hf_int(root, k_topk, &topk, name, err) < 0 ||
+	    hf_int(root, k_headdim, &hd, name, err) < 0) {
+		json_decref(root);
+		return -1;
+	}
+	mtype = hf_str(root, "model_type");
+	act = hf_str(root, "hidden_act");
+	if (!act)
+		act = hf_str(root, "activation_function");
+	if (!hh)
+		strcat(missing, ", hidden_size");
+	if (!hl)
+		strcat(missing, ", num_hidden_layers");
+	if (!ha)
+		strcat(missing, ", num_attention_heads");
+	if (!hv && !in_list(mtype, encoder_types))
+		strcat(missing, ", vocab_size");
+	if (missing[0]) {
+		diag_set(err, name, 0, 0, missing + 2,
+			 "missing keys %s%s%s%s; gpuscope reads transformer configs (llama, mistral, mixtral, qwen2, "
+			 "gpt2, opt, bloom, bert ...)", missing + 2, mtype ? " (model_type '" : "",
+			 mtype ? mtype : "", mtype ? "')" : "");
+		json_decref(root);
+		return -1;
+	}
+	if (!hf) {
+		/* GPT-2 style configs leave n_inner null: 4 x hidden */
+		ffn = 4 * hidden;
+	}
+	memset(&d, 0, sizeof(d));
+	d.hidden = (int)hidden;
+	d.layers = (int)layers;
+	d.heads = (int)heads;
+	d.kv_heads = (int)(kv ? kv : heads);
+	d.head_dim = (int)hd;
+	d.ffn_hidden = (int)ffn;
+	d.vocab = (int)vocab;
+	d.max_seq = (int)pos;
+	d.seq_len = pos > 0 ? (int)(pos < 4096 ? pos : 4096) : 2048;
+	d.experts = (int)(experts > 1 ? experts : 0);
+	d.experts_active = (int)(experts > 1 ? (topk ? topk : 2) : 0);
+	d.causal = !in_list(mtype, encoder_types);
+	d.gated_mlp = in_list(mtype, gated_types) || (in_list(act, gated_acts) && !in_list(mtype, bias_types));
+	d.learned_pos = in_list(mtype, learned_pos_types);
+	d.has_bias = in_list(mtype, bias_types) || json_is_true(json_object_get(root, "attention_bias"));
+	/* HF's PretrainedConfig default is tied (true) when the key is absent */
+	x = json_object_get(root, "tie_word_embeddings");
+	d.tied_embeddings = x ? json_is_true(x) : 1;
+	x = json_object_get(root, "hidden_dropout_prob");
+	if (!x)
+		x = json_object_get(root, "hidden_dropout");
+	if (!x)
+		x = json_object_get(root, "resid_pdrop");
+	if (!x)
+		x = json_object_get(root, "dropout");
+	if (json_is_number(x)) {
+		double p = json_number_value(x);
+		d.dropout = p >= 0 && p < 1 ? p : 0;
+	}
+	if (workload_from_dims(w, NULL, &d, err)) {
+		char msg[sizeof(err->msg)], field[sizeof(err->field)];
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		snprintf(field, sizeof(field), "%s", err->field);
+		json_decref(root);
+		return diag_set(err, name, 0, 0, field, "%s", msg);
+	}
+	{
+		/* name: the file's stem directory or model_type, e.g. "llama" */
+		const char *arch = NULL;
+		json_t *a = json_object_get(root, "architectures");
+		if (json_is_array(a) && json_array_size(a) > 0 && json_is_string(json_array_get(a, 0)))
+			arch = json_string_value(json_array_get(a, 0));
+		snprintf(w->name, sizeof(w->name), "%s", arch ? arch : mtype ? mtype : "config.json");
+	}
+	dtype = hf_str(root, "torch_dtype");
+	if (!dtype)
+		dtype = hf_str(root, "dtype");
+	w->dtype = !dtype ? -1 :
+		   !strcmp(dtype, "bfloat16") ? MODEL_BF16 :
+		   !strcmp(dtype, "float16") ? MODEL_FP16 :
+		   !strcmp(dtype, "float32") ? MODEL_FP32 : -1;
+	json_decref(root);
+	return 0;
+}
+
+int workload_from_hf_config(struct workload *w, const char *path, struct diag *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+	if (csv_read_file(path, &buf, &len, err))
+		return -1;
+	rc = workload_from_hf_json(w, path, buf, len, err);
+	free(buf);
+	return rc;
+}
+
+int workload_load(struct workload *w, const char *spec, struct diag *err)
+{
+	size_t n = strlen(spec);
+	FILE *f;
+	if (strchr(spec, '/') || (n > 5 && !strcasecmp(spec + n - 5, ".json")))
+		return workload_from_hf_config(w, spec, err);
+	if (!workload_preset(w, spec, err))
+		return 0;
+	f = fopen(spec, "rb");
+	if (f) {
+		fclose(f);
+		return workload_from_hf_config(w, spec, err);
+	}
+	return -1;
+}

@@ -1,0 +1,492 @@
+/*
+ * Why the first choice: which branch of the seeds' architecture decision
+ * tree it is (one node over NVLink, one node over PCIe, several nodes of one
+ * GPU, several nodes of several GPUs over InfiniBand/RoCE), what decides its
+ * size, what would go wrong on the alternatives, and which optimisations to
+ * turn on.  Every figure comes from model_estimate()/model_memory() on a
+ * changed copy of the chosen configuration, or from the search's own
+ * results; nothing is a rule of thumb.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+#include "util/units.h"
+
+/* Formats a note into a fixed buffer; a note cut at its end is acceptable. */
+static void note_printf(char *buf, size_t len, const char *fmt, ...) GS_PRINTF(3, 4);
+static void note_printf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+#define NOTEF(buf, ...) note_printf(buf, sizeof(buf), __VA_ARGS__)
+
+static double comm_of(const struct model_time *t)
+{
+	return t->tp_comm_s + t->ep_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
+}
+
+static double pcie_gbps_of(double gen)
+{
+	/* PCI-SIG x16 per direction, as data/links.csv gives pcie3..pcie6 */
+	return gen >= 6 ? 121 : gen >= 5 ? 63 : gen >= 4 ? 31.5 : 15.75;
+}
+
+static const char *link_words(enum model_link k, int nvls)
+{
+	switch (k) {
+	case MODEL_LINK_NVSWITCH: return nvls ? "NVSwitch (with in-switch reduction)" : "NVSwitch";
+	case MODEL_LINK_NVLINK: return "NVLink";
+	case MODEL_LINK_PCIE: return "PCIe";
+	default: return "no GPU link";
+	}
+}
+
+static struct plan_note *note(struct plan_explanation *ex, const char *kind)
+{
+	struct plan_note *n;
+	if (ex->nalt >= sizeof(ex->alt) / sizeof(ex->alt[0]))
+		return NULL;
+	n = &ex->alt[ex->nalt++];
+	memset(n, 0, sizeof(*n));
+	snprintf(n->kind, sizeof(n->kind), "%s", kind);
+	n->step_s = NAN;
+	n->ratio_time = NAN;
+	n->ratio_cost = NAN;
+	return n;
+}
+
+/* The largest communication term's name and the collective behind it. */
+static const char *main_comm(const struct model_config *cfg, const struct model_time *t, char *buf,
+			     size_t len)
+{
+	double v[5] = {t->tp_comm_s, t->dp_comm_s, t->zero_comm_s, t->pp_p2p_s, t->ep_comm_s};
+	int i, k = 0;
+	for (i = 1; i < 5; i++)
+		if (v[i] > v[k])
+			k = i;
+	switch (k) {
+	case 0: snprintf(buf, len, "the TP=%d all-reduce", cfg->tp); break;
+	case 1: snprintf(buf, len, "the data-parallel gradient %s (dp=%d)",
+			 cfg->zero ? "reduce-scatter/all-gather" : "all-reduce", cfg->dp); break;
+	case 2: snprintf(buf, len, "the ZeRO-3 parameter gathers (dp=%d)", cfg->dp); break;
+	case 3: snprintf(buf, len, "the pipeline sends (pp=%d)", cfg->pp); break;
+	default: snprintf(buf, len, "the expert all-to-all (ep=%d)", cfg->ep); break;
+	}
+	return buf;
+}
+
+/* "$0.98", "$46", "$1,234,567" rounded to what the figure's size deserves. */
+static const char *money(double v, char *buf, size_t len)
+{
+	if (v < 10)
+		snprintf(buf, len, "$%.2f", v);
+	else
+		snprintf(buf, len, "$%.0f", v);
+	return buf;
+}
+
+static void fmt_time(const struct plan *p, double v_s, char *buf, size_t len)
+{
+	char tmp[32];
+	(void)p;
+	snprintf(buf, len, "%s", unit_format_duration(v_s, tmp, sizeof(tmp)));
+}
+
+/* Time a config the way the search does, and say what its communication costs. */
+static int time_variant(const struct plan *p, const struct model_config *cfg, struct model_result *r)
+{
+	return model_estimate(p->req.w, cfg, r) || !(r->time.step_s > 0) ? -1 : 0;
+}
+
+static void alt_intra(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	struct model_config cfg = c->cfg;
+	struct model_result r;
+	struct plan_note *n;
+	char what[96];
+	double gen = hw->gpu->pcie_gen;
+	const struct cat_link *pl;
+	char key[16];
+
+	if (hw->gpus_per_node <= 1 || p->base.task == MODEL_TASK_INFER)
+		return;
+	if (hw->intra_kind == MODEL_LINK_PCIE) {
+		/* the other way round: what the GPU's own links would give */
+		struct model_config nv = c->cfg;
+		struct diag err;
+		if (!hw->gpu->gpu_link || !(hw->gpu->gpu_link_gbps > 0))
+			return;
+		nv.gpus_per_node = hw->gpus_per_node;
+		diag_clear(&err);
+		nv.intra_kind = MODEL_LINK_NVLINK;
+		nv.intra_gbps = hw->gpu->gpu_link_gbps;
+		nv.intra_lat_us = 1;
+		if (time_variant(p, &nv, &r))
+			return;
+		n = note(ex, "link");
+		if (!n)
+			return;
+		n->step_s = r.time.step_s;
+		n->ratio_time = r.time.step_s / c->res.time.step_s;
+		n->fits = r.mem.fits;
+		NOTEF(n->text,
+			 "with the %s's own %s (%.0f GB/s) instead of PCIe Gen%.0f the step would take "
+			 "%.3g s instead of %.3g s (%.2fx); communication now is %.0f%% of the step",
+			 hw->gpu->row.key, hw->gpu->gpu_link, hw->gpu->gpu_link_gbps, gen, r.time.step_s,
+			 c->res.time.step_s, n->ratio_time, 100 * comm_of(&c->res.time) / c->res.time.step_s);
+		return;
+	}
+	if (!cat_has(gen))
+		return;  /* a superchip (GB200, GH200): no PCIe form to compare with */
+	snprintf(key, sizeof(key), "pcie%.0f", gen);
+	pl = catalog_get(p->cat, CAT_LINKS, key);
+	cfg.intra_kind = MODEL_LINK_PCIE;
+	cfg.intra_gbps = pl && cat_has(pl->bw_gbps_per_dir) ? pl->bw_gbps_per_dir : pcie_gbps_of(gen);
+	/* links.c's PCIe node: a host-bridge hop more than the link's own latency */
+	cfg.intra_lat_us = (pl && cat_has(pl->latency_us) ? pl->latency_us : 1.0) + 1.0;
+	cfg.intra_nvls = 0;
+	if (time_variant(p, &cfg, &r))
+		return;
+	n = note(ex, "link");
+	if (!n)
+		return;
+	n->step_s = r.time.step_s;
+	n->ratio_time = r.time.step_s / c->res.time.step_s;
+	n->ratio_cost = n->ratio_time;
+	n->fits = r.mem.fits;
+	main_comm(&cfg, &r.time, what, sizeof(what));
+	NOTEF(n->text,
+		 "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "
+		 "(communication %.0f%% in all): %.3g s instead of %.3g s, %.2fx the time",
+		 gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls), what,
+		 100 * fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s),
+			    fmax(r.time.zero_comm_s, fmax(r.time.pp_p2p_s, r.time.ep_comm_s))) / r.time.step_s,
+		 100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s, n->ratio_time);
+}
+
+static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	struct model_config cfg = c->cfg;
+	struct model_result r;
+	struct plan_note *n;
+	char what[96], net[64];
+	const struct plan_fabric *slow;
+	double per_gpu;
+
+	if (c->nodes <= 1 || !p->nfab || p->base.task == MODEL_TASK_INFER)
+		return;
+	slow = &p->fab[0];
+	/* a commodity network: one port of the slowest fabric per server */
+	per_gpu = slow->gbps_per_gpu / p->hw[c->hw].gpus_per_node;
+	cfg.inter_gbps_per_gpu = per_gpu;
+	cfg.inter_lat_us = slow->lat_us;
+	if (!time_variant(p, &cfg, &r)) {
+		n = note(ex, "fabric");
+		if (n) {
+			n->step_s = r.time.step_s;
+			n->ratio_time = r.time.step_s / c->res.time.step_s;
+			n->ratio_cost = n->ratio_time;
+			n->fits = r.mem.fits;
+			main_comm(&cfg, &r.time, what, sizeof(what));
+			NOTEF(n->text,
+				 "with one %s port per server instead of %s, %s would leave "
+				 "communication at %.0f%% of the step: %.3g s instead of %.3g s, %.2fx the time",
+				 slow->link->row.name ? slow->link->row.name : slow->link->row.key,
+				 plan_network_name(p, c, net, sizeof(net)), what,
+				 100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s,
+				 n->ratio_time);
+		}
+	}
+	if (c->fabric >= 0 && c->fabric_best_step_s > 0 &&
+	    p->fab[c->fabric].gbps_per_gpu < p->fab[p->nfab - 1].gbps_per_gpu) {
+		n = note(ex, "fabric");
+		if (n) {
+			n->step_s = c->fabric_best_step_s;
+			n->ratio_time = c->fabric_best_step_s / c->res.time.step_s;
+			NOTEF(n->text,
+				 "%s (one port per GPU) is enough: the fastest fabric would gain %.1f%% "
+				 "(step %.3g s); the catalog prices no network, so the slowest fabric within "
+				 "2%% of the fastest is kept",
+				 p->fab[c->fabric].link->row.key,
+				 100 * (1 - c->fabric_best_step_s / c->res.time.step_s), c->fabric_best_step_s);
+		}
+	}
+}
+
+/* The same hardware on one node, from the search's own results. */
+static void alt_one_node(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	size_t i;
+	const struct plan_hw *hw = &p->hw[c->hw];
+	char a[32], mem[32], cap[32], m[32];
+	struct plan_note *n;
+
+	if (c->nodes <= 1 || p->base.task == MODEL_TASK_INFER)
+		return;
+	for (i = 0; i < p->nall; i++) {
+		const struct plan_choice *o = &p->all[i];
+		if (o->hw != c->hw || o->nodes != 1)
+			continue;
+		n = note(ex, "one-node");
+		if (!n)
+			return;
+		n->fits = o->fits;
+		if (!o->fits) {
+			NOTEF(n->text,
+				 "one %s (%d GPUs) does not fit: every layout needs at least %s per GPU of %s",
+				 hw->label, hw->gpus_per_node, unit_format_bytes(o->min_bytes, mem, sizeof(mem)),
+				 unit_format_bytes(hw->gpu->memory_gib * 1073741824.0, cap, sizeof(cap)));
+			return;
+		}
+		n->step_s = o->res.time.step_s;
+		n->ratio_time = o->hours / c->hours;
+		n->ratio_cost = o->cost_usd / c->cost_usd;
+		fmt_time(p, o->hours * 3600, a, sizeof(a));
+		NOTEF(n->text,
+			 "one %s (%d GPUs, the single-node architecture) would take %s for %s: "
+			 "%.2fx the time, %.2fx the cost%s",
+			 hw->label, hw->gpus_per_node, a, money(o->cost_usd, m, sizeof(m)), n->ratio_time,
+			 n->ratio_cost,
+			 o->violates & PLAN_VIOL_DEADLINE ? ", past the deadline" : "");
+		return;
+	}
+}
+
+/* Without the memory savers the choice relies on. */
+static void alt_memory(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	struct model_config cfg = c->cfg;
+	struct model_memory m;
+	struct plan_note *n;
+	char need[32], cap[32], saver[64];
+
+	if (p->base.task == MODEL_TASK_INFER || (c->cfg.zero == 0 && c->cfg.recompute == MODEL_RECOMPUTE_NONE))
+		return;
+	snprintf(saver, sizeof(saver), "%s%s%s", c->cfg.zero ? "ZeRO" : "",
+		 c->cfg.zero && c->cfg.recompute ? " and " : "",
+		 c->cfg.recompute ? "activation recompute" : "");
+	if (c->cfg.zero)
+		snprintf(saver, sizeof(saver), "ZeRO-%d%s", c->cfg.zero,
+			 c->cfg.recompute ? " and activation recompute" : "");
+	cfg.zero = 0;
+	cfg.recompute = MODEL_RECOMPUTE_NONE;
+	if (model_memory(p->req.w, &cfg, &m))
+		return;
+	n = note(ex, "memory");
+	if (!n)
+		return;
+	n->fits = m.fits;
+	if (!m.fits) {
+		NOTEF(n->text,
+			 "without %s each GPU would need %s of its %s: it would not fit",
+			 saver, unit_format_bytes(m.total_bytes, need, sizeof(need)),
+			 unit_format_bytes(m.capacity_bytes, cap, sizeof(cap)));
+	} else {
+		struct model_result r;
+		if (time_variant(p, &cfg, &r))
+			return;
+		n->step_s = r.time.step_s;
+		n->ratio_time = r.time.step_s / c->res.time.step_s;
+		NOTEF(n->text,
+			 "without %s it would still fit (%s of %s) but the step would take %.3g s "
+			 "(%.2fx): %s saves more time than it costs here",
+			 saver, unit_format_bytes(m.total_bytes, need, sizeof(need)),
+			 unit_format_bytes(m.capacity_bytes, cap, sizeof(cap)), r.time.step_s,
+			 n->ratio_time, saver);
+	}
+}
+
+static int same_gpu(const struct plan *p, const struct plan_choice *a, const struct plan_choice *b)
+{
+	return p->hw[a->hw].gpu == p->hw[b->hw].gpu;
+}
+
+static void ratio_note(const struct plan *p, const struct plan_choice *c, const struct plan_choice *o,
+		       struct plan_explanation *ex, const char *kind, const char *lead)
+{
+	struct plan_note *n = note(ex, kind);
+	char t[32], lay[48], m[32];
+	if (!n)
+		return;
+	n->fits = 1;
+	n->step_s = o->res.time.step_s;
+	n->ratio_time = p->base.task == MODEL_TASK_INFER ? o->latency_s / c->latency_s : o->hours / c->hours;
+	n->ratio_cost = o->cost_usd / c->cost_usd;
+	fmt_time(p, p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, t, sizeof(t));
+	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %.2fx the time, %.2fx the cost%s",
+	      lead, o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label,
+	      plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
+	      p->base.task == MODEL_TASK_INFER ? " a request" : "", money(o->cost_usd, m, sizeof(m)),
+	      p->base.task == MODEL_TASK_INFER ? " an hour" : "", n->ratio_time, n->ratio_cost,
+	      o->violates ? " (misses a constraint)" : "");
+}
+
+/* The best choices on other GPU types, and the best PCIe-only one. */
+static void alt_tiers(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	const struct cat_gpu *seen[3] = {NULL, NULL, NULL};
+	size_t h, k, nseen = 0;
+	const struct plan_choice *pcie = NULL;
+
+	/* plan_best_on() gives each option's best; pick the three best other GPU types */
+	for (k = 0; k < 3; k++) {
+		const struct plan_choice *best = NULL;
+		for (h = 0; h < p->nhw; h++) {
+			const struct plan_choice *o = plan_best_on(p, h);
+			size_t j;
+			int dup = 0;
+			if (!o || same_gpu(p, o, c) || o->violates)
+				continue;
+			for (j = 0; j < nseen; j++)
+				dup |= seen[j] == p->hw[h].gpu;
+			if (dup)
+				continue;
+			if (!best || o->score < best->score ||
+			    (o->score == best->score && o < best))
+				best = o;
+		}
+		if (!best)
+			break;
+		seen[nseen++] = p->hw[best->hw].gpu;
+		ratio_note(p, c, best, ex, "tier", "best on another GPU type");
+	}
+	if (plan_arch_of(p, c) == PLAN_ARCH_NODE_PCIE || plan_arch_of(p, c) == PLAN_ARCH_NODES_ONE_GPU ||
+	    plan_arch_of(p, c) == PLAN_ARCH_ONE_GPU)
+		return;
+	for (h = 0; h < p->nhw; h++) {
+		size_t i;
+		for (i = 0; i < p->nall; i++) {
+			const struct plan_choice *o = &p->all[i];
+			enum plan_arch a;
+			if (o->hw != h || !o->fits || o->violates)
+				continue;
+			a = plan_arch_of(p, o);
+			if (a != PLAN_ARCH_NODE_PCIE && a != PLAN_ARCH_NODES_ONE_GPU)
+				continue;
+			if (!pcie || o->score < pcie->score || (o->score == pcie->score && o < pcie))
+				pcie = o;
+		}
+	}
+	if (pcie)
+		ratio_note(p, c, pcie, ex, "pcie", "best with no NVLink between GPUs (PCIe, or one GPU per node)");
+}
+
+static void arch_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	char net[64], mem[32], cap[32];
+	double pct = 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes;
+
+	unit_format_bytes(c->res.mem.total_bytes, mem, sizeof(mem));
+	unit_format_bytes(c->res.mem.capacity_bytes, cap, sizeof(cap));
+	switch (ex->arch) {
+	case PLAN_ARCH_ONE_GPU:
+		NOTEF(ex->arch_text,
+			 "one GPU: the workload fits on one %s (%s of %s, %.0f%%), so no GPU link or "
+			 "network is needed", hw->gpu->row.key, mem, cap, pct);
+		break;
+	case PLAN_ARCH_NODE_NVLINK:
+		NOTEF(ex->arch_text,
+			 "one node, several GPUs over NVLink: %d x %s joined by %s (%.0f GB/s a direction "
+			 "per GPU); tensor and data parallelism stay on the GPU links, no scale-out "
+			 "network is needed", c->gpus, hw->gpu->row.key,
+			 link_words(hw->intra_kind, hw->intra_nvls), hw->intra_gbps);
+		break;
+	case PLAN_ARCH_NODE_PCIE:
+		NOTEF(ex->arch_text,
+			 "one node, several GPUs over PCIe: %d x %s on PCIe (%.0f GB/s a direction); "
+			 "the layout keeps traffic between GPUs small (tp=%d, dp=%d%s)", c->gpus,
+			 hw->gpu->row.key, hw->intra_gbps, c->cfg.tp, c->cfg.dp,
+			 c->cfg.zero ? ", sharded optimizer" : "");
+		break;
+	case PLAN_ARCH_NODES_ONE_GPU:
+		NOTEF(ex->arch_text,
+			 "several nodes of one GPU each: %u x %s over %s; only data-parallel gradients "
+			 "cross the network, once per step", c->nodes, hw->gpu->row.key,
+			 plan_network_name(p, c, net, sizeof(net)));
+		break;
+	default:
+		NOTEF(ex->arch_text,
+			 "several nodes of several GPUs: %u nodes of %d x %s, %s inside each node and "
+			 "%s between nodes; tensor parallelism (tp=%d) stays inside a node, pipeline "
+			 "(pp=%d) and data (dp=%d) parallelism cross the network",
+			 c->nodes, hw->gpus_per_node, hw->gpu->row.key,
+			 link_words(hw->intra_kind, hw->intra_nvls), plan_network_name(p, c, net, sizeof(net)),
+			 c->cfg.tp, c->cfg.pp, c->cfg.dp);
+		break;
+	}
+}
+
+/* What sets the size: the smallest count that fits, and what more GPUs would give. */
+static void sizing_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	const struct plan_choice *least = NULL, *fastest = NULL;
+	size_t i;
+	char t1[32], t2[32], m1[32], m2[32];
+
+	for (i = 0; i < p->nall; i++) {
+		const struct plan_choice *o = &p->all[i];
+		if (o->hw != c->hw || !o->fits)
+			continue;
+		if (!least || o->gpus < least->gpus)
+			least = o;
+		if (!fastest || o->hours < fastest->hours)
+			fastest = o;
+	}
+	if (!least || !fastest || p->base.task == MODEL_TASK_INFER) {
+		NOTEF(ex->sizing,
+			 "%d replica%s of %d GPU%s, each serving batches of %d, serve%s %.6g requests/s "
+			 "(capacity %.6g) within %.3g ms each",
+			 c->replicas, c->replicas == 1 ? "" : "s", c->cfg.tp * c->cfg.pp,
+			 c->cfg.tp * c->cfg.pp == 1 ? "" : "s", c->cfg.batch, c->replicas == 1 ? "s" : "",
+			 p->req.rate_per_s > 0 ? p->req.rate_per_s : 1,
+			 c->replicas * c->res.samples_per_s, c->latency_s * 1e3);
+		return;
+	}
+	fmt_time(p, least->hours * 3600, t1, sizeof(t1));
+	fmt_time(p, fastest->hours * 3600, t2, sizeof(t2));
+	NOTEF(ex->sizing,
+		 "on %s the fewest GPUs that fit are %d (%s, %s) and the fastest count searched is "
+		 "%d (%s, %s); %d GPUs rank first by %s%s",
+		 p->hw[c->hw].label, least->gpus, t1, money(least->cost_usd, m1, sizeof(m1)),
+		 fastest->gpus, t2, money(fastest->cost_usd, m2, sizeof(m2)), c->gpus,
+		 plan_objective_name(p->req.objective),
+		 p->req.deadline_s > 0 ? " within the deadline" : "");
+}
+
+int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	const struct model_time *t;
+	double step;
+
+	memset(ex, 0, sizeof(*ex));
+	if (!c || !c->fits)
+		return -1;
+	ex->arch = plan_arch_of(p, c);
+	arch_text(p, c, ex);
+	sizing_text(p, c, ex);
+	alt_intra(p, c, ex);
+	alt_fabric(p, c, ex);
+	alt_one_node(p, c, ex);
+	alt_memory(p, c, ex);
+	alt_tiers(p, c, ex);
+	ex->nadvice = model_recommend(p->req.w, &c->cfg, ex->advice,
+				      sizeof(ex->advice) / sizeof(ex->advice[0]));
+	t = &c->res.time;
+	step = t->step_s > 0 ? t->step_s : 1;
+	ex->compute_share = t->compute_s / step;
+	ex->comm_share = comm_of(t) / step;
+	ex->bubble_share = t->pp_bubble_s / step;
+	ex->data_share = t->data_s / step;
+	ex->other_share = 1 - ex->compute_share - ex->comm_share - ex->bubble_share - ex->data_share;
+	if (ex->other_share < 0)
+		ex->other_share = 0;
+	return 0;
+}

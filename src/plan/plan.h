@@ -1,0 +1,300 @@
+/*
+ * The design-space search behind `gpuscope plan`: GPU types x servers x
+ * counts x scale-out fabric x parallel layout for one workload, each
+ * configuration sized by the memory model, timed by the performance model
+ * (model/model.h) and priced by the cost model (cost/cost.h), then ranked
+ * and explained.  docs/plan.md describes the search space, the pruning, the
+ * ranking and every decision the search makes on the user's behalf.
+ *
+ * Shape of the search:
+ *
+ *   hardware options   catalog servers and generic nodes of 1, 2, 4 or 8 of
+ *                      one GPU (on PCIe, or on the GPU's own NVLink/NVSwitch)
+ *                      when owning; catalog cloud instances when renting
+ *   x node counts      1, 2, 3, 4, 6, 8, 12 ... (2^k and 3 x 2^k) up to
+ *                      max_gpus GPUs
+ *   x fabric           several nodes: every scale-out link of the catalog
+ *                      (one adapter per GPU) for generic nodes; the
+ *                      server's or instance's own network otherwise
+ *   x layout           tp (divides the heads and the node), pp (divides the
+ *                      layers), dp (the rest), ep (MoE), vpp, ZeRO 0-3,
+ *                      recompute none/selective/full, micro-batch (powers of
+ *                      two), precision (bf16, or fp16 where the GPU lacks
+ *                      bf16; fp8 too when allowed)
+ *
+ * The memory of a layout depends only on the GPU type, the GPU count and the
+ * layout, so the search works in items of (GPU type, GPU count, precision):
+ * it finds the layouts that fit once per item with model_memory(), then
+ * times them with model_estimate() on every hardware option and fabric of
+ * that item.  Each (hardware option, node count) keeps its fastest layout.
+ * Items are shared among threads; every item writes only its own result
+ * slots, and ranking happens after the search with a total order whose last
+ * key is the stable (hardware, count) index, so the answer does not depend
+ * on the number of threads or on their timing.
+ *
+ * Thread safety: plan_run() starts and joins its own threads; a struct plan
+ * is not shared while it runs.  Other functions are not thread-safe per plan.
+ */
+#ifndef GPUSCOPE_PLAN_PLAN_H
+#define GPUSCOPE_PLAN_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog/catalog.h"
+#include "cost/cost.h"
+#include "model/model.h"
+#include "util/error.h"
+
+enum plan_objective {
+	PLAN_OBJ_TIME,      /* time to finish (inference: request latency) */
+	PLAN_OBJ_COST,      /* dollars for the whole run (inference: per hour) */
+	PLAN_OBJ_ENERGY,    /* GPU energy, kWh */
+	PLAN_OBJ_BALANCED,  /* time x cost: the product ranks as their geometric mean does */
+	PLAN_OBJ_COUNT
+};
+
+const char *plan_objective_name(enum plan_objective o);
+int plan_objective_from_name(const char *s);   /* -1 when unknown */
+
+/* What the user would do with the hardware. */
+enum plan_buy {
+	PLAN_BUY_OWN,       /* catalog servers and generic builds, priced by TCO */
+	PLAN_BUY_CLOUD,     /* catalog cloud instances, on-demand */
+};
+
+struct plan_request {
+	const struct workload *w;      /* finished workload; must outlive the plan */
+	/*
+	 * Task, optimizer, amount of work (train_tokens, or train_samples x
+	 * epochs), seq_len, global_batch (0: the default of docs/plan.md),
+	 * lora_rank, inference lengths.  Hardware, counts, links and layout
+	 * fields are ignored: the search sets them.
+	 */
+	struct model_config base;
+	enum plan_objective objective;
+	enum plan_buy buy;
+	const char *provider;          /* PLAN_BUY_CLOUD: "aws", "gcp" ...; NULL: any */
+	const struct cat_gpu *const *gpus; /* only these GPU types; NULL: all */
+	size_t ngpus;
+	const char *ecosystem;         /* "cuda", "rocm" ...; NULL: any */
+	int max_gpus;                  /* > 0 */
+	/*
+	 * Precisions to try, a bit mask of 1u << enum model_precision; 0 means
+	 * bf16.  bf16 falls back to fp16 on GPUs without bf16 (V100, T4); a GPU
+	 * is tried at each listed precision it has a dense peak for.
+	 */
+	unsigned precisions;
+	int servers_only;              /* owning: catalog servers only, no generic builds */
+	double utilisation_pct;        /* owning: % of the hours the GPUs do paid work; 0: tco default */
+	double years;                  /* owning: service life; 0: tco default (facility depreciation) */
+	/* constraints; 0 = none */
+	double deadline_s;             /* time to finish (inference: latency target) */
+	double budget_usd;             /* cost of the run (inference: per hour) */
+	double power_kw;               /* full-load power of all the servers */
+	/* inference */
+	double rate_per_s;             /* requests per second to serve; 0: 1 */
+	int max_batch;                 /* largest batch a replica may run; 0: 256 */
+	/* execution */
+	int threads;                   /* 0: every online CPU */
+	size_t top;                    /* choices to rank; 0: 10 */
+	/*
+	 * Called from the calling thread about every 100 ms while the search
+	 * runs (done <= total, in work items); may be NULL.
+	 */
+	void (*progress)(void *arg, size_t done, size_t total);
+	void *progress_arg;
+};
+
+enum plan_hw_kind {
+	PLAN_HW_SERVER,     /* a catalog server */
+	PLAN_HW_CLOUD,      /* a catalog cloud instance */
+	PLAN_HW_GENERIC,    /* n GPUs of one type on PCIe or on the GPU's own fabric */
+};
+
+/* One kind of node the search may use. */
+struct plan_hw {
+	enum plan_hw_kind kind;
+	char key[64];                  /* catalog key, or "h100-sxm5-80gb/8/nvswitch" */
+	char label[80];                /* short name for tables: "dgx-h100", "h100-sxm5 nvs" */
+	const struct cat_gpu *gpu;
+	const struct cat_server *server; /* PLAN_HW_SERVER */
+	const struct cat_cloud *cloud;   /* PLAN_HW_CLOUD */
+	int gpus_per_node;
+	/* intra-node link fields filled by model_links_from_catalog() */
+	enum model_link intra_kind;
+	double intra_gbps, intra_lat_us;
+	int intra_nvls;
+	double host_gbps;
+	/* the node's own scale-out network (servers, instances); 0: none */
+	double own_inter_gbps_per_gpu, own_inter_lat_us;
+	char own_network[48];          /* "8x ib-ndr 400 Gb/s" */
+	double cpu_cores_per_gpu;      /* 0: unknown */
+	double node_power_kw;          /* full load, per node */
+	struct cost_basis cost;
+	int max_nodes;                 /* 1 when it has no scale-out network */
+};
+
+/* One scale-out fabric for generic nodes (one adapter per GPU). */
+struct plan_fabric {
+	const struct cat_link *link;
+	double gbps_per_gpu;           /* GB/s per direction */
+	double lat_us;
+};
+
+/* Constraint bits of struct plan_choice.violates. */
+enum {
+	PLAN_VIOL_DEADLINE = 1u << 0,
+	PLAN_VIOL_BUDGET = 1u << 1,
+	PLAN_VIOL_POWER = 1u << 2,
+};
+
+/* The best layout found for one (hardware option, node count). */
+struct plan_choice {
+	uint32_t hw;                   /* index into plan_hw() */
+	uint32_t nodes;
+	int gpus;                      /* all GPUs (inference: every replica) */
+	int fabric;                    /* index into plan_fabrics(); -1: none or the node's own */
+	int fits;                      /* some layout fits in memory and was timed */
+	double min_bytes;              /* !fits: the least memory per GPU any layout needs */
+	struct model_config cfg;       /* the layout, as timed */
+	struct model_result res;
+	/* training: one run; inference: one hour at the request rate */
+	double hours;                  /* training: time to finish; inference: 1 */
+	double cost_usd;
+	double energy_kwh;             /* GPUs only (the model's power) */
+	double power_kw;               /* full-load power of all the servers */
+	double latency_s;              /* inference: one request's latency */
+	int replicas;                  /* inference: copies of the model serving the rate */
+	double score;                  /* the objective's value; lower is better */
+	unsigned violates;             /* PLAN_VIOL_* */
+	double miss;                   /* the largest value/limit over the constraints (<= 1: met) */
+	double fabric_best_step_s;     /* generic multi-node: the fastest fabric's step time */
+};
+
+struct plan_stats {
+	uint64_t configs;              /* configurations decided: layouts x hardware x count x fabric */
+	uint64_t memory_calls;         /* model_memory() calls */
+	uint64_t estimate_calls;       /* model_estimate() calls (and latency searches) */
+	uint64_t items;                /* (GPU, count, precision) work items */
+	double wall_s;                 /* search wall time */
+	int threads;
+};
+
+struct plan;
+
+/*
+ * Builds the hardware options for req from the catalog and searches them.
+ * Returns 0 and a plan to free with plan_free(), or -1 with *err set (field
+ * names the flag: "gpu", "ecosystem", "buy" ...) when the request leaves
+ * nothing to search.  The catalog and req->w must outlive the plan.
+ */
+int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req,
+	     struct diag *err);
+void plan_free(struct plan *p);
+
+const struct plan_request *plan_request_of(const struct plan *p);
+const struct plan_stats *plan_stats(const struct plan *p);
+/*
+ * The request's base configuration as the search completed it: amount of
+ * work (train_tokens or train_samples x epochs), seq_len, inference lengths.
+ */
+const struct model_config *plan_base(const struct plan *p);
+/* The global batch the search used, in samples (0 for inference). */
+int plan_global_batch(const struct plan *p);
+
+/* Hardware the search left out and why ("dgx-a100-640gb (no price), ..."); "" when none. */
+const char *plan_skipped(const struct plan *p);
+
+/* Hardware options and fabrics; pointers live as long as the plan. */
+const struct plan_hw *plan_hw(const struct plan *p, size_t *n);
+const struct plan_fabric *plan_fabrics(const struct plan *p, size_t *n);
+
+/* Every (hardware option, node count) searched, in stable order. */
+const struct plan_choice *plan_all(const struct plan *p, size_t *n);
+/*
+ * The ranked choices that meet every constraint, best first (at most
+ * req->top): the best configuration of each GPU type, so every row is a
+ * different GPU.
+ */
+const struct plan_choice *plan_ranked(const struct plan *p, size_t i);
+size_t plan_nranked(const struct plan *p);
+/* The Pareto front of time against cost among choices meeting the constraints, fastest first. */
+const struct plan_choice *plan_front(const struct plan *p, size_t i);
+size_t plan_nfront(const struct plan *p);
+/*
+ * When nothing meets the constraints: the choice that misses them by the
+ * least (smallest miss), else NULL.  Also NULL when nothing fits at all.
+ */
+const struct plan_choice *plan_nearest_miss(const struct plan *p);
+/* The choice that needs the least memory per GPU when nothing fits; else NULL. */
+const struct plan_choice *plan_closest_fit(const struct plan *p);
+/* The fittest choice on a given hardware option, by the objective; NULL when none fits. */
+const struct plan_choice *plan_best_on(const struct plan *p, size_t hw);
+/* Whether a choice lies on the front. */
+int plan_on_front(const struct plan *p, const struct plan_choice *c);
+/* Cheapest and fastest of everything that fits, ignoring constraints (NULL when none). */
+const struct plan_choice *plan_cheapest(const struct plan *p);
+const struct plan_choice *plan_fastest(const struct plan *p);
+
+/* ---- describing choices ---- */
+
+/* "t2p4v2d8e8 z1 rs m2 fp8": the layout in the compact form of docs/plan.md. */
+const char *plan_layout_code(const struct model_config *cfg, char *buf, size_t len);
+/* "--tp 2 --pp 4 --vpp 2 --zero 1 --recompute selective --micro-batch 2": the estimate flags. */
+const char *plan_layout_flags(const struct model_config *cfg, char *buf, size_t len);
+/* The fabric's short name ("ib-ndr", "own: 8x ib-ndr 400 Gb/s", "none"). */
+const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf,
+			      size_t len);
+
+/* The seeds' architecture decision tree, as applied to a choice. */
+enum plan_arch {
+	PLAN_ARCH_ONE_GPU,             /* one GPU */
+	PLAN_ARCH_NODE_NVLINK,         /* one node, several GPUs over NVLink/NVSwitch/xGMI */
+	PLAN_ARCH_NODE_PCIE,           /* one node, several GPUs over PCIe */
+	PLAN_ARCH_NODES_ONE_GPU,       /* several nodes of one GPU, PCIe + network */
+	PLAN_ARCH_NODES_MANY_GPUS,     /* several nodes of several GPUs over InfiniBand/RoCE */
+	PLAN_ARCH_COUNT
+};
+enum plan_arch plan_arch_of(const struct plan *p, const struct plan_choice *c);
+/* "one node, several GPUs over NVLink" */
+const char *plan_arch_name(enum plan_arch a);
+
+/* One line of the explanation, with the figures it rests on. */
+struct plan_note {
+	char kind[16];                 /* "alternative", "memory", "fabric", "tier" ... */
+	char text[256];
+	double step_s;                 /* the alternative's step time (NaN: none) */
+	double ratio_time, ratio_cost; /* against the first choice (NaN: n/a) */
+	int fits;
+};
+
+struct plan_explanation {
+	enum plan_arch arch;
+	char arch_text[256];           /* which branch of the decision tree, and why */
+	char sizing[256];              /* what decides the size: memory, deadline, cost */
+	struct plan_note alt[12];      /* what would go wrong on the alternatives */
+	size_t nalt;
+	struct model_advice advice[8]; /* optimisations to turn on, best first */
+	size_t nadvice;
+	/* step-time shares of the first choice, 0-1 */
+	double compute_share, comm_share, bubble_share, data_share, other_share;
+};
+
+/*
+ * Explains choice c (normally plan_ranked(p, 0)): the architecture, the
+ * alternatives, each timed by the model, and model_recommend()'s advice.
+ * Returns 0, or -1 when c did not fit.
+ */
+int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_explanation *out);
+
+/*
+ * Writes the self-contained HTML report: the Pareto front (one colour per
+ * GPU type), the memory of the top choices as stacked bars, their step time
+ * broken down, the ranked table and the explanation.  title is the
+ * workload line.  Returns 0, or -1 with *err naming the file.
+ */
+int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title,
+		     const char *path, struct diag *err);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * Internals shared by the files of src/plan/: the plan object, the work
+ * items of the search and the functions that build and rank them.  Not for
+ * use outside src/plan/.
+ */
+#ifndef GPUSCOPE_PLAN_PLAN_INT_H
+#define GPUSCOPE_PLAN_PLAN_INT_H
+
+#include "plan/plan.h"
+
+/* A (GPU type, GPU count) and the (hardware option, node count) slots that realise it. */
+struct plan_item {
+	const struct cat_gpu *gpu;
+	int gpus;
+	size_t *slots;                 /* indexes into plan->all */
+	size_t nslots;
+	int max_gpn;                   /* largest gpus_per_node among the slots */
+	double work;                   /* rough cost, to start the big items first */
+};
+
+/* The fabrics' link fields for one generic hardware option (from model_links_from_catalog). */
+struct plan_net {
+	double gbps_per_gpu, lat_us;
+};
+
+struct plan {
+	const struct catalog *cat;
+	struct plan_request req;
+	struct model_config base;      /* the request's base, completed */
+	int global_batch;              /* samples per step; 0: micro-batch x dp */
+	unsigned precisions;
+
+	struct plan_hw *hw;
+	size_t nhw;
+	struct plan_fabric *fab;       /* slowest first */
+	size_t nfab;
+	struct plan_net *net;          /* [hw * nfab + f], generic options only */
+
+	struct plan_choice *all;       /* every slot, hardware order then node count */
+	size_t nall;
+	struct plan_item *items;
+	size_t nitems;
+
+	size_t *ranked, nranked;
+	size_t *front, nfront;
+	size_t *best_on_hw;            /* per hw: index into all, or SIZE_MAX */
+	size_t nearest, closest, cheapest, fastest;  /* SIZE_MAX: none */
+
+	struct plan_stats stats;
+	char skipped[1600];            /* hardware left out, and why (no price ...) */
+	char skip_lists[3][512];       /* space.c's working lists, by reason */
+};
+
+#define PLAN_NONE ((size_t)-1)
+
+/* space.c: hardware options, fabrics, node counts and work items. */
+int plan_build_space(struct plan *p, struct diag *err);
+/* The precisions tried on a GPU, as a list; returns how many (0: none). */
+size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out,
+			   size_t max);
+/* Fills the hardware and network fields of cfg for a slot; fabric -1: none/own. */
+void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,
+		      struct model_config *cfg);
+
+/* search.c */
+int plan_search(struct plan *p);
+
+/* rank.c: scores, constraints, ranking, front. */
+void plan_rank(struct plan *p);
+void plan_score_choice(const struct plan *p, struct plan_choice *c);
+
+#endif

@@ -1,0 +1,501 @@
+/*
+ * After the search: the cost, energy and objective of every (hardware,
+ * count), the constraints, the ranking, the Pareto front, and the accessors
+ * of struct plan.
+ *
+ * The ranking is a total order: objective, then cost, then time, then GPU
+ * count, then the slot's place in the stable hardware order.  The front
+ * keeps, in order of time, each choice cheaper than every faster one.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+#include "util/xalloc.h"
+
+static const char *const objective_names[PLAN_OBJ_COUNT] = {"time", "cost", "energy", "balanced"};
+
+const char *plan_objective_name(enum plan_objective o)
+{
+	return (unsigned)o < PLAN_OBJ_COUNT ? objective_names[o] : "?";
+}
+
+int plan_objective_from_name(const char *s)
+{
+	int i;
+	for (i = 0; s && i < PLAN_OBJ_COUNT; i++)
+		if (!strcmp(s, objective_names[i]))
+			return i;
+	return -1;
+}
+
+/* The time a choice is judged by: time to finish, or a request's latency. */
+static double time_metric(const struct plan *p, const struct plan_choice *c)
+{
+	return p->base.task == MODEL_TASK_INFER ? c->latency_s : c->hours * 3600;
+}
+
+/*
+ * Cost = $/GPU-hour of the hardware option x GPUs paid for x hours.  Whole
+ * nodes are paid for; owned hardware at its TCO rate (cost/cost.h), rented
+ * at the on-demand price.  Training: one run; inference: one hour.
+ */
+void plan_score_choice(const struct plan *p, struct plan_choice *c)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	double paid = (double)c->nodes * hw->gpus_per_node, t;
+	double miss = 0;
+
+	if (p->base.task == MODEL_TASK_INFER) {
+		c->hours = 1;
+		c->energy_kwh = c->res.power_w * c->gpus / 1000;
+	} else {
+		c->hours = c->res.time_to_train_s / 3600;
+		c->energy_kwh = c->res.energy_kwh;
+	}
+	c->cost_usd = cost_run_usd(&hw->cost, paid * c->hours);
+	c->power_kw = c->nodes * hw->node_power_kw;
+	t = time_metric(p, c);
+	c->violates = 0;
+	if (p->req.deadline_s > 0) {
+		if (t > p->req.deadline_s)
+			c->violates |= PLAN_VIOL_DEADLINE;
+		miss = fmax(miss, t / p->req.deadline_s);
+	}
+	if (p->req.budget_usd > 0) {
+		if (c->cost_usd > p->req.budget_usd)
+			c->violates |= PLAN_VIOL_BUDGET;
+		miss = fmax(miss, c->cost_usd / p->req.budget_usd);
+	}
+	if (p->req.power_kw > 0) {
+		if (c->power_kw > p->req.power_kw)
+			c->violates |= PLAN_VIOL_POWER;
+		miss = fmax(miss, c->power_kw / p->req.power_kw);
+	}
+	c->miss = miss;
+	switch (p->req.objective) {
+	case PLAN_OBJ_COST:
+		c->score = c->cost_usd;
+		break;
+	case PLAN_OBJ_ENERGY:
+		c->score = c->energy_kwh;
+		break;
+	case PLAN_OBJ_BALANCED:
+		c->score = t * c->cost_usd;
+		break;
+	default:
+		c->score = t;
+		break;
+	}
+}
+
+/* Sort keys copied out of the choices, so the comparators need no global state. */
+struct rank_key {
+	double k[3];
+	int gpus;
+	size_t idx;
+};
+
+static int cmp_d(double a, double b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct rank_key *x = a, *y = b;
+	int i, r;
+	for (i = 0; i < 3; i++)
+		if ((r = cmp_d(x->k[i], y->k[i])))
+			return r;
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Sorts idx[0..n) by objective, cost, time, GPUs, index (front: by time, cost, index). */
+static void sort_choices(const struct plan *p, size_t *idx, size_t n, int front)
+{
+	struct rank_key *k = xcalloc(n + 1, sizeof(*k));
+	size_t i;
+	for (i = 0; i < n; i++) {
+		const struct plan_choice *c = &p->all[idx[i]];
+		if (front) {
+			k[i].k[0] = time_metric(p, c);
+			k[i].k[1] = c->cost_usd;
+			k[i].k[2] = 0;
+			k[i].gpus = 0;
+		} else {
+			k[i].k[0] = c->score;
+			k[i].k[1] = c->cost_usd;
+			k[i].k[2] = time_metric(p, c);
+			k[i].gpus = c->gpus;
+		}
+		k[i].idx = idx[i];
+	}
+	if (n > 1)
+		qsort(k, n, sizeof(*k), cmp_key);
+	for (i = 0; i < n; i++)
+		idx[i] = k[i].idx;
+	free(k);
+}
+
+void plan_rank(struct plan *p)
+{
+	size_t i, n = 0, nfit = 0, *fit, *ok;
+	size_t top = p->req.top ? p->req.top : 10;
+	double best_cost;
+
+	fit = xcalloc(p->nall + 1, sizeof(size_t));
+	ok = xcalloc(p->nall + 1, sizeof(size_t));
+	for (i = 0; i < p->nall; i++) {
+		struct plan_choice *c = &p->all[i];
+		if (!c->fits)
+			continue;
+		if (p->base.task != MODEL_TASK_INFER)
+			plan_score_choice(p, c);
+		fit[nfit++] = i;
+		if (!c->violates)
+			ok[n++] = i;
+	}
+	sort_choices(p, fit, nfit, 0);
+	sort_choices(p, ok, n, 0);
+
+	/*
+	 * The ranked list names each GPU type once, with its best server,
+	 * count, network and layout: ten rows of one GPU in neighbouring
+	 * packagings and counts would hide the other GPUs (those are on the
+	 * front and in --all).
+	 */
+	free(p->ranked);
+	p->ranked = xcalloc(top + 1, sizeof(size_t));
+	p->nranked = 0;
+	for (i = 0; i < n && p->nranked < top; i++) {
+		const struct cat_gpu *g = p->hw[p->all[ok[i]].hw].gpu;
+		size_t k;
+		for (k = 0; k < p->nranked && p->hw[p->all[p->ranked[k]].hw].gpu != g; k++)
+			;
+		if (k == p->nranked)
+			p->ranked[p->nranked++] = ok[i];
+	}
+
+	free(p->best_on_hw);
+	p->best_on_hw = xmalloc((p->nhw + 1) * sizeof(size_t));
+	for (i = 0; i < p->nhw; i++)
+		p->best_on_hw[i] = PLAN_NONE;
+	for (i = 0; i < nfit; i++)
+		if (p->best_on_hw[p->all[fit[i]].hw] == PLAN_NONE)
+			p->best_on_hw[p->all[fit[i]].hw] = fit[i];
+
+	/* the front: in order of time, each strictly cheaper than all faster ones */
+	sort_choices(p, ok, n, 1);
+	free(p->front);
+	p->front = xcalloc(n + 1, sizeof(size_t));
+	p->nfront = 0;
+	best_cost = INFINITY;
+	for (i = 0; i < n; i++) {
+		const struct plan_choice *c = &p->all[ok[i]];
+		if (c->cost_usd < best_cost) {
+			p->front[p->nfront++] = ok[i];
+			best_cost = c->cost_usd;
+		}
+	}
+
+	p->nearest = p->closest = p->cheapest = p->fastest = PLAN_NONE;
+	for (i = 0; i < nfit; i++) {
+		const struct plan_choice *c = &p->all[fit[i]];
+		if (p->cheapest == PLAN_NONE || c->cost_usd < p->all[p->cheapest].cost_usd)
+			p->cheapest = fit[i];
+		if (p->fastest == PLAN_NONE ||
+		    time_metric(p, c) < time_metric(p, &p->all[p->fastest]))
+			p->fastest = fit[i];
+		if (!n && (p->nearest == PLAN_NONE || c->miss < p->all[p->nearest].miss))
+			p->nearest = fit[i];
+	}
+	if (!nfit) {
+		for (i = 0; i < p->nall; i++) {
+			const struct plan_choice *c = &p->all[i];
+			double need = c->min_bytes;
+			if (!isfinite(need))
+				continue;
+			if (p->closest == PLAN_NONE) {
+				p->closest = i;
+				continue;
+			}
+			{
+				const struct plan_choice *b = &p->all[p->closest];
+				double cap_c = p->hw[c->hw].gpu->memory_gib, cap_b = p->hw[b->hw].gpu->memory_gib;
+				if (need / cap_c < b->min_bytes / cap_b)
+					p->closest = i;
+			}
+		}
+	}
+	free(fit);
+	free(ok);
+}
+
+/* ---- the plan object ---- */
+
+static void set_defaults(struct plan *p)
+{
+	const struct workload *w = p->req.w;
+	struct model_config *b = &p->base;
+	int G = b->global_batch;
+
+	if (!p->req.top)
+		p->req.top = 10;
+	if (p->req.max_gpus <= 0)
+		p->req.max_gpus = 4096;
+	p->precisions = p->req.precisions ? p->req.precisions : 1u << MODEL_BF16;
+	b->gpu = NULL;
+	b->gpus = 1;
+	b->gpus_per_node = 1;
+	b->tp = b->pp = b->dp = b->ep = b->vpp = 1;
+	b->micro_batch = 1;
+	b->flash = 1;
+	b->offload = MODEL_OFFLOAD_NONE;
+	b->global_batch = 0;
+	model_config_complete(w, b);
+	b->global_batch = G;
+	/*
+	 * The amount of work when none is given: 1e9 tokens for a transformer
+	 * (the headline fine-tune), one million samples otherwise.
+	 */
+	if (b->task != MODEL_TASK_INFER && !(b->train_tokens > 0) && !(b->train_samples > 0)) {
+		if (w->kind == WORKLOAD_TRANSFORMER)
+			b->train_tokens = 1e9;
+		else
+			b->train_samples = 1e6;
+	}
+	/*
+	 * Global batch, fixed across layouts so every choice trains the same
+	 * way (the batch is a training hyper-parameter, not the hardware's to
+	 * choose): transformers 2^22 tokens per step for pretraining (4 M,
+	 * Llama 1 and 2) and 2^19 for fine-tuning (128 sequences of 4096), in
+	 * whole sequences, rounded down to a power of two; per-sample models
+	 * 256 samples (the ImageNet ResNet-50 recipe, Goyal et al. 2017's base).
+	 */
+	if (G > 0) {
+		p->global_batch = G;
+	} else if (b->task != MODEL_TASK_INFER && w->kind == WORKLOAD_TRANSFORMER) {
+		double tokens = b->task == MODEL_TASK_PRETRAIN ? 4194304.0 : 524288.0;
+		double seqs = tokens / (b->seq_len > 0 ? b->seq_len : 1);
+		int g = 1;
+		while ((double)g * 2 <= seqs)
+			g *= 2;
+		p->global_batch = g;
+	} else if (b->task != MODEL_TASK_INFER) {
+		p->global_batch = 256;
+	} else {
+		p->global_batch = 0;
+	}
+}
+
+int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req,
+	     struct diag *err)
+{
+	struct plan *p = xcalloc(1, sizeof(*p));
+	*out = NULL;
+	p->cat = cat;
+	p->req = *req;
+	p->base = req->base;
+	if (!req->w) {
+		free(p);
+		return diag_set(err, "", 0, 0, "model", "no workload given");
+	}
+	set_defaults(p);
+	if (plan_build_space(p, err)) {
+		plan_free(p);
+		return -1;
+	}
+	plan_search(p);
+	plan_rank(p);
+	*out = p;
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	size_t i;
+	if (!p)
+		return;
+	for (i = 0; i < p->nitems; i++)
+		free(p->items[i].slots);
+	free(p->items);
+	free(p->hw);
+	free(p->fab);
+	free(p->net);
+	free(p->all);
+	free(p->ranked);
+	free(p->front);
+	free(p->best_on_hw);
+	free(p);
+}
+
+const struct plan_request *plan_request_of(const struct plan *p) { return &p->req; }
+const struct plan_stats *plan_stats(const struct plan *p) { return &p->stats; }
+int plan_global_batch(const struct plan *p) { return p->global_batch; }
+const char *plan_skipped(const struct plan *p) { return p->skipped; }
+const struct model_config *plan_base(const struct plan *p) { return &p->base; }
+
+const struct plan_hw *plan_hw(const struct plan *p, size_t *n)
+{
+	*n = p->nhw;
+	return p->hw;
+}
+
+const struct plan_fabric *plan_fabrics(const struct plan *p, size_t *n)
+{
+	*n = p->nfab;
+	return p->fab;
+}
+
+const struct plan_choice *plan_all(const struct plan *p, size_t *n)
+{
+	*n = p->nall;
+	return p->all;
+}
+
+size_t plan_nranked(const struct plan *p) { return p->nranked; }
+
+const struct plan_choice *plan_ranked(const struct plan *p, size_t i)
+{
+	return i < p->nranked ? &p->all[p->ranked[i]] : NULL;
+}
+
+size_t plan_nfront(const struct plan *p) { return p->nfront; }
+
+const struct plan_choice *plan_front(const struct plan *p, size_t i)
+{
+	return i < p->nfront ? &p->all[p->front[i]] : NULL;
+}
+
+static const struct plan_choice *at(const struct plan *p, size_t i)
+{
+	return i == PLAN_NONE ? NULL : &p->all[i];
+}
+
+const struct plan_choice *plan_nearest_miss(const struct plan *p) { return at(p, p->nearest); }
+const struct plan_choice *plan_closest_fit(const struct plan *p) { return at(p, p->closest); }
+const struct plan_choice *plan_cheapest(const struct plan *p) { return at(p, p->cheapest); }
+const struct plan_choice *plan_fastest(const struct plan *p) { return at(p, p->fastest); }
+
+const struct plan_choice *plan_best_on(const struct plan *p, size_t hw)
+{
+	return hw < p->nhw ? at(p, p->best_on_hw[hw]) : NULL;
+}
+
+int plan_on_front(const struct plan *p, const struct plan_choice *c)
+{
+	size_t i;
+	for (i = 0; i < p->nfront; i++)
+		if (&p->all[p->front[i]] == c)
+			return 1;
+	return 0;
+}
+
+/* ---- describing ---- */
+
+const char *plan_layout_code(const struct model_config *c, char *buf, size_t len)
+{
+	size_t o = 0;
+#define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
+	buf[0] = 0;
+	if (c->task == MODEL_TASK_INFER) {
+		if (c->tp > 1)
+			PUT("t%d", c->tp);
+		if (c->pp > 1)
+			PUT("p%d", c->pp);
+		PUT("%sb%d", o ? " " : "", c->batch);
+	} else {
+		/* degrees of 1 are left out, except dp: "d16", "t2p4v2d8" */
+		if (c->tp > 1)
+			PUT("t%d", c->tp);
+		if (c->pp > 1)
+			PUT("p%d", c->pp);
+		if (c->vpp > 1)
+			PUT("v%d", c->vpp);
+		PUT("d%d", c->dp);
+		if (c->ep > 1)
+			PUT("e%d", c->ep);
+		if (c->zero)
+			PUT(" z%d", c->zero);
+		if (c->recompute == MODEL_RECOMPUTE_FULL)
+			PUT(" rf");
+		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE)
+			PUT(" rs");
+		PUT(" m%d", c->micro_batch);
+		if (c->loader == MODEL_LOADER_DALI)
+			PUT(" dali");
+	}
+	if (c->precision != MODEL_BF16)
+		PUT(" %s", model_precision_name(c->precision));
+#undef PUT
+	return buf;
+}
+
+const char *plan_layout_flags(const struct model_config *c, char *buf, size_t len)
+{
+	size_t o = 0;
+#define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
+	buf[0] = 0;
+	PUT("--gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d", c->gpus, c->gpus_per_node,
+	    model_precision_name(c->precision), c->tp, c->pp);
+	if (c->task == MODEL_TASK_INFER) {
+		PUT(" --batch %d", c->batch);
+	} else {
+		if (c->vpp > 1)
+			PUT(" --vpp %d", c->vpp);
+		if (c->ep > 1)
+			PUT(" --ep %d", c->ep);
+		if (c->zero)
+			PUT(" --zero %d", c->zero);
+		if (c->recompute != MODEL_RECOMPUTE_NONE)
+			PUT(" --recompute %s", model_recompute_name(c->recompute));
+		if (c->seq_parallel)
+			PUT(" --seq-parallel");
+		PUT(" --micro-batch %d --global-batch %d", c->micro_batch, c->global_batch);
+		if (c->loader == MODEL_LOADER_DALI)
+			PUT(" --loader dali");
+	}
+#undef PUT
+	return buf;
+}
+
+const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf, size_t len)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	if (c->nodes <= 1)
+		snprintf(buf, len, "none");
+	else if (c->fabric >= 0 && (size_t)c->fabric < p->nfab)
+		snprintf(buf, len, "%s", p->fab[c->fabric].link->row.key);
+	else
+		snprintf(buf, len, "%s", hw->own_network[0] ? hw->own_network : "own");
+	return buf;
+}
+
+enum plan_arch plan_arch_of(const struct plan *p, const struct plan_choice *c)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	int nodes = (int)c->nodes, gpn = hw->gpus_per_node;
+	if (c->gpus <= 1)
+		return PLAN_ARCH_ONE_GPU;
+	if (nodes <= 1)
+		return hw->intra_kind == MODEL_LINK_PCIE || hw->intra_kind == MODEL_LINK_NONE ?
+		       PLAN_ARCH_NODE_PCIE : PLAN_ARCH_NODE_NVLINK;
+	return gpn == 1 ? PLAN_ARCH_NODES_ONE_GPU : PLAN_ARCH_NODES_MANY_GPUS;
+}
+
+const char *plan_arch_name(enum plan_arch a)
+{
+	switch (a) {
+	case PLAN_ARCH_ONE_GPU: return "one GPU";
+	case PLAN_ARCH_NODE_NVLINK: return "one node, several GPUs over NVLink";
+	case PLAN_ARCH_NODE_PCIE: return "one node, several GPUs over PCIe";
+	case PLAN_ARCH_NODES_ONE_GPU: return "several nodes of one GPU each, over the network";
+	case PLAN_ARCH_NODES_MANY_GPUS: return "several nodes of several GPUs, over InfiniBand or RoCE";
+	default: return "?";
+	}
+}

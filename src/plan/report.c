@@ -1,0 +1,364 @@
+/*
+ * The HTML report of `plan --report FILE`: one self-contained page (no
+ * scripts, no network) with the Pareto front of time against cost, the
+ * memory of the top choices as stacked bars, their step time broken down,
+ * the ranked table and the explanation of the first choice.  Charts are
+ * drawn by report/svg.h; the page by report/html.h.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+#include "report/html.h"
+#include "report/svg.h"
+#include "util/units.h"
+#include "util/xalloc.h"
+
+#define GIB 1073741824.0
+/* Scatter categories: the best GPU types each get a colour, the rest share one. */
+#define MAX_CATEGORIES 9
+
+static double time_axis(const struct plan *p, const struct plan_choice *c)
+{
+	return p->base.task == MODEL_TASK_INFER ? c->latency_s * 1e3 : c->hours;
+}
+
+/* The GPU types in order of their best choice's rank, most MAX_CATEGORIES. */
+static size_t categories(const struct plan *p, const struct cat_gpu **gpus)
+{
+	size_t n = 0, i, k;
+	const struct plan_choice *order[MAX_CATEGORIES];
+	for (i = 0; i < p->nhw; i++) {
+		const struct plan_choice *b = plan_best_on(p, i);
+		const struct cat_gpu *g = p->hw[i].gpu;
+		size_t at;
+		if (!b)
+			continue;
+		for (k = 0; k < n && gpus[k] != g; k++)
+			;
+		if (k < n) {
+			if (b->score < order[k]->score)
+				order[k] = b;
+			continue;
+		}
+		/* insert by score, keep the best MAX_CATEGORIES */
+		for (at = 0; at < n && order[at]->score <= b->score; at++)
+			;
+		if (at >= MAX_CATEGORIES)
+			continue;
+		if (n < MAX_CATEGORIES)
+			n++;
+		for (k = n - 1; k > at; k--) {
+			order[k] = order[k - 1];
+			gpus[k] = gpus[k - 1];
+		}
+		order[at] = b;
+		gpus[at] = g;
+	}
+	return n;
+}
+
+static int add_front_chart(const struct plan *p, struct html_doc *d, struct diag *err)
+{
+	struct svg_chart *c = svg_chart_new(SVG_SCATTER, "pareto",
+					    p->base.task == MODEL_TASK_INFER ?
+					    "Latency against cost per hour (each GPU type its own colour; the front highlighted)" :
+					    "Time to finish against cost (each GPU type its own colour; the front highlighted)");
+	const struct cat_gpu *gpus[MAX_CATEGORIES];
+	size_t ncat = categories(p, gpus), i, k;
+	int series[MAX_CATEGORIES + 1], other = -1, rc;
+	char label[160], lay[48];
+
+	svg_chart_size(c, 820, 460);
+	svg_axis(c, 'x', p->base.task == MODEL_TASK_INFER ? "request latency" : "time to finish",
+		 p->base.task == MODEL_TASK_INFER ? "ms" : "hours", SVG_SCALE_LOG);
+	svg_axis(c, 'y', p->base.task == MODEL_TASK_INFER ? "cost per hour" : "cost", "USD", SVG_SCALE_LOG);
+	for (k = 0; k < ncat; k++)
+		series[k] = svg_series(c, gpus[k]->row.key);
+	for (i = 0; i < p->nall; i++) {
+		const struct plan_choice *ch = &p->all[i];
+		int s;
+		if (!ch->fits || ch->violates || !(time_axis(p, ch) > 0) || !(ch->cost_usd > 0))
+			continue;
+		for (k = 0; k < ncat && gpus[k] != p->hw[ch->hw].gpu; k++)
+			;
+		if (k < ncat) {
+			s = series[k];
+		} else {
+			if (other < 0)
+				other = svg_series(c, "other GPUs");
+			s = other;
+		}
+		snprintf(label, sizeof(label), "%u x %s, %s", ch->nodes, p->hw[ch->hw].label,
+			 plan_layout_code(&ch->cfg, lay, sizeof(lay)));
+		svg_point(c, s, time_axis(p, ch), ch->cost_usd, label, plan_on_front(p, ch) ? SVG_PT_FRONT : 0);
+	}
+	if (plan_nranked(p)) {
+		const struct plan_choice *first = plan_ranked(p, 0);
+		svg_mark(c, time_axis(p, first), first->cost_usd, "first choice");
+	}
+	rc = svg_chart_points(c) ? html_chart(d, c, err) : 0;
+	svg_chart_free(c);
+	return rc;
+}
+
+static void bar_label(const struct plan *p, size_t rank, const struct plan_choice *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "#%zu %ux%d %s", rank + 1, c->nodes, p->hw[c->hw].gpus_per_node, p->hw[c->hw].label);
+}
+
+static int add_memory_chart(const struct plan *p, struct html_doc *d, size_t n, struct diag *err)
+{
+	static const char *const names[] = {"weights", "gradients", "optimizer", "activations",
+					    "logits", "KV cache", "buffers and adapters", "allocator and context"};
+	struct svg_chart *c = svg_chart_new(SVG_HBAR, "memory", "Memory per GPU of the top choices");
+	int s[8], rc;
+	size_t i, k;
+	char label[96];
+
+	svg_chart_size(c, 820, (unsigned)(120 + 34 * n));
+	svg_axis(c, 'x', "memory per GPU", "GiB", SVG_SCALE_LINEAR);
+	svg_axis(c, 'y', "choice", NULL, SVG_SCALE_LINEAR);
+	for (k = 0; k < 8; k++)
+		s[k] = svg_series(c, names[k]);
+	for (i = 0; i < n; i++) {
+		const struct plan_choice *ch = plan_ranked(p, i);
+		const struct model_memory *m = &ch->res.mem;
+		double v[8];
+		int b;
+		bar_label(p, i, ch, label, sizeof(label));
+		b = svg_bar(c, label);
+		v[0] = m->weights_bytes;
+		v[1] = m->gradients_bytes;
+		v[2] = m->optimizer_bytes;
+		v[3] = m->activations_bytes;
+		v[4] = m->logits_bytes;
+		v[5] = m->kv_cache_bytes;
+		v[6] = m->buffers_bytes + m->lora_bytes;
+		v[7] = m->reserve_bytes + m->context_bytes;
+		for (k = 0; k < 8; k++)
+			svg_bar_value(c, b, s[k], v[k] > 0 ? v[k] / GIB : 0);
+	}
+	rc = html_chart(d, c, err);
+	svg_chart_free(c);
+	return rc;
+}
+
+static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, struct diag *err)
+{
+	static const char *const names[] = {"compute", "exposed communication", "pipeline bubble",
+					    "data loading", "optimizer and overhead"};
+	struct svg_chart *c = svg_chart_new(SVG_HBAR, "steptime",
+					    p->base.task == MODEL_TASK_INFER ?
+					    "Request time of the top choices" :
+					    "Step time of the top choices, broken down");
+	int s[5], rc;
+	size_t i, k;
+	char label[96];
+
+	svg_chart_size(c, 820, (unsigned)(120 + 34 * n));
+	svg_axis(c, 'x', p->base.task == MODEL_TASK_INFER ? "request time" : "step time", "s",
+		 SVG_SCALE_LINEAR);
+	svg_axis(c, 'y', "choice", NULL, SVG_SCALE_LINEAR);
+	for (k = 0; k < 5; k++)
+		s[k] = svg_series(c, names[k]);
+	for (i = 0; i < n; i++) {
+		const struct plan_choice *ch = plan_ranked(p, i);
+		const struct model_time *t = &ch->res.time;
+		double comm = t->tp_comm_s + t->ep_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
+		double v[5];
+		int b;
+		bar_label(p, i, ch, label, sizeof(label));
+		b = svg_bar(c, label);
+		v[0] = t->compute_s;
+		v[1] = comm;
+		v[2] = t->pp_bubble_s;
+		v[3] = t->data_s;
+		v[4] = t->step_s - t->compute_s - comm - t->pp_bubble_s - t->data_s;
+		for (k = 0; k < 5; k++)
+			svg_bar_value(c, b, s[k], v[k] > 0 ? v[k] : 0);
+	}
+	rc = html_chart(d, c, err);
+	svg_chart_free(c);
+	return rc;
+}
+
+static void ranked_table(const struct plan *p, struct html_doc *d, const char *id, const char *caption,
+			 const struct plan_choice *const *rows, size_t n)
+{
+	static const char *const head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
+					   "memory per GPU", "step", "throughput", "MFU",
+					   "time", "cost", "energy"};
+	char cells[12][96];
+	const char *cp[12];
+	size_t i, k;
+
+	html_table_begin(d, id, caption);
+	html_table_head(d, head, 12);
+	for (i = 0; i < n; i++) {
+		const struct plan_choice *c = rows[i];
+		const struct plan_hw *hw = &p->hw[c->hw];
+		char a[32], b[32];
+		snprintf(cells[0], 96, "%zu", i + 1);
+		snprintf(cells[1], 96, "%s", hw->label);
+		snprintf(cells[2], 96, "%u x %d", c->nodes, hw->gpus_per_node);
+		plan_network_name(p, c, cells[3], 96);
+		plan_layout_code(&c->cfg, cells[4], 96);
+		snprintf(cells[5], 96, "%s (%.0f%%)", unit_format_bytes(c->res.mem.total_bytes, a, sizeof(a)),
+			 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
+		snprintf(cells[6], 96, "%.3g s", c->res.time.step_s);
+		if (c->res.tokens_per_s > 0)
+			snprintf(cells[7], 96, "%s tokens/s", unit_format_si(c->res.tokens_per_s, b, sizeof(b)));
+		else
+			snprintf(cells[7], 96, "%s %s/s", unit_format_si(c->res.samples_per_s, b, sizeof(b)),
+				 p->req.w->sample_unit[0] ? p->req.w->sample_unit : "samples");
+		snprintf(cells[8], 96, "%.0f%%", 100 * c->res.mfu);
+		if (p->base.task == MODEL_TASK_INFER)
+			snprintf(cells[9], 96, "%.3g ms", c->latency_s * 1e3);
+		else
+			snprintf(cells[9], 96, "%s", unit_format_duration(c->hours * 3600, a, sizeof(a)));
+		snprintf(cells[10], 96, "$%.0f%s", c->cost_usd, p->base.task == MODEL_TASK_INFER ? "/h" : "");
+		snprintf(cells[11], 96, "%.4g kWh%s", c->energy_kwh, p->base.task == MODEL_TASK_INFER ? "/h" : "");
+		for (k = 0; k < 12; k++)
+			cp[k] = cells[k];
+		html_table_row(d, cp, 12);
+	}
+	html_table_end(d);
+}
+
+static void explanation(const struct plan *p, struct html_doc *d, const struct plan_explanation *ex)
+{
+	size_t i;
+	char line[512];
+	const struct plan_choice *c = plan_ranked(p, 0);
+
+	html_heading(d, 2, "Why the first choice");
+	if (c) {
+		char flags[256];
+		snprintf(line, sizeof(line), "Run it as: %s", plan_layout_flags(&c->cfg, flags, sizeof(flags)));
+		html_pre(d, line);
+	}
+	snprintf(line, sizeof(line), "Architecture: %s.", ex->arch_text);
+	html_paragraph(d, line);
+	snprintf(line, sizeof(line), "Size: %s.", ex->sizing);
+	html_paragraph(d, line);
+	snprintf(line, sizeof(line),
+		 "Step time: compute %.0f%%, exposed communication %.0f%%, pipeline bubble %.0f%%, "
+		 "data loading %.0f%%, optimizer and overhead %.0f%%.",
+		 100 * ex->compute_share, 100 * ex->comm_share, 100 * ex->bubble_share,
+		 100 * ex->data_share, 100 * ex->other_share);
+	html_paragraph(d, line);
+	if (ex->nalt) {
+		html_heading(d, 3, "The alternatives");
+		html_table_begin(d, "alternatives", NULL);
+		{
+			static const char *const head[] = {"what", "finding"};
+			html_table_head(d, head, 2);
+		}
+		for (i = 0; i < ex->nalt; i++) {
+			const char *row[2] = {ex->alt[i].kind, ex->alt[i].text};
+			html_table_row(d, row, 2);
+		}
+		html_table_end(d);
+	}
+	if (ex->nadvice) {
+		html_heading(d, 3, "Optimisations to turn on");
+		html_table_begin(d, "advice", NULL);
+		{
+			static const char *const head[] = {"change", "how", "step", "speed-up", "memory"};
+			html_table_head(d, head, 5);
+		}
+		for (i = 0; i < ex->nadvice; i++) {
+			const struct model_advice *a = &ex->advice[i];
+			char st[32], sp[32], mem[32];
+			const char *row[5];
+			snprintf(st, sizeof(st), "%.3g s", a->step_s);
+			snprintf(sp, sizeof(sp), "%.2fx", a->speedup);
+			unit_format_bytes(a->total_bytes, mem, sizeof(mem));
+			row[0] = a->what;
+			row[1] = a->flags;
+			row[2] = st;
+			row[3] = sp;
+			row[4] = mem;
+			html_table_row(d, row, 5);
+		}
+		html_table_end(d);
+	}
+}
+
+int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title,
+		     const char *path, struct diag *err)
+{
+	struct html_doc *d;
+	char line[2048], tbuf[64];
+	size_t n = plan_nranked(p), i, top = n < 10 ? n : 10;
+	const struct plan_choice **rows;
+	int rc = 0;
+
+	snprintf(line, sizeof(line), "gpuscope plan: %s", title);
+	d = html_new(line);
+	html_heading(d, 1, line);
+	snprintf(line, sizeof(line),
+		 "Searched %zu hardware options (%s) up to %d GPUs: %llu configurations decided with "
+		 "%llu memory and %llu time model calls in %s on %d threads. Objective: %s.",
+		 p->nhw, p->req.buy == PLAN_BUY_CLOUD ? "cloud instances, on-demand prices" :
+			 "catalog servers and generic builds, priced by total cost of ownership",
+		 p->req.max_gpus, (unsigned long long)p->stats.configs,
+		 (unsigned long long)p->stats.memory_calls, (unsigned long long)p->stats.estimate_calls,
+		 unit_format_duration(p->stats.wall_s, tbuf, sizeof(tbuf)), p->stats.threads,
+		 plan_objective_name(p->req.objective));
+	html_paragraph(d, line);
+	if (p->skipped[0]) {
+		snprintf(line, sizeof(line), "Left out: %s.", p->skipped);
+		html_note(d, line);
+	}
+	if (!n) {
+		const struct plan_choice *m = plan_nearest_miss(p);
+		html_heading(d, 2, "No configuration meets the constraints");
+		if (m) {
+			snprintf(line, sizeof(line),
+				 "The nearest miss is %u x %s (%s): %.3g h, $%.0f, %.1f kW; %.0f%% over "
+				 "the tightest constraint.", m->nodes, p->hw[m->hw].label,
+				 plan_layout_code(&m->cfg, tbuf, sizeof(tbuf)), m->hours, m->cost_usd,
+				 m->power_kw, 100 * (m->miss - 1));
+			html_paragraph(d, line);
+		}
+	}
+	html_heading(d, 2, "Pareto front: time against cost");
+	if (add_front_chart(p, d, err))
+		rc = -1;
+	if (!rc && top) {
+		html_heading(d, 2, "Memory per GPU");
+		if (add_memory_chart(p, d, top, err))
+			rc = -1;
+	}
+	if (!rc && top) {
+		html_heading(d, 2, p->base.task == MODEL_TASK_INFER ? "Request time" : "Step time");
+		if (add_step_chart(p, d, top, err))
+			rc = -1;
+	}
+	if (!rc) {
+		rows = xcalloc(n + p->nfront + 1, sizeof(*rows));
+		for (i = 0; i < n; i++)
+			rows[i] = plan_ranked(p, i);
+		html_heading(d, 2, "Ranked choices");
+		ranked_table(p, d, "ranked", NULL, rows, n);
+		for (i = 0; i < p->nfront; i++)
+			rows[i] = plan_front(p, i);
+		html_heading(d, 2, "The front");
+		ranked_table(p, d, "front", "fastest first; each is cheaper than every faster one", rows,
+			     p->nfront);
+		free(rows);
+		if (ex && n)
+			explanation(p, d, ex);
+		html_note(d, "Layout code: t tensor, p pipeline, v virtual pipeline stages, d data, e expert "
+			     "parallel; z ZeRO stage; rf full activation recompute; m micro-batch; b batch. "
+			     "Cost: owned hardware at its total cost of ownership per GPU-hour used, rented "
+			     "at on-demand prices; energy: GPUs only. See docs/plan.md.");
+		rc = html_write_file(d, path, err);
+	}
+	html_free(d);
+	return rc;
+}

@@ -1,0 +1,571 @@
+/*
+ * The search loop.  Work items are (GPU type, GPU count); each one:
+ *
+ *   1. enumerates the layouts of that count (tp, pp, vpp, ep, ZeRO,
+ *      recompute, micro-batch, precision), sizing each with model_memory().
+ *      Memory does not depend on links or node size, so this is done once
+ *      for every slot of the item.  Micro-batches grow until one does not
+ *      fit: memory grows with the micro-batch, so larger ones cannot fit.
+ *   2. times every layout that fits once on "ideal links" (one switch of
+ *      unbounded bandwidth and no latency): a lower bound of its step time
+ *      on any real hardware, because the model's communication terms only
+ *      grow as bandwidth falls or latency rises, and its exposed-time terms
+ *      are max(0, x - window) of them.  Layouts are sorted by that bound.
+ *   3. for each slot (hardware option x node count) and each network it
+ *      may use, times the layouts in order of their bound and stops at the
+ *      first whose bound exceeds the best real step time found: no later
+ *      layout can beat it.  This is exact, not a heuristic: the slot gets the
+ *      same layout an exhaustive scan would give (ties go to the earlier
+ *      layout in enumeration order, as in an exhaustive scan).
+ *
+ * Generic nodes on several nodes try every fabric; since the catalog prices
+ * no network, the slot keeps the slowest fabric whose best step is within
+ * PLAN_FABRIC_SLACK of the fastest fabric's (docs/plan.md).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "plan/plan_int.h"
+#include "util/xalloc.h"
+
+/* A fabric is good enough when its best step is within 2 % of the fastest fabric's. */
+#define PLAN_FABRIC_SLACK 1.02
+/* Largest micro-batch tried. */
+#define PLAN_MAX_MICRO_BATCH 1024
+/* Largest virtual pipeline (interleaving) factor tried. */
+#define PLAN_MAX_VPP 4
+
+struct layout {
+	double bound_s;                /* step time on ideal links */
+	uint32_t seq;                  /* enumeration order: the tie-break */
+	uint32_t dp, mb;
+	uint16_t tp, pp, vpp, ep;
+	uint8_t prec, zero, rc, loader;
+};
+
+/* Tensor-parallel degrees counted separately, so each slot counts only the layouts it could run. */
+#define PLAN_MAX_TP 1024
+
+struct worker {
+	struct plan *p;
+	struct layout *lay;
+	size_t nlay, cap;
+	uint64_t enumerated_tp[PLAN_MAX_TP + 1]; /* layouts enumerated per tp in the current item */
+	struct plan_stats st;
+	atomic_size_t *next, *done;
+	const size_t *order;
+	pthread_t th;
+};
+
+static void apply_layout(struct model_config *cfg, const struct layout *l, int global_batch)
+{
+	cfg->precision = (enum model_precision)l->prec;
+	cfg->tp = l->tp;
+	cfg->pp = l->pp;
+	cfg->vpp = l->vpp;
+	cfg->ep = l->ep;
+	cfg->dp = (int)l->dp;
+	cfg->zero = l->zero;
+	cfg->recompute = (enum model_recompute)l->rc;
+	cfg->loader = (enum model_loader)l->loader;
+	cfg->micro_batch = (int)l->mb;
+	cfg->seq_parallel = l->tp > 1;
+	cfg->global_batch = global_batch > 0 ? global_batch : (int)(l->mb * l->dp);
+	if (cfg->task == MODEL_TASK_INFER) {
+		cfg->batch = (int)l->mb;
+		cfg->kv_precision = l->prec == MODEL_FP8 ? MODEL_FP8 : MODEL_BF16;
+		cfg->cuda_graphs = 1;
+	}
+}
+
+/* Links no real hardware beats: one switch, unbounded bandwidth, no latency. */
+static void ideal_links(struct model_config *cfg)
+{
+	cfg->gpus_per_node = cfg->gpus;
+	cfg->intra_kind = MODEL_LINK_NVSWITCH;
+	cfg->intra_gbps = 1e9;
+	cfg->intra_lat_us = 0;
+	cfg->intra_nvls = 1;
+	cfg->inter_gbps_per_gpu = 1e9;
+	cfg->inter_lat_us = 0;
+	cfg->cpu_cores_per_gpu = 0;
+}
+
+static int cmp_layout(const void *a, const void *b)
+{
+	const struct layout *x = a, *y = b;
+	if (x->bound_s != y->bound_s)
+		return x->bound_s < y->bound_s ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void push_layout(struct worker *wk, const struct layout *l)
+{
+	XGROW(wk->lay, wk->cap, wk->nlay);
+	wk->lay[wk->nlay++] = *l;
+}
+
+/* ---- training ---- */
+
+/*
+ * Steps 1 and 2 for one (GPU, count): every layout that fits, with its
+ * bound.  *min_bytes gets the least memory of any layout (for the "does
+ * not fit" answer).
+ */
+static void enumerate_train(struct worker *wk, const struct plan_item *it, double *min_bytes)
+{
+	struct plan *p = wk->p;
+	const struct workload *w = p->req.w;
+	int transformer = w->kind == WORKLOAD_TRANSFORMER;
+	int G = p->global_batch, gpus = it->gpus;
+	enum model_precision precs[4];
+	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip;
+	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
+	int ffn = transformer ? w->d.ffn_hidden : 1;
+	int experts = transformer && w->d.experts > 1 ? w->d.experts : 1;
+	int nloaders = !transformer && w->s.dali_per_gpu > 0 ? 2 : 1;
+	int lora = p->base.task == MODEL_TASK_LORA || p->base.task == MODEL_TASK_QLORA;
+	struct model_config cfg = p->base;
+	uint32_t seq = 0;
+
+	cfg.gpu = it->gpu;
+	cfg.gpus = gpus;
+	ideal_links(&cfg);
+	wk->nlay = 0;
+	memset(wk->enumerated_tp, 0, sizeof(wk->enumerated_tp));
+	for (ip = 0; ip < np; ip++) {
+		int tp, pp;
+		for (tp = 1; tp <= it->max_gpn && tp <= heads && tp <= PLAN_MAX_TP; tp++) {
+			if (heads % tp || ffn % tp || gpus % tp || it->max_gpn % tp)
+				continue;
+			for (pp = 1; pp <= layers && tp * pp <= gpus; pp++) {
+				int dp, vpp, ep;
+				if (layers % pp || gpus % (tp * pp))
+					continue;
+				dp = gpus / (tp * pp);
+				if (G > 0 && G % dp)
+					continue;
+				for (vpp = 1; vpp <= (pp > 1 ? PLAN_MAX_VPP : 1); vpp *= 2) {
+					if (layers % (pp * vpp))
+						continue;
+					for (ep = 1; ep <= experts && ep <= dp; ep++) {
+						int zero, nzero = dp > 1 ? 4 : 1, rc;
+						if (experts % ep || dp % ep)
+							continue;
+						/* LoRA trains adapters only: ZeRO has nothing worth sharding */
+						if (lora)
+							nzero = 1;
+						for (zero = 0; zero < nzero; zero++)
+							for (rc = 0; rc < 2; rc++) {
+								int loader;
+								for (loader = 0; loader < nloaders; loader++) {
+									uint32_t mb;
+									for (mb = 1; mb <= PLAN_MAX_MICRO_BATCH; mb *= 2) {
+										struct layout l;
+										struct model_memory mem;
+										struct model_result r;
+										if (G > 0 && ((long)mb * dp > G || G % ((long)mb * dp)))
+											break;
+										memset(&l, 0, sizeof(l));
+										l.prec = (uint8_t)precs[ip];
+										l.tp = (uint16_t)tp;
+										l.pp = (uint16_t)pp;
+										l.vpp = (uint16_t)vpp;
+										l.ep = (uint16_t)ep;
+										l.dp = (uint32_t)dp;
+										l.zero = (uint8_t)zero;
+										/* flash attention is on: selective recompute would change nothing */
+										l.rc = rc ? MODEL_RECOMPUTE_FULL : MODEL_RECOMPUTE_NONE;
+										l.loader = (uint8_t)loader;
+										l.mb = mb;
+										l.seq = seq++;
+										apply_layout(&cfg, &l, G);
+										wk->st.memory_calls++;
+										wk->enumerated_tp[tp]++;
+										if (model_memory(w, &cfg, &mem))
+											break;
+										if (!mem.fits) {
+											if (mem.total_bytes < *min_bytes)
+												*min_bytes = mem.total_bytes;
+											break;
+										}
+										wk->st.estimate_calls++;
+										if (model_estimate(w, &cfg, &r) || !(r.time.step_s > 0))
+											continue;
+										l.bound_s = r.time.step_s;
+										push_layout(wk, &l);
+									}
+								}
+							}
+					}
+				}
+			}
+		}
+	}
+	if (wk->nlay > 1)
+		qsort(wk->lay, wk->nlay, sizeof(*wk->lay), cmp_layout);
+}
+
+struct best {
+	double step_s;
+	const struct layout *l;
+	struct model_result r;
+};
+
+/* Step 3 for one slot and one network: the fastest layout. */
+static void scan_slot(struct worker *wk, const struct plan_choice *c, int fabric, struct best *b)
+{
+	struct plan *p = wk->p;
+	const struct workload *w = p->req.w;
+	const struct plan_hw *hw = &p->hw[c->hw];
+	struct model_config cfg;
+	struct model_result r;
+	size_t i;
+
+	b->step_s = INFINITY;
+	b->l = NULL;
+	plan_slot_config(p, c, fabric, &cfg);
+	for (i = 0; i < wk->nlay; i++) {
+		const struct layout *l = &wk->lay[i];
+		if (l->bound_s > b->step_s)
+			break;
+		if (hw->gpus_per_node % l->tp)
+			continue;
+		apply_layout(&cfg, l, p->global_batch);
+		wk->st.estimate_calls++;
+		if (model_estimate(w, &cfg, &r) || !r.mem.fits || !(r.time.step_s > 0))
+			continue;
+		if (r.time.step_s < b->step_s ||
+		    (r.time.step_s == b->step_s && b->l && l->seq < b->l->seq)) {
+			b->step_s = r.time.step_s;
+			b->l = l;
+			b->r = r;
+		}
+	}
+}
+
+static void store(struct plan *p, struct plan_choice *c, const struct best *b, int fabric)
+{
+	plan_slot_config(p, c, fabric, &c->cfg);
+	apply_layout(&c->cfg, b->l, p->global_batch);
+	c->res = b->r;
+	c->fabric = fabric;
+	c->fits = 1;
+}
+
+static void item_train(struct worker *wk, const struct plan_item *it)
+{
+	struct plan *p = wk->p;
+	double min_bytes = INFINITY;
+	size_t s, nlay;
+	struct best *per_fab = xcalloc(p->nfab + 1, sizeof(*per_fab));
+
+	enumerate_train(wk, it, &min_bytes);
+	nlay = wk->nlay;
+	for (s = 0; s < it->nslots; s++) {
+		struct plan_choice *c = &p->all[it->slots[s]];
+		const struct plan_hw *hw = &p->hw[c->hw];
+		int generic_multi = c->nodes > 1 && hw->kind == PLAN_HW_GENERIC && p->nfab > 0;
+		size_t nnet = generic_multi ? p->nfab : 1, f;
+
+		uint64_t enumerated = 0;
+		int tp;
+
+		for (tp = 1; tp <= hw->gpus_per_node && tp <= PLAN_MAX_TP; tp++)
+			if (hw->gpus_per_node % tp == 0)
+				enumerated += wk->enumerated_tp[tp];
+		c->min_bytes = min_bytes;
+		/* every layout x network of the slot is decided: timed, bounded out, or too big */
+		wk->st.configs += enumerated * nnet;
+		if (!nlay)
+			continue;
+		if (!generic_multi) {
+			scan_slot(wk, c, -1, &per_fab[0]);
+			if (per_fab[0].l)
+				store(p, c, &per_fab[0], -1);
+			continue;
+		}
+		{
+			double fastest = INFINITY;
+			int pick = -1;
+			for (f = 0; f < nnet; f++) {
+				scan_slot(wk, c, (int)f, &per_fab[f]);
+				if (per_fab[f].l && per_fab[f].step_s < fastest)
+					fastest = per_fab[f].step_s;
+			}
+			for (f = 0; f < nnet && pick < 0; f++)
+				if (per_fab[f].l && per_fab[f].step_s <= fastest * PLAN_FABRIC_SLACK)
+					pick = (int)f;
+			if (pick >= 0) {
+				store(p, c, &per_fab[pick], pick);
+				c->fabric_best_step_s = fastest;
+			}
+		}
+	}
+	free(per_fab);
+}
+
+/* ---- inference ---- */
+
+/*
+ * Inference: a replica of tp x pp GPUs serves batches of `batch` requests.
+ * The batch is the largest power of two that fits in memory and, with a
+ * latency target, keeps the latency within it (model_batch_for_latency).
+ * Replicas = ceil(rate / replica throughput).  The slot keeps the replica
+ * shape with the best objective.
+ */
+static double infer_latency(const struct workload *w, const struct model_result *r)
+{
+	/* per-sample models serve with dynamic batching: a request may wait for the batch in flight */
+	return w->kind == WORKLOAD_TRANSFORMER ? r->infer.request_s : 2 * r->infer.request_s;
+}
+
+static void item_infer(struct worker *wk, const struct plan_item *it)
+{
+	struct plan *p = wk->p;
+	const struct workload *w = p->req.w;
+	int transformer = w->kind == WORKLOAD_TRANSFORMER;
+	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
+	int ffn = transformer ? w->d.ffn_hidden : 1;
+	int max_batch = p->req.max_batch > 0 ? p->req.max_batch : 256;
+	double rate = p->req.rate_per_s > 0 ? p->req.rate_per_s : 1;
+	enum model_precision precs[4];
+	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip, s;
+
+	for (s = 0; s < it->nslots; s++) {
+		struct plan_choice *c = &p->all[it->slots[s]];
+		const struct plan_hw *hw = &p->hw[c->hw];
+		int gpn = hw->gpus_per_node;
+		struct plan_choice best;
+		int have = 0;
+		uint32_t seq = 0;
+
+		c->min_bytes = INFINITY;
+		memset(&best, 0, sizeof(best));
+		for (ip = 0; ip < np; ip++) {
+			int tp, pp;
+			for (tp = 1; tp <= gpn && tp <= heads; tp++) {
+				if (heads % tp || ffn % tp || gpn % tp)
+					continue;
+				for (pp = 1; pp <= layers && (long)tp * pp <= p->req.max_gpus; pp++) {
+					struct plan_choice t = *c;
+					struct layout l;
+					struct model_memory mem;
+					int b, fit_b = 0, fabric = -1;
+					int replica = tp * pp, nodes_per_replica;
+					if (layers % pp || (pp > 1 && tp < gpn))
+						continue;
+					if (pp > 1 && replica % gpn)
+						continue;
+					nodes_per_replica = (replica + gpn - 1) / gpn;
+					if (nodes_per_replica > hw->max_nodes)
+						break;
+					if (nodes_per_replica > 1 && hw->kind == PLAN_HW_GENERIC) {
+						if (!p->nfab)
+							break;
+						fabric = (int)p->nfab - 1;  /* the fastest: serving is latency-bound */
+					}
+					t.nodes = (uint32_t)nodes_per_replica;
+					t.gpus = replica;
+					plan_slot_config(p, &t, fabric, &t.cfg);
+					t.cfg.gpus_per_node = gpn < replica ? gpn : replica;
+					memset(&l, 0, sizeof(l));
+					l.prec = (uint8_t)precs[ip];
+					l.tp = (uint16_t)tp;
+					l.pp = (uint16_t)pp;
+					l.vpp = 1;
+					l.ep = 1;
+					l.dp = 1;
+					/* the largest power-of-two batch that fits */
+					for (b = 1; b <= max_batch; b *= 2) {
+						l.mb = (uint32_t)b;
+						apply_layout(&t.cfg, &l, 0);
+						wk->st.memory_calls++;
+						wk->st.configs++;
+						if (model_memory(w, &t.cfg, &mem))
+							break;
+						if (!mem.fits) {
+							if (b == 1 && mem.total_bytes < c->min_bytes)
+								c->min_bytes = mem.total_bytes;
+							break;
+						}
+						fit_b = b;
+					}
+					if (!fit_b)
+						continue;
+					if (p->req.deadline_s > 0) {
+						/* model_batch_for_latency bounds a request by 2 forwards; LLMs by request_s */
+						int lb = fit_b;
+						if (transformer) {
+							/* the largest batch whose request latency meets the target */
+							for (lb = fit_b; lb > 1; lb /= 2) {
+								struct model_result rr;
+								l.mb = (uint32_t)lb;
+								apply_layout(&t.cfg, &l, 0);
+								wk->st.estimate_calls++;
+								if (!model_estimate(w, &t.cfg, &rr) &&
+								    rr.infer.request_s <= p->req.deadline_s)
+									break;
+							}
+						} else {
+							lb = model_batch_for_latency(w, &t.cfg, p->req.deadline_s, fit_b);
+							if (lb < 1)
+								lb = 1;
+						}
+						fit_b = lb;
+					}
+					l.mb = (uint32_t)fit_b;
+					l.seq = seq++;
+					apply_layout(&t.cfg, &l, 0);
+					wk->st.estimate_calls++;
+					if (model_estimate(w, &t.cfg, &t.res) || !(t.res.infer.samples_per_s > 0))
+						continue;
+					t.latency_s = infer_latency(w, &t.res);
+					t.replicas = (int)ceil(rate / t.res.infer.samples_per_s - 1e-9);
+					if (t.replicas < 1)
+						t.replicas = 1;
+					if ((long)t.replicas * replica > p->req.max_gpus)
+						continue;
+					t.gpus = t.replicas * replica;
+					t.nodes = (uint32_t)((t.gpus + gpn - 1) / gpn);
+					if ((int)t.nodes > hw->max_nodes)
+						continue;
+					t.fabric = fabric;
+					t.fits = 1;
+					plan_score_choice(p, &t);
+					if (!have || t.score < best.score) {
+						best = t;
+						have = 1;
+					}
+				}
+			}
+		}
+		if (have) {
+			double mb = c->min_bytes;
+			*c = best;
+			c->min_bytes = mb;
+		}
+	}
+}
+
+/* ---- threads ---- */
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	struct plan *p = wk->p;
+	for (;;) {
+		size_t k = atomic_fetch_add(wk->next, 1);
+		const struct plan_item *it;
+		if (k >= p->nitems)
+			break;
+		it = &p->items[wk->order[k]];
+		wk->st.items++;
+		if (p->base.task == MODEL_TASK_INFER)
+			item_infer(wk, it);
+		else
+			item_train(wk, it);
+		atomic_fetch_add(wk->done, 1);
+	}
+	return NULL;
+}
+
+struct item_key {
+	double work;
+	size_t idx;
+};
+
+static int cmp_item_work(const void *a, const void *b)
+{
+	const struct item_key *x = a, *y = b;
+	if (x->work != y->work)
+		return x->work > y->work ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int plan_search(struct plan *p)
+{
+	int nt = p->req.threads;
+	size_t i, *order;
+	struct worker *wk;
+	atomic_size_t next, done;
+	double t0 = now_s();
+
+	if (nt <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		nt = n > 0 ? (int)n : 1;
+	}
+	if ((size_t)nt > p->nitems)
+		nt = p->nitems ? (int)p->nitems : 1;
+	if (nt > 256)
+		nt = 256;
+	order = xcalloc(p->nitems ? p->nitems : 1, sizeof(*order));
+	{
+		/* biggest items first, so no thread is left with a large one at the end */
+		struct item_key *k = xcalloc(p->nitems + 1, sizeof(*k));
+		for (i = 0; i < p->nitems; i++) {
+			k[i].work = p->items[i].work;
+			k[i].idx = i;
+		}
+		if (p->nitems > 1)
+			qsort(k, p->nitems, sizeof(*k), cmp_item_work);
+		for (i = 0; i < p->nitems; i++)
+			order[i] = k[i].idx;
+		free(k);
+	}
+	atomic_init(&next, 0);
+	atomic_init(&done, 0);
+	wk = xcalloc((size_t)nt, sizeof(*wk));
+	for (i = 0; i < (size_t)nt; i++) {
+		wk[i].p = p;
+		wk[i].next = &next;
+		wk[i].done = &done;
+		wk[i].order = order;
+	}
+	if (nt == 1 && !p->req.progress) {
+		worker_main(&wk[0]);
+	} else {
+		size_t started = 0;
+		for (i = 0; i < (size_t)nt; i++) {
+			if (pthread_create(&wk[i].th, NULL, worker_main, &wk[i]))
+				break;
+			started++;
+		}
+		if (!started)
+			worker_main(&wk[0]);
+		while (p->req.progress && atomic_load(&done) < p->nitems) {
+			struct timespec ts = {0, 100 * 1000 * 1000};
+			p->req.progress(p->req.progress_arg, atomic_load(&done), p->nitems);
+			nanosleep(&ts, NULL);
+		}
+		for (i = 0; i < started; i++)
+			pthread_join(wk[i].th, NULL);
+		if (p->req.progress)
+			p->req.progress(p->req.progress_arg, p->nitems, p->nitems);
+	}
+	memset(&p->stats, 0, sizeof(p->stats));
+	for (i = 0; i < (size_t)nt; i++) {
+		p->stats.configs += wk[i].st.configs;
+		p->stats.memory_calls += wk[i].st.memory_calls;
+		p->stats.estimate_calls += wk[i].st.estimate_calls;
+		p->stats.items += wk[i].st.items;
+		free(wk[i].lay);
+	}
+	p->stats.threads = nt;
+	p->stats.wall_s = now_s() - t0;
+	free(wk);
+	free(order);
+	return 0;
+}

@@ -1,0 +1,605 @@
+/*
+ * The search space of `plan`: which kinds of node may be used (catalog
+ * servers, generic builds, cloud instances), how they connect, what an hour
+ * of them costs, and which node counts and fabrics are tried.  Everything
+ * here is computed once per plan, so the search loop only copies numbers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "plan/plan_int.h"
+#include "util/xalloc.h"
+
+/* Hardware left out, by reason; composed into plan->skipped at the end. */
+enum skip_reason { SKIP_HW_PRICE, SKIP_GPU_PRICE, SKIP_GPU_HOST, SKIP_NREASONS };
+static const char *const skip_words[SKIP_NREASONS] = {
+	"servers or instances without a price",
+	"GPUs without a price (no generic build)",
+	"GPUs without a catalog server to take a host share from (no generic build)",
+};
+
+static void skip_note(struct plan *p, char (*lists)[512], enum skip_reason r, const char *key)
+{
+	char *l = lists[r];
+	size_t len = strlen(l);
+	(void)p;
+	if (len + strlen(key) + 3 >= sizeof(lists[0]))
+		return;
+	snprintf(l + len, sizeof(lists[0]) - len, "%s%s", len ? ", " : "", key);
+}
+
+static void compose_skipped(struct plan *p, char (*lists)[512])
+{
+	size_t r, off = 0;
+	p->skipped[0] = 0;
+	for (r = 0; r < SKIP_NREASONS; r++) {
+		if (!lists[r][0] || off >= sizeof(p->skipped))
+			continue;
+		off += (size_t)snprintf(p->skipped + off, sizeof(p->skipped) - off, "%s%s: %s",
+					off ? "; " : "", skip_words[r], lists[r]);
+	}
+}
+
+static int gpu_wanted(const struct plan *p, const struct cat_gpu *g)
+{
+	size_t i;
+	if (!g)
+		return 0;
+	if (p->req.ngpus) {
+		for (i = 0; i < p->req.ngpus; i++)
+			if (p->req.gpus[i] == g)
+				break;
+		if (i == p->req.ngpus)
+			return 0;
+	}
+	if (p->req.ecosystem && strcasecmp(p->req.ecosystem, "any") &&
+	    (!g->ecosystem || strcasecmp(g->ecosystem, p->req.ecosystem)))
+		return 0;
+	return plan_gpu_precisions(p, g, NULL, 0) > 0;
+}
+
+static double peak_at(const struct cat_gpu *g, enum model_precision pr)
+{
+	switch (pr) {
+	case MODEL_FP32: return g->fp32_tflops;
+	case MODEL_TF32: return g->tf32_tflops;
+	case MODEL_FP16: return g->fp16_tflops;
+	case MODEL_BF16: return g->bf16_tflops;
+	case MODEL_FP8: return g->fp8_tflops;
+	default: return NAN;
+	}
+}
+
+size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out,
+			   size_t max)
+{
+	static const enum model_precision order[] = {MODEL_BF16, MODEL_FP16, MODEL_FP8, MODEL_TF32,
+						     MODEL_FP32};
+	size_t i, n = 0;
+	unsigned want = p->precisions;
+	/* bf16 falls back to fp16 on GPUs that lack it (V100, T4: fp16 + loss scaling) */
+	if ((want & (1u << MODEL_BF16)) && !(cat_has(g->bf16_tflops) && g->bf16_tflops > 0))
+		want |= 1u << MODEL_FP16;
+	else if ((want & (1u << MODEL_BF16)) && (p->precisions & (1u << MODEL_FP16)) == 0)
+		want &= ~(1u << MODEL_FP16);
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		double peak;
+		if (!(want & (1u << order[i])))
+			continue;
+		peak = peak_at(g, order[i]);
+		if (!cat_has(peak) || peak <= 0)
+			continue;
+		if (out && n < max)
+			out[n] = order[i];
+		n++;
+	}
+	return n;
+}
+
+static double cores_per_gpu(const struct catalog *cat, const struct cat_server *s)
+{
+	const struct cat_cpu *c = s->cpu ? catalog_get(cat, CAT_CPUS, s->cpu) : NULL;
+	if (!c || !cat_has(c->cores) || !cat_has(s->cpu_count) || !cat_has(s->gpu_count) ||
+	    s->gpu_count < 1)
+		return 0;
+	return c->cores * s->cpu_count / s->gpu_count;
+}
+
+/*
+ * CPU cores per GPU of a generic build: the mean of the catalog servers
+ * whose GPUs have the same form factor (the same servers tco takes the
+ * host's share of price and power from).  0 when none: loading is then
+ * reported, not limited.
+ */
+static double generic_cores_per_gpu(const struct catalog *cat, const struct cat_gpu *g)
+{
+	size_t i, n = catalog_count(cat, CAT_SERVERS), used = 0;
+	double sum = 0;
+	for (i = 0; i < n; i++) {
+		const struct cat_server *s = catalog_server_at(cat, i);
+		const struct cat_gpu *sg = s->gpu ? catalog_get(cat, CAT_GPUS, s->gpu) : NULL;
+		double c;
+		if (!sg || !sg->form_factor || !g->form_factor || strcmp(sg->form_factor, g->form_factor))
+			continue;
+		c = cores_per_gpu(cat, s);
+		if (c > 0) {
+			sum += c;
+			used++;
+		}
+	}
+	return used ? sum / (double)used : 0;
+}
+
+static void owned_overrides(const struct plan *p, struct tco_inputs *in)
+{
+	if (p->req.utilisation_pct > 0) {
+		in->value[TCO_IN_UTILISATION] = p->req.utilisation_pct;
+		snprintf(in->source[TCO_IN_UTILISATION], sizeof(in->source[0]), "--utilisation");
+	}
+	if (p->req.years > 0) {
+		in->value[TCO_IN_YEARS] = p->req.years;
+		snprintf(in->source[TCO_IN_YEARS], sizeof(in->source[0]), "--years");
+	}
+}
+
+static struct plan_hw *new_hw(struct plan *p, size_t *cap)
+{
+	struct plan_hw *h;
+	XGROW(p->hw, *cap, p->nhw);
+	h = &p->hw[p->nhw];
+	memset(h, 0, sizeof(*h));
+	return h;
+}
+
+/* Copies the link fields model_links_from_catalog() chose into h. */
+static void take_links(struct plan_hw *h, const struct model_config *cfg)
+{
+	h->intra_kind = cfg->intra_kind;
+	h->intra_gbps = cfg->intra_gbps;
+	h->intra_lat_us = cfg->intra_lat_us;
+	h->intra_nvls = cfg->intra_nvls;
+	h->host_gbps = cfg->host_gbps;
+}
+
+static int add_server(struct plan *p, size_t *cap, const struct cat_server *s)
+{
+	const struct cat_gpu *g = s->gpu ? catalog_get(p->cat, CAT_GPUS, s->gpu) : NULL;
+	struct tco_inputs in;
+	struct model_config cfg;
+	struct diag err;
+	struct plan_hw *h;
+
+	if (!gpu_wanted(p, g) || !cat_has(s->gpu_count) || s->gpu_count < 1)
+		return 0;
+	diag_clear(&err);
+	if (tco_inputs_init(&in, p->cat, &err) || tco_inputs_server(&in, p->cat, s, &err))
+		goto no_price;
+	owned_overrides(p, &in);
+	h = new_hw(p, cap);
+	if (cost_basis_owned(&h->cost, &in, &err))
+		goto no_price;
+	model_config_defaults(&cfg);
+	cfg.gpu = g;
+	cfg.gpus_per_node = (int)s->gpu_count;
+	cfg.gpus = cfg.gpus_per_node;
+	if (model_links_from_catalog(&cfg, p->cat, s, NULL, &err))
+		return 0;
+	h->kind = PLAN_HW_SERVER;
+	snprintf(h->key, sizeof(h->key), "%s", s->row.key);
+	snprintf(h->label, sizeof(h->label), "%s", s->row.key);
+	h->gpu = g;
+	h->server = s;
+	h->gpus_per_node = cfg.gpus_per_node;
+	take_links(h, &cfg);
+	h->own_inter_gbps_per_gpu = cfg.inter_gbps_per_gpu;
+	h->own_inter_lat_us = cfg.inter_lat_us;
+	if (s->nic && cat_has(s->nic_count) && cat_has(s->nic_gbps))
+		snprintf(h->own_network, sizeof(h->own_network), "%gx %s %g Gb/s", s->nic_count,
+			 s->nic, s->nic_gbps);
+	h->max_nodes = cfg.inter_gbps_per_gpu > 0 ? 1 << 30 : 1;
+	h->cpu_cores_per_gpu = cores_per_gpu(p->cat, s);
+	h->node_power_kw = in.value[TCO_IN_POWER];
+	p->nhw++;
+	return 0;
+no_price:
+	skip_note(p, p->skip_lists, SKIP_HW_PRICE, s->row.key);
+	return 0;
+}
+
+static const struct cat_link *pcie_link(const struct catalog *cat, const struct cat_gpu *g)
+{
+	char key[16];
+	int gen = cat_has(g->pcie_gen) ? (int)g->pcie_gen : 4;
+	snprintf(key, sizeof(key), "pcie%d", gen);
+	return catalog_get(cat, CAT_LINKS, key);
+}
+
+/*
+ * A GPU's key without its memory suffix ("h100-sxm5-80gb" -> "h100-sxm5")
+ * when no other catalog GPU shares the rest, for narrow tables.
+ */
+static void short_gpu_name(const struct catalog *cat, const struct cat_gpu *g, char *buf, size_t len)
+{
+	const char *key = g->row.key, *dash = strrchr(key, '-');
+	size_t stem, i, n = catalog_count(cat, CAT_GPUS);
+	snprintf(buf, len, "%s", key);
+	if (!dash || dash == key || !strchr("0123456789", dash[1]) ||
+	    strcmp(dash + 1 + strspn(dash + 1, "0123456789"), "gb"))
+		return;
+	stem = (size_t)(dash - key);
+	for (i = 0; i < n; i++) {
+		const char *o = catalog_gpu_at(cat, i)->row.key;
+		if (o != key && strlen(o) > stem && !strncmp(o, key, stem) && o[stem] == '-')
+			return;
+	}
+	snprintf(buf, len, "%.*s", (int)stem, key);
+}
+
+static const char *link_tag(enum model_link k)
+{
+	switch (k) {
+	case MODEL_LINK_NONE: return "";
+	case MODEL_LINK_PCIE: return "";  /* cards sit on PCIe unless the label says otherwise */
+	case MODEL_LINK_NVLINK: return "nvl";
+	case MODEL_LINK_NVSWITCH: return "nvs";
+	default: return "?";
+	}
+}
+
+/*
+ * Generic nodes of n GPUs of one type.  SXM, OAM and superchip modules come
+ * on baseboards of 4 or 8 (or alone, as one-GPU cloud shapes show); PCIe
+ * cards in 1, 2, 4 or 8 slots, on PCIe, or paired by NVLink bridges where
+ * the card has them (model_links_from_catalog decides which fabric a node of
+ * n such GPUs has; the PCIe variant is added beside it).
+ */
+static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
+{
+	static const int pcie_sizes[] = {1, 2, 4, 8};
+	static const int module_sizes[] = {1, 4, 8};
+	int is_card = g->form_factor && !strcasecmp(g->form_factor, "pcie");
+	const int *sizes = is_card ? pcie_sizes : module_sizes;
+	size_t nsizes = is_card ? 4 : 3, i;
+	int variant;
+	char short_name[64];
+
+	for (i = 0; i < nsizes; i++) {
+		int n = sizes[i];
+		struct tco_inputs in;
+		struct cost_basis cb;
+		struct diag err;
+		char why[512];
+		struct model_config cfg;
+
+		if (n > p->req.max_gpus)
+			break;
+		diag_clear(&err);
+		if (tco_inputs_init(&in, p->cat, &err) ||
+		    tco_inputs_generic(&in, p->cat, g, n, why, sizeof(why), &err)) {
+			skip_note(p, p->skip_lists, !cat_has(g->price_usd) ? SKIP_GPU_PRICE : SKIP_GPU_HOST,
+				  g->row.key);
+			return 0;
+		}
+		owned_overrides(p, &in);
+		if (cost_basis_owned(&cb, &in, &err)) {
+			skip_note(p, p->skip_lists, SKIP_GPU_PRICE, g->row.key);
+			return 0;
+		}
+		model_config_defaults(&cfg);
+		cfg.gpu = g;
+		cfg.gpus_per_node = n;
+		cfg.gpus = n;
+		if (model_links_from_catalog(&cfg, p->cat, NULL, NULL, &err))
+			continue;
+		for (variant = 0; variant < 2; variant++) {
+			struct plan_hw *h;
+			if (variant == 1) {
+				/* the same cards on PCIe only: for cards whose default is a bridge */
+				const struct cat_link *l = pcie_link(p->cat, g);
+				if (n == 1 || cfg.intra_kind == MODEL_LINK_PCIE || !is_card || !l)
+					break;
+				cfg.intra_kind = MODEL_LINK_PCIE;
+				cfg.intra_gbps = l->bw_gbps_per_dir;
+				/* as links.c times a PCIe node: the link's latency plus a host-bridge hop */
+				cfg.intra_lat_us = (cat_has(l->latency_us) ? l->latency_us : 1.0) + 1.0;
+				cfg.intra_nvls = 0;
+			}
+			h = new_hw(p, cap);
+			h->kind = PLAN_HW_GENERIC;
+			h->gpu = g;
+			h->gpus_per_node = n;
+			take_links(h, &cfg);
+			snprintf(h->key, sizeof(h->key), "%s/%d/%s", g->row.key, n,
+				 n == 1 ? "single" : model_link_name(cfg.intra_kind));
+			short_gpu_name(p->cat, g, short_name, sizeof(short_name));
+			snprintf(h->label, sizeof(h->label), "%s%s%s", short_name,
+				 n == 1 || !*link_tag(cfg.intra_kind) ? "" : " ",
+				 n == 1 ? "" : link_tag(cfg.intra_kind));
+			h->cost = cb;
+			h->cpu_cores_per_gpu = generic_cores_per_gpu(p->cat, g);
+			h->max_nodes = 1 << 30;
+			h->node_power_kw = in.value[TCO_IN_POWER];
+			p->nhw++;
+		}
+	}
+	return 0;
+}
+
+static int provider_wanted(const struct plan *p, const struct cat_cloud *c)
+{
+	if (!p->req.provider || !strcasecmp(p->req.provider, "any"))
+		return 1;
+	return c->provider && !strcasecmp(c->provider, p->req.provider);
+}
+
+/*
+ * Cloud instances bring their own network: network_gbps Gb/s for the
+ * instance, shared by its GPUs.  Latency is the catalog's RoCE figure
+ * (providers' fabrics, EFA included, publish none comparable).  An instance
+ * without a network figure is used alone.
+ */
+static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
+{
+	const struct cat_gpu *g = c->gpu ? catalog_get(p->cat, CAT_GPUS, c->gpu) : NULL;
+	const struct cat_link *roce = catalog_get(p->cat, CAT_LINKS, "roce-400");
+	struct model_config cfg;
+	struct diag err;
+	struct plan_hw *h;
+
+	if (!provider_wanted(p, c) || !gpu_wanted(p, g) || !cat_has(c->gpu_count) || c->gpu_count < 1)
+		return 0;
+	h = new_hw(p, cap);
+	diag_clear(&err);
+	if (cost_basis_rented(&h->cost, c, 0, &err)) {
+		skip_note(p, p->skip_lists, SKIP_HW_PRICE, c->row.key);
+		return 0;
+	}
+	model_config_defaults(&cfg);
+	cfg.gpu = g;
+	cfg.gpus_per_node = (int)c->gpu_count;
+	cfg.gpus = cfg.gpus_per_node;
+	if (model_links_from_catalog(&cfg, p->cat, NULL, NULL, &err))
+		return 0;
+	h->kind = PLAN_HW_CLOUD;
+	snprintf(h->key, sizeof(h->key), "%s", c->row.key);
+	snprintf(h->label, sizeof(h->label), "%s", c->row.key);
+	h->gpu = g;
+	h->cloud = c;
+	h->gpus_per_node = cfg.gpus_per_node;
+	take_links(h, &cfg);
+	if (cat_has(c->network_gbps) && c->network_gbps > 0) {
+		h->own_inter_gbps_per_gpu = c->network_gbps / 8 / c->gpu_count;
+		h->own_inter_lat_us = roce && cat_has(roce->latency_us) ? roce->latency_us : 2.0;
+		h->max_nodes = 1 << 30;
+		snprintf(h->own_network, sizeof(h->own_network), "%g Gb/s", c->network_gbps);
+	} else {
+		h->max_nodes = 1;
+	}
+	h->node_power_kw = cat_has(g->tdp_w) ? g->tdp_w * c->gpu_count / 1000 : 0;
+	p->nhw++;
+	return 0;
+}
+
+static int cmp_fabric(const void *a, const void *b)
+{
+	const struct plan_fabric *x = a, *y = b;
+	if (x->gbps_per_gpu != y->gbps_per_gpu)
+		return x->gbps_per_gpu < y->gbps_per_gpu ? -1 : 1;
+	if (x->lat_us != y->lat_us)
+		return x->lat_us > y->lat_us ? -1 : 1;
+	return strcmp(x->link->row.key, y->link->row.key);
+}
+
+/* Every scale-out link of the catalog, one adapter per GPU, slowest first. */
+static void build_fabrics(struct plan *p)
+{
+	size_t i, n = catalog_count(p->cat, CAT_LINKS), cap = 0;
+	for (i = 0; i < n; i++) {
+		const struct cat_link *l = catalog_link_at(p->cat, i);
+		if (!l->kind || strcmp(l->kind, "scaleout") || !cat_has(l->bw_gbps_per_dir) ||
+		    l->bw_gbps_per_dir <= 0)
+			continue;
+		XGROW(p->fab, cap, p->nfab);
+		p->fab[p->nfab].link = l;
+		p->fab[p->nfab].gbps_per_gpu = l->bw_gbps_per_dir;
+		p->fab[p->nfab].lat_us = cat_has(l->latency_us) ? l->latency_us : 1.0;
+		p->nfab++;
+	}
+	if (p->nfab)
+		qsort(p->fab, p->nfab, sizeof(*p->fab), cmp_fabric);
+}
+
+/*
+ * The model's own reading of each fabric for each generic option, so the
+ * search uses exactly what `estimate --network KEY` would.
+ */
+static void build_nets(struct plan *p)
+{
+	size_t h, f;
+	p->net = xcalloc(p->nhw * (p->nfab ? p->nfab : 1), sizeof(*p->net));
+	for (h = 0; h < p->nhw; h++) {
+		const struct plan_hw *hw = &p->hw[h];
+		if (hw->kind != PLAN_HW_GENERIC)
+			continue;
+		for (f = 0; f < p->nfab; f++) {
+			struct model_config cfg;
+			struct diag err;
+			struct plan_net *n = &p->net[h * p->nfab + f];
+			model_config_defaults(&cfg);
+			cfg.gpu = hw->gpu;
+			cfg.gpus_per_node = hw->gpus_per_node;
+			cfg.gpus = hw->gpus_per_node * 2;
+			diag_clear(&err);
+			if (model_links_from_catalog(&cfg, p->cat, NULL, p->fab[f].link->row.key, &err) ||
+			    !(cfg.inter_gbps_per_gpu > 0)) {
+				n->gbps_per_gpu = p->fab[f].gbps_per_gpu;
+				n->lat_us = p->fab[f].lat_us;
+			} else {
+				n->gbps_per_gpu = cfg.inter_gbps_per_gpu;
+				n->lat_us = cfg.inter_lat_us;
+			}
+		}
+	}
+}
+
+/* Node counts: 1, 2, 3, 4, 6, 8, 12, 16 ... (2^k and 3 x 2^k). */
+static int next_count(int n)
+{
+	/* 2^k -> 3 x 2^(k-1) (between 2^k and 2^(k+1)); 3 x 2^k -> 2^(k+2) */
+	if (n < 2)
+		return n + 1;
+	if ((n & (n - 1)) == 0)
+		return n + n / 2;
+	return n / 3 * 4;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Slots: every (hardware option, node count) in hardware order.  Items:
+ * the slots grouped by (GPU type, total GPUs), in order of first slot.
+ */
+static void build_slots(struct plan *p)
+{
+	size_t h, cap = 0, icap = 0, i;
+	int *item_of = NULL;  /* temporary: for each slot, its item */
+	size_t item_cap = 0;
+
+	for (h = 0; h < p->nhw; h++) {
+		const struct plan_hw *hw = &p->hw[h];
+		int n;
+		for (n = 1; n <= hw->max_nodes && (long)n * hw->gpus_per_node <= p->req.max_gpus;
+		     n = next_count(n)) {
+			struct plan_choice *c;
+			if (p->base.task == MODEL_TASK_INFER && n > 1)
+				break;  /* inference: one slot per option; the search sizes it */
+			XGROW(p->all, cap, p->nall);
+			c = &p->all[p->nall++];
+			memset(c, 0, sizeof(*c));
+			c->hw = (uint32_t)h;
+			c->nodes = (uint32_t)n;
+			c->gpus = n * hw->gpus_per_node;
+			c->fabric = -1;
+			c->min_bytes = INFINITY;
+		}
+	}
+	XGROW(item_of, item_cap, p->nall);
+	for (i = 0; i < p->nall; i++) {
+		const struct plan_hw *hw = &p->hw[p->all[i].hw];
+		size_t k;
+		for (k = 0; k < p->nitems; k++)
+			if (p->items[k].gpu == hw->gpu && p->items[k].gpus == p->all[i].gpus)
+				break;
+		if (k == p->nitems) {
+			XGROW(p->items, icap, p->nitems);
+			memset(&p->items[k], 0, sizeof(p->items[k]));
+			p->items[k].gpu = hw->gpu;
+			p->items[k].gpus = p->all[i].gpus;
+			p->nitems++;
+		}
+		item_of[i] = (int)k;
+		p->items[k].nslots++;
+		if (hw->gpus_per_node > p->items[k].max_gpn)
+			p->items[k].max_gpn = hw->gpus_per_node;
+	}
+	for (i = 0; i < p->nitems; i++) {
+		p->items[i].slots = xcalloc(p->items[i].nslots, sizeof(size_t));
+		p->items[i].nslots = 0;
+	}
+	for (i = 0; i < p->nall; i++) {
+		struct plan_item *it = &p->items[item_of[i]];
+		it->slots[it->nslots++] = i;
+	}
+	for (i = 0; i < p->nitems; i++) {
+		struct plan_item *it = &p->items[i];
+		qsort(it->slots, it->nslots, sizeof(size_t), cmp_size);
+		/* layouts grow with the divisors of the count; slots with fabrics cost more */
+		it->work = (double)it->nslots * (1 + log2(it->gpus + 1));
+	}
+	free(item_of);
+}
+
+void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,
+		      struct model_config *cfg)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	*cfg = p->base;
+	cfg->gpu = hw->gpu;
+	cfg->gpus = c->gpus;
+	cfg->gpus_per_node = hw->gpus_per_node;
+	cfg->intra_kind = hw->gpus_per_node > 1 ? hw->intra_kind : MODEL_LINK_NONE;
+	cfg->intra_gbps = hw->intra_gbps;
+	cfg->intra_lat_us = hw->intra_lat_us;
+	cfg->intra_nvls = hw->intra_nvls;
+	cfg->host_gbps = hw->host_gbps;
+	cfg->cpu_cores_per_gpu = hw->cpu_cores_per_gpu;
+	cfg->inter_gbps_per_gpu = 0;
+	cfg->inter_lat_us = 0;
+	if (c->nodes > 1) {
+		if (hw->kind == PLAN_HW_GENERIC && fabric >= 0 && (size_t)fabric < p->nfab) {
+			const struct plan_net *n = &p->net[(size_t)c->hw * p->nfab + (size_t)fabric];
+			cfg->inter_gbps_per_gpu = n->gbps_per_gpu;
+			cfg->inter_lat_us = n->lat_us;
+		} else {
+			cfg->inter_gbps_per_gpu = hw->own_inter_gbps_per_gpu;
+			cfg->inter_lat_us = hw->own_inter_lat_us;
+		}
+	}
+}
+
+int plan_build_space(struct plan *p, struct diag *err)
+{
+	size_t i, cap = 0;
+	const struct catalog *cat = p->cat;
+
+	if (p->req.buy == PLAN_BUY_CLOUD) {
+		size_t n = catalog_count(cat, CAT_CLOUDS);
+		int any_provider = 0;
+		for (i = 0; i < n; i++) {
+			const struct cat_cloud *c = catalog_cloud_at(cat, i);
+			any_provider |= provider_wanted(p, c);
+			add_cloud(p, &cap, c);
+		}
+		if (!any_provider)
+			return diag_set(err, "", 0, 0, "buy",
+					"no cloud instances from provider '%s' in the catalog",
+					p->req.provider ? p->req.provider : "any");
+	} else {
+		size_t n = catalog_count(cat, CAT_SERVERS);
+		for (i = 0; i < n; i++)
+			add_server(p, &cap, catalog_server_at(cat, i));
+		if (!p->req.servers_only) {
+			n = catalog_count(cat, CAT_GPUS);
+			for (i = 0; i < n; i++) {
+				const struct cat_gpu *g = catalog_gpu_at(cat, i);
+				if (gpu_wanted(p, g))
+					add_generic(p, &cap, g);
+			}
+		}
+	}
+	compose_skipped(p, p->skip_lists);
+	if (!p->nhw) {
+		if (p->req.ecosystem && strcasecmp(p->req.ecosystem, "any"))
+			return diag_set(err, "", 0, 0, "ecosystem",
+					"no hardware with ecosystem '%s' to search%s%s", p->req.ecosystem,
+					p->skipped[0] ? "; left out: " : "", p->skipped);
+		return diag_set(err, "", 0, 0, p->req.ngpus ? "gpu" : "buy",
+				"no %s hardware to search with the GPUs asked for%s%s",
+				p->req.buy == PLAN_BUY_CLOUD ? "rentable" : "priced",
+				p->skipped[0] ? "; left out: " : "", p->skipped);
+	}
+	build_fabrics(p);
+	build_nets(p);
+	build_slots(p);
+	if (!p->nall)
+		return diag_set(err, "", 0, 0, "max-gpus",
+				"no hardware option fits within --max-gpus %d", p->req.max_gpus);
+	return 0;
+}

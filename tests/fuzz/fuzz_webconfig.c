@@ -1,0 +1,46 @@
+/*
+ * Fuzzes the web configuration parser (any YAML must give a configuration
+ * or a located error, never a crash) and, for inputs that start with
+ * "Accept:", the content negotiation of /metrics.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/expo.h"
+#include "export/webconfig.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	if (size >= 7 && !memcmp(buf, "Accept:", 7)) {
+		const char *ct;
+		enum expo_format f = expo_negotiate(buf + 7, &ct);
+		if (f != EXPO_TEXT && f != EXPO_OPENMETRICS)
+			abort();
+		if (strncmp(ct, f == EXPO_TEXT ? "text/plain" : "application/openmetrics-text", 10))
+			abort();
+	} else {
+		struct web_config *c = NULL;
+		struct diag err;
+		char msg[1024];
+		diag_clear(&err);
+		if (web_config_parse(buf, size, "fuzz.yml", WEBCFG_NO_FILES, &c, &err) < 0) {
+			if (c)
+				abort();
+			diag_format(&err, msg, sizeof(msg));
+		} else {
+			/* a parsed configuration is consistent */
+			if (!c || (c->tls && (!c->cert_pem || !c->key_pem || !c->priorities)))
+				abort();
+			if (c->nsans && !c->tls)
+				abort();
+			web_config_rate_allow(c);
+			web_config_free(c);
+		}
+	}
+	free(buf);
+	return 0;
+}

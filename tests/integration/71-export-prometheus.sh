@@ -1,0 +1,170 @@
+#!/bin/bash
+# A real Prometheus (Debian's package) scrapes gpuscope export for a few
+# seconds: the target is up, the series are there with the right values,
+# the OpenMetrics metadata arrived, every query of the Grafana dashboard and
+# every alert rule evaluates.  Also promtool on the deploy/ rules.
+EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
+
+DEPLOY="$SRCDIR/deploy"
+for tool in prometheus promtool; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "FAIL: $tool is not installed (Debian package prometheus, in debian-packages.txt)" >&2
+		exit 1
+	fi
+done
+
+# ---- the deploy/ files ----
+CHECKS=$((CHECKS + 1))
+promtool check rules "$DEPLOY/prometheus/alerts.yml" >"$TMP/rules.log" 2>&1 ||
+	fail "promtool check rules: $(cat "$TMP/rules.log")"
+CHECKS=$((CHECKS + 1))
+(cd "$DEPLOY/prometheus" && promtool test rules alerts_test.yml) >"$TMP/rules-test.log" 2>&1 ||
+	fail "promtool test rules: $(tail -30 "$TMP/rules-test.log")"
+CHECKS=$((CHECKS + 1))
+python3 - "$DEPLOY/grafana/gpuscope-dashboard.json" >"$TMP/exprs" 2>"$TMP/dash.err" <<'EOF' || fail "dashboard: $(cat "$TMP/dash.err")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = 0
+for p in d["panels"]:
+    for t in p.get("targets", []):
+        e = t["expr"].replace("$instance", ".*").replace("$gpu", ".*").replace("$__rate_interval", "1m")
+        print(e)
+        n += 1
+assert n >= 20, n
+EOF
+
+# ---- the exporter and a Prometheus scraping it ----
+start_exporter "$SCEN/dgx-h100.ini" --interval 500ms
+EXP_PORT=${BASE##*:}
+PROM_PORT=$(free_port)
+PROM="http://127.0.0.1:$PROM_PORT"
+mkdir -p "$TMP/prom-data"
+cat >"$TMP/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - $DEPLOY/prometheus/alerts.yml
+scrape_configs:
+  - job_name: gpuscope
+    static_configs:
+      - targets: ['127.0.0.1:$EXP_PORT']
+EOF
+prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom-data" \
+	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
+EXTRA_PIDS="$!"
+
+# pq EXPR: evaluates EXPR now; prints "ok N V" (result count and the first value) or "error MSG".
+pq() {
+	curl -s --max-time 5 -G "$PROM/api/v1/query" --data-urlencode "query=$1" |
+		python3 -c '
+import json, sys
+try:
+    r = json.load(sys.stdin)
+except Exception as e:
+    print("error", "bad response:", e); sys.exit()
+if r.get("status") != "success":
+    print("error", r.get("error")); sys.exit()
+res = r["data"]["result"]
+v = res[0]["value"][1] if res and isinstance(res, list) and "value" in res[0] else (r["data"]["result"][1] if r["data"]["resultType"] == "scalar" else "-")
+print("ok", len(res) if isinstance(res, list) else 1, v)'
+}
+
+# wait_query EXPR WANT [SECONDS]: polls until pq prints WANT.
+wait_query() {
+	local i got
+	CHECKS=$((CHECKS + 1))
+	for i in $(seq 1 $(( ${3:-20} * 4 ))); do
+		got=$(pq "$1")
+		[ "$got" = "$2" ] && return 0
+		sleep 0.25
+	done
+	fail "query '$1' gave '$got', want '$2'; prometheus log: $(tail -5 "$TMP/prometheus.log")"
+}
+
+CHECKS=$((CHECKS + 1))
+READY=""
+for i in $(seq 1 120); do
+	if curl -s --max-time 1 "$PROM/-/ready" 2>/dev/null | grep -q Ready; then
+		READY=1
+		break
+	fi
+	sleep 0.25
+done
+[ -n "$READY" ] || { fail "prometheus did not start: $(tail -20 "$TMP/prometheus.log")"; finish; }
+
+wait_query 'up{job="gpuscope"}' "ok 1 1"
+# a few scrapes in
+wait_query 'count_over_time(up{job="gpuscope"}[1m]) >= 3' "ok 1 3" 20
+wait_query 'count(DCGM_FI_DEV_GPU_UTIL)' "ok 1 8"
+wait_query 'DCGM_FI_DEV_GPU_UTIL{gpu="3",modelName="NVIDIA H100 80GB HBM3",DCGM_FI_DRIVER_VERSION="550.54.15"}' "ok 1 97"
+wait_query 'DCGM_FI_DEV_FB_USED{gpu="0"}' "ok 1 63488"
+wait_query 'count(gpu_up == 1)' "ok 1 8"
+wait_query 'gpu_utilization_ratio{gpu="3"}' "ok 1 0.97"
+wait_query 'count(gpu_info{cuda_version="12.4"})' "ok 1 8"
+wait_query 'count(gpu_nvlink_errors_total)' "ok 1 720"
+wait_query 'gpu_energy_joules_total{gpu="0"}' "ok 1 8123456.789"
+wait_query 'count(gpuscope_exporter_sample_age_seconds < 1.5)' "ok 1 1"
+wait_query 'count(scrape_samples_scraped{job="gpuscope"} > 2000)' "ok 1 1"
+
+# the target's last scrape had no error
+CHECKS=$((CHECKS + 1))
+curl -s --max-time 5 "$PROM/api/v1/targets" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["data"]["activeTargets"]
+assert len(t) == 1, t
+assert t[0]["health"] == "up", t[0]
+assert t[0]["lastError"] == "", t[0]["lastError"]' 2>"$TMP/targets.err" || fail "target: $(cat "$TMP/targets.err")"
+
+# Prometheus negotiated OpenMetrics: only that format carries # UNIT
+CHECKS=$((CHECKS + 1))
+curl -s --max-time 5 -G "$PROM/api/v1/metadata" --data-urlencode "metric=gpu_energy_joules_total" \
+	-o "$TMP/meta.json"
+curl -s --max-time 5 -G "$PROM/api/v1/targets/metadata" --data-urlencode 'metric=gpu_power_watts' \
+	-o "$TMP/tmeta.json"
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["data"]
+assert m and m[0]["unit"] == "watts" and m[0]["type"] == "gauge", m' "$TMP/tmeta.json" 2>"$TMP/meta.err" ||
+	fail "no OpenMetrics unit in the target metadata: $(cat "$TMP/meta.err")"
+
+# every dashboard query evaluates (that its names exist is checked by
+# unit/test_export_families against the family table)
+while IFS= read -r expr; do
+	CHECKS=$((CHECKS + 1))
+	got=$(pq "$expr")
+	case "$got" in
+	ok*) ;;
+	*) fail "dashboard query '$expr': $got";;
+	esac
+done <"$TMP/exprs"
+# and the panels that should show data on a healthy DGX do
+for expr in 'max by (instance, gpu) (gpu_utilization_ratio{instance=~".*",gpu=~".*"})' \
+	'sum(gpu_power_watts{instance=~".*",gpu=~".*"})'; do
+	CHECKS=$((CHECKS + 1))
+	case "$(pq "$expr")" in
+	"ok 0 "*|error*) fail "dashboard query '$expr' shows nothing";;
+	esac
+done
+
+# the alert rules are loaded and evaluate without errors against the real series
+CHECKS=$((CHECKS + 1))
+sleep 1.5
+curl -s --max-time 5 "$PROM/api/v1/rules" | python3 -c '
+import json, sys
+groups = json.load(sys.stdin)["data"]["groups"]
+rules = [r for g in groups for r in g["rules"]]
+assert len(rules) == 13, len(rules)
+bad = [(r["name"], r.get("lastError")) for r in rules if r.get("health") != "ok"]
+assert not bad, bad
+firing = [r["name"] for r in rules if r.get("state") == "firing"]
+assert not firing, firing' 2>"$TMP/rules.err" || fail "alert rules: $(cat "$TMP/rules.err")"
+
+kill -TERM "$EXTRA_PIDS" 2>/dev/null
+wait "$EXTRA_PIDS" 2>/dev/null
+EXTRA_PIDS=""
+stop_exporter TERM
+CHECKS=$((CHECKS + 1))
+[ "$STOP_RC" = 0 ] || fail "exporter exit $STOP_RC"
+finish

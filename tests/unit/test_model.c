@@ -1,0 +1,548 @@
+/*
+ * The memory and time model: formulas pinned to hand-computed values, and
+ * the model's monotonic behaviour (more recompute never raises memory, more
+ * TP never raises per-GPU weights, faster links never slow a step).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog.h"
+#include "model/model.h"
+
+static struct catalog *cat;
+
+static int setup(void **state)
+{
+	struct diag err;
+	(void)state;
+	diag_clear(&err);
+	if (catalog_load(&cat, NULL, &err)) {
+		fprintf(stderr, "catalog: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	catalog_free(cat);
+	return 0;
+}
+
+static const struct cat_gpu *gpu(const char *key)
+{
+	const struct cat_gpu *g = catalog_get(cat, CAT_GPUS, key);
+	if (!g)
+		fail_msg("no gpu %s in the catalog", key);
+	return g;
+}
+
+static void preset(struct workload *w, const char *name)
+{
+	struct diag err;
+	diag_clear(&err);
+	if (workload_preset(w, name, &err))
+		fail_msg("preset %s: %s", name, err.msg);
+}
+
+/* A config on one server of `n` GPUs of `key`, completed and checked. */
+static void config(struct model_config *c, const struct workload *w, const char *key, int n)
+{
+	struct diag err;
+	model_config_defaults(c);
+	c->gpu = gpu(key);
+	c->precision = c->gpu->bf16_tflops > 0 ? MODEL_BF16 : MODEL_FP16;
+	c->gpus = n;
+	c->dp = 0;
+	c->gpus_per_node = n < 8 ? n : 8;
+	model_config_complete(w, c);
+	diag_clear(&err);
+	if (model_links_from_catalog(c, cat, NULL, n > 8 ? "ib-hdr-8x200" : NULL, &err))
+		fail_msg("links: %s", err.msg);
+}
+
+static void check_ok(const struct workload *w, const struct model_config *c)
+{
+	struct diag err;
+	diag_clear(&err);
+	if (model_config_check(w, c, &err))
+		fail_msg("config rejected: %s: %s", err.field, err.msg);
+}
+
+/*
+ * A GPT-style layer with h = 1024, a = 16, s = 512, b = 2, dropout on, no
+ * flash attention: Korthikanti et al. 2022 eq. (1)-(4), per layer:
+ *   no parallelism:            s b h (34 + 5 a s / h)   = 1,048,576 x 74 = 77,594,624
+ *   tensor parallel t = 2:     s b h (10 + 24/t + 5 a s/(h t)) = 1,048,576 x 42 = 44,040,192
+ *   t = 2 + sequence parallel: s b h / t (34 + 5 a s / h)      = 38,797,312
+ *   t = 2 + SP + selective:    34 s b h / t                    = 17,825,792
+ */
+static void test_korthikanti_activations(void **state)
+{
+	struct workload w;
+	struct workload_dims d;
+	struct model_config c;
+	struct model_memory m;
+	struct diag err;
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.layers = 2;
+	d.hidden = 1024;
+	d.heads = 16;
+	d.ffn_hidden = 4096;
+	d.vocab = 1000;
+	d.seq_len = 512;
+	d.max_seq = 512;
+	d.causal = 1;
+	d.learned_pos = 1;
+	d.has_bias = 1;
+	d.dropout = 0.1;
+	diag_clear(&err);
+	assert_int_equal(workload_from_dims(&w, "gpt", &d, &err), 0);
+	config(&c, &w, "a100-sxm4-80gb", 1);
+	c.flash = 0;
+	c.micro_batch = 2;
+	c.global_batch = 2;
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.activations_layer_bytes == 77594624.0);
+
+	config(&c, &w, "a100-sxm4-80gb", 2);
+	c.flash = 0;
+	c.tp = 2;
+	c.dp = 1;
+	c.micro_batch = 2;
+	c.global_batch = 2;
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.activations_layer_bytes == 44040192.0);
+	c.seq_parallel = 1;
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.activations_layer_bytes == 38797312.0);
+	c.recompute = MODEL_RECOMPUTE_SELECTIVE;
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.activations_layer_bytes == 17825792.0);
+}
+
+/*
+ * Llama 2 7B, bf16 AdamW on one GPU: 6,738,415,616 parameters x 2 B
+ * weights, x 4 B gradients, x 12 B master + moments (18 B/parameter).
+ * ZeRO-3 over 8 shards each by 8.  LoRA: frozen 2 B weights only.
+ */
+static void test_weights_and_states(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_memory m;
+	const double P = 6738415616.0;
+	(void)state;
+	preset(&w, "llama2-7b");
+	config(&c, &w, "a100-sxm4-80gb", 1);
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.weights_bytes == P * 2);
+	assert_true(m.gradients_bytes == P * 4);
+	assert_true(m.optimizer_bytes == P * 12);
+
+	config(&c, &w, "a100-sxm4-80gb", 8);
+	c.zero = 3;
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(fabs(m.weights_bytes - P * 2 / 8) < 1);
+	assert_true(fabs(m.optimizer_bytes - P * 12 / 8) < 1);
+
+	config(&c, &w, "a100-sxm4-80gb", 1);
+	c.task = MODEL_TASK_LORA;
+	model_config_complete(&w, &c);
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.weights_bytes == P * 2);
+	assert_true(m.gradients_bytes == 0 && m.optimizer_bytes == 0);
+	/* rank 16 adapters on every linear layer: 16 x 32 x (4 x 8192 + 3 x 15104) x 16 B */
+	assert_true(m.lora_bytes == 16.0 * 32 * (4 * 8192.0 + 3 * 15104.0) * 16);
+
+	/* QLoRA: block matrices at 4.127 bits, embeddings and head in 16-bit */
+	c.task = MODEL_TASK_QLORA;
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.weights_bytes < P * 0.6 && m.weights_bytes > P * 0.5);
+}
+
+/* Llama 2 70B (8 KV heads of 128): KV cache 2 x 80 x 1024 x 4096 tokens x 2 B. */
+static void test_kv_cache(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_memory m;
+	(void)state;
+	preset(&w, "llama2-70b");
+	model_config_defaults(&c);
+	c.gpu = gpu("h100-sxm5-80gb");
+	c.gpus = 8;
+	c.gpus_per_node = 8;
+	c.tp = 8;
+	c.task = MODEL_TASK_INFER;
+	c.batch = 1;
+	c.prompt_len = 4000;
+	c.output_len = 96;
+	model_config_complete(&w, &c);
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	/* tp 8 splits the 8 KV heads: one head (128) per GPU */
+	assert_true(m.kv_cache_bytes == 2.0 * 80 * 128 * 4096 * 2);
+	c.kv_precision = MODEL_FP8;
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.kv_cache_bytes == 2.0 * 80 * 128 * 4096 * 1);
+}
+
+/*
+ * Microbenchmarks: a large GEMM at emax x s(m) s(n) s(k) of peak: A100
+ * fp16 8192^3 = 312 x 0.85 x (8192/8288)^3; a skinny GEMM (m = 1) is
+ * bound by reading its 8192^2 weights at 0.86 x 2039 GB/s.
+ */
+static void test_microbenchmarks(void **state)
+{
+	const struct cat_gpu *a100 = gpu("a100-sxm4-80gb");
+	double s = 8192.0 / 8288.0, skinny;
+	struct model_config c;
+	(void)state;
+	assert_true(fabs(model_gemm_tflops(a100, MODEL_FP16, 8192, 8192, 8192) - 312 * 0.85 * s * s * s) < 0.01);
+	skinny = 2.0 * 8192 * 8192 / (2.0 * (8192 + 8192.0 * 8192 + 8192) / (2039e9 * 0.86)) / 1e12;
+	assert_true(fabs(model_gemm_tflops(a100, MODEL_FP16, 1, 8192, 8192) - skinny) < 1e-6);
+	assert_true(fabs(model_hbm_gbps(a100) - 2039 * 0.86) < 1e-9);
+	/* 8 GPUs on NVSwitch gen 2: busbw = 0.77 x 300 GB/s, less the fixed latency */
+	model_config_defaults(&c);
+	c.gpu = a100;
+	c.gpus = 8;
+	c.gpus_per_node = 8;
+	assert_int_equal(model_links_from_catalog(&c, cat, NULL, NULL, NULL), 0);
+	assert_int_equal(c.intra_kind, MODEL_LINK_NVSWITCH);
+	assert_int_equal(c.intra_nvls, 0);
+	assert_true(fabs(model_allreduce_busbw_gbps(&c) - 231) < 0.5);
+}
+
+static void test_network_spec(void **state)
+{
+	struct model_config c;
+	struct diag err;
+	int n;
+	double g;
+	const struct cat_link *fab;
+	char why[256];
+	(void)state;
+	assert_int_equal(model_parse_network(cat, "ib-hdr-8x200", &n, &g, &fab, why, sizeof(why)), 0);
+	assert_int_equal(n, 8);
+	assert_true(g == 200);
+	assert_string_equal(fab->row.key, "ib-hdr");
+	assert_int_equal(model_parse_network(cat, "roce-4x400", &n, &g, &fab, why, sizeof(why)), 0);
+	assert_string_equal(fab->row.key, "roce-400");
+	assert_int_equal(model_parse_network(cat, "nvlink4", &n, &g, &fab, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "not a scale-out"));
+	model_config_defaults(&c);
+	c.gpu = gpu("h100-sxm5-80gb");
+	c.gpus = 16;
+	c.gpus_per_node = 8;
+	diag_clear(&err);
+	assert_int_equal(model_links_from_catalog(&c, cat, NULL, "ib-ndr-8x400", &err), 0);
+	assert_true(c.inter_gbps_per_gpu == 50);
+	assert_int_equal(c.intra_nvls, 1);
+	assert_int_equal(model_links_from_catalog(&c, cat, NULL, "warp-drive", &err), -1);
+	assert_string_equal(err.field, "network");
+}
+
+static void test_config_errors_name_flags(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct diag err;
+	(void)state;
+	preset(&w, "llama2-7b");
+	config(&c, &w, "a100-sxm4-80gb", 6);
+	c.tp = 3;
+	c.dp = 2;
+	diag_clear(&err);
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "tp");
+	assert_non_null(strstr(err.msg, "--tp 3"));
+	assert_non_null(strstr(err.msg, "32 attention heads"));
+
+	config(&c, &w, "a100-sxm4-80gb", 8);
+	c.dp = 4;
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "gpus");
+
+	config(&c, &w, "a100-sxm4-80gb", 3);
+	c.pp = 3;
+	c.dp = 1;
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "pp");
+	assert_non_null(strstr(err.msg, "32 layers"));
+
+	config(&c, &w, "v100-sxm2-16gb", 1);
+	c.precision = MODEL_BF16;
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "precision");
+	assert_non_null(strstr(err.msg, "fp16"));
+
+	config(&c, &w, "a100-sxm4-80gb", 16);
+	c.inter_gbps_per_gpu = 0;
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "network");
+
+	config(&c, &w, "a100-sxm4-80gb", 8);
+	c.global_batch = 12;
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "global-batch");
+}
+
+/*
+ * Pipeline: bubble = (p - 1)/v micro-batch times (Narayanan 2021); MFU is
+ * a fraction; HFU counts the recomputed forward, so it exceeds MFU.
+ */
+static void test_pipeline_and_utilisation(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_result r1, r2;
+	(void)state;
+	preset(&w, "llama2-13b");
+	config(&c, &w, "a100-sxm4-80gb", 8);
+	c.pp = 4;
+	c.tp = 2;
+	c.dp = 1;
+	c.global_batch = 32;
+	c.recompute = MODEL_RECOMPUTE_FULL;
+	check_ok(&w, &c);
+	assert_int_equal(model_estimate(&w, &c, &r1), 0);
+	c.vpp = 2;
+	check_ok(&w, &c);
+	assert_int_equal(model_estimate(&w, &c, &r2), 0);
+	assert_true(r1.time.pp_bubble_s > 0);
+	assert_true(fabs(r2.time.pp_bubble_s / r1.time.pp_bubble_s - 0.5) < 0.01);
+	assert_true(r1.mfu > 0.05 && r1.mfu < 1);
+	assert_true(r1.hfu_tflops_per_gpu > r1.mfu_tflops_per_gpu);
+	assert_true(fabs(r1.tokens_per_s - 32.0 * 4096 / r1.time.step_s) < 1e-6 * r1.tokens_per_s);
+	/* the step is at least its compute */
+	assert_true(r1.time.step_s >= r1.time.compute_s);
+}
+
+static void test_max_micro_batch_and_latency(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_memory m;
+	int mb, b5, b50;
+	(void)state;
+	preset(&w, "llama2-7b");
+	config(&c, &w, "a100-sxm4-80gb", 8);
+	c.zero = 3;
+	c.recompute = MODEL_RECOMPUTE_FULL;
+	mb = model_max_micro_batch(&w, &c, 1024);
+	assert_true(mb >= 1 && mb < 1024);
+	c.micro_batch = mb;
+	c.global_batch = mb * 8;
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.fits);
+	c.micro_batch = mb + 1;
+	c.global_batch = (mb + 1) * 8;
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_false(m.fits);
+
+	preset(&w, "gnn");
+	config(&c, &w, "t4-16gb", 1);
+	c.task = MODEL_TASK_INFER;
+	model_config_complete(&w, &c);
+	check_ok(&w, &c);
+	b5 = model_batch_for_latency(&w, &c, 0.005, 32);
+	b50 = model_batch_for_latency(&w, &c, 0.050, 4096);
+	assert_true(b5 >= 1 && b5 <= 32);
+	assert_true(b50 >= b5);
+	assert_int_equal(model_batch_for_latency(&w, &c, 1e-9, 32), 0);
+}
+
+/* Pseudo-random configurations for the monotonicity properties. */
+static unsigned rng = 12345;
+static unsigned next(void)
+{
+	rng = rng * 1103515245u + 12345u;
+	return (rng >> 16) & 0x7fff;
+}
+
+static const char *const models[] = {"llama2-7b", "llama3-70b", "mixtral-8x7b", "gpt3-175b", "bert-large",
+				     "vit-l16", "resnet50", "unet3d", "asr"};
+static const char *const gpus[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "v100-sxm2-32gb", "l40s-48gb",
+				   "mi300x-192gb", "b200-sxm-180gb"};
+
+/* A random valid training config; returns 0 when the draw is not valid. */
+static int random_config(struct workload *w, struct model_config *c)
+{
+	static const int tps[] = {1, 2, 4, 8};
+	static const int pps[] = {1, 2, 4};
+	struct diag err;
+	int n;
+	preset(w, models[next() % (sizeof(models) / sizeof(models[0]))]);
+	model_config_defaults(c);
+	c->gpu = gpu(gpus[next() % (sizeof(gpus) / sizeof(gpus[0]))]);
+	if (w->kind == WORKLOAD_TRANSFORMER) {
+		c->tp = tps[next() % 4];
+		c->pp = pps[next() % 3];
+	}
+	c->dp = 1 << (next() % 4);
+	n = c->tp * c->pp * c->dp;
+	c->gpus = n;
+	c->gpus_per_node = 8;
+	c->zero = (int)(next() % 4);
+	c->micro_batch = 1 + (int)(next() % 4);
+	c->global_batch = c->micro_batch * c->dp * (1 + (int)(next() % 8));
+	c->seq_parallel = c->tp > 1 && (next() & 1);
+	c->flash = (int)(next() % 3) - 1;
+	c->precision = c->gpu->bf16_tflops > 0 ? MODEL_BF16 : MODEL_FP16;
+	model_config_complete(w, c);
+	if (c->gpus_per_node > c->gpus)
+		c->gpus_per_node = c->gpus;
+	diag_clear(&err);
+	if (model_links_from_catalog(c, cat, NULL, "ib-ndr-8x400", &err))
+		return 0;
+	return model_config_check(w, c, &err) == 0;
+}
+
+static void test_more_recompute_never_raises_memory(void **state)
+{
+	int i, tried = 0;
+	(void)state;
+	for (i = 0; i < 400; i++) {
+		struct workload w;
+		struct model_config c;
+		struct model_memory m0, m1, m2;
+		if (!random_config(&w, &c))
+			continue;
+		tried++;
+		c.recompute = MODEL_RECOMPUTE_NONE;
+		assert_int_equal(model_memory(&w, &c, &m0), 0);
+		c.recompute = MODEL_RECOMPUTE_SELECTIVE;
+		assert_int_equal(model_memory(&w, &c, &m1), 0);
+		c.recompute = MODEL_RECOMPUTE_FULL;
+		assert_int_equal(model_memory(&w, &c, &m2), 0);
+		if (!(m1.total_bytes <= m0.total_bytes * (1 + 1e-12) && m2.total_bytes <= m1.total_bytes * (1 + 1e-12)))
+			fail_msg("%s on %s tp %d pp %d: %g %g %g", w.name, c.gpu->row.key, c.tp, c.pp,
+				 m0.total_bytes, m1.total_bytes, m2.total_bytes);
+	}
+	assert_true(tried > 100);
+}
+
+static void test_more_tp_never_raises_weights(void **state)
+{
+	int i, tried = 0;
+	(void)state;
+	for (i = 0; i < 400; i++) {
+		struct workload w;
+		struct model_config c;
+		struct model_memory m0, m1;
+		struct diag err;
+		if (!random_config(&w, &c) || w.kind != WORKLOAD_TRANSFORMER)
+			continue;
+		assert_int_equal(model_memory(&w, &c, &m0), 0);
+		c.tp *= 2;
+		c.gpus *= 2;
+		diag_clear(&err);
+		if (model_config_check(&w, &c, &err))
+			continue;
+		tried++;
+		assert_int_equal(model_memory(&w, &c, &m1), 0);
+		if (!(m1.weights_bytes <= m0.weights_bytes))
+			fail_msg("%s tp %d: %g > %g", w.name, c.tp, m1.weights_bytes, m0.weights_bytes);
+	}
+	assert_true(tried > 50);
+}
+
+static void test_faster_links_never_slow_a_step(void **state)
+{
+	int i, tried = 0;
+	(void)state;
+	for (i = 0; i < 400; i++) {
+		struct workload w;
+		struct model_config c;
+		struct model_result r0, r1, r2;
+		if (!random_config(&w, &c))
+			continue;
+		tried++;
+		assert_int_equal(model_estimate(&w, &c, &r0), 0);
+		c.intra_gbps *= 2;
+		assert_int_equal(model_estimate(&w, &c, &r1), 0);
+		c.inter_gbps_per_gpu *= 2;
+		c.inter_lat_us /= 2;
+		c.intra_lat_us /= 2;
+		assert_int_equal(model_estimate(&w, &c, &r2), 0);
+		if (!(r1.time.step_s <= r0.time.step_s * (1 + 1e-12) && r2.time.step_s <= r1.time.step_s * (1 + 1e-12)))
+			fail_msg("%s on %s: %g %g %g", w.name, c.gpu->row.key, r0.time.step_s, r1.time.step_s,
+				 r2.time.step_s);
+		assert_true(isfinite(r2.time.step_s) && r2.time.step_s > 0);
+		assert_true(r2.mfu >= 0 && r2.mfu < 1);
+	}
+	assert_true(tried > 100);
+}
+
+/* The fit advice's changes do fit, and recommendations help. */
+static void test_advice(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_result r;
+	struct model_advice a[8];
+	size_t n, i;
+	(void)state;
+	preset(&w, "llama2-13b");
+	config(&c, &w, "a100-sxm4-80gb", 8);
+	c.micro_batch = 4;
+	c.global_batch = 64;
+	check_ok(&w, &c);
+	assert_int_equal(model_estimate(&w, &c, &r), 0);
+	assert_false(r.mem.fits);
+	n = model_fit_advice(&w, &c, a, 8);
+	assert_true(n >= 1);
+	for (i = 0; i < n; i++) {
+		assert_true(a[i].fits);
+		assert_true(a[i].total_bytes <= r.mem.capacity_bytes);
+		if (i)
+			assert_true(a[i - 1].speedup >= a[i].speedup);
+	}
+
+	preset(&w, "resnet50");
+	config(&c, &w, "a100-sxm4-80gb", 1);
+	c.precision = MODEL_FP32;
+	c.micro_batch = 128;
+	c.global_batch = 128;
+	check_ok(&w, &c);
+	n = model_recommend(&w, &c, a, 8);
+	assert_true(n >= 2);
+	for (i = 0; i < n; i++)
+		assert_true(a[i].speedup > 1);
+	assert_non_null(strstr(a[0].flags, "--precision"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_korthikanti_activations),
+		cmocka_unit_test(test_weights_and_states),
+		cmocka_unit_test(test_kv_cache),
+		cmocka_unit_test(test_microbenchmarks),
+		cmocka_unit_test(test_network_spec),
+		cmocka_unit_test(test_config_errors_name_flags),
+		cmocka_unit_test(test_pipeline_and_utilisation),
+		cmocka_unit_test(test_max_micro_batch_and_latency),
+		cmocka_unit_test(test_more_recompute_never_raises_memory),
+		cmocka_unit_test(test_more_tp_never_raises_weights),
+		cmocka_unit_test(test_faster_links_never_slow_a_step),
+		cmocka_unit_test(test_advice),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
