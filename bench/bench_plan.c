@@ -82,10 +82,10 @@ static int run(const struct catalog *cat, const char *title, const char *preset,
 		plan_free(p);
 	}
 	printf("%-8s wall %.3f s (best of %d, %d threads): %llu configurations decided, "
-	       "%llu memory + %llu time model calls, %llu items\n",
+	       "%llu memory + %llu time model calls (%llu of them bounds), %llu items\n",
 	       title, best, repeat, st.threads, (unsigned long long)st.configs,
 	       (unsigned long long)st.memory_calls, (unsigned long long)st.estimate_calls,
-	       (unsigned long long)st.items);
+	       (unsigned long long)st.bound_calls, (unsigned long long)st.items);
 	printf("%-8s %.3g configurations/s (%.3g per thread); %.3g model calls/s (%.3g per thread)\n",
 	       title, st.configs / best, st.configs / best / st.threads,
 	       (st.memory_calls + st.estimate_calls) / best,

@@ -323,6 +323,29 @@ static int list_table(const struct catalog *cat, enum cat_table t, enum output_f
 	return EXIT_OK;
 }
 
+/* "name                value..." with the value wrapped at 80 columns. */
+static void print_wrapped(const char *name, const char *value)
+{
+	const int indent = 20, width = 80 - indent;
+	const char *p = value;
+	int first = 1;
+	do {
+		int len = (int)strlen(p), cut = len;
+		if (len > width) {
+			cut = width;
+			while (cut > width / 2 && p[cut] != ' ')
+				cut--;
+			if (p[cut] != ' ')
+				cut = width;
+		}
+		printf("%-*s%.*s\n", indent, first ? name : "", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		first = 0;
+	} while (*p);
+}
+
 static int show_row(const struct catalog *cat, const char *name, enum output_format fmt)
 {
 	const void *found = NULL;
@@ -364,27 +387,39 @@ static int show_row(const struct catalog *cat, const char *name, enum output_for
 		json_decref(o);
 		return EXIT_OK;
 	}
-	tb = table_new();
-	table_column(tb, "field", ALIGN_LEFT);
-	table_column(tb, "value", ALIGN_LEFT);
-	table_column(tb, "unit", ALIGN_LEFT);
-	for (k = 0; k < s->ncols; k++) {
-		char buf[1024];
-		cell_text(&s->cols[k], found, buf, sizeof(buf));
-		table_row(tb);
-		table_cell(tb, s->cols[k].name);
-		table_cell(tb, buf);
-		table_cell(tb, s->cols[k].unit ? s->cols[k].unit : "");
-	}
-	table_row(tb);
-	table_cell(tb, "origin");
-	table_cellf(tb, "%s:%d", ((const struct cat_row *)found)->origin, ((const struct cat_row *)found)->line);
-	table_cell(tb, "");
-	if (fmt == FORMAT_CSV)
+	if (fmt == FORMAT_CSV) {
+		tb = table_new();
+		table_column(tb, "field", ALIGN_LEFT);
+		table_column(tb, "value", ALIGN_LEFT);
+		table_column(tb, "unit", ALIGN_LEFT);
+		for (k = 0; k < s->ncols; k++) {
+			char buf[1024];
+			cell_text(&s->cols[k], found, buf, sizeof(buf));
+			table_row(tb);
+			table_cell(tb, s->cols[k].name);
+			table_cell(tb, buf);
+			table_cell(tb, s->cols[k].unit ? s->cols[k].unit : "");
+		}
 		table_print_csv(tb, stdout);
-	else
-		table_print(tb, stdout, 0);
-	table_free(tb);
+		table_free(tb);
+		return EXIT_OK;
+	}
+	/* field and value, long values wrapped under the value column */
+	for (k = 0; k <= s->ncols; k++) {
+		char buf[1200];
+		const char *field = k < s->ncols ? s->cols[k].name : "origin";
+		if (k < s->ncols) {
+			size_t n;
+			cell_text(&s->cols[k], found, buf, sizeof(buf) - 32);
+			n = strlen(buf);
+			if (s->cols[k].unit && strcmp(buf, "-"))
+				snprintf(buf + n, sizeof(buf) - n, " %s", s->cols[k].unit);
+		} else {
+			snprintf(buf, sizeof(buf), "%s:%d", ((const struct cat_row *)found)->origin,
+				 ((const struct cat_row *)found)->line);
+		}
+		print_wrapped(field, buf);
+	}
 	return EXIT_OK;
 }
 

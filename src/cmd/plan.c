@@ -33,8 +33,8 @@ static double utilisation, years;
 
 static const struct opt plan_opts[] = {
 	OPT_GROUP_("workload (default: Llama 2 7B, full fine-tune on 1e9 tokens)"),
-	OPT_STRING_("model", &model_s, "NAME|FILE", "a preset ('gpuscope estimate --list-models') or a config.json"),
-	OPT_STRING_("task", &task_s, "TASK", "pretrain, finetune, lora, qlora or infer (default finetune)"),
+	OPT_STRING_("model", &model_s, "NAME|FILE", "a preset (estimate --list-models) or config.json"),
+	OPT_STRING_("task", &task_s, "TASK", "pretrain, finetune (default), lora, qlora, infer"),
 	OPT_INT_("layers", &layers, "N", "transformer layers (overrides the preset)", 1, 100000),
 	OPT_INT_("hidden", &hidden, "N", "hidden size", 1, 10000000),
 	OPT_INT_("heads", &heads, "N", "attention heads", 1, 1000000),
@@ -49,7 +49,7 @@ static const struct opt plan_opts[] = {
 	OPT_INT_("lora-rank", &lora_rank, "R", "LoRA rank (default 16)", 1, 65536),
 	OPT_GROUP_("amount of work"),
 	OPT_DOUBLE_("tokens", &tokens, "N", "tokens to train on (default 1e9 for transformers)", 0, 1e18),
-	OPT_DOUBLE_("samples", &samples, "N", "samples per epoch (default 1e6 for per-sample models)", 0, 1e18),
+	OPT_DOUBLE_("samples", &samples, "N", "samples per epoch (per-sample models: default 1e6)", 0, 1e18),
 	OPT_DOUBLE_("epochs", &epochs, "E", "epochs over --samples", 0, 1e9),
 	OPT_GROUP_("inference (--task infer)"),
 	OPT_DOUBLE_("rate", &rate, "R", "requests per second to serve (default 1)", 0, 1e12),
@@ -60,24 +60,24 @@ static const struct opt plan_opts[] = {
 	OPT_GROUP_("what to search"),
 	OPT_STRING_("gpu", &gpu_s, "A,B,...", "only these GPU types (a100 matches every A100)"),
 	OPT_STRING_("ecosystem", &ecosystem_s, "NAME", "cuda, rocm, synapseai or any (default any)"),
-	OPT_STRING_("buy", &buy_s, "WHAT", "onprem (own: servers + generic builds), cloud or cloud:PROVIDER"),
+	OPT_STRING_("buy", &buy_s, "WHAT", "onprem (default), cloud or cloud:PROVIDER"),
 	OPT_FLAG_("servers-only", &servers_only, "onprem: catalog servers only, no generic builds"),
 	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),
-	OPT_STRING_("precision", &precision_s, "P,...", "precisions to try: bf16 (default), fp16, fp8, tf32, fp32"),
-	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 on GPUs that have it (Transformer Engine)"),
-	OPT_DOUBLE_("utilisation", &utilisation, "PCT", "onprem: % of hours the GPUs do paid work (default 70)", 0, 100),
-	OPT_DOUBLE_("years", &years, "Y", "onprem: years of service (default: facility depreciation)", 0, 50),
+	OPT_STRING_("precision", &precision_s, "P,...", "to try: bf16 (default), fp16, fp8, tf32, fp32"),
+	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 where the GPU has it"),
+	OPT_DOUBLE_("utilisation", &utilisation, "PCT", "onprem: % of hours the GPUs work (default 70)", 0, 100),
+	OPT_DOUBLE_("years", &years, "Y", "onprem: years of service (default: depreciation)", 0, 50),
 	OPT_GROUP_("ranking and constraints"),
-	OPT_STRING_("objective", &objective_s, "WHAT", "time, cost, energy or balanced (time x cost); default cost"),
+	OPT_STRING_("objective", &objective_s, "WHAT", "cost (default), time, energy, balanced (time x cost)"),
 	OPT_DURATION_("deadline", &deadline, "TIME", "finish within this time (30d, 36h)"),
 	OPT_QUANTITY_("budget", &budget, "USD", "spend at most this (inference: per hour)", "USD"),
 	OPT_DOUBLE_("power-kw", &power_kw, "KW", "full-load power of all servers at most this", 0, 1e9),
 	OPT_INT_("top", &top_n, "N", "choices to list (default 10)", 1, 1000),
 	OPT_INT_("threads", &threads, "N", "search threads (default: every core)", 0, 1024),
 	OPT_GROUP_("output"),
-	OPT_FLAG_("json", &json_flag, "print JSON: every field of every listed choice (docs/plan.md)"),
+	OPT_FLAG_("json", &json_flag, "JSON: every field of every listed choice"),
 	OPT_FLAG_("csv", &csv_flag, "print CSV: one row per ranked choice, every field"),
-	OPT_FLAG_("all", &all_flag, "with --json/--csv: every hardware x count searched, not only the top"),
+	OPT_FLAG_("all", &all_flag, "with --json/--csv: every hardware x count searched"),
 	OPT_STRING_("report", &report_path, "FILE", "write a self-contained HTML report with charts"),
 	OPT_FLAG_("no-explain", &no_explain, "skip the explanation of the first choice"),
 	OPT_END_(),
@@ -86,8 +86,7 @@ static const struct opt plan_opts[] = {
 static const struct opts_cmd plan_cmd = {
 	"plan",
 	"[WORKLOAD] [options]",
-	"Search GPU servers, counts, networks and parallel layouts for a workload; rank them by "
-	"time and cost, and explain the first choice.",
+	"Search GPUs, servers, counts, networks and layouts; rank them and explain why.",
 	"WORKLOAD is a preset name or a config.json (as --model).  With no arguments,\n"
 	"plan the headline case: a full fine-tune of Llama 2 7B in bf16 on 1e9 tokens,\n"
 	"on hardware you would own.\n"
@@ -206,8 +205,12 @@ static size_t parse_gpus(const struct catalog *cat, const char *list, const stru
 			continue;
 		g = catalog_gpu(cat, tok, why, sizeof(why));
 		if (g) {
-			XGROW(v, cap, n);
-			v[n++] = g;
+			for (i = 0; i < n && v[i] != g; i++)
+				;
+			if (i == n) {
+				XGROW(v, cap, n);
+				v[n++] = g;
+			}
 			continue;
 		}
 		if (strncmp(why, "ambiguous", 9))
@@ -218,7 +221,12 @@ static size_t parse_gpus(const struct catalog *cat, const char *list, const stru
 			char k[128], nm[256];
 			squash(c->row.key, k, sizeof(k));
 			squash(c->row.name ? c->row.name : "", nm, sizeof(nm));
-			if (strstr(k, want) || strstr(nm, want)) {
+			size_t j;
+			if (!strstr(k, want) && !strstr(nm, want))
+				continue;
+			for (j = 0; j < n && v[j] != c; j++)
+				;
+			if (j == n) {
 				XGROW(v, cap, n);
 				v[n++] = c;
 			}
@@ -540,7 +548,7 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 {
 	size_t i, nhw;
 	const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
-	char buf[512], lay[64], flags[256], net[64];
+	char buf[1024], lay[64], flags[768], net[64];
 
 	printf("\nWhy #1: %ux%d %s, %s", c->nodes, hw->gpus_per_node, hw->label,
 	       plan_layout_code(&c->cfg, lay, sizeof(lay)));
@@ -557,9 +565,7 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 			 100 * ex->data_share, 100 * ex->other_share, c->res.time.step_s);
 		wrap("  step         ", buf, 15);
 	}
-	snprintf(buf, sizeof(buf), "gpuscope estimate --model %s --gpu %s%s%s %s",
-		 plan_request_of(p)->w->name, hw->gpu->row.key, hw->server ? " --server " : "",
-		 hw->server ? hw->server->row.key : "", plan_layout_flags(&c->cfg, flags, sizeof(flags)));
+	snprintf(buf, sizeof(buf), "gpuscope estimate %s", plan_estimate_args(p, c, flags, sizeof(flags)));
 	wrap("  check it     ", buf, 15);
 	if (ex->nalt) {
 		printf("Alternatives\n");
@@ -691,8 +697,8 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 	table_free(tb);
 	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem/GPU: GiB and % of "
 		 "capacity; cost and energy per hour" :
-		 "layout: t tensor, p pipeline, v virtual stages, d data, e expert parallel; z ZeRO stage; "
-		 "rf full recompute; m micro-batch; mem/GPU: GiB and % of capacity", 0);
+		 "layout: t tensor, p pipeline, v virtual stages, d data, e expert parallel (1s left out); "
+		 "z ZeRO stage; rf full recompute; m micro-batch; mem/GPU: GiB and % of capacity", 0);
 
 	printf("\nPareto front, time against cost: %zu choice%s (fastest first)\n", plan_nfront(p),
 	       plan_nfront(p) == 1 ? "" : "s");
@@ -725,7 +731,7 @@ struct field {
 #define MAXF 96
 
 static size_t choice_fields(const struct plan *p, const struct plan_choice *c, long rank,
-			    struct field *f, char bufs[][64])
+			    struct field *f, char bufs[][64], char *args, size_t args_len)
 {
 	size_t n = 0, nhw, nb = 0;
 	const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
@@ -824,6 +830,7 @@ static size_t choice_fields(const struct plan *p, const struct plan_choice *c, l
 	TXT("violates", viol);
 	NUM("miss", c->miss);
 	NUM("fabric_best_step_s", c->fabric_best_step_s);
+	TXT("estimate_args", plan_estimate_args(p, c, args, args_len));
 #undef NUM
 #undef INT
 #undef BOOL
@@ -846,12 +853,13 @@ static json_t *field_json(const struct field *f)
 static json_t *choice_json(const struct plan *p, const struct plan_choice *c, long rank)
 {
 	struct field f[MAXF];
-	char bufs[8][64];
+	char bufs[8][64], args[1024];
 	size_t n, i;
-	json_t *o = json_object();
+	json_t *o;
 	if (!c)
 		return json_null();
-	n = choice_fields(p, c, rank, f, bufs);
+	o = json_object();
+	n = choice_fields(p, c, rank, f, bufs, args, sizeof(args));
 	for (i = 0; i < n; i++)
 		json_object_set_new(o, f[i].name, field_json(&f[i]));
 	return o;
@@ -960,6 +968,7 @@ static int print_json(const struct plan *p, const struct workload *w, const stru
 	json_object_set_new(se, "configurations", json_integer((json_int_t)st->configs));
 	json_object_set_new(se, "memory_calls", json_integer((json_int_t)st->memory_calls));
 	json_object_set_new(se, "estimate_calls", json_integer((json_int_t)st->estimate_calls));
+	json_object_set_new(se, "bound_calls", json_integer((json_int_t)st->bound_calls));
 	json_object_set_new(se, "threads", json_integer(st->threads));
 	json_object_set_new(se, "wall_s", json_real(st->wall_s));
 	json_object_set_new(root, "search", se);
@@ -993,14 +1002,18 @@ static int print_json(const struct plan *p, const struct workload *w, const stru
 				json_array_append_new(arr, choice_json(p, &all[i], rank_of(p, &all[i])));
 		json_object_set_new(root, "all", arr);
 	}
-	return report_json_print(root);
+	{
+		int rc = report_json_print(root);
+		json_decref(root);
+		return rc;
+	}
 }
 
 static void print_csv(const struct plan *p)
 {
 	struct table *tb = table_new();
 	struct field f[MAXF];
-	char bufs[8][64];
+	char bufs[8][64], args[1024];
 	size_t n, i, k, nall;
 	const struct plan_choice *all = plan_all(p, &nall);
 	const struct plan_choice *first = plan_nranked(p) ? plan_ranked(p, 0) : NULL;
@@ -1012,14 +1025,14 @@ static void print_csv(const struct plan *p)
 		table_free(tb);
 		return;
 	}
-	n = choice_fields(p, first, 1, f, bufs);
+	n = choice_fields(p, first, 1, f, bufs, args, sizeof(args));
 	for (k = 0; k < n; k++)
 		table_column(tb, f[k].name, ALIGN_LEFT);
 	for (i = 0; i < (all_flag ? nall : plan_nranked(p)); i++) {
 		const struct plan_choice *c = all_flag ? &all[i] : plan_ranked(p, i);
 		if (!c->fits)
 			continue;
-		choice_fields(p, c, rank_of(p, c), f, bufs);
+		choice_fields(p, c, rank_of(p, c), f, bufs, args, sizeof(args));
 		table_row(tb);
 		for (k = 0; k < n; k++) {
 			if (f[k].text)

@@ -545,6 +545,7 @@ static void report(const struct vcase *cs, size_t n, enum output_format fmt)
 	}
 	stats_row(tb, "all cases", stats_of(cs, n, NULL, NULL));
 	table_print(tb, stdout, 0);
+	table_free(tb);
 }
 
 int cmd_validate(int argc, char **argv)

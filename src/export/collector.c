@@ -85,7 +85,7 @@ struct collector {
 	atomic_int events_up, kmsg_up;
 	atomic_ullong xid_unmatched;
 	uint64_t collections, stalled_calls;
-	double start_wall, start_mono;
+	double start_wall;
 	double process_start_s;
 	double collect_duration_s;
 	struct snapshot *current;   /* guarded by lock */
@@ -402,7 +402,7 @@ struct snapshot *collector_acquire(struct collector *c)
 }
 
 /* Copies the slots' results into v (lock held); the arrays are duplicated. */
-static void build_view(struct collector *c, struct xview *v, double now_wall, double now_mono)
+static void build_view(struct collector *c, struct xview *v, double now_wall)
 {
 	unsigned i;
 	v->ngpus = c->nslots;
@@ -465,7 +465,6 @@ static void build_view(struct collector *c, struct xview *v, double now_wall, do
 		g->nxids = xid_book_view(c->xids, i, now_wall, &g->xids, &g->has_last_xid, &g->last_xid,
 					 &g->last_xid_time_s);
 	}
-	(void)now_mono;
 }
 
 static void view_free(struct xview *v)
@@ -515,7 +514,9 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	now = mono_now();
 	for (i = 0; i < c->nslots; i++) {
 		struct slot *sl = &c->slots[i];
-		if (sl->busy && now - sl->busy_since >= c->o.timeout_s && !sl->stalled) {
+		/* the first collection waited the whole timeout for it: stalled too */
+		if (sl->busy && !sl->stalled && (now - sl->busy_since >= c->o.timeout_s ||
+						 (whole && now - t0 >= c->o.timeout_s))) {
 			sl->stalled = 1;
 			c->stalled_calls++;
 		}
@@ -531,7 +532,7 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	}
 	c->collections++;
 	memset(&v, 0, sizeof(v));
-	build_view(c, &v, wall_now(), now);
+	build_view(c, &v, wall_now());
 	v.stats.collections = c->collections;
 	v.stats.stalled_calls = c->stalled_calls;
 	v.stats.collect_duration_s = c->collect_duration_s;
@@ -619,7 +620,8 @@ static void *events_main(void *arg)
 			break;
 		}
 		pthread_mutex_unlock(&c->lock);
-		n = c->o.backend->events(ev, sizeof(ev) / sizeof(ev[0]), 500);
+		/* a short wait keeps stopping quick */
+		n = c->o.backend->events(ev, sizeof(ev) / sizeof(ev[0]), 250);
 		if (n < 0) {
 			atomic_store(&c->events_up, 0);
 			if (++failures == 1)
@@ -790,7 +792,6 @@ struct collector *collector_start(const struct collector_opts *o, char *err, siz
 	init_cond(&c->tick);
 	init_cond(&c->first);
 	c->start_wall = wall_now();
-	c->start_mono = mono_now();
 	c->process_start_s = read_process_start();
 	c->collect_duration_s = NAN;
 	c->nslots = o->backend ? o->ndevs : 0;

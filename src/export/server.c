@@ -561,7 +561,8 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 {
 	struct MHD_OptionItem opts[16];
 	/* ITC: a daemon replaced on reload must let go of the shared socket (MHD_quiesce_daemon) */
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+			MHD_USE_TURBO;
 	int n = 0, fd;
 	struct MHD_Daemon *d;
 
@@ -585,6 +586,8 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 					    (intptr_t)(unsigned)ceil(s->o.timeout_s), NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 					    (intptr_t)s->o.connection_memory, NULL};
+	/* refuse what RFC 9112 says to refuse (an HTTP/1.1 request without Host ...) */
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL};
 	if (wc && wc->tls) {
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, wc->key_pem};
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, wc->cert_pem};

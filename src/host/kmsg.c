@@ -22,6 +22,20 @@ static const char *find_n(const char *s, size_t len, const char *needle)
 	return memmem(s, len, needle, strlen(needle));
 }
 
+/*
+ * Digits at p (not past end) as a number; returns the first byte after
+ * them, or p when there are none.  The line is not NUL-terminated, so the
+ * libc conversions cannot be used on it.
+ */
+static const char *digits(const char *p, const char *end, unsigned long long *out)
+{
+	const char *q = p;
+	*out = 0;
+	while (q < end && isdigit((unsigned char)*q) && *out < 100000000000000000ull)
+		*out = *out * 10 + (unsigned long long)(*q++ - '0');
+	return q;
+}
+
 int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 {
 	const char *end = line + len, *p, *q;
@@ -36,17 +50,24 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 		return 0;
 	/* the prefix: "PRI,SEQ,USEC,FLAGS;" (kmsg) or "[ SEC.USEC]" (dmesg) */
 	if (line[0] == '[') {
-		char buf[32];
-		n = (size_t)(p - line);
-		q = memchr(line, ']', n);
-		if (q && (size_t)(q - line) < sizeof(buf)) {
-			char *e;
-			double t;
-			memcpy(buf, line + 1, (size_t)(q - line) - 1);
-			buf[q - line - 1] = '\0';
-			t = strtod(buf, &e);
-			if (e != buf && t >= 0)
-				out->uptime_s = t;
+		/* "[ SECONDS.MICROS]" */
+		const char *b = memchr(line, ']', (size_t)(p - line)), *d = line + 1, *e;
+		unsigned long long sec, frac;
+		if (b) {
+			while (d < b && *d == ' ')
+				d++;
+			e = digits(d, b, &sec);
+			if (e > d && e < b && *e == '.') {
+				const char *f = e + 1, *g = digits(f, b, &frac);
+				if (g == b && g > f) {
+					double scale = 1;
+					for (; f < g; f++)
+						scale *= 10;
+					out->uptime_s = (double)sec + (double)frac / scale;
+				}
+			} else if (e == b && e > d) {
+				out->uptime_s = (double)sec;
+			}
 		}
 	} else if (isdigit((unsigned char)line[0])) {
 		const char *semi = memchr(line, ';', (size_t)(p - line));
@@ -55,9 +76,9 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 			const char *c1 = memchr(line, ',', (size_t)(semi - line));
 			const char *c2 = c1 ? memchr(c1 + 1, ',', (size_t)(semi - c1 - 1)) : NULL;
 			if (c2) {
-				char *e;
-				unsigned long long us = strtoull(c2 + 1, &e, 10);
-				if (e > c2 + 1 && e <= semi)
+				unsigned long long us;
+				const char *e = digits(c2 + 1, semi, &us);
+				if (e > c2 + 1)
 					out->uptime_s = (double)us / 1e6;
 			}
 		}
@@ -89,12 +110,12 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 	while (p < end && (*p == ',' || *p == ' '))
 		p++;
 	if (end - p > 4 && !strncmp(p, "pid=", 4)) {
-		char *e;
-		long pid;
+		unsigned long long pid;
+		const char *e;
 		p += 4;
-		pid = strtol(p, &e, 10);
-		if (e > p && e <= end && pid >= 0)
-			out->pid = pid;
+		e = digits(p, end, &pid);
+		if (e > p && pid <= 0x7fffffffull)
+			out->pid = (long)pid;
 		while (p < end && *p != ',')
 			p++;
 		while (p < end && (*p == ',' || *p == ' '))

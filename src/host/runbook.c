@@ -303,7 +303,7 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 	buf[0] = '\0';
 	for (k = 0; k < nh; k++) {
 		size_t used = strlen(buf);
-		/* the persistence daemon and monitoring agents hold the devices by design */
+		/* the persistence daemon holds the devices by design */
 		if (strcmp(h[k].comm, "nvidia-persiste") && strcmp(h[k].comm, "nvidia-persistenced"))
 			other = 1;
 		if (used < sizeof(buf) - 120)

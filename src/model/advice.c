@@ -1,5 +1,5 @@
 /*
- * Search helpers on top of the model: the largest micro-batch that fits, the
+ * Search functions on top of the model: the largest micro-batch that fits, the
  * batch that meets a latency target, the changes that make a configuration
  * fit and the optimisations worth turning on.  Each candidate change is
  * predicted with model_estimate(), so the advice carries this workload's

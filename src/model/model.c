@@ -1126,7 +1126,8 @@ static void train_transformer(const struct workload *w, const struct model_confi
 	 * FLOPs per token (Megatron eq. 3 / PaLM convention: full attention,
 	 * no causal halving): model = 3 x forward (forward + 2 x backward),
 	 * LoRA 2 x forward (no weight gradients); hardware adds the recomputed
-	 * forward (full) or attention scores (selective).
+	 * forward (full) or attention scores (selective, without flash attention:
+	 * with it nothing extra runs).
 	 */
 	{
 		double f_fwd = w->flops_token_dense + w->flops_token_attn * s + w->flops_token_head;
@@ -1134,7 +1135,7 @@ static void train_transformer(const struct workload *w, const struct model_confi
 		tp->flops_model_token = (lora ? 2 : 3) * f_fwd;
 		tp->flops_hw_token = tp->flops_model_token +
 				     (c->recompute == MODEL_RECOMPUTE_FULL ? f_fwd - w->flops_token_head :
-				      c->recompute == MODEL_RECOMPUTE_SELECTIVE ? f_attn : 0);
+				      c->recompute == MODEL_RECOMPUTE_SELECTIVE && !flash_on(c) ? f_attn : 0);
 	}
 	(void)e;
 }
@@ -1176,7 +1177,7 @@ static double launch_s_of(const struct model_config *c)
  *   decode   = per token: weights read once (MoE: the experts the batch
  *              touches, E (1 - (1 - k/E)^B)), KV cache read for the average
  *              context P + O/2, small GEMMs at m = B, two TP all-reduces per
- *              layer (latency-bound), all at least the kernel-issue time.
+ *              layer (latency-bound), all at least the kernel-launch time.
  */
 static void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 			      struct model_infer *o)
@@ -1186,7 +1187,7 @@ static void infer_transformer(const struct workload *w, const struct model_confi
 	double L = d->layers, t = c->tp, B = c->batch, P = c->prompt_len, O = c->output_len;
 	double eb = model_precision_bytes(c->precision), kvb = model_precision_bytes(c->kv_precision);
 	double ctx = P + O / 2.0, kv_gpu = w->kv_dim / t;
-	double gpu, issue, kernels, weights, kvbytes, touched = 1;
+	double gpu, cpu_s, kernels, weights, kvbytes, touched = 1;
 	double pp_hop = 0, pp_hop_prefill = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -1207,9 +1208,9 @@ static void infer_transformer(const struct workload *w, const struct model_confi
 	      kernels * TUNE_KERNEL_GAP_S;
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
-	issue = kernels * launch_s_of(c);
-	o->prefill_s = gpu > issue ? gpu : issue;
-	o->launch_s = issue;
+	cpu_s = kernels * launch_s_of(c);
+	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;
+	o->launch_s = cpu_s;
 
 	/* decode: one token for each of B sequences */
 	if (d->experts > 1) {
@@ -1235,7 +1236,7 @@ static void infer_transformer(const struct workload *w, const struct model_confi
 		if (gpu < kernels * TUNE_KERNEL_MIN_S)
 			gpu = kernels * TUNE_KERNEL_MIN_S;
 	}
-	o->decode_token_s = gpu > issue ? gpu : issue;
+	o->decode_token_s = gpu > cpu_s ? gpu : cpu_s;
 	o->decode_weights_bytes = weights;
 	o->decode_kv_bytes = kvbytes;
 	o->request_s = o->prefill_s + (O > 1 ? (O - 1) * o->decode_token_s : 0);
@@ -1250,12 +1251,12 @@ static void infer_per_sample(const struct workload *w, const struct model_config
 {
 	double kernels = w->s.kernels > 0 ? w->s.kernels : 50;
 	double gpu = c->batch * sample_fwd_s(w, c, h);
-	double issue = kernels * launch_s_of(c);
+	double cpu_s = kernels * launch_s_of(c);
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
 	memset(o, 0, sizeof(*o));
-	o->launch_s = issue;
-	o->prefill_s = gpu > issue ? gpu : issue;
+	o->launch_s = cpu_s;
+	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;
 	o->request_s = o->prefill_s;
 	o->samples_per_s = c->dp * c->batch / o->request_s;
 	o->tokens_per_s = w->s.tokens > 0 ? o->samples_per_s * w->s.tokens : 0;
@@ -1428,7 +1429,7 @@ int model_estimate(const struct workload *w, const struct model_config *c, struc
 		}
 		step_gpu = m_mb * t_mb + tm->pp_bubble_s + tm->pp_p2p_s + tm->dp_comm_s + tm->zero_comm_s +
 			   tm->optimizer_s + tm->offload_s;
-		/* the CPU must issue every kernel: eager PyTorch costs TUNE_LAUNCH_S per kernel */
+		/* the CPU must launch every kernel: eager PyTorch costs TUNE_LAUNCH_S per kernel */
 		tm->overhead_s = m_mb * tp.kernels_mb * launch_s_of(c) - step_gpu;
 		if (tm->overhead_s < 0)
 			tm->overhead_s = 0;

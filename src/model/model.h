@@ -24,7 +24,7 @@
  * They assume a config that model_config_check() accepted (they return -1
  * rather than crash on a degenerate one: zero counts, NULL gpu).
  *
- * Slower helpers built on them: the largest micro-batch that fits, the
+ * Slower functions built on them: the largest micro-batch that fits, the
  * cheapest change that makes a configuration fit, the optimisations worth
  * turning on.  Loading a workload (presets, config.json) and filling link
  * fields from the catalog are not hot either.
@@ -285,9 +285,11 @@ void model_config_defaults(struct model_config *cfg);
 
 /*
  * Fills what was left 0 from the workload and the other fields: dp from
- * gpus/(tp*pp), gpus from tp*pp*dp, seq_len from the workload, micro_batch 1
- * (transformers) or global_batch/dp (per-sample), global_batch from
- * micro_batch*dp, prompt/output lengths, lora_rank 16 for LoRA tasks.
+ * gpus/(tp*pp), gpus from tp*pp*dp, seq_len from the workload, micro_batch
+ * (decoders 1; encoders 32 or the per-rank batch; per-sample networks the
+ * per-rank batch, else 32), global_batch from micro_batch*dp, prompt and
+ * output lengths (a prompt of up to 2048 tokens that leaves room for 256
+ * generated), lora_rank 16 for LoRA tasks, and flash -1 (auto) to 0 or 1.
  */
 void model_config_complete(const struct workload *w, struct model_config *cfg);
 
@@ -401,7 +403,7 @@ int model_memory(const struct workload *w, const struct model_config *cfg, struc
 int model_estimate(const struct workload *w, const struct model_config *cfg, struct model_result *out);
 
 /* ---------------------------------------------------------------------------
- * Search helpers (slower: they call model_memory/model_estimate repeatedly).
+ * Search functions (slower: they call model_memory/model_estimate repeatedly).
  */
 
 /* Largest micro-batch (<= limit) that fits; 0 when even 1 does not. */

@@ -86,8 +86,12 @@ static const char *money(double v, char *buf, size_t len)
 {
 	if (v < 10)
 		snprintf(buf, len, "$%.2f", v);
-	else
+	else if (v < 1e4)
 		snprintf(buf, len, "$%.0f", v);
+	else if (v < 1e6)
+		snprintf(buf, len, "$%.1fk", v / 1e3);
+	else
+		snprintf(buf, len, "$%.2fM", v / 1e6);
 	return buf;
 }
 
@@ -95,7 +99,10 @@ static void fmt_time(const struct plan *p, double v_s, char *buf, size_t len)
 {
 	char tmp[32];
 	(void)p;
-	snprintf(buf, len, "%s", unit_format_duration(v_s, tmp, sizeof(tmp)));
+	if (v_s > 2 * 365.25 * 86400)
+		snprintf(buf, len, "%.1f years", v_s / (365.25 * 86400));
+	else
+		snprintf(buf, len, "%s", unit_format_duration(v_s, tmp, sizeof(tmp)));
 }
 
 /* Time a config the way the search does, and say what its communication costs. */
@@ -120,14 +127,13 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	if (hw->intra_kind == MODEL_LINK_PCIE) {
 		/* the other way round: what the GPU's own links would give */
 		struct model_config nv = c->cfg;
-		struct diag err;
-		if (!hw->gpu->gpu_link || !(hw->gpu->gpu_link_gbps > 0))
+		const struct cat_link *gl;
+		if (!hw->gpu->gpu_link || !(hw->gpu->gpu_link_gbps > 0) || !cat_has(gen))
 			return;
-		nv.gpus_per_node = hw->gpus_per_node;
-		diag_clear(&err);
+		gl = catalog_get(p->cat, CAT_LINKS, hw->gpu->gpu_link);
 		nv.intra_kind = MODEL_LINK_NVLINK;
 		nv.intra_gbps = hw->gpu->gpu_link_gbps;
-		nv.intra_lat_us = 1;
+		nv.intra_lat_us = gl && cat_has(gl->latency_us) ? gl->latency_us : 1;
 		if (time_variant(p, &nv, &r))
 			return;
 		n = note(ex, "link");
@@ -441,13 +447,15 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 			fastest = o;
 	}
 	if (!least || !fastest || p->base.task == MODEL_TASK_INFER) {
+		fmt_time(p, c->latency_s, t1, sizeof(t1));
 		NOTEF(ex->sizing,
 			 "%d replica%s of %d GPU%s, each serving batches of %d, serve%s %.6g requests/s "
-			 "(capacity %.6g) within %.3g ms each",
+			 "(capacity %.3g) within %s each%s",
 			 c->replicas, c->replicas == 1 ? "" : "s", c->cfg.tp * c->cfg.pp,
 			 c->cfg.tp * c->cfg.pp == 1 ? "" : "s", c->cfg.batch, c->replicas == 1 ? "s" : "",
 			 p->req.rate_per_s > 0 ? p->req.rate_per_s : 1,
-			 c->replicas * c->res.samples_per_s, c->latency_s * 1e3);
+			 c->replicas * c->res.samples_per_s, t1,
+			 p->req.deadline_s > 0 ? "" : " (no --latency-target: the largest batch that fits)");
 		return;
 	}
 	fmt_time(p, least->hours * 3600, t1, sizeof(t1));

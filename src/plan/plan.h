@@ -176,6 +176,7 @@ struct plan_stats {
 	uint64_t configs;              /* configurations decided: layouts x hardware x count x fabric */
 	uint64_t memory_calls;         /* model_memory() calls */
 	uint64_t estimate_calls;       /* model_estimate() calls (and latency searches) */
+	uint64_t bound_calls;          /* of those, on ideal links for the lower bounds */
 	uint64_t items;                /* (GPU, count, precision) work items */
 	double wall_s;                 /* search wall time */
 	int threads;
@@ -229,7 +230,10 @@ size_t plan_nfront(const struct plan *p);
 const struct plan_choice *plan_nearest_miss(const struct plan *p);
 /* The choice that needs the least memory per GPU when nothing fits; else NULL. */
 const struct plan_choice *plan_closest_fit(const struct plan *p);
-/* The fittest choice on a given hardware option, by the objective; NULL when none fits. */
+/*
+ * The best choice on a given hardware option by the objective: among those
+ * meeting the constraints, else among those that fit; NULL when none fits.
+ */
 const struct plan_choice *plan_best_on(const struct plan *p, size_t hw);
 /* Whether a choice lies on the front. */
 int plan_on_front(const struct plan *p, const struct plan_choice *c);
@@ -243,6 +247,12 @@ const struct plan_choice *plan_fastest(const struct plan *p);
 const char *plan_layout_code(const struct model_config *cfg, char *buf, size_t len);
 /* "--tp 2 --pp 4 --vpp 2 --zero 1 --recompute selective --micro-batch 2": the estimate flags. */
 const char *plan_layout_flags(const struct model_config *cfg, char *buf, size_t len);
+/*
+ * The arguments of `gpuscope estimate` that time choice c alone: model,
+ * task, GPU, server, network and layout flags.
+ */
+const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf,
+			       size_t len);
 /* The fabric's short name ("ib-ndr", "own: 8x ib-ndr 400 Gb/s", "none"). */
 const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf,
 			      size_t len);

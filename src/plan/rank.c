@@ -181,10 +181,14 @@ void plan_rank(struct plan *p)
 			p->ranked[p->nranked++] = ok[i];
 	}
 
+	/* each option's best: among what meets the constraints, else among what fits */
 	free(p->best_on_hw);
 	p->best_on_hw = xmalloc((p->nhw + 1) * sizeof(size_t));
 	for (i = 0; i < p->nhw; i++)
 		p->best_on_hw[i] = PLAN_NONE;
+	for (i = 0; i < n; i++)
+		if (p->best_on_hw[p->all[ok[i]].hw] == PLAN_NONE)
+			p->best_on_hw[p->all[ok[i]].hw] = ok[i];
 	for (i = 0; i < nfit; i++)
 		if (p->best_on_hw[p->all[fit[i]].hw] == PLAN_NONE)
 			p->best_on_hw[p->all[fit[i]].hw] = fit[i];
@@ -426,7 +430,8 @@ const char *plan_layout_code(const struct model_config *c, char *buf, size_t len
 			PUT(" rf");
 		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE)
 			PUT(" rs");
-		PUT(" m%d", c->micro_batch);
+		if (c->micro_batch > 1)
+			PUT(" m%d", c->micro_batch);
 		if (c->loader == MODEL_LOADER_DALI)
 			PUT(" dali");
 	}
@@ -444,7 +449,11 @@ const char *plan_layout_flags(const struct model_config *c, char *buf, size_t le
 	PUT("--gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d", c->gpus, c->gpus_per_node,
 	    model_precision_name(c->precision), c->tp, c->pp);
 	if (c->task == MODEL_TASK_INFER) {
-		PUT(" --batch %d", c->batch);
+		PUT(" --batch %d --prompt-len %d --output-len %d", c->batch, c->prompt_len, c->output_len);
+		if (c->cuda_graphs)
+			PUT(" --cuda-graphs");
+		if (c->kv_precision != MODEL_BF16)
+			PUT(" --kv-cache-precision %s", model_precision_name(c->kv_precision));
 	} else {
 		if (c->vpp > 1)
 			PUT(" --vpp %d", c->vpp);
@@ -458,9 +467,34 @@ const char *plan_layout_flags(const struct model_config *c, char *buf, size_t le
 			PUT(" --seq-parallel");
 		PUT(" --micro-batch %d --global-batch %d", c->micro_batch, c->global_batch);
 		if (c->loader == MODEL_LOADER_DALI)
-			PUT(" --loader dali");
+			PUT(" --data-loader dali");
 	}
 #undef PUT
+	return buf;
+}
+
+const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf,
+			       size_t len)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	char net[160] = "", flags[512];
+	const struct model_config *g = &c->cfg;
+	int nodes_needed = g->gpus > g->gpus_per_node;
+
+	if (nodes_needed && hw->kind == PLAN_HW_GENERIC && c->fabric >= 0 && (size_t)c->fabric < p->nfab)
+		snprintf(net, sizeof(net), " --network %s", p->fab[c->fabric].link->row.key);
+	else if (nodes_needed && hw->kind == PLAN_HW_CLOUD && hw->cloud && cat_has(hw->cloud->network_gbps))
+		/* the instance's network as one adapter, on the fabric whose latency plan used */
+		snprintf(net, sizeof(net), " --network roce-400-1x%g", hw->cloud->network_gbps);
+	if (g->cpu_cores_per_gpu > 0 && p->req.w->kind == WORKLOAD_PER_SAMPLE) {
+		size_t o = strlen(net);
+		/* data loading: the CPU cores the search gave the node */
+		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.17g",
+			 g->cpu_cores_per_gpu * g->gpus_per_node);
+	}
+	snprintf(buf, len, "--model %s --task %s --gpu %s%s%s%s %s", p->req.w->name,
+		 model_task_name(g->task), hw->gpu->row.key, hw->server ? " --server " : "",
+		 hw->server ? hw->server->row.key : "", net, plan_layout_flags(g, flags, sizeof(flags)));
 	return buf;
 }
 

@@ -231,13 +231,14 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 static void explanation(const struct plan *p, struct html_doc *d, const struct plan_explanation *ex)
 {
 	size_t i;
-	char line[512];
+	char line[1024];
 	const struct plan_choice *c = plan_ranked(p, 0);
 
 	html_heading(d, 2, "Why the first choice");
 	if (c) {
-		char flags[256];
-		snprintf(line, sizeof(line), "Run it as: %s", plan_layout_flags(&c->cfg, flags, sizeof(flags)));
+		char args[768];
+		snprintf(line, sizeof(line), "Check it: gpuscope estimate %s",
+			 plan_estimate_args(p, c, args, sizeof(args)));
 		html_pre(d, line);
 	}
 	snprintf(line, sizeof(line), "Architecture: %s.", ex->arch_text);

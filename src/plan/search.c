@@ -56,6 +56,7 @@ struct worker {
 	struct layout *lay;
 	size_t nlay, cap;
 	uint64_t enumerated_tp[PLAN_MAX_TP + 1]; /* layouts enumerated per tp in the current item */
+	unsigned char *exact;          /* per fabric: the scan's best is exact */
 	struct plan_stats st;
 	atomic_size_t *next, *done;
 	const size_t *order;
@@ -74,7 +75,8 @@ static void apply_layout(struct model_config *cfg, const struct layout *l, int g
 	cfg->recompute = (enum model_recompute)l->rc;
 	cfg->loader = (enum model_loader)l->loader;
 	cfg->micro_batch = (int)l->mb;
-	cfg->seq_parallel = l->tp > 1;
+	/* Megatron's practice with TP in training; serving runs plain tensor parallelism */
+	cfg->seq_parallel = l->tp > 1 && cfg->task != MODEL_TASK_INFER;
 	cfg->global_batch = global_batch > 0 ? global_batch : (int)(l->mb * l->dp);
 	if (cfg->task == MODEL_TASK_INFER) {
 		cfg->batch = (int)l->mb;
@@ -195,6 +197,7 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 											break;
 										}
 										wk->st.estimate_calls++;
+										wk->st.bound_calls++;
 										if (model_estimate(w, &cfg, &r) || !(r.time.step_s > 0))
 											continue;
 										l.bound_s = r.time.step_s;
@@ -217,8 +220,14 @@ struct best {
 	struct model_result r;
 };
 
-/* Step 3 for one slot and one network: the fastest layout. */
-static void scan_slot(struct worker *wk, const struct plan_choice *c, int fabric, struct best *b)
+/*
+ * Step 3 for one slot and one network: the fastest layout, exactly when its
+ * step is at most `cutoff` (the scan may stop once every remaining bound
+ * exceeds the cutoff).  Returns 1 when b holds the exact best, 0 when the
+ * best is known to exceed the cutoff.
+ */
+static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric, double cutoff,
+		     struct best *b)
 {
 	struct plan *p = wk->p;
 	const struct workload *w = p->req.w;
@@ -232,7 +241,7 @@ static void scan_slot(struct worker *wk, const struct plan_choice *c, int fabric
 	plan_slot_config(p, c, fabric, &cfg);
 	for (i = 0; i < wk->nlay; i++) {
 		const struct layout *l = &wk->lay[i];
-		if (l->bound_s > b->step_s)
+		if (l->bound_s > b->step_s || l->bound_s > cutoff)
 			break;
 		if (hw->gpus_per_node % l->tp)
 			continue;
@@ -247,6 +256,7 @@ static void scan_slot(struct worker *wk, const struct plan_choice *c, int fabric
 			b->r = r;
 		}
 	}
+	return b->l && b->step_s <= cutoff;
 }
 
 static void store(struct plan *p, struct plan_choice *c, const struct best *b, int fabric)
@@ -285,21 +295,29 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 		if (!nlay)
 			continue;
 		if (!generic_multi) {
-			scan_slot(wk, c, -1, &per_fab[0]);
+			scan_slot(wk, c, -1, INFINITY, &per_fab[0]);
 			if (per_fab[0].l)
 				store(p, c, &per_fab[0], -1);
 			continue;
 		}
 		{
+			/*
+			 * Fastest fabrics first.  A fabric whose best exceeds
+			 * SLACK x the best so far can never be picked (the best
+			 * only falls), so its scan stops there; the others are
+			 * exact, and so is their minimum.
+			 */
 			double fastest = INFINITY;
 			int pick = -1;
-			for (f = 0; f < nnet; f++) {
-				scan_slot(wk, c, (int)f, &per_fab[f]);
-				if (per_fab[f].l && per_fab[f].step_s < fastest)
+			unsigned char *exact = wk->exact;
+			for (f = nnet; f-- > 0;) {
+				exact[f] = (unsigned char)scan_slot(wk, c, (int)f, fastest * PLAN_FABRIC_SLACK,
+								    &per_fab[f]);
+				if (exact[f] && per_fab[f].step_s < fastest)
 					fastest = per_fab[f].step_s;
 			}
 			for (f = 0; f < nnet && pick < 0; f++)
-				if (per_fab[f].l && per_fab[f].step_s <= fastest * PLAN_FABRIC_SLACK)
+				if (exact[f] && per_fab[f].step_s <= fastest * PLAN_FABRIC_SLACK)
 					pick = (int)f;
 			if (pick >= 0) {
 				store(p, c, &per_fab[pick], pick);
@@ -373,7 +391,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					t.nodes = (uint32_t)nodes_per_replica;
 					t.gpus = replica;
 					plan_slot_config(p, &t, fabric, &t.cfg);
-					t.cfg.gpus_per_node = gpn < replica ? gpn : replica;
+					t.cfg.gpus_per_node = gpn;  /* a replica smaller than its node keeps the node's links */
 					memset(&l, 0, sizeof(l));
 					l.prec = (uint8_t)precs[ip];
 					l.tp = (uint16_t)tp;
@@ -529,6 +547,7 @@ int plan_search(struct plan *p)
 	atomic_init(&done, 0);
 	wk = xcalloc((size_t)nt, sizeof(*wk));
 	for (i = 0; i < (size_t)nt; i++) {
+		wk[i].exact = xcalloc(p->nfab + 1, 1);
 		wk[i].p = p;
 		wk[i].next = &next;
 		wk[i].done = &done;
@@ -560,8 +579,10 @@ int plan_search(struct plan *p)
 		p->stats.configs += wk[i].st.configs;
 		p->stats.memory_calls += wk[i].st.memory_calls;
 		p->stats.estimate_calls += wk[i].st.estimate_calls;
+		p->stats.bound_calls += wk[i].st.bound_calls;
 		p->stats.items += wk[i].st.items;
 		free(wk[i].lay);
+		free(wk[i].exact);
 	}
 	p->stats.threads = nt;
 	p->stats.wall_s = now_s() - t0;

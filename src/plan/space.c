@@ -238,30 +238,37 @@ static void short_gpu_name(const struct catalog *cat, const struct cat_gpu *g, c
 	snprintf(buf, len, "%.*s", (int)stem, key);
 }
 
-static const char *link_tag(enum model_link k)
+static const char *link_tag(enum model_link k, const struct cat_gpu *g)
 {
+	int amd = g->vendor && !strcasecmp(g->vendor, "amd");
+	int intel = g->vendor && !strcasecmp(g->vendor, "intel");
 	switch (k) {
 	case MODEL_LINK_NONE: return "";
 	case MODEL_LINK_PCIE: return "";  /* cards sit on PCIe unless the label says otherwise */
-	case MODEL_LINK_NVLINK: return "nvl";
-	case MODEL_LINK_NVSWITCH: return "nvs";
+	/* the same model classes carry other vendors' fabrics: name them right */
+	case MODEL_LINK_NVLINK: return amd ? "xgmi" : intel ? "roce" : "nvl";
+	case MODEL_LINK_NVSWITCH: return amd ? "xgmi" : intel ? "roce" : "nvs";
 	default: return "?";
 	}
 }
 
 /*
- * Generic nodes of n GPUs of one type.  SXM, OAM and superchip modules come
- * on baseboards of 4 or 8 (or alone, as one-GPU cloud shapes show); PCIe
- * cards in 1, 2, 4 or 8 slots, on PCIe, or paired by NVLink bridges where
- * the card has them (model_links_from_catalog decides which fabric a node of
- * n such GPUs has; the PCIe variant is added beside it).
+ * Generic nodes of n GPUs of one type.  SXM and OAM modules come on
+ * baseboards of 4 or 8 (or alone, as one-GPU cloud shapes show);
+ * superchips (Grace Hopper, Grace Blackwell) in nodes of 1, 2 or 4 (GH200,
+ * GH200 NVL2, GB200 NVL4; larger NVLink domains are catalog servers such as
+ * the NVL72 rack); PCIe cards in 1, 2, 4 or 8 slots, on PCIe, or paired by
+ * NVLink bridges where the card has them (model_links_from_catalog decides
+ * which fabric a node of n such GPUs has; the PCIe variant is added beside it).
  */
 static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 {
 	static const int pcie_sizes[] = {1, 2, 4, 8};
 	static const int module_sizes[] = {1, 4, 8};
+	static const int superchip_sizes[] = {1, 2, 4};
 	int is_card = g->form_factor && !strcasecmp(g->form_factor, "pcie");
-	const int *sizes = is_card ? pcie_sizes : module_sizes;
+	int is_superchip = g->form_factor && !strcasecmp(g->form_factor, "superchip");
+	const int *sizes = is_card ? pcie_sizes : is_superchip ? superchip_sizes : module_sizes;
 	size_t nsizes = is_card ? 4 : 3, i;
 	int variant;
 	char short_name[64];
@@ -316,8 +323,8 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 				 n == 1 ? "single" : model_link_name(cfg.intra_kind));
 			short_gpu_name(p->cat, g, short_name, sizeof(short_name));
 			snprintf(h->label, sizeof(h->label), "%s%s%s", short_name,
-				 n == 1 || !*link_tag(cfg.intra_kind) ? "" : " ",
-				 n == 1 ? "" : link_tag(cfg.intra_kind));
+				 n == 1 || !*link_tag(cfg.intra_kind, g) ? "" : " ",
+				 n == 1 ? "" : link_tag(cfg.intra_kind, g));
 			h->cost = cb;
 			h->cpu_cores_per_gpu = generic_cores_per_gpu(p->cat, g);
 			h->max_nodes = 1 << 30;

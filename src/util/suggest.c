@@ -69,6 +69,15 @@ size_t suggest_closest(const char *word, const char *const *cands, size_t n,
 	int limit = (int)strlen(word) / 3 + 1;
 	for (i = 0; i < n; i++) {
 		score[i] = suggest_distance(word, cands[i]);
+		/* "h100x" is closer to "h100-sxm5-80gb" than to "t4-16gb": also
+		 * compare with the candidate's start, of the word's length */
+		if (strlen(cands[i]) > strlen(word)) {
+			char *head = xstrndup(cands[i], strlen(word));
+			int d = suggest_distance(word, head) + 1;
+			free(head);
+			if (d < score[i])
+				score[i] = d;
+		}
 		/* a candidate that contains the word, or is contained in it, is close */
 		if (contains_ci(cands[i], word) || contains_ci(word, cands[i]))
 			score[i] = score[i] < 1 ? score[i] : 1;

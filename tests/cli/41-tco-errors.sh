@@ -30,9 +30,13 @@ bad --electricity "expects a number" --server dgx-h100 --electricity cheap
 bad "--server NAME" "give --server" --electricity 0.1
 bad --gpus "needs --gpus" --gpu h100-sxm5-80gb
 bad --no-cloud "excludes" --server dgx-h100 --no-cloud --cloud p5.48xlarge
-# a server without a price in the catalog asks for one
-bad --price "give --price" --server dgx-a100-640gb
-expect_rc 0 tco --server dgx-a100-640gb --price 250000
+# a server without a price (a user's catalog row) asks for one
+mkdir -p "$TMP/cat"
+printf 'key,name,gpu,gpu_count,power_kw,rack_units,source,as_of\nlab-box,Lab box,a100-sxm4-80gb,8,6.5,6,lab,2026-01\n' >"$TMP/cat/servers.csv"
+expect_rc 2 --catalog "$TMP/cat" tco --server lab-box
+expect_err "--price"
+expect_err "give --price"
+expect_rc 0 --catalog "$TMP/cat" tco --server lab-box --price 250000 --idle-kw 1.3
 # a misspelt flag gets a suggestion
 expect_rc 2 tco --server dgx-h100 --utilization 50
 expect_err "--utilisation"

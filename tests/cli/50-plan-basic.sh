@@ -19,6 +19,14 @@ expect_out "Optimisations to turn on"
 CHECKS=$((CHECKS + 1))
 [ -z "$ERR" ] || fail "stderr is not empty: $ERR"
 
+# on a terminal, stderr shows a progress bar (and it is cleared at the end)
+if command -v script >/dev/null 2>&1; then
+	CHECKS=$((CHECKS + 1))
+	script -qec "'$GPUSCOPE' plan --max-gpus 1024 >/dev/null" /dev/null >"$TMP/tty.out" 2>&1 ||
+		fail "plan on a terminal exited $?"
+	grep -q "searching \[" "$TMP/tty.out" || fail "no progress bar on a terminal"
+fi
+
 # the JSON answer is the same on 1 and 2 threads (timing fields aside)
 strip() { python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("search"); print(json.dumps(d, sort_keys=True))'; }
 expect_rc 0 plan --json --threads 1

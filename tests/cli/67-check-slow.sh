@@ -8,7 +8,7 @@ export FAKE_NVML_SCENARIO="$TESTS/fake-nvml/scenarios/slow-call.ini"
 ARGS=(--nvml "$BUILDDIR/fake-nvml/libnvidia-ml.so.1" --root "$TESTS/fixtures/hosts/slow-call" --no-libs --no-python)
 
 expect_rc 1 check "${ARGS[@]}"
-expect_out "$(row warn 'nvml latency' 0 "nvmlDeviceGetPowerUsage took 1.")"
+expect_out "$(row warn 'nvml latency' 0 "nvmlDeviceGetPowerUsage took ")"
 expect_out "-> a hung GPU or an overloaded driver: read dmesg for NVRM errors; reset"
 case "$OUT" in *"row remapping"*) fail "an unsupported reading produced a check";; esac
 expect_rc 1 check "${ARGS[@]}" --json
@@ -23,6 +23,6 @@ assert s["slowest_call"] == "nvmlDeviceGetPowerUsage" and s["slowest_call_ns"] >
 ' || fail "json of the slow host"
 expect_rc 1 check "${ARGS[@]}" --symptom slow
 expect_out "gpuscope check --symptom slow: 10 steps"
-expect_out "10. warn driver responsiveness: gpu 0: nvmlDeviceGetPowerUsage took 1."
+expect_out "10. warn driver responsiveness: gpu 0: nvmlDeviceGetPowerUsage took "
 expect_out " 1. skip clock throttling: throttle reasons not reported"
 finish

@@ -21,6 +21,9 @@ CHECKS=$((CHECKS + 1))
 (cd "$DEPLOY/prometheus" && promtool test rules alerts_test.yml) >"$TMP/rules-test.log" 2>&1 ||
 	fail "promtool test rules: $(tail -30 "$TMP/rules-test.log")"
 CHECKS=$((CHECKS + 1))
+promtool check config "$DEPLOY/prometheus/scrape.yml" >"$TMP/config.log" 2>&1 ||
+	fail "promtool check config scrape.yml: $(cat "$TMP/config.log")"
+CHECKS=$((CHECKS + 1))
 python3 - "$DEPLOY/grafana/gpuscope-dashboard.json" >"$TMP/exprs" 2>"$TMP/dash.err" <<'EOF' || fail "dashboard: $(cat "$TMP/dash.err")"
 import json, sys
 d = json.load(open(sys.argv[1]))

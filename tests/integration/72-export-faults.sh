@@ -73,6 +73,7 @@ T1=$(date +%s.%N)
 CHECKS=$((CHECKS + 1))
 awk -v a="$T0" -v b="$T1" 'BEGIN { exit !(b - a < 4) }' || fail "start took $(awk -v a="$T0" -v b="$T1" 'BEGIN {print b - a}') s"
 wait_metric 'gpu_up{gpu="1",uuid="GPU-4a9e0000-0000-4000-8000-000000000001"} 0'
+wait_metric 'gpuscope_exporter_stalled_calls_total 1'
 # scrapes never wait on NVML
 for i in 1 2 3 4 5; do
 	T=$(scrape_time)

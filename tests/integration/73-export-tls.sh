@@ -161,6 +161,18 @@ curl -s --max-time 5 "${CA[@]}" --tls-max 1.2 --cert "$P/scraper.crt" --key "$P/
 	"$BASE/metrics" && fail "TLS 1.2 accepted with min_version TLS13"
 stop_exporter TERM
 
+# ---- the commented reference deploy/web-config.yml works as it is ----
+mkdir -p "$TMP/ref"
+cp "$SRCDIR/deploy/web-config.yml" "$TMP/ref/web-config.yml"
+cp "$P/server.crt" "$TMP/ref/gpuscope.crt"
+cp "$P/server.key" "$TMP/ref/gpuscope.key"
+start_exporter "$SCEN/a100-pcie-x8.ini" --web-config "$TMP/ref/web-config.yml"
+get /metrics "${CA[@]}"
+expect_code 200 "deploy/web-config.yml"
+CHECKS=$((CHECKS + 1))
+grep -qi '^Strict-Transport-Security: max-age=31536000' "$TMP/hdrs" || fail "reference config headers: $HDRS"
+stop_exporter TERM
+
 # ---- a config the toolkit refuses is refused at start: exit 2 with the place ----
 printf 'tls_server_config:\n  cert_file: %s\n  client_ca_file: %s\n' "$P/server.crt" "$P/ca.crt" >"$TMP/bad.yml"
 FAKE_NVML_SCENARIO="$SCEN/a100-pcie-x8.ini" run export --nvml "$FAKE" --listen 127.0.0.1:0 --web-config "$TMP/bad.yml"

@@ -109,10 +109,13 @@ grep -q '^ok: HTTP/1.1 200' "$TMP/bad.out" || fail "a good request after the bad
 
 # many scrapers at once: every one answered
 CHECKS=$((CHECKS + 1))
+PAR=""
 for i in $(seq 1 20); do
-	curl -s --max-time 5 --interface "127.0.0.$((i % 8 + 2))" -o /dev/null -w '%{http_code}\n' "$BASE/metrics" &
-done >"$TMP/par.out"
-wait
+	curl -s --max-time 5 --interface "127.0.0.$((i % 8 + 2))" -o /dev/null -w '%{http_code}\n' \
+		"$BASE/metrics" >>"$TMP/par.out" &
+	PAR="$PAR $!"
+done
+wait $PAR
 [ "$(grep -c '^200$' "$TMP/par.out")" = 20 ] || fail "parallel scrapes: $(sort "$TMP/par.out" | uniq -c | tr '\n' ' ')"
 get /health
 expect_code 200 "still healthy"

@@ -350,7 +350,7 @@ static void test_slow_call(void **state)
 	size_t n, i;
 	(void)state;
 	assert_string_equal(findings(r), "warn gpu.nvml_latency 0\n");
-	assert_non_null(strstr(item(r, "gpu.nvml_latency", 0)->finding, "nvmlDeviceGetPowerUsage took 1."));
+	assert_non_null(strstr(item(r, "gpu.nvml_latency", 0)->finding, "nvmlDeviceGetPowerUsage took "));
 	n = check_runbook(r, SYMPTOM_SLOW, -1, 0, &s);
 	assert_int_equal(n, 10);
 	for (i = 0; i < n; i++)
