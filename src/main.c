@@ -28,8 +28,6 @@ static const struct command commands[] = {
 	{"validate", cmd_validate, "run published measurements through the model and report errors", "buy"},
 	{"check", cmd_check, "inspect this host's GPU stack and hardware health", "setup"},
 	{"export", cmd_export, "Prometheus exporter for GPU metrics (dcgm-exporter compatible)", "run"},
-	{"top", NULL, "live terminal view of the GPUs", "run"},
-	{"bench", NULL, "measure this machine's GPU ceilings", "measure"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

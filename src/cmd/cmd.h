@@ -24,8 +24,6 @@ int cmd_tco(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);
-int cmd_top(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
 
 /*
  * Parses options; exits 0 after --help and 2 on a usage error.  Returns the
