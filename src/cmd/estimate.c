@@ -11,32 +11,25 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/workload_opts.h"
 #include "model/model.h"
 #include "report/table.h"
 #include "util/error.h"
 #include "util/units.h"
 
 static int json_flag, list_models, seq_parallel, cuda_graphs;
-static const char *model_s, *task_s, *gpu_s, *server_s, *network_s, *precision_s, *recompute_s,
-	*optimizer_s, *offload_s, *flash_s, *kvprec_s, *loader_s, *cudnn_s;
-static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, zero = -1, micro_batch, global_batch, seq_len,
-	lora_rank, batch, prompt_len, output_len, max_batch = 32;
-static long layers, hidden, heads, kv_heads, ffn_hidden, vocab, experts, experts_active;
-static double tokens, samples, epochs, cpu_cores, latency_target;
+static const char *gpu_s, *server_s, *network_s, *precision_s, *recompute_s, *offload_s, *flash_s,
+	*kvprec_s, *loader_s, *cudnn_s;
+static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, zero = -1, micro_batch, batch, max_batch = 32;
+static double cpu_cores, latency_target;
+static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model"};
 
 static const struct opt estimate_opts[] = {
 	OPT_GROUP_("workload"),
-	OPT_STRING_("model", &model_s, "NAME|FILE", "a preset (--list-models) or a Hugging Face config.json"),
+	WORKLOAD_OPT_MODEL(wo, "a preset (--list-models) or a Hugging Face config.json"),
 	OPT_FLAG_("list-models", &list_models, "list the built-in workload presets"),
-	OPT_STRING_("task", &task_s, "TASK", "pretrain, finetune, lora, qlora or infer (default pretrain)"),
-	OPT_INT_("layers", &layers, "N", "transformer layers (overrides the preset)", 1, 100000),
-	OPT_INT_("hidden", &hidden, "N", "hidden size", 1, 10000000),
-	OPT_INT_("heads", &heads, "N", "attention heads", 1, 1000000),
-	OPT_INT_("kv-heads", &kv_heads, "N", "key/value heads (grouped-query attention)", 1, 1000000),
-	OPT_INT_("ffn-hidden", &ffn_hidden, "N", "MLP width", 1, 10000000),
-	OPT_INT_("vocab", &vocab, "N", "vocabulary size", 1, 100000000),
-	OPT_INT_("experts", &experts, "N", "mixture-of-experts: experts per layer", 1, 100000),
-	OPT_INT_("experts-active", &experts_active, "N", "mixture-of-experts: experts per token", 1, 100000),
+	WORKLOAD_OPT_TASK(wo, "pretrain, finetune, lora, qlora or infer (default pretrain)"),
+	WORKLOAD_OPT_DIMS(wo),
 	OPT_GROUP_("hardware"),
 	OPT_STRING_("gpu", &gpu_s, "NAME", "GPU (see 'gpuscope catalog gpus')"),
 	OPT_INT_("gpus", &gpus, "N", "total GPUs (default tp x pp x dp)", 1, 1000000),
@@ -54,24 +47,24 @@ static const struct opt estimate_opts[] = {
 	OPT_STRING_("recompute", &recompute_s, "MODE", "activation recompute: none, selective or full"),
 	OPT_FLAG_("seq-parallel", &seq_parallel, "sequence parallelism (with --tp)"),
 	OPT_INT_("micro-batch", &micro_batch, "N", "samples per micro-batch", 1, 1000000),
-	OPT_INT_("global-batch", &global_batch, "N", "samples per optimizer step", 1, 100000000),
-	OPT_INT_("seq-len", &seq_len, "N", "tokens per sample", 1, 10000000),
-	OPT_STRING_("optimizer", &optimizer_s, "NAME", "adamw, sgd or adam8bit"),
+	WORKLOAD_OPT_GLOBAL_BATCH(wo, "samples per optimizer step"),
+	WORKLOAD_OPT_SEQ_LEN(wo),
+	WORKLOAD_OPT_OPTIMIZER(wo, "adamw, sgd or adam8bit"),
 	OPT_STRING_("offload", &offload_s, "WHAT", "optimizer or params (to host memory)"),
 	OPT_STRING_("flash-attention", &flash_s, "on|off", "fused attention (default on)"),
-	OPT_INT_("lora-rank", &lora_rank, "R", "LoRA rank (default 16)", 1, 65536),
+	WORKLOAD_OPT_LORA_RANK(wo),
 	OPT_GROUP_("inference"),
 	OPT_INT_("batch", &batch, "N", "concurrent requests", 1, 1000000),
-	OPT_INT_("prompt-len", &prompt_len, "N", "prompt tokens", 1, 10000000),
-	OPT_INT_("output-len", &output_len, "N", "generated tokens", 1, 10000000),
+	WORKLOAD_OPT_PROMPT_LEN(wo),
+	WORKLOAD_OPT_OUTPUT_LEN(wo),
 	OPT_STRING_("kv-cache-precision", &kvprec_s, "P", "fp16, bf16, fp8, int8 or int4"),
 	OPT_DURATION_("latency-target", &latency_target, "TIME", "find the batch that meets it (5ms)"),
 	OPT_INT_("max-batch", &max_batch, "N", "dynamic batching limit for --latency-target (32)", 1, 1000000),
 	OPT_FLAG_("cuda-graphs", &cuda_graphs, "capture forward passes as CUDA Graphs"),
 	OPT_GROUP_("data and time to train"),
-	OPT_DOUBLE_("tokens", &tokens, "N", "tokens to train on (time to train)", 0, 1e18),
-	OPT_DOUBLE_("samples", &samples, "N", "samples per epoch (time to train)", 0, 1e18),
-	OPT_DOUBLE_("epochs", &epochs, "E", "epochs over --samples", 0, 1e9),
+	WORKLOAD_OPT_TOKENS(wo, "tokens to train on (time to train)"),
+	WORKLOAD_OPT_SAMPLES(wo, "samples per epoch (time to train)"),
+	WORKLOAD_OPT_EPOCHS(wo),
 	OPT_DOUBLE_("cpu-cores", &cpu_cores, "N", "CPU cores per server for data loading", 0, 100000),
 	OPT_STRING_("data-loader", &loader_s, "KIND", "cpu or dali"),
 	OPT_STRING_("cudnn-benchmark", &cudnn_s, "on|off", "cudnn.benchmark (default on)"),
@@ -146,76 +139,6 @@ static void list_presets(void)
 	table_free(tb);
 }
 
-/* Builds the workload from --model and the dimension flags. */
-static void load_workload(struct workload *w)
-{
-	struct diag err;
-	char msg[1024];
-	int dims = layers || hidden || heads || kv_heads || ffn_hidden || vocab || experts;
-
-	diag_clear(&err);
-	if (model_s) {
-		if (workload_load(w, model_s, &err)) {
-			diag_format(&err, msg, sizeof(msg));
-			die_usage("gpuscope estimate: --model: %s", msg);
-		}
-	} else if (dims) {
-		struct workload_dims d;
-		memset(&d, 0, sizeof(d));
-		if (!layers || !hidden || !heads || !vocab)
-			die_usage("gpuscope estimate: a model given by dimensions needs --layers, --hidden, --heads "
-				  "and --vocab (and usually --ffn-hidden); or use --model");
-		d.layers = (int)layers;
-		d.hidden = (int)hidden;
-		d.heads = (int)heads;
-		d.ffn_hidden = ffn_hidden ? (int)ffn_hidden : (int)(4 * hidden);
-		d.vocab = (int)vocab;
-		d.causal = 1;
-		d.seq_len = seq_len ? (int)seq_len : 2048;
-		d.max_seq = d.seq_len;
-		if (workload_from_dims(w, "transformer", &d, &err)) {
-			diag_format(&err, msg, sizeof(msg));
-			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
-		}
-	} else {
-		die_usage("gpuscope estimate: give --model NAME (see --list-models), --model config.json, "
-			  "or --layers/--hidden/--heads/--vocab");
-	}
-	if (dims && model_s) {
-		if (w->kind != WORKLOAD_TRANSFORMER)
-			die_usage("gpuscope estimate: '%s' is modelled per sample; --layers and the other "
-				  "dimension flags apply to transformers", w->name);
-	}
-	if (dims) {
-		if (layers)
-			w->d.layers = (int)layers;
-		if (hidden) {
-			w->d.hidden = (int)hidden;
-			w->d.head_dim = 0;
-		}
-		if (heads) {
-			w->d.heads = (int)heads;
-			w->d.head_dim = 0;
-			if (!kv_heads && w->d.kv_heads > (int)heads)
-				w->d.kv_heads = (int)heads;
-		}
-		if (kv_heads)
-			w->d.kv_heads = (int)kv_heads;
-		if (ffn_hidden)
-			w->d.ffn_hidden = (int)ffn_hidden;
-		if (vocab)
-			w->d.vocab = (int)vocab;
-		if (experts)
-			w->d.experts = (int)experts;
-		if (experts_active)
-			w->d.experts_active = (int)experts_active;
-		if (w->d.experts > 1 && w->d.experts_active <= 0)
-			w->d.experts_active = 2;
-		if (workload_finish(w, &err))
-			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
-	}
-}
-
 static void build_config(const struct catalog *cat, const struct workload *w, struct model_config *c)
 {
 	char why[1024];
@@ -243,8 +166,8 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 		warning("server '%s' carries %s, not %s; using its links with %s", server->row.key,
 			server->gpu, c->gpu->row.key, c->gpu->row.key);
 
-	if (task_s)
-		c->task = enum_or_die("task", task_s, model_task_from_name(task_s),
+	if (wo.task)
+		c->task = enum_or_die("task", wo.task, model_task_from_name(wo.task),
 				      "pretrain, finetune, lora, qlora, infer");
 	if (precision_s) {
 		c->precision = enum_or_die("precision", precision_s, model_precision_from_name(precision_s),
@@ -257,8 +180,8 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 	if (recompute_s)
 		c->recompute = enum_or_die("recompute", recompute_s, model_recompute_from_name(recompute_s),
 					   "none, selective, full");
-	if (optimizer_s)
-		c->optimizer = enum_or_die("optimizer", optimizer_s, model_optimizer_from_name(optimizer_s),
+	if (wo.optimizer)
+		c->optimizer = enum_or_die("optimizer", wo.optimizer, model_optimizer_from_name(wo.optimizer),
 					   "adamw, sgd, adam8bit");
 	if (offload_s)
 		c->offload = enum_or_die("offload", offload_s, model_offload_from_name(offload_s),
@@ -293,16 +216,9 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 	c->zero = zero >= 0 ? (int)zero : (c->offload == MODEL_OFFLOAD_PARAMS ? 3 : 0);
 	c->seq_parallel = seq_parallel;
 	c->micro_batch = (int)micro_batch;
-	c->global_batch = (int)global_batch;
-	c->seq_len = (int)seq_len;
-	c->lora_rank = (int)lora_rank;
 	c->batch = (int)batch;
-	c->prompt_len = (int)prompt_len;
-	c->output_len = (int)output_len;
 	c->cuda_graphs = cuda_graphs;
-	c->train_tokens = tokens;
-	c->train_samples = samples;
-	c->epochs = epochs;
+	workload_opts_apply(&wo, c);
 	model_config_complete(w, c);
 	if (c->gpus_per_node > c->gpus)
 		c->gpus_per_node = c->gpus;
@@ -361,6 +277,27 @@ static void limit_names(unsigned limits, char *buf, size_t len)
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (limits & (1u << i))
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "", names[i]);
+}
+
+/* A breakdown of a whole into terms: term, amount (headed `amount`), share. */
+static struct table *breakdown_new(const char *amount)
+{
+	struct table *tb = table_new();
+	table_column(tb, "term", ALIGN_LEFT);
+	table_column(tb, amount, ALIGN_RIGHT);
+	table_column(tb, "share", ALIGN_RIGHT);
+	return tb;
+}
+
+/* Ends a breakdown with the whole, prints it to stdout and frees it. */
+static void breakdown_print(struct table *tb, const char *whole, const char *amount)
+{
+	table_row(tb);
+	table_cell(tb, whole);
+	table_cell(tb, amount);
+	table_cell(tb, "");
+	table_print(tb, stdout, 0);
+	table_free(tb);
 }
 
 static void mem_row(struct table *tb, const char *what, double bytes, double total)
@@ -439,10 +376,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		       c->offload ? ", offload " : "", c->offload ? model_offload_name(c->offload) : "");
 
 	printf("\nmemory per GPU (most loaded)\n");
-	tb = table_new();
-	table_column(tb, "term", ALIGN_LEFT);
-	table_column(tb, "GiB", ALIGN_RIGHT);
-	table_column(tb, "share", ALIGN_RIGHT);
+	tb = breakdown_new("GiB");
 	mem_row(tb, c->task == MODEL_TASK_QLORA ? "weights (4-bit base)" : "weights", m->weights_bytes, m->total_bytes);
 	mem_row(tb, "gradients", m->gradients_bytes, m->total_bytes);
 	mem_row(tb, "optimizer + master weights", m->optimizer_bytes, m->total_bytes);
@@ -459,12 +393,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 	mem_row(tb, "buffers and workspaces", m->buffers_bytes, m->total_bytes);
 	mem_row(tb, "allocator reserve", m->reserve_bytes, m->total_bytes);
 	mem_row(tb, "CUDA context and NCCL", m->context_bytes, m->total_bytes);
-	table_row(tb);
-	table_cell(tb, "total");
-	table_cell(tb, fmt_gib(m->total_bytes, b, sizeof(b)));
-	table_cell(tb, "");
-	table_print(tb, stdout, 0);
-	table_free(tb);
+	breakdown_print(tb, "total", fmt_gib(m->total_bytes, b, sizeof(b)));
 	printf("%s: %.2f of %.2f GiB usable", m->fits ? "fits" : "DOES NOT FIT", m->total_bytes / 1073741824.0,
 	       m->capacity_bytes / 1073741824.0);
 	if (!infer && max_mb > 0)
@@ -521,10 +450,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		table_free(tb);
 	} else {
 		printf("\nstep time (one optimizer step, slowest GPU)\n");
-		tb = table_new();
-		table_column(tb, "term", ALIGN_LEFT);
-		table_column(tb, "time", ALIGN_RIGHT);
-		table_column(tb, "share", ALIGN_RIGHT);
+		tb = breakdown_new("time");
 		time_row(tb, "matrix multiplies", t->gemm_s, t->step_s);
 		time_row(tb, "attention", t->attention_s, t->step_s);
 		time_row(tb, "memory-bound kernels", t->memory_bound_s, t->step_s);
@@ -539,12 +465,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		time_row(tb, "offload transfers", t->offload_s, t->step_s);
 		time_row(tb, "kernel launch overhead", t->overhead_s, t->step_s);
 		time_row(tb, "data loading (exposed)", t->data_s, t->step_s);
-		table_row(tb);
-		table_cell(tb, "step");
-		table_cell(tb, fmt_time(t->step_s, b, sizeof(b)));
-		table_cell(tb, "");
-		table_print(tb, stdout, 0);
-		table_free(tb);
+		breakdown_print(tb, "step", fmt_time(t->step_s, b, sizeof(b)));
 		if (t->dp_comm_total_s > 0)
 			printf("data-parallel traffic per step: %s in all, %s exposed\n",
 			       fmt_time(t->dp_comm_total_s, b, sizeof(b)),
@@ -781,7 +702,7 @@ int cmd_estimate(int argc, char **argv)
 	}
 	if (n > 0)
 		die_usage("gpuscope estimate: unexpected argument '%s'; the workload is --model NAME", argv[0]);
-	load_workload(&w);
+	workload_opts_load(&wo, &w);
 	cat = load_catalog_or_die();
 	build_config(cat, &w, &c);
 	if (model_estimate(&w, &c, &r))

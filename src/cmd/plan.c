@@ -14,6 +14,7 @@
 
 #include "catalog/catalog.h"
 #include "cmd/cmd.h"
+#include "cmd/workload_opts.h"
 #include "model/model.h"
 #include "plan/plan.h"
 #include "report/table.h"
@@ -23,39 +24,33 @@
 #include "util/xalloc.h"
 
 static int json_flag, csv_flag, all_flag, servers_only, fp8_flag, no_explain;
-static const char *model_s, *task_s, *optimizer_s, *gpu_s, *ecosystem_s, *precision_s, *buy_s,
-	*objective_s, *report_path;
-static long layers, hidden, heads, kv_heads, ffn_hidden, vocab, experts, experts_active;
-static long seq_len, global_batch, lora_rank, prompt_len, output_len, max_batch;
-static long max_gpus = 4096, top_n = 10, threads;
-static double tokens, samples, epochs, rate, latency_target, deadline, budget, power_kw;
-static double utilisation, years;
+static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *report_path;
+static long max_batch, max_gpus = 4096, top_n = 10, threads;
+static double rate, latency_target, deadline, budget, power_kw, utilisation, years;
+static struct workload_opts wo = {
+	.cmd = "plan",
+	.default_model = "llama2-7b",
+	.model_hint = "give a preset or config.json",
+};
 
 static const struct opt plan_opts[] = {
 	OPT_GROUP_("workload (default: Llama 2 7B, full fine-tune on 1e9 tokens)"),
-	OPT_STRING_("model", &model_s, "NAME|FILE", "a preset (estimate --list-models) or config.json"),
-	OPT_STRING_("task", &task_s, "TASK", "pretrain, finetune (default), lora, qlora, infer"),
-	OPT_INT_("layers", &layers, "N", "transformer layers (overrides the preset)", 1, 100000),
-	OPT_INT_("hidden", &hidden, "N", "hidden size", 1, 10000000),
-	OPT_INT_("heads", &heads, "N", "attention heads", 1, 1000000),
-	OPT_INT_("kv-heads", &kv_heads, "N", "key/value heads (grouped-query attention)", 1, 1000000),
-	OPT_INT_("ffn-hidden", &ffn_hidden, "N", "MLP width", 1, 10000000),
-	OPT_INT_("vocab", &vocab, "N", "vocabulary size", 1, 100000000),
-	OPT_INT_("experts", &experts, "N", "mixture-of-experts: experts per layer", 1, 100000),
-	OPT_INT_("experts-active", &experts_active, "N", "mixture-of-experts: experts per token", 1, 100000),
-	OPT_INT_("seq-len", &seq_len, "N", "tokens per sample", 1, 10000000),
-	OPT_INT_("global-batch", &global_batch, "N", "samples per optimizer step (default: docs/plan.md)", 1, 100000000),
-	OPT_STRING_("optimizer", &optimizer_s, "NAME", "adamw, sgd or adam8bit (default adamw)"),
-	OPT_INT_("lora-rank", &lora_rank, "R", "LoRA rank (default 16)", 1, 65536),
+	WORKLOAD_OPT_MODEL(wo, "a preset (estimate --list-models) or config.json"),
+	WORKLOAD_OPT_TASK(wo, "pretrain, finetune (default), lora, qlora, infer"),
+	WORKLOAD_OPT_DIMS(wo),
+	WORKLOAD_OPT_SEQ_LEN(wo),
+	WORKLOAD_OPT_GLOBAL_BATCH(wo, "samples per optimizer step (default: docs/plan.md)"),
+	WORKLOAD_OPT_OPTIMIZER(wo, "adamw, sgd or adam8bit (default adamw)"),
+	WORKLOAD_OPT_LORA_RANK(wo),
 	OPT_GROUP_("amount of work"),
-	OPT_DOUBLE_("tokens", &tokens, "N", "tokens to train on (default 1e9 for transformers)", 0, 1e18),
-	OPT_DOUBLE_("samples", &samples, "N", "samples per epoch (per-sample models: default 1e6)", 0, 1e18),
-	OPT_DOUBLE_("epochs", &epochs, "E", "epochs over --samples", 0, 1e9),
+	WORKLOAD_OPT_TOKENS(wo, "tokens to train on (default 1e9 for transformers)"),
+	WORKLOAD_OPT_SAMPLES(wo, "samples per epoch (per-sample models: default 1e6)"),
+	WORKLOAD_OPT_EPOCHS(wo),
 	OPT_GROUP_("inference (--task infer)"),
 	OPT_DOUBLE_("rate", &rate, "R", "requests per second to serve (default 1)", 0, 1e12),
 	OPT_DURATION_("latency-target", &latency_target, "TIME", "latency each request must meet (5ms, 2s)"),
-	OPT_INT_("prompt-len", &prompt_len, "N", "prompt tokens", 1, 10000000),
-	OPT_INT_("output-len", &output_len, "N", "generated tokens", 1, 10000000),
+	WORKLOAD_OPT_PROMPT_LEN(wo),
+	WORKLOAD_OPT_OUTPUT_LEN(wo),
 	OPT_INT_("max-batch", &max_batch, "N", "largest batch a replica may run (default 256)", 1, 1000000),
 	OPT_GROUP_("what to search"),
 	OPT_STRING_("gpu", &gpu_s, "A,B,...", "only these GPU types (a100 matches every A100)"),
@@ -103,75 +98,6 @@ static const struct opts_cmd plan_cmd = {
 #define DIE(...) die_usage("gpuscope plan: " __VA_ARGS__)
 
 /* ---- the request ---- */
-
-static void load_workload(struct workload *w)
-{
-	struct diag err;
-	char msg[1024];
-	int dims = layers || hidden || heads || kv_heads || ffn_hidden || vocab || experts;
-	const char *spec = model_s;
-
-	diag_clear(&err);
-	if (!spec && !dims)
-		spec = "llama2-7b";
-	if (spec) {
-		if (workload_load(w, spec, &err)) {
-			diag_format(&err, msg, sizeof(msg));
-			DIE("--model: %s", msg);
-		}
-	} else {
-		struct workload_dims d;
-		memset(&d, 0, sizeof(d));
-		if (!layers || !hidden || !heads || !vocab)
-			DIE("a model given by dimensions needs --layers, --hidden, --heads and --vocab "
-			    "(and usually --ffn-hidden); or give a preset or config.json");
-		d.layers = (int)layers;
-		d.hidden = (int)hidden;
-		d.heads = (int)heads;
-		d.kv_heads = (int)kv_heads;
-		d.ffn_hidden = ffn_hidden ? (int)ffn_hidden : (int)(4 * hidden);
-		d.vocab = (int)vocab;
-		d.experts = (int)experts;
-		d.experts_active = experts > 1 ? (experts_active ? (int)experts_active : 2) : 0;
-		d.causal = 1;
-		d.seq_len = seq_len ? (int)seq_len : 2048;
-		d.max_seq = d.seq_len;
-		if (workload_from_dims(w, "transformer", &d, &err))
-			DIE("--%s: %s", err.field, err.msg);
-		return;
-	}
-	if (!dims)
-		return;
-	if (w->kind != WORKLOAD_TRANSFORMER)
-		DIE("'%s' is modelled per sample; --layers and the other dimension flags apply to "
-		    "transformers", w->name);
-	if (layers)
-		w->d.layers = (int)layers;
-	if (hidden) {
-		w->d.hidden = (int)hidden;
-		w->d.head_dim = 0;
-	}
-	if (heads) {
-		w->d.heads = (int)heads;
-		w->d.head_dim = 0;
-		if (!kv_heads && w->d.kv_heads > (int)heads)
-			w->d.kv_heads = (int)heads;
-	}
-	if (kv_heads)
-		w->d.kv_heads = (int)kv_heads;
-	if (ffn_hidden)
-		w->d.ffn_hidden = (int)ffn_hidden;
-	if (vocab)
-		w->d.vocab = (int)vocab;
-	if (experts)
-		w->d.experts = (int)experts;
-	if (experts_active)
-		w->d.experts_active = (int)experts_active;
-	if (w->d.experts > 1 && w->d.experts_active <= 0)
-		w->d.experts_active = 2;
-	if (workload_finish(w, &err))
-		DIE("--%s: %s", err.field, err.msg);
-}
 
 /* Lower case, letters and digits only: "A100-SXM4" -> "a100sxm4". */
 static void squash(const char *s, char *out, size_t len)
@@ -593,6 +519,27 @@ static const char *miss_words(double miss, char *b, size_t len)
 	return b;
 }
 
+/* A choice's time in prose: a request's latency for inference, else the time to finish. */
+static const char *fmt_choice_time(const struct plan_request *req, const struct plan_choice *x,
+				   char *b, size_t len)
+{
+	return req->base.task == MODEL_TASK_INFER ? fmt_step(x->latency_s, b, len) :
+	       fmt_dur(x->hours * 3600, b, len);
+}
+
+/* "  fastest overall: 4x8 h100-sxm5-80gb, 12d for $46k" */
+static void print_overall(const struct plan *p, const char *what, const struct plan_choice *x)
+{
+	char buf[512], a[32], b[32];
+	size_t nhw;
+	const struct plan_hw *hw = plan_hw(p, &nhw);
+
+	snprintf(buf, sizeof(buf), "%s overall: %ux%d %s, %s for %s", what, x->nodes,
+		 hw[x->hw].gpus_per_node, hw[x->hw].label,
+		 fmt_choice_time(plan_request_of(p), x, a, sizeof(a)), fmt_usd(x->cost_usd, b, sizeof(b)));
+	wrap("  ", buf, 2);
+}
+
 static void print_no_answer(const struct plan *p)
 {
 	const struct plan_request *req = plan_request_of(p);
@@ -616,26 +563,13 @@ static void print_no_answer(const struct plan *p)
 			 what[0], k > 1 ? (k > 2 ? ", " : " and ") : "", k > 1 ? what[1] : "",
 			 k > 2 ? " and " : "", k > 2 ? what[2] : "", m->nodes, hw[m->hw].gpus_per_node,
 			 hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)),
-			 req->base.task == MODEL_TASK_INFER ? fmt_step(m->latency_s, a, sizeof(a)) :
-			 fmt_dur(m->hours * 3600, a, sizeof(a)),
-			 fmt_usd(m->cost_usd, b, sizeof(b)), m->power_kw, miss_words(m->miss, c, sizeof(c)));
+			 fmt_choice_time(req, m, a, sizeof(a)), fmt_usd(m->cost_usd, b, sizeof(b)), m->power_kw,
+			 miss_words(m->miss, c, sizeof(c)));
 		wrap("", buf, 0);
-		if (plan_fastest(p) && req->deadline_s > 0) {
-			const struct plan_choice *x = plan_fastest(p);
-			snprintf(buf, sizeof(buf), "fastest overall: %ux%d %s, %s for %s",
-				 x->nodes, hw[x->hw].gpus_per_node, hw[x->hw].label,
-				 req->base.task == MODEL_TASK_INFER ? fmt_step(x->latency_s, a, sizeof(a)) :
-				 fmt_dur(x->hours * 3600, a, sizeof(a)), fmt_usd(x->cost_usd, b, sizeof(b)));
-			wrap("  ", buf, 2);
-		}
-		if (plan_cheapest(p) && req->budget_usd > 0) {
-			const struct plan_choice *x = plan_cheapest(p);
-			snprintf(buf, sizeof(buf), "cheapest overall: %ux%d %s, %s for %s",
-				 x->nodes, hw[x->hw].gpus_per_node, hw[x->hw].label,
-				 req->base.task == MODEL_TASK_INFER ? fmt_step(x->latency_s, a, sizeof(a)) :
-				 fmt_dur(x->hours * 3600, a, sizeof(a)), fmt_usd(x->cost_usd, b, sizeof(b)));
-			wrap("  ", buf, 2);
-		}
+		if (plan_fastest(p) && req->deadline_s > 0)
+			print_overall(p, "fastest", plan_fastest(p));
+		if (plan_cheapest(p) && req->budget_usd > 0)
+			print_overall(p, "cheapest", plan_cheapest(p));
 	} else if (f) {
 		snprintf(buf, sizeof(buf),
 			 "nothing fits in memory within %d GPUs; the closest is %ux%d %s, whose best layout "
@@ -1068,47 +1002,40 @@ int cmd_plan(int argc, char **argv)
 	if (npos > 1)
 		DIE("one workload at most, got '%s' and '%s'", argv[0], argv[1]);
 	if (npos == 1) {
-		if (model_s)
-			DIE("give the workload once: '%s' or --model %s", argv[0], model_s);
-		model_s = argv[0];
+		if (wo.model)
+			DIE("give the workload once: '%s' or --model %s", argv[0], wo.model);
+		wo.model = argv[0];
 	}
 	cat = load_catalog_or_die();
-	load_workload(&w);
+	workload_opts_load(&wo, &w);
 
 	memset(&req, 0, sizeof(req));
 	req.w = &w;
 	model_config_defaults(&req.base);
 	req.base.task = MODEL_TASK_FINETUNE;
-	if (task_s) {
-		int t = model_task_from_name(task_s);
+	if (wo.task) {
+		int t = model_task_from_name(wo.task);
 		if (t < 0)
-			DIE("--task '%s' is not pretrain, finetune, lora, qlora or infer", task_s);
+			DIE("--task '%s' is not pretrain, finetune, lora, qlora or infer", wo.task);
 		req.base.task = (enum model_task)t;
 	}
-	if (optimizer_s) {
-		int o = model_optimizer_from_name(optimizer_s);
+	if (wo.optimizer) {
+		int o = model_optimizer_from_name(wo.optimizer);
 		if (o < 0)
-			DIE("--optimizer '%s' is not adamw, sgd or adam8bit", optimizer_s);
+			DIE("--optimizer '%s' is not adamw, sgd or adam8bit", wo.optimizer);
 		req.base.optimizer = (enum model_optimizer)o;
 	}
 	if (req.base.task == MODEL_TASK_INFER) {
 		if (deadline > 0)
 			DIE("--deadline is for training; for inference give --latency-target");
-		if (tokens > 0 || samples > 0)
+		if (wo.tokens > 0 || wo.samples > 0)
 			DIE("--tokens and --samples are for training; for inference give --rate");
-	} else if (latency_target > 0 || rate > 0 || prompt_len || output_len) {
+	} else if (latency_target > 0 || rate > 0 || wo.prompt_len || wo.output_len) {
 		DIE("--rate, --latency-target, --prompt-len and --output-len need --task infer");
 	}
-	if (epochs > 0 && !(samples > 0))
+	if (wo.epochs > 0 && !(wo.samples > 0))
 		DIE("--epochs needs --samples");
-	req.base.seq_len = (int)seq_len;
-	req.base.global_batch = (int)global_batch;
-	req.base.lora_rank = (int)lora_rank;
-	req.base.prompt_len = (int)prompt_len;
-	req.base.output_len = (int)output_len;
-	req.base.train_tokens = tokens;
-	req.base.train_samples = samples;
-	req.base.epochs = epochs;
+	workload_opts_apply(&wo, &req.base);
 	req.objective = PLAN_OBJ_COST;
 	if (objective_s) {
 		int o = plan_objective_from_name(objective_s);

@@ -555,8 +555,6 @@ int cmd_validate(int argc, char **argv)
 	const struct catalog *cat;
 	struct csv_reader *rd;
 	struct csv_record rec, hdr;
-	char *hdr_store[256];
-	const char *hdr_fields[256];
 	char *buf = NULL;
 	const char *data, *name;
 	size_t len, i, n = 0, cap = 0;
@@ -594,13 +592,7 @@ int cmd_validate(int argc, char **argv)
 		char *end;
 		if (first) {
 			size_t k;
-			for (k = 0; k < rec.nfields && k < 256; k++) {
-				hdr_store[k] = xstrdup(rec.fields[k]);
-				hdr_fields[k] = hdr_store[k];
-			}
-			hdr.nfields = k;
-			hdr.fields = hdr_fields;
-			hdr.line = rec.line;
+			csv_record_copy(&hdr, &rec);
 			first = 0;
 			for (k = 0; k < sizeof(required) / sizeof(required[0]); k++) {
 				size_t j;
@@ -638,8 +630,7 @@ int cmd_validate(int argc, char **argv)
 		vc->predicted = predict(cat, &r, vc);
 	}
 	csv_free(rd);
-	for (i = 0; i < hdr.nfields; i++)
-		free(hdr_store[i]);
+	csv_record_release(&hdr);
 	if (rc < 0) {
 		diag_format(&err, msg, sizeof(msg));
 		die_code(EXIT_USAGE, "gpuscope validate: %s", msg);

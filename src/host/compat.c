@@ -163,27 +163,19 @@ static int load_one(const char *name, row_fn fn)
 	char file[64];
 	struct csv_reader *r;
 	struct csv_record rec, hdr;
-	char *hdr_fields[16];
-	int hdr_cols[16];
-	size_t i;
 	int rc = 0, got;
 
 	snprintf(file, sizeof(file), "data/%s", name);
 	if (!f)
 		return diag_set(&C.err, file, 0, 0, "", "missing from the build");
 	r = csv_open(file, f->data, f->len, CSV_COMMENTS);
-	got = csv_next(r, &hdr, &C.err);
-	if (got <= 0 || hdr.nfields > 16) {
+	got = csv_next(r, &rec, &C.err);
+	if (got <= 0) {
 		csv_free(r);
 		return got < 0 ? -1 : diag_set(&C.err, file, 1, 1, "", "no header");
 	}
 	/* the header's strings die at the next csv_next(): keep copies */
-	for (i = 0; i < hdr.nfields; i++) {
-		hdr_fields[i] = xstrdup(hdr.fields[i]);
-		hdr_cols[i] = hdr.cols[i];
-	}
-	hdr.fields = (const char *const *)hdr_fields;
-	hdr.cols = hdr_cols;
+	csv_record_copy(&hdr, &rec);
 	while ((got = csv_next(r, &rec, &C.err)) > 0)
 		if (fn(&hdr, &rec, file) < 0) {
 			rc = -1;
@@ -191,8 +183,7 @@ static int load_one(const char *name, row_fn fn)
 		}
 	if (got < 0)
 		rc = -1;
-	for (i = 0; i < hdr.nfields; i++)
-		free(hdr_fields[i]);
+	csv_record_release(&hdr);
 	csv_free(r);
 	return rc;
 }

@@ -104,6 +104,29 @@ static void *sym(void *h, const char *name)
 	return dlsym(h, name);
 }
 
+/*
+ * Calls the library's `int NAME(int *version)` into l->raw: 0, or -1 with
+ * l->error set.  `status` names the library's result type for the message.
+ */
+static int int_version(void *h, const char *name, const char *status, struct host_lib *l)
+{
+	int (*fn)(int *);
+	void *f = sym(h, name);
+	int v = 0, rc;
+	memcpy(&fn, &f, sizeof(fn));
+	if (!fn) {
+		snprintf(l->error, sizeof(l->error), "lacks %s", name);
+		return -1;
+	}
+	rc = fn(&v);
+	if (rc) {
+		snprintf(l->error, sizeof(l->error), "%s failed (%s %d)", name, status, rc);
+		return -1;
+	}
+	l->raw = v;
+	return 0;
+}
+
 void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
 {
 	static const char *const cuda[] = {"libcuda.so.1", "libcuda.so", NULL};
@@ -126,45 +149,15 @@ void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
 			continue;
 		l->found = 1;
 		switch (k) {
-		case HOST_LIB_CUDA: {
-			int (*fn)(int *);
-			int v = 0, rc;
-			f = sym(h, "cuDriverGetVersion");
-			memcpy(&fn, &f, sizeof(fn));
-			if (!fn) {
-				snprintf(l->error, sizeof(l->error), "lacks cuDriverGetVersion");
+		case HOST_LIB_CUDA:
+		case HOST_LIB_CUDART:
+			if (k == HOST_LIB_CUDA ? int_version(h, "cuDriverGetVersion", "CUresult", l) :
+			    int_version(h, "cudaRuntimeGetVersion", "cudaError", l))
 				break;
-			}
-			rc = fn(&v);
-			if (rc) {
-				snprintf(l->error, sizeof(l->error), "cuDriverGetVersion failed (CUresult %d)", rc);
-				break;
-			}
 			/* 1000*major + 10*minor */
-			l->raw = v;
-			l->major = v / 1000;
-			l->minor = v % 1000 / 10;
+			l->major = l->raw / 1000;
+			l->minor = l->raw % 1000 / 10;
 			break;
-		}
-		case HOST_LIB_CUDART: {
-			int (*fn)(int *);
-			int v = 0, rc;
-			f = sym(h, "cudaRuntimeGetVersion");
-			memcpy(&fn, &f, sizeof(fn));
-			if (!fn) {
-				snprintf(l->error, sizeof(l->error), "lacks cudaRuntimeGetVersion");
-				break;
-			}
-			rc = fn(&v);
-			if (rc) {
-				snprintf(l->error, sizeof(l->error), "cudaRuntimeGetVersion failed (cudaError %d)", rc);
-				break;
-			}
-			l->raw = v;
-			l->major = v / 1000;
-			l->minor = v % 1000 / 10;
-			break;
-		}
 		case HOST_LIB_CUDNN: {
 			size_t (*fn)(void);
 			size_t v;
@@ -183,24 +176,11 @@ void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
 			host_cudnn_decode((long)v, &l->major, &l->minor, &l->patch);
 			break;
 		}
-		default: {
-			int (*fn)(int *);
-			int v = 0, rc;
-			f = sym(h, "ncclGetVersion");
-			memcpy(&fn, &f, sizeof(fn));
-			if (!fn) {
-				snprintf(l->error, sizeof(l->error), "lacks ncclGetVersion");
+		default:
+			if (int_version(h, "ncclGetVersion", "ncclResult", l))
 				break;
-			}
-			rc = fn(&v);
-			if (rc) {
-				snprintf(l->error, sizeof(l->error), "ncclGetVersion failed (ncclResult %d)", rc);
-				break;
-			}
-			l->raw = v;
-			host_nccl_decode(v, &l->major, &l->minor, &l->patch);
+			host_nccl_decode(l->raw, &l->major, &l->minor, &l->patch);
 			break;
-		}
 		}
 		dlclose(h);
 	}

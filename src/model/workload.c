@@ -24,7 +24,6 @@
 #include "model/model.h"
 #include "util/csv.h"
 #include "util/suggest.h"
-#include "util/xalloc.h"
 
 #define PRESET_FILE "models/presets.csv"
 #define MAX_PRESETS 64
@@ -349,8 +348,6 @@ int workload_preset(struct workload *w, const char *name, struct diag *err)
 	struct csv_reader *r;
 	struct csv_record rec;
 	struct csv_record hdr;
-	char *hdr_store[128];
-	const char *hdr_fields[128];
 	size_t i, n, found = (size_t)-1;
 	const char *const *names = workload_preset_names(&n);
 	int rc, ret = -1, first = 1;
@@ -376,13 +373,7 @@ int workload_preset(struct workload *w, const char *name, struct diag *err)
 	memset(&hdr, 0, sizeof(hdr));
 	while ((rc = csv_next(r, &rec, err)) > 0) {
 		if (first) {
-			size_t k;
-			for (k = 0; k < rec.nfields && k < 128; k++) {
-				hdr_store[k] = xstrdup(rec.fields[k]);
-				hdr_fields[k] = hdr_store[k];
-			}
-			hdr.nfields = k;
-			hdr.fields = hdr_fields;
+			csv_record_copy(&hdr, &rec);
 			first = 0;
 			continue;
 		}
@@ -391,8 +382,7 @@ int workload_preset(struct workload *w, const char *name, struct diag *err)
 			break;
 		}
 	}
-	for (i = 0; i < hdr.nfields; i++)
-		free(hdr_store[i]);
+	csv_record_release(&hdr);
 	csv_free(r);
 	if (rc < 0)
 		return -1;

@@ -88,6 +88,31 @@ void csv_free(struct csv_reader *r)
 	free(r);
 }
 
+void csv_record_copy(struct csv_record *copy, const struct csv_record *rec)
+{
+	char **fields = xcalloc(rec->nfields, sizeof(*fields));
+	int *cols = xcalloc(rec->nfields, sizeof(*cols));
+	size_t i;
+	for (i = 0; i < rec->nfields; i++) {
+		fields[i] = xstrdup(rec->fields[i]);
+		cols[i] = rec->cols ? rec->cols[i] : 0;
+	}
+	copy->nfields = rec->nfields;
+	copy->fields = (const char *const *)fields;
+	copy->cols = cols;
+	copy->line = rec->line;
+}
+
+void csv_record_release(struct csv_record *rec)
+{
+	size_t i;
+	for (i = 0; i < rec->nfields; i++)
+		free((char *)rec->fields[i]);
+	free((char **)rec->fields);
+	free((int *)rec->cols);
+	memset(rec, 0, sizeof(*rec));
+}
+
 static void put_char(struct csv_reader *r, size_t *n, char c)
 {
 	XGROW(r->text, r->text_cap, *n + 1);

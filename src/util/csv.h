@@ -39,6 +39,15 @@ struct csv_reader *csv_open(const char *name, const char *buf, size_t len, int f
 int csv_next(struct csv_reader *r, struct csv_record *rec, struct diag *err);
 void csv_free(struct csv_reader *r);
 
+/*
+ * Copies a record (typically the header) so that it outlives the next
+ * csv_next(): fields, columns and line.  *copy owns the copies; free them
+ * with csv_record_release().
+ */
+void csv_record_copy(struct csv_record *copy, const struct csv_record *rec);
+/* Frees what csv_record_copy() allocated and zeroes *rec; a zeroed record is a no-op. */
+void csv_record_release(struct csv_record *rec);
+
 /* Reads a whole file into a NUL-terminated buffer; caller frees. -1 + err on failure. */
 int csv_read_file(const char *path, char **buf, size_t *len, struct diag *err);
 

@@ -1,0 +1,97 @@
+/*
+ * The workload flags that estimate and plan share (cmd/workload_opts.h).
+ */
+#include <string.h>
+
+#include "cmd/workload_opts.h"
+#include "util/error.h"
+
+/* A transformer from the four dimensions it cannot do without. */
+static void load_dims(const struct workload_opts *o, struct workload *w)
+{
+	struct workload_dims d;
+	struct diag err;
+
+	if (!o->layers || !o->hidden || !o->heads || !o->vocab)
+		die_usage("gpuscope %s: a model given by dimensions needs --layers, --hidden, --heads "
+			  "and --vocab (and usually --ffn-hidden); or %s", o->cmd, o->model_hint);
+	memset(&d, 0, sizeof(d));
+	d.layers = (int)o->layers;
+	d.hidden = (int)o->hidden;
+	d.heads = (int)o->heads;
+	d.ffn_hidden = o->ffn_hidden ? (int)o->ffn_hidden : (int)(4 * o->hidden);
+	d.vocab = (int)o->vocab;
+	d.causal = 1;
+	d.seq_len = o->seq_len ? (int)o->seq_len : 2048;
+	d.max_seq = d.seq_len;
+	diag_clear(&err);
+	if (workload_from_dims(w, "transformer", &d, &err))
+		die_usage("gpuscope %s: --%s: %s", o->cmd, err.field, err.msg);
+}
+
+void workload_opts_load(const struct workload_opts *o, struct workload *w)
+{
+	struct diag err;
+	char msg[1024];
+	int dims = o->layers || o->hidden || o->heads || o->kv_heads || o->ffn_hidden || o->vocab ||
+		   o->experts;
+	const char *spec = o->model ? o->model : dims ? NULL : o->default_model;
+
+	diag_clear(&err);
+	if (spec) {
+		if (workload_load(w, spec, &err)) {
+			diag_format(&err, msg, sizeof(msg));
+			die_usage("gpuscope %s: --model: %s", o->cmd, msg);
+		}
+		if (dims && w->kind != WORKLOAD_TRANSFORMER)
+			die_usage("gpuscope %s: '%s' is modelled per sample; --layers and the other "
+				  "dimension flags apply to transformers", o->cmd, w->name);
+	} else if (dims) {
+		load_dims(o, w);
+	} else {
+		die_usage("gpuscope %s: give --model NAME (see --list-models), --model config.json, "
+			  "or --layers/--hidden/--heads/--vocab", o->cmd);
+	}
+	if (!dims)
+		return;
+
+	/* the flags given win over the preset's (or the base's) shape */
+	if (o->layers)
+		w->d.layers = (int)o->layers;
+	if (o->hidden) {
+		w->d.hidden = (int)o->hidden;
+		w->d.head_dim = 0;
+	}
+	if (o->heads) {
+		w->d.heads = (int)o->heads;
+		w->d.head_dim = 0;
+		if (!o->kv_heads && w->d.kv_heads > (int)o->heads)
+			w->d.kv_heads = (int)o->heads;
+	}
+	if (o->kv_heads)
+		w->d.kv_heads = (int)o->kv_heads;
+	if (o->ffn_hidden)
+		w->d.ffn_hidden = (int)o->ffn_hidden;
+	if (o->vocab)
+		w->d.vocab = (int)o->vocab;
+	if (o->experts)
+		w->d.experts = (int)o->experts;
+	if (o->experts_active)
+		w->d.experts_active = (int)o->experts_active;
+	if (w->d.experts > 1 && w->d.experts_active <= 0)
+		w->d.experts_active = 2;
+	if (workload_finish(w, &err))
+		die_usage("gpuscope %s: --%s: %s", o->cmd, err.field, err.msg);
+}
+
+void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
+{
+	c->seq_len = (int)o->seq_len;
+	c->global_batch = (int)o->global_batch;
+	c->lora_rank = (int)o->lora_rank;
+	c->prompt_len = (int)o->prompt_len;
+	c->output_len = (int)o->output_len;
+	c->train_tokens = o->tokens;
+	c->train_samples = o->samples;
+	c->epochs = o->epochs;
+}

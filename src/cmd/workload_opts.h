@@ -1,0 +1,80 @@
+/*
+ * The workload flags that estimate and plan share: --model, --task,
+ * --optimizer, a transformer's dimensions (--layers ... --experts-active),
+ * --seq-len, --global-batch, --lora-rank, --prompt-len, --output-len and the
+ * amount of work (--tokens, --samples, --epochs).
+ *
+ * A command keeps one static struct workload_opts, builds its option table
+ * from the WORKLOAD_OPT*() entries below (so every command spells, ranges and
+ * documents a flag alike; the help text of a flag whose default differs per
+ * command is the command's), and after parsing turns the values into a
+ * struct workload and the matching fields of a struct model_config.  --task
+ * and --optimizer are left to the command, which knows its defaults.
+ *
+ * Command layer: the functions here die with exit 2 on bad input.
+ */
+#ifndef GPUSCOPE_CMD_WORKLOAD_OPTS_H
+#define GPUSCOPE_CMD_WORKLOAD_OPTS_H
+
+#include "model/model.h"
+#include "util/opts.h"
+
+struct workload_opts {
+	/* how the command uses them: set in its initialiser */
+	const char *cmd;            /* "estimate": messages read "gpuscope estimate: ..." */
+	const char *default_model;  /* with neither --model nor a dimension flag; NULL: a usage
+				     * error that points at --list-models */
+	const char *model_hint;     /* the other way to name a model: "use --model" */
+
+	/* the flags; 0 or NULL when not given */
+	const char *model, *task, *optimizer;
+	long layers, hidden, heads, kv_heads, ffn_hidden, vocab, experts, experts_active;
+	long seq_len, global_batch, lora_rank, prompt_len, output_len;
+	double tokens, samples, epochs;
+};
+
+/* Entries whose help text says the command's own default. */
+#define WORKLOAD_OPT_MODEL(o, help) OPT_STRING_("model", &(o).model, "NAME|FILE", help)
+#define WORKLOAD_OPT_TASK(o, help) OPT_STRING_("task", &(o).task, "TASK", help)
+#define WORKLOAD_OPT_OPTIMIZER(o, help) OPT_STRING_("optimizer", &(o).optimizer, "NAME", help)
+#define WORKLOAD_OPT_GLOBAL_BATCH(o, help) \
+	OPT_INT_("global-batch", &(o).global_batch, "N", help, 1, 100000000)
+#define WORKLOAD_OPT_TOKENS(o, help) OPT_DOUBLE_("tokens", &(o).tokens, "N", help, 0, 1e18)
+#define WORKLOAD_OPT_SAMPLES(o, help) OPT_DOUBLE_("samples", &(o).samples, "N", help, 0, 1e18)
+
+/* Entries alike in every command. */
+#define WORKLOAD_OPT_DIMS(o) \
+	OPT_INT_("layers", &(o).layers, "N", "transformer layers (overrides the preset)", 1, 100000), \
+	OPT_INT_("hidden", &(o).hidden, "N", "hidden size", 1, 10000000), \
+	OPT_INT_("heads", &(o).heads, "N", "attention heads", 1, 1000000), \
+	OPT_INT_("kv-heads", &(o).kv_heads, "N", "key/value heads (grouped-query attention)", 1, 1000000), \
+	OPT_INT_("ffn-hidden", &(o).ffn_hidden, "N", "MLP width", 1, 10000000), \
+	OPT_INT_("vocab", &(o).vocab, "N", "vocabulary size", 1, 100000000), \
+	OPT_INT_("experts", &(o).experts, "N", "mixture-of-experts: experts per layer", 1, 100000), \
+	OPT_INT_("experts-active", &(o).experts_active, "N", "mixture-of-experts: experts per token", \
+		 1, 100000)
+#define WORKLOAD_OPT_SEQ_LEN(o) OPT_INT_("seq-len", &(o).seq_len, "N", "tokens per sample", 1, 10000000)
+#define WORKLOAD_OPT_LORA_RANK(o) OPT_INT_("lora-rank", &(o).lora_rank, "R", "LoRA rank (default 16)", 1, 65536)
+#define WORKLOAD_OPT_PROMPT_LEN(o) OPT_INT_("prompt-len", &(o).prompt_len, "N", "prompt tokens", 1, 10000000)
+#define WORKLOAD_OPT_OUTPUT_LEN(o) \
+	OPT_INT_("output-len", &(o).output_len, "N", "generated tokens", 1, 10000000)
+#define WORKLOAD_OPT_EPOCHS(o) OPT_DOUBLE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
+
+/*
+ * Fills *w from --model (else o->default_model): a preset name or a
+ * config.json.  The dimension flags either describe a transformer on their
+ * own (--layers, --hidden, --heads and --vocab at least; --ffn-hidden
+ * defaults to 4 x hidden, --seq-len to 2048) or change a preset's shape.
+ * Dies with exit 2 and a message naming the flag when the workload cannot
+ * be built.
+ */
+void workload_opts_load(const struct workload_opts *o, struct workload *w);
+
+/*
+ * Copies --seq-len, --global-batch, --lora-rank, --prompt-len, --output-len,
+ * --tokens, --samples and --epochs into *c; 0 leaves the choice to
+ * model_config_complete() or the planner.
+ */
+void workload_opts_apply(const struct workload_opts *o, struct model_config *c);
+
+#endif
