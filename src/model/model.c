@@ -1298,15 +1298,33 @@ static void data_rates(const struct workload *w, const struct model_config *c, d
 	*cores_needed = need_per_gpu / per_core;
 }
 
+static int estimate_with_memory(const struct workload *w, const struct model_config *c,
+				struct model_result *r);
+
 int model_estimate(const struct workload *w, const struct model_config *c, struct model_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (model_memory(w, c, &r->mem))
+		return -1;
+	return estimate_with_memory(w, c, r);
+}
+
+int model_estimate_mem(const struct workload *w, const struct model_config *c,
+		       const struct model_memory *mem, struct model_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->mem = *mem;
+	return estimate_with_memory(w, c, r);
+}
+
+/* Everything model_estimate() does once r->mem holds model_memory()'s answer. */
+static int estimate_with_memory(const struct workload *w, const struct model_config *c,
+				struct model_result *r)
 {
 	struct hw h;
 	struct model_time *tm = &r->time;
 	double step_gpu, m_mb, samples_step, tokens_sample, gpu_busy;
 
-	memset(r, 0, sizeof(*r));
-	if (model_memory(w, c, &r->mem))
-		return -1;
 	hw_of(c, &h);
 	r->peak_tflops = h.peak / 1e12;
 	if (!r->mem.fits)

@@ -402,6 +402,14 @@ int model_memory(const struct workload *w, const struct model_config *cfg, struc
  */
 int model_estimate(const struct workload *w, const struct model_config *cfg, struct model_result *out);
 
+/*
+ * model_estimate() for a caller that already holds model_memory(w, cfg)'s
+ * answer in *mem (a search that pruned with it): the same result without
+ * computing the memory twice.  *mem must belong to this very w and cfg.
+ */
+int model_estimate_mem(const struct workload *w, const struct model_config *cfg,
+		       const struct model_memory *mem, struct model_result *out);
+
 /* ---------------------------------------------------------------------------
  * Search functions (slower: they call model_memory/model_estimate repeatedly).
  */

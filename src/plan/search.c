@@ -198,7 +198,7 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 										}
 										wk->st.estimate_calls++;
 										wk->st.bound_calls++;
-										if (model_estimate(w, &cfg, &r) || !(r.time.step_s > 0))
+										if (model_estimate_mem(w, &cfg, &mem, &r) || !(r.time.step_s > 0))
 											continue;
 										l.bound_s = r.time.step_s;
 										push_layout(wk, &l);

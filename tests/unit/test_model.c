@@ -307,6 +307,34 @@ static void test_config_errors_name_flags(void **state)
  * Pipeline: bubble = (p - 1)/v micro-batch times (Narayanan 2021); MFU is
  * a fraction; HFU counts the recomputed forward, so it exceeds MFU.
  */
+/* model_estimate_mem() with model_memory()'s answer is model_estimate(). */
+static void test_estimate_with_known_memory(void **state)
+{
+	static const char *const presets[] = {"llama2-13b", "mixtral-8x7b", "resnet50"};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(presets) / sizeof(presets[0]); i++) {
+		struct workload w;
+		struct model_config c;
+		struct model_memory m;
+		struct model_result a, b;
+		preset(&w, presets[i]);
+		config(&c, &w, "h100-sxm5-80gb", 8);
+		c.zero = 3;
+		check_ok(&w, &c);
+		assert_int_equal(model_memory(&w, &c, &m), 0);
+		assert_int_equal(model_estimate(&w, &c, &a), 0);
+		assert_int_equal(model_estimate_mem(&w, &c, &m, &b), 0);
+		assert_true(a.time.step_s == b.time.step_s);
+		assert_true(a.mem.total_bytes == b.mem.total_bytes);
+		assert_true(a.mem.fits == b.mem.fits);
+		assert_true(a.samples_per_s == b.samples_per_s);
+		assert_true(a.mfu == b.mfu);
+		assert_true(a.energy_kwh == b.energy_kwh);
+		assert_true(a.limits == b.limits);
+	}
+}
+
 static void test_pipeline_and_utilisation(void **state)
 {
 	struct workload w;
@@ -532,6 +560,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_korthikanti_activations),
+		cmocka_unit_test(test_estimate_with_known_memory),
 		cmocka_unit_test(test_weights_and_states),
 		cmocka_unit_test(test_kv_cache),
 		cmocka_unit_test(test_microbenchmarks),
