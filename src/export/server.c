@@ -705,10 +705,17 @@ struct server *server_start(const struct server_opts *o, struct web_config *wc, 
 	build_landing(s);
 	if (open_listener(s, err, err_len))
 		goto fail;
-	s->d = daemon_start(s, wc, err, err_len);
-	if (!s->d)
-		goto fail;
+	/*
+	 * The configuration is in place before the first worker starts: a
+	 * request in the backlog is served as soon as the daemon runs, and it
+	 * must see the authentication and limits.
+	 */
 	s->cfg->wc = wc;
+	s->d = daemon_start(s, wc, err, err_len);
+	if (!s->d) {
+		s->cfg->wc = NULL; /* the caller keeps wc on failure */
+		goto fail;
+	}
 	set_url_scheme(s, wc && wc->tls);
 	return s;
 fail:
