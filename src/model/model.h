@@ -1,7 +1,8 @@
 /*
  * The performance model: memory, step time, throughput and energy of a
  * PyTorch workload on given GPUs.  docs/model.md gives every formula with its
- * source; the comments in model.c repeat the formulas next to the code.
+ * source; the comments in the files of src/model/ repeat the formulas next to the code
+ * (model_int.h lists the files by concern).
  *
  * Three kinds of object:
  *

@@ -1,0 +1,181 @@
+/*
+ * Compute time of transformers: one layer forward (GEMMs, attention,
+ * memory-bound work, tensor- and expert-parallel collectives) and the
+ * training micro-batch built from it.  docs/model.md, "Time".
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "model/model_int.h"
+
+/* ------------------------------------------------------------------------- */
+/* Time: transformers                                                         */
+
+void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h,
+		      double T, double s, double ctx, struct layer_time *lt)
+{
+	const struct workload_dims *d = &w->d;
+	double t = c->tp, eb = model_precision_bytes(c->precision);
+	double hd = d->hidden, q = w->q_dim, kv = w->kv_dim, f = d->ffn_hidden;
+	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
+	double heads = d->heads / t, hdim = d->head_dim;
+	double bytes;
+
+	if (eb < 2 && c->precision != MODEL_FP8)
+		eb = 2;
+	/* QKV and output projections */
+	lt->gemm = gemm_s(h, eb, T, (q + 2 * kv) / t, hd) + gemm_s(h, eb, T, hd, q / t);
+	/*
+	 * MLP: dense, or the local experts (E/ep) that the T ep tokens routed
+	 * to this GPU's group touch, E/ep (1 - (1 - k/E)^(T ep)) of them on
+	 * average, sharing the T k token-expert pairs.  Large batches touch
+	 * all; one decoded token touches k.
+	 */
+	if (d->experts > 1) {
+		double local = (double)d->experts / c->ep, k = d->experts_active, E = d->experts;
+		double routed = T * c->ep, touched, tok;
+		touched = routed * k / E > 30 ? local : local * (1 - pow(1 - k / E, routed));
+		if (touched < 1)
+			touched = 1;
+		tok = T * k / touched;
+		lt->gemm += touched * (gemm_s(h, eb, tok, f * (d->gated_mlp ? 2 : 1) / t, hd) +
+				       gemm_s(h, eb, tok, hd, f / t));
+		lt->gemm += gemm_s(h, eb, T, d->experts, hd);
+	} else {
+		lt->gemm += gemm_s(h, eb, T, f * (d->gated_mlp ? 2 : 1) / t, hd) + gemm_s(h, eb, T, hd, f / t);
+	}
+
+	/*
+	 * Attention scores QK^T and AV over `ctx` keys: 4 T ctx q / t FLOPs.
+	 * Flash attention (Dao 2023) skips masked blocks (causal: half) and
+	 * runs at TUNE_FLASH_EFF of peak, scaled by d/(d + 32) for small head
+	 * dimensions; its backward does 2.5x the forward's FLOPs.  Without it:
+	 * batched GEMMs plus the softmax's s^2 traffic through HBM.
+	 */
+	{
+		double full = 4.0 * T * ctx * q / t;
+		double causal = d->causal && ctx == s ? 0.5 : 1.0;
+		if (flash_on(c)) {
+			double eff = TUNE_FLASH_EFF * hdim / (hdim + 32);
+			lt->attn_flops = full * causal;
+			lt->attn_fwd = lt->attn_flops / (h->peak * eff);
+			lt->attn_bwd = 2.5 * lt->attn_flops / (h->peak * eff * TUNE_FLASH_BWD_REL);
+		} else {
+			double seqs = T / s, el = seqs * heads * s * ctx;
+			double m = d->dropout > 0 ? 1 : 0;
+			lt->attn_flops = full;
+			lt->attn_fwd = seqs * heads * (gemm_s(h, eb, s, ctx, hdim) + gemm_s(h, eb, s, hdim, ctx));
+			/* scores written, masked, softmaxed, dropped out, read by AV */
+			lt->attn_fwd += el * (5 * e + m * (1 + e)) * h->inv_bw;
+			lt->attn_bwd = 2 * lt->attn_fwd;
+		}
+	}
+
+	/*
+	 * Memory-bound work per token (elements): two norms (read + write h
+	 * each), two residual adds (read 2h, write h), dropout (read, write,
+	 * mask), the activation function (SwiGLU: read 2f write f; GeLU: read f
+	 * write f) and rotary embeddings (read + write q + kv).  Norms, adds and
+	 * dropout are replicated across TP ranks unless sequence parallel.
+	 */
+	{
+		double repl = 4 * hd + 6 * hd + (d->dropout > 0 ? 2 * (2 * hd + 0.5 * hd) : 0);
+		double split = (d->experts > 1 ? d->experts_active : 1) * (d->gated_mlp ? 3 : 2) * f +
+			       (d->learned_pos || !d->causal ? 0 : 2 * (q + kv));
+		bytes = e * T * ((c->seq_parallel ? repl / t : repl) + split / t);
+		lt->mem = bytes * h->inv_bw;
+	}
+
+	/*
+	 * Tensor parallelism: two all-reduces of e T h bytes per layer forward
+	 * (Megatron, Shoeybi 2019), or all-gather + reduce-scatter pairs of
+	 * the same volume with sequence parallelism; inside the server when tp
+	 * fits in it.
+	 */
+	if (c->tp > 1) {
+		int g = per_node(c, c->tp, 1);
+		lt->tp_comm = 2 * coll_s(c, COLL_AR, e * T * hd, c->tp, g, 0);
+	} else {
+		lt->tp_comm = 0;
+	}
+	/* expert parallelism: dispatch and combine all-to-alls of k e T h bytes */
+	if (d->experts > 1 && c->ep > 1) {
+		int g = per_node(c, c->ep, c->tp);
+		lt->ep_comm = 2 * coll_s(c, COLL_A2A, d->experts_active * e * T * hd, c->ep, g, 0);
+	} else {
+		lt->ep_comm = 0;
+	}
+}
+
+void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
+			      struct train_parts *tp)
+{
+	const struct workload_dims *d = &w->d;
+	struct layer_time lt;
+	double s = c->seq_len, T = s * c->micro_batch;
+	double Ls = (double)d->layers / c->pp, t = c->tp;
+	double eb = model_precision_bytes(c->precision);
+	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
+	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;
+	double fwd, bwd, rec = 0, head_fwd = 0, head_mem = 0;
+	double bwd_gemm_factor = lora ? 1.0 : 2.0;
+	double qlora_dq = 0;
+
+	layer_fwd(w, c, h, T, s, s, &lt);
+	if (c->task == MODEL_TASK_QLORA) {
+		/* NF4 weights are dequantized to 16-bit before each matmul, forward and backward */
+		double mats = layer_params_gpu(w, c);
+		qlora_dq = mats * (0.5 + 2 + 2) * h->inv_bw;
+	}
+	fwd = lt.gemm + lt.attn_fwd + lt.mem + lt.tp_comm + lt.ep_comm + qlora_dq;
+	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + 2 * lt.mem + lt.tp_comm + lt.ep_comm + qlora_dq;
+	if (lora) {
+		/* adapters: forward, and both gradients, of r x (in + out) per matrix: small GEMMs */
+		double ad = c->lora_rank * w->params_lora_per_rank / d->layers / t;
+		double tad = 2 * T * ad / (h->peak * h->emax * 0.3);
+		fwd += tad;
+		bwd += 2 * tad;
+	}
+	if (c->recompute == MODEL_RECOMPUTE_FULL)
+		rec = fwd - qlora_dq * 0;
+	else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE && !flash_on(c))
+		rec = lt.attn_fwd;
+
+	/* output layer and loss on the last stage */
+	if (d->vocab > 0) {
+		head_fwd = gemm_s(h, eb, T, d->vocab / t, d->hidden);
+		/* logits written, upcast, log-softmax, gradient: about 24 B per logit */
+		head_mem = 24.0 * T * d->vocab / t * h->inv_bw;
+		if (c->tp > 1)
+			head_mem += coll_s(c, COLL_AR, 4.0 * T, c->tp, per_node(c, c->tp, 1), 0) * 3;
+	}
+
+	tp->mb_fwd = Ls * fwd + head_fwd + head_mem / 3;
+	tp->mb_bwd = Ls * bwd + bwd_gemm_factor * head_fwd + head_mem * 2 / 3;
+	tp->mb_recompute = Ls * rec;
+	tp->gemm = Ls * (1 + bwd_gemm_factor) * lt.gemm + (1 + bwd_gemm_factor) * head_fwd;
+	tp->attn = Ls * (lt.attn_fwd + lt.attn_bwd);
+	tp->mem = Ls * 3 * lt.mem + head_mem + Ls * 2 * qlora_dq;
+	tp->recompute = tp->mb_recompute;
+	tp->tp = Ls * 2 * lt.tp_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
+	tp->ep = Ls * 2 * lt.ep_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
+	tp->kernels_mb = 3 * (TUNE_KERNELS_PER_LAYER * Ls + 10) * (c->recompute == MODEL_RECOMPUTE_FULL ? 4.0 / 3 : 1);
+
+	/*
+	 * FLOPs per token (Megatron eq. 3 / PaLM convention: full attention,
+	 * no causal halving): model = 3 x forward (forward + 2 x backward),
+	 * LoRA 2 x forward (no weight gradients); hardware adds the recomputed
+	 * forward (full) or attention scores (selective, without flash attention:
+	 * with it nothing extra runs).
+	 */
+	{
+		double f_fwd = w->flops_token_dense + w->flops_token_attn * s + w->flops_token_head;
+		double f_attn = w->flops_token_attn * s;
+		tp->flops_model_token = (lora ? 2 : 3) * f_fwd;
+		tp->flops_hw_token = tp->flops_model_token +
+				     (c->recompute == MODEL_RECOMPUTE_FULL ? f_fwd - w->flops_token_head :
+				      c->recompute == MODEL_RECOMPUTE_SELECTIVE && !flash_on(c) ? f_attn : 0);
+	}
+	(void)e;
+}

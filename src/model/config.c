@@ -1,0 +1,230 @@
+/* Configurations: defaults, completion from the workload, checks. */
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model_int.h"
+
+/* ------------------------------------------------------------------------- */
+/* Configurations                                                             */
+
+void model_config_defaults(struct model_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->gpus = 1;
+	c->gpus_per_node = 1;
+	c->intra_kind = MODEL_LINK_NONE;
+	c->intra_lat_us = 1;
+	c->inter_lat_us = 1;
+	c->host_gbps = 25;
+	c->task = MODEL_TASK_PRETRAIN;
+	c->precision = MODEL_BF16;
+	c->tp = c->pp = c->dp = c->ep = c->vpp = 1;
+	c->recompute = MODEL_RECOMPUTE_NONE;
+	c->flash = -1;
+	c->optimizer = MODEL_OPTIM_ADAMW;
+	c->offload = MODEL_OFFLOAD_NONE;
+	c->kv_precision = MODEL_BF16;
+	c->loader = MODEL_LOADER_CPU;
+	c->cudnn_benchmark = 1;
+}
+
+void model_config_complete(const struct workload *w, struct model_config *c)
+{
+	int mp;
+	if (c->tp <= 0)
+		c->tp = 1;
+	if (c->pp <= 0)
+		c->pp = 1;
+	if (c->ep <= 0)
+		c->ep = 1;
+	if (c->vpp <= 0)
+		c->vpp = 1;
+	mp = c->tp * c->pp;
+	if (c->dp <= 0)
+		c->dp = c->gpus > 0 && c->gpus % mp == 0 ? c->gpus / mp : 1;
+	if (c->gpus <= 0)
+		c->gpus = mp * c->dp;
+	if (c->gpus_per_node <= 0)
+		c->gpus_per_node = c->gpus < 8 ? c->gpus : 8;
+	if (c->seq_len <= 0)
+		c->seq_len = w->kind == WORKLOAD_TRANSFORMER ? w->d.seq_len : (int)(w->s.tokens > 0 ? w->s.tokens : 1);
+	if (c->micro_batch <= 0) {
+		/*
+		 * Decoders: one sequence per micro-batch (Megatron's usual choice
+		 * for large models).  Encoders (BERT, ViT) and per-sample networks:
+		 * 32 per GPU, or the whole per-rank batch when it is smaller.
+		 */
+		int per_rank = c->global_batch > 0 && c->global_batch % c->dp == 0 ? c->global_batch / c->dp : 0;
+		if (w->kind == WORKLOAD_PER_SAMPLE && per_rank)
+			c->micro_batch = per_rank;
+		else if (w->kind == WORKLOAD_PER_SAMPLE || !w->d.causal)
+			c->micro_batch = per_rank && per_rank < 32 ? per_rank : 32;
+		else
+			c->micro_batch = 1;
+	}
+	if (c->global_batch <= 0)
+		c->global_batch = c->micro_batch * c->dp;
+	if (c->task == MODEL_TASK_INFER) {
+		int gen = w->kind == WORKLOAD_TRANSFORMER && w->d.causal;
+		if (c->batch <= 0)
+			c->batch = 1;
+		if (c->output_len <= 0)
+			c->output_len = gen ? 256 : 1;
+		if (c->prompt_len <= 0) {
+			/* a prompt of up to 2048 tokens that leaves room for the output */
+			int p = c->seq_len < 2048 ? c->seq_len : 2048;
+			if (gen && w->d.max_seq > 0 && p + c->output_len > w->d.max_seq)
+				p = w->d.max_seq - c->output_len;
+			c->prompt_len = w->kind == WORKLOAD_TRANSFORMER ? (p > 0 ? p : 1) : 1;
+		}
+	}
+	if ((c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA) && c->lora_rank <= 0)
+		c->lora_rank = 16;
+	if (c->flash < 0 && c->gpu)
+		c->flash = flash_on(c);
+}
+
+/* Writes "1, 2, 4 or 8": the divisors of n up to `limit`. */
+static void divisors_text(int n, int limit, char *buf, size_t len)
+{
+	int i, k = 0, total = 0;
+	size_t off = 0;
+	for (i = 1; i <= n && i <= limit; i++)
+		if (n % i == 0)
+			total++;
+	buf[0] = '\0';
+	for (i = 1; i <= n && i <= limit && off < len; i++) {
+		if (n % i)
+			continue;
+		k++;
+		off += (size_t)snprintf(buf + off, len - off, "%s%d",
+					k == 1 ? "" : k == total ? " or " : ", ", i);
+	}
+}
+
+/* Batch and inference sizes, checked after the layout. */
+static int check_batches(const struct model_config *c, struct diag *err)
+{
+	if (c->task != MODEL_TASK_INFER) {
+		long per_step = (long)c->micro_batch * c->dp;
+		if (c->global_batch < 1 || c->global_batch % per_step)
+			return diag_set(err, "", 0, 0, "global-batch",
+					"--global-batch %d is not a multiple of micro-batch x dp = %d x %d = %ld",
+					c->global_batch, c->micro_batch, c->dp, per_step);
+		if (c->vpp > 1 && c->pp == 1)
+			return diag_set(err, "", 0, 0, "vpp", "--vpp %d needs pipeline parallelism (--pp > 1)", c->vpp);
+	} else {
+		if (c->batch < 1 || c->batch > 1000000)
+			return diag_set(err, "", 0, 0, "batch", "--batch %d is not between 1 and 1000000", c->batch);
+		if (c->prompt_len < 1 || c->output_len < 1 || c->prompt_len > 10000000 || c->output_len > 10000000)
+			return diag_set(err, "", 0, 0, c->prompt_len < 1 || c->prompt_len > 10000000 ? "prompt-len" : "output-len",
+					"prompt and output lengths must be between 1 and 10000000 tokens");
+	}
+	return 0;
+}
+
+int model_config_check(const struct workload *w, const struct model_config *c, struct diag *err)
+{
+	char dv[160];
+	int mp;
+	const struct cat_gpu *g = c->gpu;
+	int transformer = w->kind == WORKLOAD_TRANSFORMER;
+
+	if (!g)
+		return diag_set(err, "", 0, 0, "gpu", "no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
+	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->ep < 1 || c->vpp < 1)
+		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->dp < 1 ? "dp" : c->ep < 1 ? "ep" : "vpp",
+				"parallel degrees must be at least 1");
+	if (c->gpus < 1 || c->gpus > 1000000)
+		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not between 1 and 1000000", c->gpus);
+	if (c->gpus_per_node < 1 || c->gpus_per_node > 1024)
+		return diag_set(err, "", 0, 0, "gpus-per-node", "--gpus-per-node %d is not between 1 and 1024",
+				c->gpus_per_node);
+	mp = c->tp * c->pp;
+	if ((long)mp * c->dp != c->gpus)
+		return diag_set(err, "", 0, 0, "gpus",
+				"--gpus %d is not tp x pp x dp = %d x %d x %d = %ld; give --dp %s or --gpus %ld",
+				c->gpus, c->tp, c->pp, c->dp, (long)mp * c->dp,
+				c->gpus % mp == 0 ? "" : "(none fits)", (long)mp * c->dp);
+	if (!(peak_of(g, c->precision) > 0)) {
+		const char *alt = g->bf16_tflops > 0 ? "bf16" : g->fp16_tflops > 0 ? "fp16" : "fp32";
+		return diag_set(err, "", 0, 0, "precision", "%s has no %s support; use --precision %s",
+				g->row.key, model_precision_name(c->precision), alt);
+	}
+	if (c->precision == MODEL_INT8 || c->precision == MODEL_INT4)
+		return diag_set(err, "", 0, 0, "precision",
+				"--precision %s is for the KV cache only; use fp32, tf32, fp16, bf16 or fp8",
+				model_precision_name(c->precision));
+	if (c->zero < 0 || c->zero > 3)
+		return diag_set(err, "", 0, 0, "zero", "--zero %d is not a ZeRO stage; use 0, 1, 2 or 3", c->zero);
+	if (c->offload == MODEL_OFFLOAD_PARAMS && c->zero != 3)
+		return diag_set(err, "", 0, 0, "offload", "--offload params needs --zero 3 (parameters are offloaded from their shards)");
+	if (c->micro_batch < 1 || c->micro_batch > 1000000)
+		return diag_set(err, "", 0, 0, "micro-batch", "--micro-batch %d is not between 1 and 1000000", c->micro_batch);
+	if (c->seq_len < 1 || c->seq_len > 10000000)
+		return diag_set(err, "", 0, 0, "seq-len", "--seq-len %d is not between 1 and 10000000", c->seq_len);
+	if ((c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA) && (c->lora_rank < 1 || c->lora_rank > 65536))
+		return diag_set(err, "", 0, 0, "lora-rank", "--lora-rank %d is not between 1 and 65536", c->lora_rank);
+	if (c->gpus > c->gpus_per_node && !(c->inter_gbps_per_gpu > 0))
+		return diag_set(err, "", 0, 0, "network",
+				"%d GPUs span %d servers of %d but no scale-out network is known; give --network (e.g. ib-hdr-8x200)",
+				c->gpus, (c->gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->gpus_per_node);
+	if (!transformer) {
+		if (c->tp > 1 || c->pp > 1 || c->ep > 1)
+			return diag_set(err, "", 0, 0, c->tp > 1 ? "tp" : c->pp > 1 ? "pp" : "ep",
+					"'%s' is modelled per sample and runs data parallel only; use --tp 1 --pp 1 --ep 1",
+					w->name);
+		if (c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA)
+			return diag_set(err, "", 0, 0, "task", "LoRA/QLoRA apply to transformers; '%s' is not one", w->name);
+		return check_batches(c, err);
+	}
+	if (w->d.heads % c->tp) {
+		divisors_text(w->d.heads, 64, dv, sizeof(dv));
+		return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the %d attention heads; use %s",
+				c->tp, w->d.heads, dv);
+	}
+	if (w->d.ffn_hidden % c->tp) {
+		divisors_text(w->d.ffn_hidden, 64, dv, sizeof(dv));
+		return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the MLP width %d; use %s",
+				c->tp, w->d.ffn_hidden, dv);
+	}
+	if (w->d.layers % (c->pp * c->vpp)) {
+		if (c->vpp > 1)
+			return diag_set(err, "", 0, 0, "vpp", "pp x vpp = %d x %d does not divide the %d layers",
+					c->pp, c->vpp, w->d.layers);
+		divisors_text(w->d.layers, 128, dv, sizeof(dv));
+		return diag_set(err, "", 0, 0, "pp", "--pp %d does not divide the %d layers; use %s",
+				c->pp, w->d.layers, dv);
+	}
+	if (c->ep > 1) {
+		if (w->d.experts <= 1)
+			return diag_set(err, "", 0, 0, "ep", "--ep %d needs a mixture-of-experts model; '%s' is dense",
+					c->ep, w->name);
+		if (w->d.experts % c->ep) {
+			divisors_text(w->d.experts, 1024, dv, sizeof(dv));
+			return diag_set(err, "", 0, 0, "ep", "--ep %d does not divide the %d experts; use %s",
+					c->ep, w->d.experts, dv);
+		}
+		if (c->dp % c->ep)
+			return diag_set(err, "", 0, 0, "ep", "--ep %d does not divide the data-parallel degree %d "
+					"(experts are sharded across data-parallel ranks)", c->ep, c->dp);
+	}
+	if (c->seq_parallel && c->tp == 1)
+		return diag_set(err, "", 0, 0, "seq-parallel", "--seq-parallel needs tensor parallelism (--tp > 1)");
+	if (c->seq_len > w->d.max_seq && w->d.learned_pos)
+		return diag_set(err, "", 0, 0, "seq-len", "--seq-len %d exceeds the %d learned positions of '%s'",
+				c->seq_len, w->d.max_seq, w->name);
+	if (c->task == MODEL_TASK_INFER && !w->d.causal && c->output_len > 1)
+		return diag_set(err, "", 0, 0, "output-len", "'%s' is an encoder: it does not generate; use --output-len 1",
+				w->name);
+	if (c->task == MODEL_TASK_INFER && w->d.learned_pos &&
+	    (long)c->prompt_len + (w->d.causal ? c->output_len : 0) > (long)w->d.max_seq)
+		return diag_set(err, "", 0, 0, "prompt-len", "prompt + output = %ld tokens exceeds the %d positions of '%s'",
+				(long)c->prompt_len + (w->d.causal ? c->output_len : 0), w->d.max_seq, w->name);
+	if (c->kv_precision != MODEL_FP16 && c->kv_precision != MODEL_BF16 && c->kv_precision != MODEL_FP8 &&
+	    c->kv_precision != MODEL_INT8 && c->kv_precision != MODEL_INT4 && c->kv_precision != MODEL_FP32)
+		return diag_set(err, "", 0, 0, "kv-cache-precision", "use fp32, fp16, bf16, fp8, int8 or int4");
+	return check_batches(c, err);
+}

@@ -1,0 +1,152 @@
+/*
+ * What the model takes from a GPU: dense peaks, achievable GEMM and HBM
+ * rates, PCIe copies.  docs/model.md, "GPU numbers".
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "model/model_int.h"
+
+/* ------------------------------------------------------------------------- */
+/* GPU numbers                                                                */
+
+/* Dense peak at a precision, FLOP/s; NaN when the GPU lacks it. */
+double peak_of(const struct cat_gpu *g, enum model_precision p)
+{
+	double v;
+	switch (p) {
+	case MODEL_FP32:
+		v = g->fp32_tflops;
+		break;
+	case MODEL_TF32:
+		/* without TF32 tensor cores (Volta) "tf32" runs as fp32 */
+		v = isnan(g->tf32_tflops) ? g->fp32_tflops : g->tf32_tflops;
+		break;
+	case MODEL_FP16:
+		v = g->fp16_tflops;
+		break;
+	case MODEL_BF16:
+		v = g->bf16_tflops;
+		break;
+	case MODEL_FP8:
+		v = g->fp8_tflops;
+		break;
+	default:
+		v = g->fp16_tflops;
+		break;
+	}
+	return v * 1e12;
+}
+
+/*
+ * Achievable fraction of the dense peak for large GEMMs: cuBLAS on A100
+ * reaches 81-87 % in 16-bit (Azure ND A100 v4 253.7-256.5 of 312 TFLOP/s at
+ * 8192^3-16384^3; mamf-finder 267.9-271.2), H100 80 % (792-795 of 989),
+ * FP8 65-71 % (1290-1403 of 1979): calibration-cases.csv S8-*.  FP32 SGEMM
+ * on CUDA cores reaches about 90 %.
+ */
+double emax_of(enum model_precision p)
+{
+	switch (p) {
+	case MODEL_FP32:
+		return TUNE_EMAX_FP32;
+	case MODEL_TF32:
+		return TUNE_EMAX_TF32;
+	case MODEL_FP8:
+		return TUNE_EMAX_FP8;
+	default:
+		return TUNE_EMAX_16;
+	}
+}
+
+int hw_of(const struct model_config *c, struct hw *h)
+{
+	const struct cat_gpu *g = c->gpu;
+	if (!g)
+		return -1;
+	h->peak = peak_of(g, c->precision);
+	if (!(h->peak > 0))
+		return -1;
+	h->emax = emax_of(c->precision) * TUNE_TRAIN_GEMM;
+	h->bw = (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) * 1e9 * TUNE_HBM_EFF;
+	h->mem = (g->memory_gib > 0 ? g->memory_gib : 0) * 1073741824.0 * TUNE_USABLE_MEM;
+	h->tdp_w = g->tdp_w > 0 ? g->tdp_w : 300;
+	h->idle_w = g->idle_w > 0 ? g->idle_w : h->tdp_w * 0.12;
+	h->inv_gemm = 1 / (h->peak * h->emax);
+	h->inv_bw = 1 / h->bw;
+	return 0;
+}
+
+/*
+ * Flash attention: as configured, or when left automatic (-1), on where
+ * PyTorch's SDPA has flash kernels: GPUs with bf16 tensor cores (Ampere,
+ * CDNA2 and later) running 16-bit or fp8.
+ */
+int flash_on(const struct model_config *c)
+{
+	if (c->flash >= 0)
+		return c->flash > 0;
+	return c->gpu && c->gpu->bf16_tflops > 0 &&
+	       (c->precision == MODEL_FP16 || c->precision == MODEL_BF16 || c->precision == MODEL_FP8);
+}
+
+/*
+ * Time of one m x n x k GEMM: a roofline.  Compute at peak x emax x s(m)
+ * s(n) s(k), where s(x) = x / (x + x0) models tiles left idle by small
+ * dimensions (x0 = TUNE_GEMM_X0); memory at the HBM rate for reading A and
+ * B and writing C once (decode GEMMs with m = batch are memory bound).
+ */
+double gemm_s(const struct hw *h, double eb, double m, double n, double k)
+{
+	double x0 = TUNE_GEMM_X0;
+	double tc, tm;
+	if (m <= 0 || n <= 0 || k <= 0)
+		return 0;
+	/* 2mnk / (peak emax s(m) s(n) s(k)) = 2 (m+x0)(n+x0)(k+x0) / (peak emax) */
+	tc = 2 * (m + x0) * (n + x0) * (k + x0) * h->inv_gemm;
+	tm = eb * (m * k + k * n + m * n) * h->inv_bw;
+	return tc > tm ? tc : tm;
+}
+
+double model_gemm_tflops(const struct cat_gpu *gpu, enum model_precision p, double m, double n, double k)
+{
+	struct hw h;
+	struct model_config c;
+	model_config_defaults(&c);
+	c.gpu = gpu;
+	c.precision = p;
+	if (hw_of(&c, &h))
+		return NAN;
+	h.emax = emax_of(p);
+	h.inv_gemm = 1 / (h.peak * h.emax);
+	return 2 * m * n * k / gemm_s(&h, model_precision_bytes(p), m, n, k) / 1e12;
+}
+
+double model_hbm_gbps(const struct cat_gpu *gpu)
+{
+	return gpu && gpu->mem_bw_gbps > 0 ? gpu->mem_bw_gbps * TUNE_HBM_EFF : NAN;
+}
+
+/* PCIe x16 per direction by generation, GB/s (PCI-SIG: 15.75, 31.5, 63, 121). */
+static double pcie_gbps(double gen)
+{
+	if (gen >= 6)
+		return 121;
+	if (gen >= 5)
+		return 63;
+	if (gen >= 4)
+		return 31.5;
+	if (gen >= 3)
+		return 15.75;
+	return 15.75;
+}
+
+double model_h2d_gbps(const struct cat_gpu *gpu)
+{
+	if (!gpu)
+		return NAN;
+	if (isnan(gpu->pcie_gen))
+		return NAN;
+	return pcie_gbps(gpu->pcie_gen) * TUNE_H2D_EFF;
+}

@@ -1,0 +1,90 @@
+/*
+ * Transformer inference: prefill and decode.  docs/model.md, "Inference".
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "model/model_int.h"
+
+/* ------------------------------------------------------------------------- */
+/* Inference                                                                  */
+
+double launch_s_of(const struct model_config *c)
+{
+	return c->cuda_graphs ? TUNE_LAUNCH_GRAPH_S : TUNE_LAUNCH_S;
+}
+
+/*
+ * Transformer inference (all pipeline stages in sequence):
+ *   prefill  = L forward layers over B x P tokens + the last position's logits
+ *   decode   = per token: weights read once (MoE: the experts the batch
+ *              touches, E (1 - (1 - k/E)^B)), KV cache read for the average
+ *              context P + O/2, small GEMMs at m = B, two TP all-reduces per
+ *              layer (latency-bound), all at least the kernel-launch time.
+ */
+void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
+			      struct model_infer *o)
+{
+	const struct workload_dims *d = &w->d;
+	struct layer_time lt;
+	double L = d->layers, t = c->tp, B = c->batch, P = c->prompt_len, O = c->output_len;
+	double eb = model_precision_bytes(c->precision), kvb = model_precision_bytes(c->kv_precision);
+	double ctx = P + O / 2.0, kv_gpu = w->kv_dim / t;
+	double gpu, cpu_s, kernels, weights, kvbytes, touched = 1;
+	double pp_hop = 0, pp_hop_prefill = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (kv_gpu < d->head_dim)
+		kv_gpu = d->head_dim;
+	if (c->pp > 1) {
+		int stride = c->tp * c->dp;
+		int g = stride >= c->gpus_per_node ? 1 : 2;
+		pp_hop = coll_s(c, COLL_P2P, 2.0 * B * d->hidden, 2, g, 0);
+		pp_hop_prefill = coll_s(c, COLL_P2P, 2.0 * B * P * d->hidden, 2, g, 0);
+	}
+	kernels = TUNE_KERNELS_PER_LAYER * L + 10;
+
+	/* prefill */
+	layer_fwd(w, c, h, B * P, P, P, &lt);
+	gpu = L * (lt.gemm + lt.attn_fwd + lt.mem + lt.tp_comm + lt.ep_comm) +
+	      gemm_s(h, eb, B, d->vocab / t, d->hidden) + (c->pp - 1) * pp_hop_prefill +
+	      kernels * TUNE_KERNEL_GAP_S;
+	if (gpu < kernels * TUNE_KERNEL_MIN_S)
+		gpu = kernels * TUNE_KERNEL_MIN_S;
+	cpu_s = kernels * launch_s_of(c);
+	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;
+	o->launch_s = cpu_s;
+
+	/* decode: one token for each of B sequences */
+	if (d->experts > 1) {
+		/* experts the batch touches per layer, in units of k (1 at batch 1, E/k when all) */
+		double k = d->experts_active, E = d->experts;
+		touched = E * (1 - pow(1 - k / E, B)) / k;
+		if (touched > E / k)
+			touched = E / k;
+		if (touched < 1)
+			touched = 1;
+	}
+	weights = (w->params_active - w->params_embedding) / t;
+	if (d->experts > 1)
+		weights += L * (touched - 1) * d->experts_active * w->params_layer_mlp / t;
+	weights *= eb;
+	kvbytes = d->causal ? 2.0 * L * kv_gpu * ctx * B * kvb : 0;
+	layer_fwd(w, c, h, B, 1, ctx, &lt);
+	{
+		double compute = L * (lt.gemm + lt.mem + lt.attn_fwd) + gemm_s(h, eb, B, d->vocab / t, d->hidden);
+		double stream = (weights + kvbytes) * h->inv_bw;
+		gpu = (compute > stream ? compute : stream) + L * (lt.tp_comm + lt.ep_comm) + (c->pp - 1) * pp_hop +
+		      kernels * TUNE_KERNEL_GAP_S;
+		if (gpu < kernels * TUNE_KERNEL_MIN_S)
+			gpu = kernels * TUNE_KERNEL_MIN_S;
+	}
+	o->decode_token_s = gpu > cpu_s ? gpu : cpu_s;
+	o->decode_weights_bytes = weights;
+	o->decode_kv_bytes = kvbytes;
+	o->request_s = o->prefill_s + (O > 1 ? (O - 1) * o->decode_token_s : 0);
+	/* generated tokens; an encoder generates none: the tokens it processed */
+	o->tokens_per_s = c->dp * B * (d->causal ? O : P) / o->request_s;
+	o->samples_per_s = c->dp * B / o->request_s;
+}

@@ -1,0 +1,95 @@
+/*
+ * Internal interface between the files of the performance model: the GPU
+ * numbers, collectives, memory and compute helpers each file shares with the
+ * others.  Not for callers outside src/model/: they use model.h.
+ *
+ * Files, by concern:
+ *   names.c    enumeration names, element sizes
+ *   hw.c       GPU peaks, GEMM roofline, HBM and PCIe rates
+ *   comm.c     NCCL collectives over servers
+ *   config.c   configuration defaults, completion and checks
+ *   memory.c   memory per GPU (transformers), allocator and context
+ *   compute.c  transformer layer and training micro-batch times
+ *   infer.c    transformer inference (prefill, decode)
+ *   sample.c   per-sample workloads (CNN, GNN, speech): memory and time
+ *   estimate.c the training step and the result (model_estimate)
+ */
+#ifndef GPUSCOPE_MODEL_MODEL_INT_H
+#define GPUSCOPE_MODEL_MODEL_INT_H
+
+#include "model/model.h"
+#include "model/tune.h"
+
+/* hw.c: the GPU at the configured precision. */
+struct hw {
+	double peak;      /* dense FLOP/s at the precision */
+	double emax;      /* best achievable fraction of it for large GEMMs */
+	double bw;        /* achievable HBM B/s */
+	double inv_gemm;  /* 1 / (peak x emax) */
+	double inv_bw;    /* 1 / bw */
+	double mem;       /* usable bytes */
+	double tdp_w, idle_w;
+};
+
+double peak_of(const struct cat_gpu *g, enum model_precision p);
+double emax_of(enum model_precision p);
+int hw_of(const struct model_config *c, struct hw *h);
+int flash_on(const struct model_config *c);
+double gemm_s(const struct hw *h, double eb, double m, double n, double k);
+
+/* Bytes of one activation element: 4 at fp32/tf32, else 2. */
+static inline double act_elem_bytes(const struct model_config *c)
+{
+	return (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
+}
+
+/* comm.c */
+enum coll { COLL_AR, COLL_AG, COLL_RS, COLL_A2A, COLL_P2P };
+double coll_s(const struct model_config *c, enum coll k, double bytes, int n, int g, int flat);
+int per_node(const struct model_config *c, int n, int stride);
+
+/* memory.c */
+struct state_bytes {
+	double weight, grad, optim;   /* optim includes the fp32 master copy */
+};
+double optim_states_bytes(const struct model_config *c);
+struct state_bytes state_bytes_of(const struct model_config *c);
+double layer_params_gpu(const struct workload *w, const struct model_config *c);
+double attn_scores_bytes(const struct workload *w, const struct model_config *c, double e, double b);
+
+/* compute.c */
+struct layer_time {
+	double gemm, attn_fwd, attn_bwd, mem, tp_comm, ep_comm;
+	double attn_flops;    /* attention-score FLOPs executed forward (per GPU) */
+};
+void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h,
+	       double T, double s, double ctx, struct layer_time *lt);
+
+/* Intermediate results of the training-step model, shared with the result. */
+struct train_parts {
+	double mb_fwd, mb_bwd, mb_recompute;     /* one micro-batch on the slowest stage */
+	double gemm, attn, mem, recompute, tp, ep; /* per micro-batch, by kind (fwd + bwd) */
+	double flops_model_token, flops_hw_token; /* per token, whole model */
+	double kernels_mb;                        /* kernel launches per micro-batch */
+};
+void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
+		       struct train_parts *tp);
+
+/* infer.c */
+double launch_s_of(const struct model_config *c);
+void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
+		       struct model_infer *o);
+
+/* estimate.c */
+double optimizer_s_of(const struct model_config *c, const struct hw *h, double params_local);
+
+/* sample.c */
+void mem_per_sample(const struct workload *w, const struct model_config *c, struct model_memory *o);
+double sample_fwd_s(const struct workload *w, const struct model_config *c, const struct hw *h);
+void infer_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
+		      struct model_infer *o);
+/* One training step of a per-sample workload: fills r->time, FLOPs; returns the GPU time. */
+double step_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
+		       struct model_result *r);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * Per-sample workloads (ResNet-50, 3D U-Net, GNN, speech), described by
+ * published per-sample FLOPs, parameters and activation memory: their
+ * memory, forward time, inference and training step.  docs/model.md,
+ * "Per-sample workloads".
+ */
+
+#include <math.h>
+#include <string.h>
+
+#include "model/model_int.h"
+
+/*
+ * Per-sample workloads: weights, gradients and optimizer as for
+ * transformers; activations = act_bytes x micro-batch, doubled at 32-bit;
+ * full recompute (segment checkpointing) keeps about a quarter; the input
+ * batch is double-buffered; cuDNN workspace.
+ */
+void mem_per_sample(const struct workload *w, const struct model_config *c, struct model_memory *o)
+{
+	struct state_bytes sb = state_bytes_of(c);
+	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
+	double P = w->params, dp = c->dp;
+	double b = c->task == MODEL_TASK_INFER ? c->batch : c->micro_batch;
+
+	memset(o, 0, sizeof(*o));
+	if (c->task == MODEL_TASK_INFER) {
+		o->weights_bytes = P * model_precision_bytes(c->precision);
+		/* a forward pass keeps roughly two layers' outputs alive: a tenth of the training set */
+		o->activations_bytes = w->s.act_bytes * e * b * TUNE_INFER_ACT_FRACTION;
+	} else {
+		o->weights_bytes = P * sb.weight / (c->zero >= 3 ? dp : 1);
+		o->gradients_bytes = P * sb.grad / (c->zero >= 2 ? dp : 1);
+		o->optimizer_bytes = P * sb.optim / (c->zero >= 1 ? dp : 1);
+		if (c->offload != MODEL_OFFLOAD_NONE) {
+			o->host_bytes = o->optimizer_bytes;
+			o->optimizer_bytes = 0;
+		}
+		o->activations_bytes = w->s.act_bytes * e * b *
+				       (c->recompute == MODEL_RECOMPUTE_FULL ? TUNE_CNN_CKPT_FRACTION : 1);
+	}
+	o->activations_layer_bytes = o->activations_bytes;
+	o->microbatches_in_flight = 1;
+	o->buffers_bytes = 2 * w->s.input_bytes * b + TUNE_WORKSPACE_BYTES +
+			   (c->cudnn_benchmark ? TUNE_CUDNN_BENCH_BYTES : 0);
+}
+
+/*
+ * Forward time of one sample: convolutions/matmuls at the GEMM ceiling times
+ * the convolution efficiency, plus memory-bound layers at HBM speed (twice
+ * the traffic at 32-bit).  Backward: 2x both.
+ */
+double sample_fwd_s(const struct workload *w, const struct model_config *c, const struct hw *h)
+{
+	int cuda_cores = c->precision == MODEL_FP32 || (c->precision == MODEL_TF32 && !(c->gpu->tf32_tflops > 0));
+	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency :
+		      cuda_cores ? TUNE_CONV_EFF_FP32 : TUNE_CONV_EFF;
+	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
+	double tc = w->s.fwd_flops / (h->peak * h->emax * ceff);
+	/* TF32 convolutions reach a smaller share of their peak than 16-bit ones */
+	if (c->precision == MODEL_TF32 && !cuda_cores)
+		tc /= TUNE_TF32_CONV_REL;
+	if (!c->cudnn_benchmark)
+		tc /= TUNE_CUDNN_BENCH_GAIN;
+	return tc + w->s.mem_traffic_bytes * e * h->inv_bw;
+}
+/* Per-sample inference: one forward of a batch, at least the launch time. */
+void infer_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
+			     struct model_infer *o)
+{
+	double kernels = w->s.kernels > 0 ? w->s.kernels : 50;
+	double gpu = c->batch * sample_fwd_s(w, c, h);
+	double cpu_s = kernels * launch_s_of(c);
+	if (gpu < kernels * TUNE_KERNEL_MIN_S)
+		gpu = kernels * TUNE_KERNEL_MIN_S;
+	memset(o, 0, sizeof(*o));
+	o->launch_s = cpu_s;
+	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;
+	o->request_s = o->prefill_s;
+	o->samples_per_s = c->dp * c->batch / o->request_s;
+	o->tokens_per_s = w->s.tokens > 0 ? o->samples_per_s * w->s.tokens : 0;
+}
+
+/*
+ * One training step: m micro-batches of forward + 2x backward (+ a forward
+ * again with segment checkpointing), at least three launches' worth of
+ * minimal kernels; gradient all-reduce (ZeRO: reduce-scatter + gather)
+ * overlapped with backward; the optimizer over the local shard.  Returns
+ * the GPU time of the step.
+ */
+double step_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
+		       struct model_result *r)
+{
+	struct model_time *tm = &r->time;
+	double m_mb = (double)c->global_batch / ((double)c->dp * c->micro_batch);
+	double kernels = w->s.kernels > 0 ? w->s.kernels : 50;
+	double t_fwd = sample_fwd_s(w, c, h);
+	double per_mb = c->micro_batch * t_fwd * (c->recompute == MODEL_RECOMPUTE_FULL ? 4 : 3);
+	double floor_mb = 3 * kernels * TUNE_KERNEL_MIN_S;
+	double params = w->params, grad_bytes = params * 4, step_gpu;
+	int g_dp = per_node(c, c->dp, 1);
+
+	if (per_mb < floor_mb)
+		per_mb = floor_mb;
+	tm->gemm_s = m_mb * c->micro_batch * 3 * (t_fwd - w->s.mem_traffic_bytes *
+		((c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1) / h->bw);
+	tm->memory_bound_s = m_mb * per_mb - tm->gemm_s;
+	tm->recompute_s = c->recompute == MODEL_RECOMPUTE_FULL ? m_mb * c->micro_batch * t_fwd : 0;
+	tm->compute_s = m_mb * per_mb;
+	if (c->dp > 1) {
+		double window = TUNE_DP_OVERLAP * c->micro_batch * t_fwd * 2;
+		double ar = coll_s(c, c->zero > 0 ? COLL_RS : COLL_AR, grad_bytes, c->dp, g_dp, 0);
+		if (c->zero > 0)
+			ar += coll_s(c, COLL_AG, params * 2, c->dp, g_dp, c->zero >= 3);
+		tm->dp_comm_total_s = ar;
+		tm->dp_comm_s = ar > window ? ar - window : 0;
+	}
+	tm->optimizer_s = optimizer_s_of(c, h, params / (c->zero >= 1 ? c->dp : 1));
+	step_gpu = tm->compute_s + tm->dp_comm_s + tm->optimizer_s;
+	tm->overhead_s = m_mb * 3 * kernels * launch_s_of(c) - step_gpu;
+	if (tm->overhead_s < 0)
+		tm->overhead_s = 0;
+	r->model_flops_per_step = c->global_batch * 3 * w->s.fwd_flops;
+	r->hw_flops_per_step = r->model_flops_per_step * (c->recompute == MODEL_RECOMPUTE_FULL ? 4.0 / 3 : 1);
+	return step_gpu;
+}

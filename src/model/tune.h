@@ -1,0 +1,87 @@
+/*
+ * Calibration constants of the performance model, in one place.  Each says
+ * where its value comes from; those fitted to data were fitted only against
+ * data/cases/calibration.csv (the "calibration-cases" set) and the figures
+ * named beside them.  docs/model.md lists them with their sources.
+ */
+#ifndef GPUSCOPE_MODEL_TUNE_H
+#define GPUSCOPE_MODEL_TUNE_H
+
+/* GEMM: best fraction of dense peak (cuBLAS; S8-001/002/016/017/035-041) */
+#define TUNE_EMAX_16 0.85
+#define TUNE_EMAX_TF32 0.80
+#define TUNE_EMAX_FP32 0.90
+#define TUNE_EMAX_FP8 0.72
+/* GEMM dimension at which a tile grid is half used (shape roofline) */
+#define TUNE_GEMM_X0 96.0
+/* training GEMMs sustain less than a microbenchmark loop (fitted: S1-*) */
+#define TUNE_TRAIN_GEMM 0.86
+/* HBM stream efficiency (BabelStream 0.79-0.95 of peak; S8-005/006/007/019-021/030/031/049) */
+#define TUNE_HBM_EFF 0.86
+/* usable fraction of the nominal memory (ECC, driver reservations) */
+#define TUNE_USABLE_MEM 0.985
+/* pinned host-to-device copies reach 0.81-0.83 of PCIe x16 (S8-008/022/032) */
+#define TUNE_H2D_EFF 0.82
+/* NCCL bus bandwidth / link rate: NVLink/NVSwitch 0.77 (S8-011/012/044), NVLS all-reduce 1.065 (S8-025/026/033/042/046/047) */
+#define TUNE_NVLINK_EFF 0.77
+#define TUNE_NVLS_EFF 1.065
+#define TUNE_PCIE_COLL_EFF 0.70
+/* scale-out: busbw / NIC line rate (86 of 100 GB/s per node, S8-045) */
+#define TUNE_INTER_EFF 0.86
+/* fixed cost of one NCCL collective launch */
+#define TUNE_COLL_BASE_S 10e-6
+/* cuBLAS/cuDNN workspaces and temporary buffers */
+#define TUNE_WORKSPACE_BYTES (128.0 * 1048576)
+/* DDP gradient buckets in flight (2 x 25 MiB) */
+#define TUNE_BUCKET_BYTES (50.0 * 1048576)
+/* inference activations of a per-sample network relative to its training set */
+#define TUNE_INFER_ACT_FRACTION 0.1
+/* segment checkpointing of a CNN keeps about a quarter of its activations */
+#define TUNE_CNN_CKPT_FRACTION 0.25
+/* extra workspace cudnn.benchmark may pick */
+#define TUNE_CUDNN_BENCH_BYTES (256.0 * 1048576)
+/* caching-allocator fragmentation, share of allocated bytes */
+#define TUNE_RESERVE_FRACTION 0.06
+/* CUDA context with cuBLAS/cuDNN handles; NCCL buffers per process group */
+#define TUNE_CONTEXT_BYTES (512.0 * 1048576)
+#define TUNE_NCCL_BYTES (256.0 * 1048576)
+/* flash attention forward: fraction of peak at large head dims (FlashAttention-2 paper, 50-73 % on A100); backward relative */
+#define TUNE_FLASH_EFF 0.72
+#define TUNE_FLASH_BWD_REL 0.8
+/* kernels per transformer layer forward with fused norms and attention */
+#define TUNE_KERNELS_PER_LAYER 14
+/* share of the last backward that hides the DDP gradient all-reduce */
+#define TUNE_DP_OVERLAP 0.8
+/*
+ * share of the compute that hides ZeRO-3 prefetched gathers: NCCL kernels
+ * share SMs and HBM with the compute, so not all of it hides (fitted: the
+ * six ZeRO-3 rows of Narayanan 2021 Table 2, S1-011..016)
+ */
+#define TUNE_ZERO3_OVERLAP 0.8
+/* DeepSpeed CPU Adam, parameters updated per second per GPU's share of host cores (estimate) */
+#define TUNE_CPU_ADAM_PARAMS_PER_S 1e9
+/*
+ * convolutions: fraction of the tensor-core GEMM ceiling cuDNN reaches on
+ * ResNet-style layers (fitted: S6-002/006, the geometric mean of A100 and
+ * V100 AMP); TF32 convolutions relative to that (fitted: S6-001); FP32
+ * convolutions on CUDA cores relative to the FP32 peak, above the direct
+ * count because Winograd kernels do fewer multiplies for 3x3 layers
+ * (fitted: S6-005)
+ */
+#define TUNE_CONV_EFF 0.59
+#define TUNE_TF32_CONV_REL 0.57
+#define TUNE_CONV_EFF_FP32 1.0
+/* what cudnn.benchmark's algorithm search gains on convolutions (estimate) */
+#define TUNE_CUDNN_BENCH_GAIN 1.1
+/* host cost per kernel launch: eager PyTorch, and replayed from a CUDA Graph */
+#define TUNE_LAUNCH_S 6e-6
+#define TUNE_LAUNCH_GRAPH_S 0.6e-6
+/* shortest GPU time of one kernel, however small its work (launch latency, ramp, drain) */
+#define TUNE_KERNEL_MIN_S 2.5e-6
+/* idle gap between dependent kernels in a latency-bound forward pass (estimate) */
+#define TUNE_KERNEL_GAP_S 1.0e-6
+/* DALI: CPU work left per sample (reading, batching) relative to a full decode, and GPU time share of decoding */
+#define TUNE_DALI_CPU_RELIEF 10.0
+#define TUNE_DALI_GPU_SHARE 0.1
+
+#endif
