@@ -564,7 +564,7 @@ const void *catalog_resolve(const struct catalog *c, enum cat_table t, const cha
 			used += (size_t)snprintf(why + used, why_len - used, "%s%s",
 					 i ? ", " : "; closest: ", keys[idx[i]]);
 		if (used < why_len) {
-			static const char *lists[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility"};
+			static const char *lists[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility", "parts"};
 			snprintf(why + used, why_len - used, " (see 'gpuscope catalog %s')", lists[t]);
 		}
 		free(keys);

@@ -29,6 +29,7 @@ enum cat_table {
 	CAT_CPUS,
 	CAT_CLOUDS,
 	CAT_FACILITY,
+	CAT_PARTS,
 	CAT_NTABLES
 };
 
@@ -66,6 +67,12 @@ struct cat_gpu {
 	char *compute_capability; /* "9.0", or gfx target for AMD */
 	char *ecosystem;         /* cuda | rocm | synapseai */
 	double price_usd;        /* street price per GPU, USD */
+	/*
+	 * GPU counts a buyable node of this GPU holds: "4;8" (SXM and OAM
+	 * baseboards), "36;72" (GB200 NVLink domains), "1-10" (PCIe slots);
+	 * NULL: any count.  cat_node_sizes() reads it.
+	 */
+	char *node_gpus;
 };
 
 struct cat_link {
@@ -75,6 +82,15 @@ struct cat_link {
 	double bw_gbps_per_dir;  /* GB/s per direction (per port for scale-out) */
 	double latency_us;       /* typical latency, us */
 	double lanes;
+	/* gpu and switch rows: the most GPUs one such fabric joins (NaN: no limit) */
+	double domain_gpus;
+	/* gpu rows: the switch row that joins boards larger than domain_gpus, or NULL */
+	char *switch_link;
+	/* host rows: the fastest NIC (Gb/s) one x16 slot of this generation can feed */
+	double max_nic_gbps;
+	/* gpu rows with on-die network ports (Gaudi): the scale-out link and ports per GPU */
+	char *scaleout_link;
+	double scaleout_ports;
 };
 
 struct cat_server {
@@ -93,6 +109,7 @@ struct cat_server {
 	double power_kw, idle_kw;
 	double rack_units;
 	double price_usd;
+	char *cooling;           /* air | liquid; NULL: decided from the power density */
 };
 
 struct cat_cpu {
@@ -119,6 +136,23 @@ struct cat_facility {
 	double value;
 	char *unit;
 	char *description;
+};
+
+/*
+ * Parts a cluster is bought from beyond its servers: scale-out switches,
+ * NICs, optics and cables (each for one links.csv scale-out link), shared
+ * storage and liquid-cooling plant.  The bill of materials (cost/bom.h)
+ * prices itself from these rows.
+ */
+struct cat_part {
+	struct cat_row row;
+	char *kind;              /* switch | nic | optic | cable | storage | cooling */
+	char *link;              /* links.csv scale-out key (switch, nic, optic, cable) */
+	double ports;            /* switch radix; ports per NIC */
+	double port_gbps;        /* Gb/s per port */
+	double power_w;          /* W per item (storage: per TB; cooling: per kW) */
+	double price_usd;        /* USD per item (storage: per TB; cooling: per kW of IT load) */
+	double write_gbps;       /* storage: sustained write GB/s per TB */
 };
 
 struct catalog;
@@ -179,6 +213,7 @@ const void *catalog_row(const struct catalog *c, enum cat_table t, size_t i);
 #define catalog_cpu_at(c, i) ((const struct cat_cpu *)catalog_row(c, CAT_CPUS, i))
 #define catalog_cloud_at(c, i) ((const struct cat_cloud *)catalog_row(c, CAT_CLOUDS, i))
 #define catalog_facility_at(c, i) ((const struct cat_facility *)catalog_row(c, CAT_FACILITY, i))
+#define catalog_part_at(c, i) ((const struct cat_part *)catalog_row(c, CAT_PARTS, i))
 
 /* Exact key lookup; NULL when absent. */
 const void *catalog_get(const struct catalog *c, enum cat_table t, const char *key);
@@ -209,5 +244,24 @@ double catalog_facility(const struct catalog *c, const char *key);
 double cat_gpu_peak_tflops(const struct cat_gpu *g, const char *precision);
 
 static inline int cat_has(double v) { return !isnan(v); }
+
+/* ---- shapes that can be bought (catalog/shape.c) ---- */
+
+/*
+ * The GPU counts a node of g may hold, ascending, at most max of them, from
+ * its node_gpus cell ("4;8", "1-10"); returns how many (0: any count).
+ */
+size_t cat_node_sizes(const struct cat_gpu *g, int *out, size_t max);
+/*
+ * Whether a node of n GPUs of g exists: n is one of its node sizes, and
+ * the GPU's fabric (or the switch that extends it) joins n GPUs.  Returns
+ * 1, or 0 with why filled ("an SXM baseboard holds 4 or 8 GPUs, not 2").
+ */
+int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, char *why,
+		      size_t why_len);
+/* The fastest NIC (Gb/s) g's host PCIe slots can feed; NaN when unknown. */
+double cat_host_max_nic_gbps(const struct catalog *c, const struct cat_gpu *g);
+/* The first part of a kind for a scale-out link key (NULL link: any); NULL when none. */
+const struct cat_part *cat_part_for(const struct catalog *c, const char *kind, const char *link);
 
 #endif

@@ -49,6 +49,7 @@ static const struct cat_column gpu_cols[] = {
 	TXT(struct cat_gpu, compute_capability),
 	TXT(struct cat_gpu, ecosystem),
 	NUM(struct cat_gpu, price_usd, "USD"),
+	TXT(struct cat_gpu, node_gpus),
 	METACOLS(struct cat_gpu),
 };
 
@@ -59,6 +60,11 @@ static const struct cat_column link_cols[] = {
 	NUM(struct cat_link, bw_gbps_per_dir, "GB/s"),
 	NUM(struct cat_link, latency_us, "us"),
 	NUM(struct cat_link, lanes, NULL),
+	NUM(struct cat_link, domain_gpus, NULL),
+	REF(struct cat_link, switch_link, CAT_REF_LINK),
+	NUM(struct cat_link, max_nic_gbps, "Gb/s"),
+	REF(struct cat_link, scaleout_link, CAT_REF_LINK),
+	NUM(struct cat_link, scaleout_ports, NULL),
 	METACOLS(struct cat_link),
 };
 
@@ -79,6 +85,7 @@ static const struct cat_column server_cols[] = {
 	NUM(struct cat_server, idle_kw, "kW"),
 	NUM(struct cat_server, rack_units, NULL),
 	NUM(struct cat_server, price_usd, "USD"),
+	TXT(struct cat_server, cooling),
 	METACOLS(struct cat_server),
 };
 
@@ -122,6 +129,18 @@ static const struct cat_column facility_cols[] = {
 	METACOLS(struct cat_facility),
 };
 
+static const struct cat_column part_cols[] = {
+	ROWCOLS(struct cat_part, CAT_REQUIRED),
+	TXT(struct cat_part, kind),
+	REF(struct cat_part, link, CAT_REF_LINK),
+	NUM(struct cat_part, ports, NULL),
+	NUM(struct cat_part, port_gbps, "Gb/s"),
+	NUM(struct cat_part, power_w, "W"),
+	NUM(struct cat_part, price_usd, "USD"),
+	NUM(struct cat_part, write_gbps, "GB/s"),
+	METACOLS(struct cat_part),
+};
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 static const struct cat_schema schemas[CAT_NTABLES] = {
 	[CAT_GPUS] = {"gpus.csv", "gpu", sizeof(struct cat_gpu), gpu_cols, N(gpu_cols)},
@@ -130,6 +149,7 @@ static const struct cat_schema schemas[CAT_NTABLES] = {
 	[CAT_CPUS] = {"cpus.csv", "cpu", sizeof(struct cat_cpu), cpu_cols, N(cpu_cols)},
 	[CAT_CLOUDS] = {"clouds.csv", "cloud instance", sizeof(struct cat_cloud), cloud_cols, N(cloud_cols)},
 	[CAT_FACILITY] = {"facility.csv", "facility default", sizeof(struct cat_facility), facility_cols, N(facility_cols)},
+	[CAT_PARTS] = {"parts.csv", "part", sizeof(struct cat_part), part_cols, N(part_cols)},
 };
 
 const struct cat_schema *catalog_schema(enum cat_table t)
@@ -139,7 +159,7 @@ const struct cat_schema *catalog_schema(enum cat_table t)
 
 int catalog_table_from_name(const char *name)
 {
-	static const char *names[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility"};
+	static const char *names[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility", "parts"};
 	int i;
 	for (i = 0; i < CAT_NTABLES; i++)
 		if (!strcmp(name, names[i]))

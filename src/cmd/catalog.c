@@ -37,7 +37,7 @@ static const struct opts_cmd catalog_cmd = {
 	"(gpus | links | servers | cpus | clouds | facility | show NAME | check DIR) [options]",
 	"List and show the hardware facts gpuscope plans with; every figure has a source and a date.",
 	"Subcommands:\n"
-	"  gpus, links, servers, cpus, clouds, facility   list one table\n"
+	"  gpus, links, servers, cpus, clouds, facility, parts   list one table\n"
 	"  show NAME     every field of one row (any table), with its source\n"
 	"  check DIR     validate a directory of catalog files without using it\n"
 	"\nThe catalog is built in; '--catalog DIR' (a global option) or\n"
@@ -46,7 +46,7 @@ static const struct opts_cmd catalog_cmd = {
 	catalog_opts,
 };
 
-static const char *const table_names[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility"};
+static const char *const table_names[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility", "parts"};
 
 static json_t *row_json(enum cat_table t, const void *row)
 {
@@ -180,6 +180,16 @@ static void human_columns(struct table *tb, enum cat_table t)
 		table_column(tb, "USD/GPU-h", ALIGN_RIGHT);
 		table_column(tb, "as of", ALIGN_LEFT);
 		break;
+	case CAT_PARTS:
+		table_column(tb, "part", ALIGN_LEFT);
+		table_column(tb, "kind", ALIGN_LEFT);
+		table_column(tb, "link", ALIGN_LEFT);
+		table_column(tb, "ports", ALIGN_RIGHT);
+		table_column(tb, "Gb/s", ALIGN_RIGHT);
+		table_column(tb, "W", ALIGN_RIGHT);
+		table_column(tb, "USD", ALIGN_RIGHT);
+		table_column(tb, "as of", ALIGN_LEFT);
+		break;
 	default:
 		table_column(tb, "key", ALIGN_LEFT);
 		table_column(tb, "value", ALIGN_RIGHT);
@@ -252,6 +262,18 @@ static void human_row(struct table *tb, enum cat_table t, const void *row)
 		table_cell(tb, fmt_num(c->usd_per_hour, 2, b, sizeof(b)));
 		table_cell(tb, fmt_num(c->usd_per_hour / c->gpu_count, 2, b, sizeof(b)));
 		table_cell(tb, c->row.as_of);
+		break;
+	}
+	case CAT_PARTS: {
+		const struct cat_part *x = row;
+		table_cell(tb, x->row.key);
+		table_cell(tb, x->kind);
+		table_cell(tb, x->link);
+		table_cell(tb, fmt_num(x->ports, 0, b, sizeof(b)));
+		table_cell(tb, fmt_num(x->port_gbps, 0, b, sizeof(b)));
+		table_cell(tb, fmt_num(x->power_w, 0, b, sizeof(b)));
+		table_cell(tb, fmt_num(x->price_usd, 0, b, sizeof(b)));
+		table_cell(tb, x->row.as_of);
 		break;
 	}
 	default: {

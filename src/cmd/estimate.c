@@ -223,6 +223,15 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 	if (c->gpus_per_node > c->gpus)
 		c->gpus_per_node = c->gpus;
 	c->cpu_cores_per_gpu = cpu_cores > 0 ? cpu_cores / c->gpus_per_node : 0;
+	if (gpus_per_node && !server && c->gpu) {
+		/* nodes that cannot be bought; part of one node (gpus == gpus per node) is fine */
+		char shape_why[256];
+		int sizes[64];
+		size_t ns = cat_node_sizes(c->gpu, sizes, 64);
+		int part = c->gpus == c->gpus_per_node && (!ns || c->gpus_per_node <= sizes[ns - 1]);
+		if (!part && !cat_node_shape_ok(cat, c->gpu, c->gpus_per_node, shape_why, sizeof(shape_why)))
+			die_usage("gpuscope estimate: --gpus-per-node %d: %s", c->gpus_per_node, shape_why);
+	}
 	diag_clear(&err);
 	if (model_links_from_catalog(c, cat, server, network_s, &err))
 		die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);

@@ -143,12 +143,14 @@ int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat
 		const char *ff = g->form_factor ? g->form_factor : "";
 		int socketed = !strcmp(ff, "sxm") || !strcmp(ff, "oam") || !strcmp(ff, "superchip");
 		const struct cat_link *gl = g->gpu_link ? catalog_get(cat, CAT_LINKS, g->gpu_link) : NULL;
-		if (socketed && g->gpu_link_gbps > 0 && gpn > 4 && g->vendor && !strcmp(g->vendor, "nvidia")) {
-			/* HGX/DGX boards of 8: NVLink through NVSwitch; gen 3 switches (Hopper on) reduce in-network */
+		/* the catalog says which boards add a switch: links.csv switch_link beyond domain_gpus */
+		const struct cat_link *sw = gl && gl->switch_link ? catalog_get(cat, CAT_LINKS, gl->switch_link) : NULL;
+		if (socketed && g->gpu_link_gbps > 0 && sw && !(gpn <= gl->domain_gpus)) {
+			/* HGX/DGX boards of 8, NVL72: NVLink through NVSwitch; gen 3 switches (Hopper on) reduce in-network */
 			cfg->intra_kind = MODEL_LINK_NVSWITCH;
 			cfg->intra_gbps = g->gpu_link_gbps;
-			cfg->intra_nvls = link_generation(gl) >= 4;
-			cfg->intra_lat_us = 1.5;
+			cfg->intra_nvls = link_generation(sw) >= 3;
+			cfg->intra_lat_us = sw->latency_us > 0 ? sw->latency_us : 1.5;
 		} else if (g->gpu_link_gbps > 0 && (socketed || gpn <= 2 ||
 			   (gpn <= 4 && g->gpu_link && strstr(g->gpu_link, "h200nvl")))) {
 			/* direct links: 4-GPU SXM boards, xGMI meshes, NVLink bridges joining pairs */

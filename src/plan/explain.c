@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "plan/plan_int.h"
 #include "util/units.h"
@@ -37,8 +38,16 @@ static double pcie_gbps_of(double gen)
 	return gen >= 6 ? 121 : gen >= 5 ? 63 : gen >= 4 ? 31.5 : 15.75;
 }
 
-static const char *link_words(enum model_link k, int nvls)
+/* The GPU fabric in words, named as its vendor names it (Infinity Fabric, on-die RoCE, NVLink). */
+static const char *link_words(enum model_link k, int nvls, const struct cat_gpu *g)
 {
+	const char *v = g && g->vendor ? g->vendor : "";
+	if (k == MODEL_LINK_NVLINK || k == MODEL_LINK_NVSWITCH) {
+		if (!strcasecmp(v, "amd"))
+			return "Infinity Fabric (xGMI)";
+		if (!strcasecmp(v, "intel"))
+			return "on-die RoCE Ethernet ports";
+	}
 	switch (k) {
 	case MODEL_LINK_NVSWITCH: return nvls ? "NVSwitch (with in-switch reduction)" : "NVSwitch";
 	case MODEL_LINK_NVLINK: return "NVLink";
@@ -171,7 +180,7 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	NOTEF(n->text,
 		 "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "
 		 "(communication %.0f%% in all): %.3g s instead of %.3g s, %.2fx the time",
-		 gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls), what,
+		 gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), what,
 		 100 * fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s),
 			    fmax(r.time.zero_comm_s, fmax(r.time.pp_p2p_s, r.time.ep_comm_s))) / r.time.step_s,
 		 100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s, n->ratio_time);
@@ -400,10 +409,10 @@ static void arch_text(const struct plan *p, const struct plan_choice *c, struct 
 		break;
 	case PLAN_ARCH_NODE_NVLINK:
 		NOTEF(ex->arch_text,
-			 "one node, several GPUs over NVLink: %d x %s joined by %s (%.0f GB/s a direction "
+			 "one node, several GPUs over %s: %d x %s joined by %s (%.0f GB/s a direction "
 			 "per GPU); tensor and data parallelism stay on the GPU links, no scale-out "
-			 "network is needed", c->gpus, hw->gpu->row.key,
-			 link_words(hw->intra_kind, hw->intra_nvls), hw->intra_gbps);
+			 "network is needed", link_words(hw->intra_kind, 0, hw->gpu), c->gpus,
+			 hw->gpu->row.key, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), hw->intra_gbps);
 		break;
 	case PLAN_ARCH_NODE_PCIE:
 		NOTEF(ex->arch_text,
@@ -424,7 +433,7 @@ static void arch_text(const struct plan *p, const struct plan_choice *c, struct 
 			 "%s between nodes; tensor parallelism (tp=%d) stays inside a node, pipeline "
 			 "(pp=%d) and data (dp=%d) parallelism cross the network",
 			 c->nodes, hw->gpus_per_node, hw->gpu->row.key,
-			 link_words(hw->intra_kind, hw->intra_nvls), plan_network_name(p, c, net, sizeof(net)),
+			 link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), plan_network_name(p, c, net, sizeof(net)),
 			 c->cfg.tp, c->cfg.pp, c->cfg.dp);
 		break;
 	}

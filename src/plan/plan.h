@@ -131,6 +131,11 @@ struct plan_hw {
 	char own_network[48];          /* "8x ib-ndr 400 Gb/s" */
 	double cpu_cores_per_gpu;      /* 0: unknown */
 	double node_power_kw;          /* full load, per node */
+	double rack_units;             /* U per node (NaN: unknown) */
+	double max_nic_gbps;           /* generic: fastest NIC the host feeds (NaN: any) */
+	/* the node's own scale-out ports (server NICs, on-die ports): link and count per node */
+	const struct cat_link *own_link;
+	double own_ports_per_node;
 	struct cost_basis cost;
 	int max_nodes;                 /* 1 when it has no scale-out network */
 };

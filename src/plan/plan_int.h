@@ -58,6 +58,8 @@ int plan_build_space(struct plan *p, struct diag *err);
 /* The precisions tried on a GPU, as a list; returns how many (0: none). */
 size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out,
 			   size_t max);
+/* Whether generic option hw may use fabric f (its host can feed that NIC speed). */
+int plan_fabric_allowed(const struct plan *p, size_t hw, size_t f);
 /* Fills the hardware and network fields of cfg for a slot; fabric -1: none/own. */
 void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,
 		      struct model_config *cfg);

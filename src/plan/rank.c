@@ -483,13 +483,18 @@ const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c
 
 	if (nodes_needed && hw->kind == PLAN_HW_GENERIC && c->fabric >= 0 && (size_t)c->fabric < p->nfab)
 		snprintf(net, sizeof(net), " --network %s", p->fab[c->fabric].link->row.key);
+	else if (nodes_needed && hw->kind == PLAN_HW_GENERIC && hw->own_link &&
+		 cat_has(hw->own_link->bw_gbps_per_dir))
+		/* on-die ports: N ports of the link per node */
+		snprintf(net, sizeof(net), " --network %s-%.0fx%.0f", hw->own_link->row.key,
+			 hw->own_ports_per_node, hw->own_link->bw_gbps_per_dir * 8);
 	else if (nodes_needed && hw->kind == PLAN_HW_CLOUD && hw->cloud && cat_has(hw->cloud->network_gbps))
 		/* the instance's network as one adapter, on the fabric whose latency plan used */
 		snprintf(net, sizeof(net), " --network roce-400-1x%g", hw->cloud->network_gbps);
 	if (g->cpu_cores_per_gpu > 0 && p->req.w->kind == WORKLOAD_PER_SAMPLE) {
 		size_t o = strlen(net);
 		/* data loading: the CPU cores the search gave the node */
-		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.17g",
+		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.0f",
 			 g->cpu_cores_per_gpu * g->gpus_per_node);
 	}
 	snprintf(buf, len, "--model %s --task %s --gpu %s%s%s%s %s", p->req.w->name,

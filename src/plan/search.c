@@ -280,7 +280,8 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 	for (s = 0; s < it->nslots; s++) {
 		struct plan_choice *c = &p->all[it->slots[s]];
 		const struct plan_hw *hw = &p->hw[c->hw];
-		int generic_multi = c->nodes > 1 && hw->kind == PLAN_HW_GENERIC && p->nfab > 0;
+		int generic_multi = c->nodes > 1 && hw->kind == PLAN_HW_GENERIC && p->nfab > 0 &&
+				    !(hw->own_inter_gbps_per_gpu > 0);
 		size_t nnet = generic_multi ? p->nfab : 1, f;
 
 		uint64_t enumerated = 0;
@@ -311,6 +312,10 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 			int pick = -1;
 			unsigned char *exact = wk->exact;
 			for (f = nnet; f-- > 0;) {
+				if (!plan_fabric_allowed(p, c->hw, f)) {
+					exact[f] = 0;
+					continue;
+				}
 				exact[f] = (unsigned char)scan_slot(wk, c, (int)f, fastest * PLAN_FABRIC_SLACK,
 								    &per_fab[f]);
 				if (exact[f] && per_fab[f].step_s < fastest)
@@ -383,10 +388,14 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					nodes_per_replica = (replica + gpn - 1) / gpn;
 					if (nodes_per_replica > hw->max_nodes)
 						break;
-					if (nodes_per_replica > 1 && hw->kind == PLAN_HW_GENERIC) {
-						if (!p->nfab)
+					if (nodes_per_replica > 1 && hw->kind == PLAN_HW_GENERIC &&
+					    !(hw->own_inter_gbps_per_gpu > 0)) {
+						/* the fastest the host feeds: serving is latency-bound */
+						for (fabric = (int)p->nfab - 1;
+						     fabric >= 0 && !plan_fabric_allowed(p, c->hw, (size_t)fabric); fabric--)
+							;
+						if (fabric < 0)
 							break;
-						fabric = (int)p->nfab - 1;  /* the fastest: serving is latency-bound */
 					}
 					t.nodes = (uint32_t)nodes_per_replica;
 					t.gpus = replica;

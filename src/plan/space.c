@@ -202,6 +202,11 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s)
 	h->max_nodes = cfg.inter_gbps_per_gpu > 0 ? 1 << 30 : 1;
 	h->cpu_cores_per_gpu = cores_per_gpu(p->cat, s);
 	h->node_power_kw = in.value[TCO_IN_POWER];
+	h->rack_units = in.value[TCO_IN_RACK_UNITS];
+	if (s->nic && cat_has(s->nic_count)) {
+		h->own_link = catalog_get(p->cat, CAT_LINKS, s->nic);
+		h->own_ports_per_node = s->nic_count;
+	}
 	p->nhw++;
 	return 0;
 no_price:
@@ -253,23 +258,52 @@ static const char *link_tag(enum model_link k, const struct cat_gpu *g)
 }
 
 /*
- * Generic nodes of n GPUs of one type.  SXM and OAM modules come on
- * baseboards of 4 or 8 (or alone, as one-GPU cloud shapes show);
- * superchips (Grace Hopper, Grace Blackwell) in nodes of 1, 2 or 4 (GH200,
- * GH200 NVL2, GB200 NVL4; larger NVLink domains are catalog servers such as
- * the NVL72 rack); PCIe cards in 1, 2, 4 or 8 slots, on PCIe, or paired by
- * NVLink bridges where the card has them (model_links_from_catalog decides
- * which fabric a node of n such GPUs has; the PCIe variant is added beside it).
+ * The node sizes a generic build of g is tried at: the counts the catalog
+ * says a node of it holds (gpus.csv node_gpus: SXM/OAM baseboards of 4 or
+ * 8, GB200 NVLink domains of 36 or 72, PCIe servers of 1-10), of which PCIe
+ * servers are tried at 1, 2, 4 and 8 (the counts their layouts divide
+ * into); each size must also be joined by the GPU's fabric
+ * (cat_node_shape_ok).  A GPU without node_gpus keeps the former sizes.
+ */
+static size_t generic_sizes(const struct plan *p, const struct cat_gpu *g, int *out, size_t max)
+{
+	static const int tried[] = {1, 2, 4, 8, 16, 36, 72};
+	int allowed[64];
+	size_t na = cat_node_sizes(g, allowed, sizeof(allowed) / sizeof(allowed[0])), i, k, n = 0;
+	char why[256];
+	for (i = 0; i < sizeof(tried) / sizeof(tried[0]) && n < max; i++) {
+		int size = tried[i];
+		if (na) {
+			for (k = 0; k < na && allowed[k] != size; k++)
+				;
+			if (k == na)
+				continue;
+		} else if (size > 8) {
+			continue;
+		}
+		if (!cat_node_shape_ok(p->cat, g, size, why, sizeof(why)))
+			continue;
+		out[n++] = size;
+	}
+	return n;
+}
+
+/*
+ * Generic nodes of n GPUs of one type, n from generic_sizes().  PCIe cards
+ * sit on PCIe, or are paired by NVLink bridges where the card has them
+ * (model_links_from_catalog decides which fabric a node of n such GPUs
+ * has; the PCIe variant is added beside it).  GPUs with on-die network
+ * ports (Gaudi) bring their own scale-out network: links.csv
+ * scaleout_ports of scaleout_link per GPU, and no NICs.
  */
 static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 {
-	static const int pcie_sizes[] = {1, 2, 4, 8};
-	static const int module_sizes[] = {1, 4, 8};
-	static const int superchip_sizes[] = {1, 2, 4};
 	int is_card = g->form_factor && !strcasecmp(g->form_factor, "pcie");
-	int is_superchip = g->form_factor && !strcasecmp(g->form_factor, "superchip");
-	const int *sizes = is_card ? pcie_sizes : is_superchip ? superchip_sizes : module_sizes;
-	size_t nsizes = is_card ? 4 : 3, i;
+	int sizes[8];
+	size_t nsizes = generic_sizes(p, g, sizes, 8), i;
+	const struct cat_link *gl = g->gpu_link ? catalog_get(p->cat, CAT_LINKS, g->gpu_link) : NULL;
+	const struct cat_link *ondie = gl && gl->scaleout_link && cat_has(gl->scaleout_ports) ?
+				       catalog_get(p->cat, CAT_LINKS, gl->scaleout_link) : NULL;
 	int variant;
 	char short_name[64];
 
@@ -326,9 +360,20 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 				 n == 1 || !*link_tag(cfg.intra_kind, g) ? "" : " ",
 				 n == 1 ? "" : link_tag(cfg.intra_kind, g));
 			h->cost = cb;
-			h->cpu_cores_per_gpu = generic_cores_per_gpu(p->cat, g);
+			/* whole cores per node, so the estimate line (--cpu-cores N) times the same */
+			h->cpu_cores_per_gpu = floor(generic_cores_per_gpu(p->cat, g) * n + 1e-9) / n;
 			h->max_nodes = 1 << 30;
 			h->node_power_kw = in.value[TCO_IN_POWER];
+			h->rack_units = in.value[TCO_IN_RACK_UNITS];
+			h->max_nic_gbps = cat_host_max_nic_gbps(p->cat, g);
+			if (ondie && cat_has(ondie->bw_gbps_per_dir)) {
+				h->own_inter_gbps_per_gpu = gl->scaleout_ports * ondie->bw_gbps_per_dir;
+				h->own_inter_lat_us = cat_has(ondie->latency_us) ? ondie->latency_us : 2.0;
+				h->own_link = ondie;
+				h->own_ports_per_node = gl->scaleout_ports * n;
+				snprintf(h->own_network, sizeof(h->own_network), "%gx %s on-die",
+					 gl->scaleout_ports * n, ondie->row.key);
+			}
 			p->nhw++;
 		}
 	}
@@ -531,6 +576,14 @@ static void build_slots(struct plan *p)
 		it->work = (double)it->nslots * (1 + log2(it->gpus + 1));
 	}
 	free(item_of);
+}
+
+int plan_fabric_allowed(const struct plan *p, size_t hw, size_t f)
+{
+	const struct plan_hw *h = &p->hw[hw];
+	double gbit = p->fab[f].link->bw_gbps_per_dir * 8;
+	/* a NIC faster than the host's x16 slot feeds cannot be bought for it */
+	return !(cat_has(h->max_nic_gbps) && gbit > h->max_nic_gbps * 1.001);
 }
 
 void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,

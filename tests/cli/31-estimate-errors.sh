@@ -66,6 +66,13 @@ expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --zero 4
 expect_err "--zero"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --tokens -5
 expect_err "--tokens"
+# nodes that cannot be bought: an SXM board of 64, SXM parts two to a node
+expect_rc 2 estimate --model llama2-7b --gpu h100-sxm5-80gb --gpus 64 --gpus-per-node 64
+expect_err "holds 4 or 8 GPUs, not 64"
+expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --gpus 16 --gpus-per-node 2
+expect_err "not 2"
+expect_rc 2 estimate --model llama2-7b --gpu a100-pcie-80gb --gpus 24 --gpus-per-node 12
+expect_err "holds 1-10 GPUs, not 12"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --bogus
 expect_err "unknown option"
 finish

@@ -14,10 +14,14 @@ expect_out "Pareto front, time against cost"
 expect_out "Why #1:"
 expect_out "architecture"
 expect_out "Alternatives"
-expect_out "Optimisations to turn on"
 # no progress bar when stderr is not a terminal, and nothing else on stderr
 CHECKS=$((CHECKS + 1))
 [ -z "$ERR" ] || fail "stderr is not empty: $ERR"
+
+# optimisations the first choice could turn on (FP8 on Hopper)
+expect_rc 0 plan --gpu h100-sxm5-80gb
+expect_out "Optimisations to turn on"
+expect_out "--precision fp8"
 
 # on a terminal, stderr shows a progress bar (and it is cleared at the end)
 if command -v script >/dev/null 2>&1; then
