@@ -1,9 +1,26 @@
 #!/bin/sh
 # Builds gpuscope with AddressSanitizer + UndefinedBehaviorSanitizer and
-# -Werror, then runs every test registered with ctest.
+# -Werror, then runs every test registered with ctest.  Then builds the
+# exporter and its unit tests with ThreadSanitizer and runs the exporter's
+# tests under it (any report fails the test); TSAN=0 skips that part.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build-asan}
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Asan -DGPUSCOPE_WERROR=ON
 cmake --build "$BUILD"
 ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)"
+
+[ "${TSAN:-1}" = 0 ] && exit 0
+TSAN_BUILD=${TSAN_BUILD:-$BUILD-tsan}
+cmake -S . -B "$TSAN_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Tsan -DGPUSCOPE_WERROR=ON
+units=$(for f in tests/unit/test_export_*.c tests/fuzz/fuzz_http.c; do
+	[ -e "$f" ] || continue
+	case $f in
+	*/fuzz_*) n=${f##*/fuzz_}; echo "replay_${n%.c}" ;;
+	*) n=${f##*/}; echo "${n%.c}" ;;
+	esac
+done)
+# shellcheck disable=SC2086 # one target per word
+cmake --build "$TSAN_BUILD" --target gpuscope $units
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
+	ctest --test-dir "$TSAN_BUILD" --output-on-failure -R 'export|fuzz/http'

@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "export/sanity.h"
 #include "export/xid.h"
 #include "host/host.h"
 #include "util/error.h"
@@ -88,6 +91,8 @@ struct collector {
 	double start_wall;
 	double process_start_s;
 	double collect_duration_s;
+	double last_stall_s;        /* CLOCK_MONOTONIC of the last collection with a stall; 0: none */
+	char last_stall_why[512];
 	struct snapshot *current;   /* guarded by lock */
 	size_t size_hint[EXPO_NFORMATS];
 	struct collector *next_abandoned;
@@ -173,6 +178,7 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
 	memset(r, 0, sizeof(*r));
 	if (!sl->static_at || now - sl->static_at >= STATIC_REFRESH_S) {
 		rc = b->static_info(sl->dev, &sl->scratch_st);
+		sanity_static(&sl->scratch_st);
 		sl->static_at = now;
 		/* a GPU lost half-way still told who it is: keep what was read */
 		if (rc == GPU_OK || (rc == GPU_ERR_LOST && !sl->res.have_static &&
@@ -182,16 +188,17 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
 			sl->res.st = sl->scratch_st;
 			sl->res.have_static = 1;
 			pthread_mutex_unlock(&sl->c->lock);
-		} else if (rc != GPU_ERR_LOST) {
+		} else {
 			(*errors)++;
 		}
 	}
 	r->rc = b->sample(sl->dev, WHAT_FAST, &sl->scratch);
+	sanity_sample(&sl->scratch);
 	r->s = sl->scratch;
 	r->have = 1;
 	if (r->rc != GPU_OK) {
-		if (r->rc != GPU_ERR_LOST)
-			(*errors)++;
+		/* a lost GPU's calls fail too: counted, so an alert on errors sees it */
+		(*errors)++;
 		return;
 	}
 	if (sl->c->o.processes && b->processes) {
@@ -489,8 +496,8 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	struct xview v;
 	struct snapshot *snap, *old;
 	uint64_t gen, errors = 0;
-	unsigned i, stalled = 0;
-	int f;
+	unsigned i, stalled = 0, lost = 0;
+	int f, healthy;
 	char why[512] = "";
 	double slow = NAN;
 
@@ -527,8 +534,30 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 				 l ? "; " : "", i, now - sl->busy_since);
 		}
 		errors += sl->errors;
+		lost += sl->lost != 0;
 		if (!isnan(sl->slow_duration_s) && sl->slow_duration_s > 0)
 			slow = isnan(slow) ? sl->slow_duration_s : fmax(slow, sl->slow_duration_s);
+	}
+	/*
+	 * /health: a stall now, or one within the hold time, fails it; so a
+	 * GPU whose calls keep running past --collect-timeout keeps /health
+	 * failed instead of flapping between its stalls.  Every GPU lost fails
+	 * it too: the exporter then has nothing left to serve.
+	 */
+	if (stalled) {
+		c->last_stall_s = now;
+		snprintf(c->last_stall_why, sizeof(c->last_stall_why), "%s", why);
+	}
+	healthy = !stalled;
+	if (healthy && c->last_stall_s > 0 && now - c->last_stall_s < 3 * c->o.interval_s + c->o.timeout_s) {
+		healthy = 0;
+		snprintf(why, sizeof(why), "%.1f s ago: %.400s", now - c->last_stall_s, c->last_stall_why);
+	}
+	if (c->nslots && lost == c->nslots) {
+		size_t l = strlen(why);
+		healthy = 0;
+		snprintf(why + l, sizeof(why) - l, "%severy GPU is lost (%u of %u)", l ? "; " : "", lost,
+			 c->nslots);
 	}
 	c->collections++;
 	memset(&v, 0, sizeof(v));
@@ -566,8 +595,8 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 		c->size_hint[f] = snap->len[f] + snap->len[f] / 8 + 256;
 	}
 	view_free(&v);
-	snap->healthy = stalled == 0;
-	snprintf(snap->health, sizeof(snap->health), "%s", stalled ? why : "ok");
+	snap->healthy = healthy;
+	snprintf(snap->health, sizeof(snap->health), "%s", healthy ? "ok" : why);
 	snap->refs = 1;
 
 	pthread_mutex_lock(&c->lock);
@@ -700,10 +729,22 @@ static void *kmsg_main(void *arg)
 	char buf[8192], line[8192];
 	size_t have = 0;
 	int fd = open(c->o.kmsg_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 
 	if (fd < 0) {
 		warning("export: cannot read the kernel log '%s': %s (XIDs from NVML events only)",
 			c->o.kmsg_path, strerror(errno));
+		goto out;
+	}
+	/*
+	 * The only character device that is a kernel log is /dev/kmsg (1:11);
+	 * /dev/zero or /dev/urandom would be read forever at full speed.
+	 */
+	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+	    !(major(st.st_rdev) == 1 && minor(st.st_rdev) == 11)) {
+		warning("export: '%s' is a device but not the kernel log (/dev/kmsg); "
+			"XIDs from NVML events only", c->o.kmsg_path);
+		close(fd);
 		goto out;
 	}
 	atomic_store(&c->kmsg_up, 1);
@@ -716,6 +757,13 @@ static void *kmsg_main(void *arg)
 		}
 		pthread_mutex_unlock(&c->lock);
 		n = read(fd, buf, sizeof(buf) - 1);
+		if (n > 0 && memchr(buf, '\0', (size_t)n)) {
+			/* kernel log records are text: this is not one */
+			warning("export: '%s' holds binary data, not kernel log lines; "
+				"XIDs from NVML events only", c->o.kmsg_path);
+			atomic_store(&c->kmsg_up, 0);
+			break;
+		}
 		if (n > 0) {
 			/* /dev/kmsg gives one record per read; a file gives lines */
 			ssize_t i;

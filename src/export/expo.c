@@ -90,22 +90,68 @@ char *expo_buf_steal(struct expo_buf *b, size_t *len)
 	return p;
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0 when it is not one.
+ */
+static size_t utf8_seq_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n, i;
+	unsigned lo = 0x80, hi = 0xbf;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* the second byte's range rules out overlongs, surrogates and > U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 void expo_escape_label_value(struct expo_buf *b, const char *s)
 {
 	const char *run = s;
-	for (; *s; s++) {
+	while (*s) {
 		const char *esc = NULL;
+		size_t n = 1, elen = 2;
 		if (*s == '\\')
 			esc = "\\\\";
 		else if (*s == '"')
 			esc = "\\\"";
 		else if (*s == '\n')
 			esc = "\\n";
-		if (!esc)
+		else if ((unsigned char)*s >= 0x80 && !(n = utf8_seq_len((const unsigned char *)s))) {
+			/* Prometheus rejects a whole scrape over one bad byte: U+FFFD instead */
+			esc = "\xef\xbf\xbd";
+			elen = 3;
+			n = 1;
+		}
+		if (!esc) {
+			s += n;
 			continue;
+		}
 		expo_buf_put(b, run, (size_t)(s - run));
-		expo_buf_put(b, esc, 2);
-		run = s + 1;
+		expo_buf_put(b, esc, elen);
+		s += n;
+		run = s;
 	}
 	expo_buf_put(b, run, (size_t)(s - run));
 }

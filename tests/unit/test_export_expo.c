@@ -58,6 +58,30 @@ static void test_label_escaping(void **state)
 	expo_buf_free(&b);
 }
 
+/* Label values are valid UTF-8 whatever the driver or /proc gives: bad bytes become U+FFFD. */
+static void test_label_utf8(void **state)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+		{"\xff\xfe" "bad", "\xef\xbf\xbd\xef\xbf\xbd" "bad"},
+		{"cut \xc3", "cut \xef\xbf\xbd"},                  /* truncated at the end */
+		{"\xe2\x82x", "\xef\xbf\xbd\xef\xbf\xbdx"},         /* truncated in the middle */
+		{"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},           /* overlong '/' */
+		{"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* a surrogate */
+		{"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+		{"q\"\x80\\", "q\\\"\xef\xbf\xbd\\\\"},
+	};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct expo_buf b;
+		expo_buf_init(&b);
+		expo_escape_label_value(&b, cases[i].in);
+		assert_string_equal(b.data ? b.data : "", cases[i].out);
+		expo_buf_free(&b);
+	}
+}
+
 static void test_text_family(void **state)
 {
 	struct expo_buf b;
@@ -175,6 +199,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_label_escaping),
+		cmocka_unit_test(test_label_utf8),
 		cmocka_unit_test(test_text_family),
 		cmocka_unit_test(test_openmetrics_family),
 		cmocka_unit_test(test_negotiate),
