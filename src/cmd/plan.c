@@ -27,6 +27,7 @@ static int json_flag, csv_flag, all_flag, servers_only, fp8_flag, no_explain;
 static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *report_path;
 static long max_batch, max_gpus = 4096, top_n = 10, threads;
 static double rate, latency_target, deadline, budget, power_kw, utilisation, years;
+static double rack_kw, storage_tb, checkpoint_every;
 static struct workload_opts wo = {
 	.cmd = "plan",
 	.default_model = "llama2-7b",
@@ -62,10 +63,13 @@ static const struct opt plan_opts[] = {
 	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 where the GPU has it"),
 	OPT_DOUBLE_("utilisation", &utilisation, "PCT", "onprem: % of hours the GPUs work (default 70)", 0, 100),
 	OPT_DOUBLE_("years", &years, "Y", "onprem: years of service (default: depreciation)", 0, 50),
+	OPT_DOUBLE_("rack-kw", &rack_kw, "KW", "onprem: kW per rack (default: air 41, liquid 132)", 0, 10000),
+	OPT_DOUBLE_("storage-tb", &storage_tb, "TB", "onprem: shared storage to buy (default 2 TB per GPU)", 0, 1e9),
+	OPT_DURATION_("checkpoint-every", &checkpoint_every, "TIME", "checkpoint interval (default: the optimum)"),
 	OPT_GROUP_("ranking and constraints"),
-	OPT_STRING_("objective", &objective_s, "WHAT", "cost (default), time, energy, balanced (time x cost)"),
+	OPT_STRING_("objective", &objective_s, "WHAT", "cost (default), time, energy, balanced, capex"),
 	OPT_DURATION_("deadline", &deadline, "TIME", "finish within this time (30d, 36h)"),
-	OPT_QUANTITY_("budget", &budget, "USD", "spend at most this (inference: per hour)", "USD"),
+	OPT_QUANTITY_("budget", &budget, "USD", "at most this (per hour to serve; to buy: capex)", "USD"),
 	OPT_DOUBLE_("power-kw", &power_kw, "KW", "full-load power of all servers at most this", 0, 1e9),
 	OPT_INT_("top", &top_n, "N", "choices to list (default 10)", 1, 1000),
 	OPT_INT_("threads", &threads, "N", "search threads (default: every core)", 0, 1024),
@@ -272,7 +276,7 @@ static const char *fmt_si(double v, char *b, size_t len)
 	if (!*u && v < 10)
 		snprintf(b, len, v == 0 ? "0" : "%.2f", v);
 	else
-		snprintf(b, len, v >= 100 || !*u ? "%.0f%s" : "%.2g%s", v, u);
+		snprintf(b, len, v >= 100 || !*u ? "%.0f%s" : "%.3g%s", v, u);
 	return b;
 }
 
@@ -417,8 +421,11 @@ static void choice_row(struct table *tb, const struct plan *p, size_t rank, cons
 		table_cell(tb, "*");
 	table_cellf(tb, "%ux%d %s", c->nodes, hw->gpus_per_node, hw->label);
 	table_cell(tb, plan_layout_code(&c->cfg, b, sizeof(b)));
-	table_cellf(tb, "%.0fG %2.0f%%", c->res.mem.total_bytes / 1073741824.0,
-		    100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
+	if (infer)
+		table_cellf(tb, "%.0fG %2.0f%%", c->res.mem.total_bytes / 1073741824.0,
+			    100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
+	else
+		table_cellf(tb, "%.0f%%", 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
 	if (infer) {
 		table_cell(tb, fmt_step(c->latency_s, a, sizeof(a)));
 		table_cellf(tb, "%d", c->replicas);
@@ -428,17 +435,29 @@ static void choice_row(struct table *tb, const struct plan *p, size_t rank, cons
 		if (!narrow)
 			table_cell(tb, fmt_si(c->energy_kwh, a, sizeof(a)));
 	} else {
-		table_cell(tb, fmt_step(c->res.time.step_s, a, sizeof(a)));
 		if (!narrow)
 			table_cell(tb, fmt_si(c->res.tokens_per_s > 0 ? c->res.tokens_per_s :
 					      c->res.samples_per_s, a, sizeof(a)));
-		table_cellf(tb, "%.0f%%", 100 * c->res.mfu);
 		table_cell(tb, fmt_dur(c->hours * 3600, a, sizeof(a)));
 		table_cell(tb, fmt_usd(c->cost_usd, a, sizeof(a)));
-		if (!narrow)
-			table_cell(tb, fmt_si(c->energy_kwh, a, sizeof(a)));
+		table_cell(tb, c->has_bom ? fmt_usd(c->bom.capex_usd, a, sizeof(a)) : "rent");
 	}
 }
+
+/* The throughput column says what it counts: "tok/s", "img/s", "vol/s" ... */
+static const char *rate_label(const struct workload *w, char *b, size_t len)
+{
+	const char *u = w->sample_unit[0] ? w->sample_unit : "samples";
+	if (w->kind == WORKLOAD_TRANSFORMER)
+		snprintf(b, len, "tok/s");
+	else if (!strncmp(u, "image", 5))
+		snprintf(b, len, "img/s");
+	else
+		snprintf(b, len, "%.3s/s", u);
+	return b;
+}
+
+static char rate_buf[16];
 
 static struct table *choice_table(const struct plan *p, const struct workload *w, int narrow)
 {
@@ -447,7 +466,7 @@ static struct table *choice_table(const struct plan *p, const struct workload *w
 	table_column(tb, "#", ALIGN_RIGHT);
 	table_column(tb, "hardware", ALIGN_LEFT);
 	table_column(tb, "layout", ALIGN_LEFT);
-	table_column(tb, "mem/GPU", ALIGN_RIGHT);
+	table_column(tb, infer ? "mem/GPU" : "mem", ALIGN_RIGHT);
 	if (infer) {
 		table_column(tb, "latency", ALIGN_RIGHT);
 		table_column(tb, "copies", ALIGN_RIGHT);
@@ -457,14 +476,11 @@ static struct table *choice_table(const struct plan *p, const struct workload *w
 		if (!narrow)
 			table_column(tb, "kWh/h", ALIGN_RIGHT);
 	} else {
-		table_column(tb, "step", ALIGN_RIGHT);
 		if (!narrow)
-			table_column(tb, w->kind == WORKLOAD_TRANSFORMER ? "tok/s" : "smp/s", ALIGN_RIGHT);
-		table_column(tb, "MFU", ALIGN_RIGHT);
+			table_column(tb, rate_label(w, rate_buf, sizeof(rate_buf)), ALIGN_RIGHT);
 		table_column(tb, "time", ALIGN_RIGHT);
 		table_column(tb, "cost", ALIGN_RIGHT);
-		if (!narrow)
-			table_column(tb, "kWh", ALIGN_RIGHT);
+		table_column(tb, "capex", ALIGN_RIGHT);
 	}
 	return tb;
 }
@@ -486,10 +502,46 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 	if (c->cfg.task != MODEL_TASK_INFER) {
 		snprintf(buf, sizeof(buf),
 			 "compute %.0f%%, exposed communication %.0f%%, pipeline bubble %.0f%%, data "
-			 "loading %.0f%%, optimizer and overhead %.0f%% of %.3g s",
+			 "loading %.0f%%, optimizer and overhead %.0f%% of %.3g s; MFU %.0f%%",
 			 100 * ex->compute_share, 100 * ex->comm_share, 100 * ex->bubble_share,
-			 100 * ex->data_share, 100 * ex->other_share, c->res.time.step_s);
+			 100 * ex->data_share, 100 * ex->other_share, c->res.time.step_s, 100 * c->res.mfu);
 		wrap("  step         ", buf, 15);
+	}
+	if (c->cfg.task != MODEL_TASK_INFER && c->gp.goodput < 0.9995) {
+		char e1[32], e2[32];
+		snprintf(buf, sizeof(buf),
+			 "%.1f%% of the wall time trains: checkpoints %.1f%% (%.0f s to write %s every %s), "
+			 "interruptions %.1f%% (%.3g expected at %.3g per 1,000 GPU-hours, each a restart "
+			 "and half an interval recomputed)",
+			 100 * c->gp.goodput, 100 * c->gp.ckpt_hours / c->hours, c->gp.ckpt_write_s,
+			 unit_format_bytes(c->gp.ckpt_bytes, e1, sizeof(e1)),
+			 fmt_dur(c->gp.ckpt_every_s, e2, sizeof(e2)), 100 * c->gp.fail_hours / c->hours,
+			 c->gp.interruptions, 1000 * c->gp.fail_rate_per_gpu_hour);
+		wrap("  goodput      ", buf, 15);
+	}
+	if (c->has_bom) {
+		char a1[32], a2[32], a3[32], a4[32], a5[32], a6[32], sw[96];
+		const struct bom *b = &c->bom;
+		char fab[320];
+		if (b->tiers)
+			snprintf(fab, sizeof(fab),
+				 "%d-tier fabric %s: switches %s %s, %.0f NIC ports%s, %.0f optics, %.0f cables",
+				 b->tiers, fmt_usd(b->fabric_usd, a3, sizeof(a3)), bom_switch_text(b, sw, sizeof(sw)),
+				 fmt_usd(b->switch_usd, a4, sizeof(a4)), b->nics,
+				 b->nics_bought > 0 ? "" : " (in the server price)", b->optics, b->cables);
+		else
+			snprintf(fab, sizeof(fab), "no scale-out fabric");
+		snprintf(buf, sizeof(buf),
+			 "%s: %.0f server%s %s, %.0f %s-cooled rack%s of %.0f kW (%.0f server%s a rack)%s%s; "
+			 "%s; %.0f TB storage %s; %.0f kW at the wall (PUE %.2f)%s%s",
+			 fmt_usd(b->capex_usd, a1, sizeof(a1)), b->servers, b->servers == 1 ? "" : "s",
+			 fmt_usd(b->server_usd, a2, sizeof(a2)), b->racks, b->cooling,
+			 b->racks == 1 ? "" : "s", b->rack_kw, b->nodes_per_rack, b->nodes_per_rack == 1 ? "" : "s",
+			 b->cooling_usd > 0 ? ", liquid plant " : "",
+			 b->cooling_usd > 0 ? fmt_usd(b->cooling_usd, a5, sizeof(a5)) : "", fab, b->storage_tb,
+			 fmt_usd(b->storage_usd, a6, sizeof(a6)), b->power_kw, b->pue,
+			 b->missing[0] ? "; unpriced: " : "", b->missing);
+		wrap("  buy          ", buf, 15);
 	}
 	snprintf(buf, sizeof(buf), "gpuscope estimate %s", plan_estimate_args(p, c, flags, sizeof(flags)));
 	wrap("  check it     ", buf, 15);
@@ -557,6 +609,8 @@ static void print_no_answer(const struct plan *p)
 			what[k++] = "budget";
 		if (req->power_kw > 0)
 			what[k++] = "power limit";
+		if (req->rack_kw > 0 && k < 3 && (m->violates & PLAN_VIOL_RACK))
+			what[k++] = "rack power";
 		snprintf(buf, sizeof(buf),
 			 "no configuration meets the %s%s%s%s%s; the nearest miss is %ux%d %s (%s): %s, "
 			 "%s, %.1f kW, %s the tightest constraint",
@@ -632,7 +686,9 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem/GPU: GiB and % of "
 		 "capacity; cost and energy per hour" :
 		 "layout: t tensor, p pipeline, v virtual stages, d data, e expert parallel (1s left out); "
-		 "z ZeRO stage; rf full recompute; m micro-batch; mem/GPU: GiB and % of capacity", 0);
+		 "z ZeRO stage; rs/rf selective/full recompute; m micro-batch; mem: % of each GPU's memory; "
+		 "time: to finish, checkpoints and interruptions included; cost: the run on owned "
+		 "hardware (TCO) or rented; capex: the bill of materials to buy", 0);
 
 	printf("\nPareto front, time against cost: %zu choice%s (fastest first)\n", plan_nfront(p),
 	       plan_nfront(p) == 1 ? "" : "s");
@@ -662,7 +718,7 @@ struct field {
 	int is_int, is_bool;
 };
 
-#define MAXF 96
+#define MAXF 112
 
 static size_t choice_fields(const struct plan *p, const struct plan_choice *c, long rank,
 			    struct field *f, char bufs[][64], char *args, size_t args_len)
@@ -764,6 +820,15 @@ static size_t choice_fields(const struct plan *p, const struct plan_choice *c, l
 	TXT("violates", viol);
 	NUM("miss", c->miss);
 	NUM("fabric_best_step_s", c->fabric_best_step_s);
+	NUM("capex_usd", c->has_bom ? c->bom.capex_usd : NAN);
+	NUM("goodput", c->gp.goodput);
+	NUM("ideal_hours", c->gp.ideal_hours);
+	NUM("checkpoint_bytes", c->gp.ckpt_bytes);
+	NUM("checkpoint_write_s", c->gp.ckpt_write_s);
+	NUM("checkpoint_every_s", c->gp.ckpt_every_s);
+	NUM("checkpoint_hours", c->gp.ckpt_hours);
+	NUM("interruptions", c->gp.interruptions);
+	NUM("interruption_hours", c->gp.fail_hours);
 	TXT("estimate_args", plan_estimate_args(p, c, args, args_len));
 #undef NUM
 #undef INT
@@ -796,6 +861,7 @@ static json_t *choice_json(const struct plan *p, const struct plan_choice *c, lo
 	n = choice_fields(p, c, rank, f, bufs, args, sizeof(args));
 	for (i = 0; i < n; i++)
 		json_object_set_new(o, f[i].name, field_json(&f[i]));
+	json_object_set_new(o, "bom", c->has_bom ? bom_json(&c->bom) : json_null());
 	return o;
 }
 
@@ -1040,10 +1106,10 @@ int cmd_plan(int argc, char **argv)
 	if (objective_s) {
 		int o = plan_objective_from_name(objective_s);
 		if (o < 0) {
-			static const char *const names[] = {"time", "cost", "energy", "balanced"};
+			static const char *const names[] = {"time", "cost", "energy", "balanced", "capex"};
 			char hint[128];
-			suggest_hint(objective_s, names, 4, hint, sizeof(hint));
-			DIE("--objective '%s' is not time, cost, energy or balanced%s", objective_s, hint);
+			suggest_hint(objective_s, names, 5, hint, sizeof(hint));
+			DIE("--objective '%s' is not time, cost, energy, balanced or capex%s", objective_s, hint);
 		}
 		req.objective = (enum plan_objective)o;
 	}
@@ -1053,6 +1119,16 @@ int cmd_plan(int argc, char **argv)
 	if ((utilisation > 0 || years > 0) && req.buy == PLAN_BUY_CLOUD)
 		DIE("--utilisation and --years price owned hardware; they do not apply to --buy cloud");
 	req.servers_only = servers_only;
+	if (req.buy == PLAN_BUY_CLOUD && (req.objective == PLAN_OBJ_CAPEX || rack_kw > 0 || storage_tb > 0))
+		DIE("--objective capex, --rack-kw and --storage-tb size a purchase; they do not apply to --buy cloud");
+	if (rack_kw > 0 && rack_kw < 1)
+		DIE("--rack-kw %g: a rack of under 1 kW holds no GPU server; racks run 5-40 kW air-cooled, "
+		    "up to about 130 kW liquid-cooled", rack_kw);
+	if (checkpoint_every > 0 && req.base.task == MODEL_TASK_INFER)
+		DIE("--checkpoint-every is for training");
+	req.rack_kw = rack_kw;
+	req.storage_tb = storage_tb;
+	req.checkpoint_every_s = checkpoint_every;
 	if (gpu_s)
 		req.ngpus = parse_gpus(cat, gpu_s, &gpus);
 	req.gpus = gpus;

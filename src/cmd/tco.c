@@ -11,6 +11,7 @@
 
 #include "catalog/catalog.h"
 #include "cmd/cmd.h"
+#include "cost/bom.h"
 #include "cost/cost.h"
 #include "report/html.h"
 #include "report/svg.h"
@@ -21,6 +22,9 @@
 static int json_flag, rack_unit_space, no_cloud;
 static const char *server_name, *gpu_name, *cloud_name, *precision_name, *report_path;
 static long gpus_flag;
+static double rack_kw_flag, storage_tb_flag = -1;
+static struct bom bill;       /* the bill of materials of the servers owned */
+static int have_bill;
 static double flag_value[TCO_NINPUTS];
 
 /* A number flag for one TCO input; its name must be tco_input_desc(id)->flag (checked). */
@@ -46,9 +50,11 @@ static const struct opt tco_opts[] = {
 	NUM(TCO_IN_COLO, "colo", "USD", "colocation, USD per kW-month of full-load power"),
 	OPT_FLAG_("rack-unit-space", &rack_unit_space, "bill space per rack unit instead of per kW"),
 	NUM(TCO_IN_RACK_UNIT_PRICE, "rack-unit-price", "USD", "space, USD per U-month (with --rack-unit-space)"),
-	NUM(TCO_IN_STAFF, "staff", "USD", "operations staff, USD per server-year"),
+	NUM(TCO_IN_STAFF, "staff", "USD", "operations staff, USD per rack-year"),
 	NUM(TCO_IN_SUPPORT, "support", "PCT", "support contract, % of the price per year"),
-	NUM(TCO_IN_ADDON, "addon", "PCT", "network and storage add-on, % of the price"),
+	NUM(TCO_IN_ADDON, "addon", "PCT", "flat add-on, % of the price, instead of the BOM"),
+	OPT_DOUBLE_("rack-kw", &rack_kw_flag, "KW", "power per rack (default: air 41, liquid 132)", 0, 10000),
+	OPT_DOUBLE_("storage-tb", &storage_tb_flag, "TB", "shared storage bought (default 2 TB a GPU)", 0, 1e9),
 	NUM(TCO_IN_RESIDUAL, "residual", "PCT", "resale value at the end, % of the price"),
 	NUM(TCO_IN_CAPITAL, "cost-of-capital", "PCT", "cost of capital, %/year (discount rate of the NPV)"),
 	OPT_GROUP_("cloud comparator"),
@@ -154,7 +160,7 @@ static const char *input_text(const struct tco_inputs *in, enum tco_input id, do
 	switch (id) {
 	case TCO_IN_PRICE:
 	case TCO_IN_STAFF:
-		snprintf(b, 64, "%s%s", usd(v, 0), id == TCO_IN_STAFF ? "/server-yr" : "");
+		snprintf(b, 64, "%s%s", usd(v, 0), id == TCO_IN_STAFF ? "/rack-yr" : "");
 		break;
 	case TCO_IN_ELECTRICITY:
 		snprintf(b, 64, "%s/kWh", usd(v, 3));
@@ -236,9 +242,15 @@ static void account(const struct tco_inputs *in, const struct tco_result *r, jso
 		printf("\nCapital, paid at month 0\n");
 	snprintf(e, sizeof(e), "%s x %s", num(r->servers, 0), usd(v[TCO_IN_PRICE], 0));
 	arith(steps, "servers", e, usd(r->server_capex_usd, 0));
-	snprintf(e, sizeof(e), "%s x %g %% (network, storage)", usd(r->server_capex_usd, 0),
-		 v[TCO_IN_ADDON]);
-	arith(steps, "add-on", e, usd(r->addon_usd, 0));
+	if (in->extra_capex_usd > 0 && have_bill) {
+		snprintf(e, sizeof(e), "fabric %s + storage %s (%s TB) + cooling %s", usd(bill.fabric_usd, 0),
+			 usd(bill.storage_usd, 0), num(bill.storage_tb, 0), usd(bill.cooling_usd, 0));
+		arith(steps, "bill", e, usd(r->addon_usd, 0));
+	} else {
+		snprintf(e, sizeof(e), "%s x %g %% (network, storage)", usd(r->server_capex_usd, 0),
+			 v[TCO_IN_ADDON]);
+		arith(steps, "add-on", e, usd(r->addon_usd, 0));
+	}
 	snprintf(e, sizeof(e), "%s + %s", usd(r->server_capex_usd, 0), usd(r->addon_usd, 0));
 	arith(steps, "capex", e, usd(r->capex_usd, 0));
 	snprintf(e, sizeof(e), "%s x %g %% (resale after %g y)", usd(r->server_capex_usd, 0),
@@ -251,23 +263,33 @@ static void account(const struct tco_inputs *in, const struct tco_result *r, jso
 		 v[TCO_IN_UTILISATION], v[TCO_IN_POWER], v[TCO_IN_IDLE]);
 	snprintf(res, sizeof(res), "%.2f kW/server", r->avg_power_kw);
 	arith(steps, "avg power", e, res);
-	snprintf(e, sizeof(e), "%s x %.2f kW x %.2f PUE x %s h x %s/kWh", num(r->servers, 0),
-		 r->avg_power_kw, v[TCO_IN_PUE], num(in->hours_per_year, 0),
-		 usd(v[TCO_IN_ELECTRICITY], 3));
+	if (in->extra_kw > 0)
+		snprintf(e, sizeof(e), "(%s x %.2f + %.2f) kW x %.2f PUE x %s h x %s/kWh", num(r->servers, 0),
+			 r->avg_power_kw, in->extra_kw, v[TCO_IN_PUE], num(in->hours_per_year, 0),
+			 usd(v[TCO_IN_ELECTRICITY], 3));
+	else
+		snprintf(e, sizeof(e), "%s x %.2f kW x %.2f PUE x %s h x %s/kWh", num(r->servers, 0),
+			 r->avg_power_kw, v[TCO_IN_PUE], num(in->hours_per_year, 0),
+			 usd(v[TCO_IN_ELECTRICITY], 3));
 	snprintf(res, sizeof(res), "%s/yr", usd(r->energy_usd_per_year, 0));
 	arith(steps, "energy", e, res);
 	if (in->space == TCO_SPACE_RACK_UNIT)
 		snprintf(e, sizeof(e), "%s x %g U x %s/U-month x 12", num(r->servers, 0),
 			 v[TCO_IN_RACK_UNITS], usd(v[TCO_IN_RACK_UNIT_PRICE], 2));
+	else if (in->extra_kw > 0)
+		snprintf(e, sizeof(e), "(%s x %.2f + %.2f) kW x %s/kW-month x 12", num(r->servers, 0),
+			 v[TCO_IN_POWER], in->extra_kw, usd(v[TCO_IN_COLO], 2));
 	else
 		snprintf(e, sizeof(e), "%s x %.2f kW x %s/kW-month x 12", num(r->servers, 0),
 			 v[TCO_IN_POWER], usd(v[TCO_IN_COLO], 2));
 	snprintf(res, sizeof(res), "%s/yr", usd(r->space_usd_per_year, 0));
 	arith(steps, "space", e, res);
-	snprintf(e, sizeof(e), "%s x %s/server-yr", num(r->servers, 0), usd(v[TCO_IN_STAFF], 0));
+	snprintf(e, sizeof(e), "%s rack%s x %s/rack-yr", num(r->racks, r->racks == floor(r->racks) ? 0 : 2),
+		 r->racks == 1 ? "" : "s", usd(v[TCO_IN_STAFF], 0));
 	snprintf(res, sizeof(res), "%s/yr", usd(r->staff_usd_per_year, 0));
 	arith(steps, "staff", e, res);
-	snprintf(e, sizeof(e), "%s x %g %%/yr", usd(r->server_capex_usd, 0), v[TCO_IN_SUPPORT]);
+	snprintf(e, sizeof(e), "%s x %g %%/yr", usd(r->server_capex_usd + in->extra_capex_usd, 0),
+		 v[TCO_IN_SUPPORT]);
 	snprintf(res, sizeof(res), "%s/yr", usd(r->support_usd_per_year, 0));
 	arith(steps, "support", e, res);
 	snprintf(e, sizeof(e), "%s + %s + %s + %s", usd(r->energy_usd_per_year, 0),
@@ -614,8 +636,13 @@ static json_t *to_json(const struct catalog *cat, const struct tco_inputs *in,
 	T("usd_per_gpu_hour", usd_per_gpu_hour);
 	T("usd_per_pflop_hour", usd_per_pflop_hour);
 	T("owned_usd_per_month", owned_usd_per_month);
+	T("racks", racks);
 #undef T
+	json_object_set_new(t, "extra_kw", jnum(in->extra_kw));
+	json_object_set_new(t, "extra_capex_usd", jnum(in->extra_capex_usd));
 	json_object_set_new(o, "owned", t);
+	if (have_bill)
+		json_object_set_new(o, "bom", bom_json(&bill));
 
 	if (r->has_cloud) {
 		c = json_object();
@@ -893,7 +920,8 @@ int cmd_tco(int argc, char **argv)
 	for (i = 0; i < TCO_NINPUTS; i++)
 		flag_value[i] = NAN;
 	for (i = 0; tco_opts[i].type != OPT_END; i++)
-		if (tco_opts[i].type == OPT_DOUBLE) {
+		if (tco_opts[i].type == OPT_DOUBLE && tco_opts[i].value != &rack_kw_flag &&
+		    tco_opts[i].value != &storage_tb_flag) {
 			long id = (double *)tco_opts[i].value - flag_value;
 			if (strcmp(tco_opts[i].name, tco_input_desc((enum tco_input)id)->flag))
 				BUG("flag '--%s' is not input %ld's", tco_opts[i].name, id);
@@ -1008,6 +1036,31 @@ int cmd_tco(int argc, char **argv)
 			flag_value[TCO_IN_UTILISATION], flag_value[TCO_IN_UTILISATION],
 			flag_value[TCO_IN_UTILISATION] * 100);
 
+	if (isfinite(in.value[TCO_IN_POWER]) && in.value[TCO_IN_POWER] > 0 &&
+	    isfinite(in.value[TCO_IN_COUNT]) && in.value[TCO_IN_COUNT] >= 1) {
+		/* racks, fabric, storage and cooling for the servers owned (cost/bom.h) */
+		const struct cat_server *s = in.server_key ? catalog_get(cat, CAT_SERVERS, in.server_key) : NULL;
+		struct bom_in bi;
+		memset(&bi, 0, sizeof(bi));
+		bi.nodes = in.value[TCO_IN_COUNT];
+		bi.gpus_per_node = in.gpus_per_server;
+		bi.node_kw = in.value[TCO_IN_POWER];
+		bi.node_u = in.value[TCO_IN_RACK_UNITS];
+		bi.node_usd = in.value[TCO_IN_PRICE];
+		bi.cooling = s ? s->cooling : NULL;
+		bi.net = s && s->nic ? catalog_get(cat, CAT_LINKS, s->nic) : NULL;
+		bi.ports_per_node = s && cat_has(s->nic_count) ? s->nic_count : 0;
+		bi.ports_in_node_price = 1;
+		bi.rack_kw = rack_kw_flag;
+		bi.storage_tb = storage_tb_flag;
+		bi.pue = flag_value[TCO_IN_PUE];
+		diag_clear(&err);
+		if (bom_build(&bill, cat, &bi, &err))
+			die_usage("gpuscope tco: --%s: %s", err.field, err.msg);
+		have_bill = 1;
+		/* a flat --addon replaces the bill's parts; the racks stay */
+		tco_inputs_bom(&in, &bill, isnan(flag_value[TCO_IN_ADDON]));
+	}
 	if (tco_compute(&in, &r, &err))
 		die_input(&in, &err);
 

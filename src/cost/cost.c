@@ -6,17 +6,18 @@
  *   S servers of G GPUs each, price P per server, over Y years of H hours,
  *   with utilisation u (the fraction of hours the GPUs do paid work):
  *
- *   capex      = S*P * (1 + addon%)                       paid at month 0
+ *   capex      = S*P + BOM (fabric, storage, liquid cooling: cost/bom.h)
+ *                or S*P * (1 + addon%) with a flat add-on  paid at month 0
  *   residual   = S*P * residual%                          recovered at the end
  *   avg power  = idle + u * (full - idle)   per server    (linear server power
  *                model: Fan, Weber and Barroso, "Power provisioning for a
  *                warehouse-sized computer", ISCA 2007)
- *   energy/yr  = S * avg power * PUE * H * $/kWh
- *   space/yr   = S * full power * $/kW-month * 12         (colocation rents the
+ *   energy/yr  = (S * avg power + fabric/storage kW) * PUE * H * $/kWh
+ *   space/yr   = (S * full power + fabric/storage kW) * $/kW-month * 12 (colo rents the
  *                provisioned kW; power is metered on top, so both count)
  *             or S * rack units * $/U-month * 12
- *   staff/yr   = S * $/server-year
- *   support/yr = S*P * support%
+ *   staff/yr   = racks * $/rack-year                     (racks from the BOM)
+ *   support/yr = (S*P + BOM) * support%
  *   total      = capex + Y * (energy + space + staff + support) - residual
  *   $/GPU-h    = total / (S*G * Y*H * u)
  *   $/PFLOP-h  = $/GPU-h / (dense peak TFLOP/s / 1000)
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cost/bom.h"
 #include "cost/cost.h"
 
 static const struct tco_input_desc inputs[TCO_NINPUTS] = {
@@ -54,11 +56,10 @@ static const struct tco_input_desc inputs[TCO_NINPUTS] = {
 			 0, 1e5, 0},
 	[TCO_IN_RACK_UNIT_PRICE] = {"rack-unit-price", "rack_unit_usd_per_month", "USD/U-month",
 				    "rack-unit price", 0, 1e5, 0},
-	[TCO_IN_STAFF] = {"staff", "staff_usd_per_server_year", "USD/server-year", "staff cost",
+	[TCO_IN_STAFF] = {"staff", "staff_usd_per_rack_year", "USD/rack-year", "staff cost",
 			  0, 1e8, 0},
 	[TCO_IN_SUPPORT] = {"support", "support_pct_per_year", "%/year", "support contract", 0, 100, 0},
-	[TCO_IN_ADDON] = {"addon", "network_storage_addon_pct", "%", "network and storage add-on",
-			  0, 1000, 0},
+	[TCO_IN_ADDON] = {"addon", NULL, "%", "flat network and storage add-on", 0, 1000, 0},
 	[TCO_IN_RESIDUAL] = {"residual", "residual_value_pct", "%", "residual value", 0, 100, 0},
 	[TCO_IN_CAPITAL] = {"cost-of-capital", "cost_of_capital_pct", "%/year", "cost of capital",
 			    0, 100, 0},
@@ -99,6 +100,8 @@ int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct dia
 	set_text(in, TCO_IN_COUNT, 1, "default");
 	set_text(in, TCO_IN_UTILISATION, 70, "gpuscope default (an assumption: measure yours)");
 	set_text(in, TCO_IN_DISCOUNT, 0, "on-demand");
+	set_text(in, TCO_IN_ADDON, 0, "none: the bill of materials prices network and storage");
+	in->racks = NAN;
 	for (i = 0; i < TCO_NINPUTS; i++) {
 		const struct cat_facility *f;
 		if (!inputs[i].facility_key)
@@ -213,6 +216,21 @@ int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
 	return 0;
 }
 
+void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts)
+{
+	/* staff by the racks' share the servers fill: a quarter rack is staffed as a quarter */
+	in->racks = with_parts && b->nodes_per_rack > 0 ? b->servers / b->nodes_per_rack : NAN;
+	in->extra_capex_usd = with_parts ? b->fabric_usd + b->storage_usd + b->cooling_usd : 0;
+	in->extra_kw = with_parts ? b->it_kw - b->servers * in->value[TCO_IN_POWER] : 0;
+	if (in->extra_kw < 0)
+		in->extra_kw = 0;
+	if (with_parts && !strcmp(b->cooling, "liquid") && strncmp(in->source[TCO_IN_PUE], "--", 2)) {
+		in->value[TCO_IN_PUE] = b->pue;
+		snprintf(in->source[TCO_IN_PUE], sizeof(in->source[0]),
+			 "liquid-cooled racks (facility.csv pue_liquid_cooled_ai)");
+	}
+}
+
 void tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c)
 {
 	in->cloud_key = c->row.key;
@@ -316,21 +334,26 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 	r->utilisation = v[TCO_IN_UTILISATION] / 100;
 
 	r->server_capex_usd = r->servers * price;
-	r->addon_usd = r->server_capex_usd * v[TCO_IN_ADDON] / 100;
+	/* the bill of materials' fabric, storage and cooling, or a flat add-on */
+	r->addon_usd = r->server_capex_usd * v[TCO_IN_ADDON] / 100 + in->extra_capex_usd;
 	r->capex_usd = r->server_capex_usd + r->addon_usd;
 	r->residual_usd = r->server_capex_usd * v[TCO_IN_RESIDUAL] / 100;
+	r->racks = in->racks > 0 ? in->racks : r->servers;  /* no bill of materials: one per server */
 
 	r->avg_power_kw = idle + r->utilisation * (full - idle);
 	r->load_fraction = full > 0 ? r->avg_power_kw / full : 0;
-	r->energy_kwh_per_year = r->servers * r->avg_power_kw * v[TCO_IN_PUE] * in->hours_per_year;
+	/* switches, optics and storage draw around the clock */
+	r->energy_kwh_per_year = (r->servers * r->avg_power_kw + in->extra_kw) * v[TCO_IN_PUE] *
+				 in->hours_per_year;
 	r->energy_usd_per_year = r->energy_kwh_per_year * v[TCO_IN_ELECTRICITY];
 	if (in->space == TCO_SPACE_RACK_UNIT)
 		r->space_usd_per_year = r->servers * v[TCO_IN_RACK_UNITS] *
 					v[TCO_IN_RACK_UNIT_PRICE] * 12;
 	else
-		r->space_usd_per_year = r->servers * full * v[TCO_IN_COLO] * 12;
-	r->staff_usd_per_year = r->servers * v[TCO_IN_STAFF];
-	r->support_usd_per_year = r->server_capex_usd * v[TCO_IN_SUPPORT] / 100;
+		r->space_usd_per_year = (r->servers * full + in->extra_kw) * v[TCO_IN_COLO] * 12;
+	/* staff look after racks, not servers: an NVL72 rack is one server but a rack of work */
+	r->staff_usd_per_year = r->racks * v[TCO_IN_STAFF];
+	r->support_usd_per_year = (r->server_capex_usd + in->extra_capex_usd) * v[TCO_IN_SUPPORT] / 100;
 	r->opex_usd_per_year = r->energy_usd_per_year + r->space_usd_per_year +
 			       r->staff_usd_per_year + r->support_usd_per_year;
 

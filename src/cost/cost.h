@@ -49,9 +49,9 @@ enum tco_input {
 	TCO_IN_PUE,             /* ratio >= 1 */
 	TCO_IN_COLO,            /* USD per kW-month of provisioned power */
 	TCO_IN_RACK_UNIT_PRICE, /* USD per U-month */
-	TCO_IN_STAFF,           /* USD per server-year */
+	TCO_IN_STAFF,           /* USD per rack-year */
 	TCO_IN_SUPPORT,         /* % of price per year */
-	TCO_IN_ADDON,           /* % of price, network and storage */
+	TCO_IN_ADDON,           /* % of price, a flat add-on instead of the bill of materials */
 	TCO_IN_RESIDUAL,        /* % of price recovered at the end */
 	TCO_IN_CAPITAL,         /* % per year, discount rate of the NPV */
 	TCO_IN_CLOUD_PRICE,     /* USD per instance-hour, on-demand */
@@ -94,6 +94,10 @@ struct tco_inputs {
 	double cloud_gpus;          /* GPUs per instance */
 	int cloud_reserved;         /* 1: every hour of the period is paid, at the discount */
 	double hours_per_year;      /* TCO_HOURS_PER_YEAR unless a worked example says otherwise */
+	/* from the bill of materials (tco_inputs_bom); NaN/0 without one */
+	double racks;               /* racks the servers fill (a share of one counts as such); NaN: one per server */
+	double extra_capex_usd;     /* fabric + storage + liquid cooling */
+	double extra_kw;            /* switches, optics, storage: drawn around the clock */
 };
 
 /*
@@ -123,6 +127,15 @@ int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
 		       const struct cat_gpu *g, double n, char *why, size_t why_len,
 		       struct diag *err);
 
+struct bom;
+/*
+ * Takes the racks the servers fill, the fabric, storage and cooling capex
+ * and their power from a bill of materials sized for in's servers; a
+ * liquid-cooled bill brings its PUE unless a flag set one.  Without
+ * with_parts (a flat --addon) nothing is taken: staff stays per server.
+ */
+void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts);
+
 /* Sets the cloud comparator from a catalog instance. */
 void tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c);
 
@@ -144,8 +157,9 @@ struct tco_result {
 	double utilisation;                /* fraction */
 	/* one-off */
 	double server_capex_usd;           /* servers x price */
-	double addon_usd;                  /* server capex x add-on % */
+	double addon_usd;                  /* fabric, storage and cooling (BOM), or server capex x add-on % */
 	double capex_usd;                  /* sum of the two */
+	double racks;
 	double residual_usd;               /* server capex x residual %, returned at the end */
 	/* per year */
 	double load_fraction;              /* average power / full power of a server */

@@ -393,6 +393,71 @@ static void alt_tiers(const struct plan *p, const struct plan_choice *c, struct 
 		ratio_note(p, c, pcie, ex, "pcie", "best with no NVLink between GPUs (PCIe, or one GPU per node)");
 }
 
+/*
+ * What more money buys: against the fastest larger purchase of the same
+ * hardware when c is one node (the default ranking may have kept it below
+ * c, plan_demoted), or against the cheapest single node that meets the
+ * constraints when c spans several.
+ */
+static void alt_scale(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	const struct plan_choice *o = NULL;
+	struct plan_note *n;
+	char t1[32], t2[32], m1[32], m2[32], d[32];
+	size_t i;
+
+	if (!c->has_bom || p->base.task == MODEL_TASK_INFER)
+		return;
+	for (i = 0; i < p->nall; i++) {
+		const struct plan_choice *x = &p->all[i];
+		if (!x->fits || x->violates || !x->has_bom || x == c)
+			continue;
+		if (c->nodes == 1) {
+			if (x->hw != c->hw || x->nodes <= 1 || x->hours >= c->hours)
+				continue;
+			/* the largest count that is still at least twice as fast per dollar of capex is not sought:
+			 * the fastest shows the most the money can buy */
+			if (!o || x->hours < o->hours)
+				o = x;
+		} else {
+			if (x->nodes != 1)
+				continue;
+			if (!o || x->bom.capex_usd < o->bom.capex_usd)
+				o = x;
+		}
+	}
+	if (!o || !(o->bom.capex_usd > 0) || !(c->bom.capex_usd > 0))
+		return;
+	n = note(ex, "capex");
+	if (!n)
+		return;
+	n->fits = 1;
+	n->step_s = o->res.time.step_s;
+	n->ratio_time = o->hours / c->hours;
+	n->ratio_cost = o->cost_usd / c->cost_usd;
+	fmt_time(p, o->hours * 3600, t1, sizeof(t1));
+	fmt_time(p, c->hours * 3600, t2, sizeof(t2));
+	money(o->bom.capex_usd, m1, sizeof(m1));
+	money(c->bom.capex_usd, m2, sizeof(m2));
+	if (c->nodes == 1) {
+		money(o->bom.capex_usd - c->bom.capex_usd, d, sizeof(d));
+		NOTEF(n->text,
+		      "buying %ux%d %s instead (%s, %.1fx the capex) would finish in %s instead of %s: "
+		      "%s more buys %.1fx the speed%s", o->nodes, p->hw[o->hw].gpus_per_node,
+		      p->hw[o->hw].label, m1, o->bom.capex_usd / c->bom.capex_usd, t1, t2, d,
+		      c->hours / o->hours,
+		      plan_demoted(p, o, c) ? ", not worth several times the purchase for a job one node "
+		      "finishes this soon (--objective time ranks by speed)" : "");
+	} else {
+		money(c->bom.capex_usd - o->bom.capex_usd, d, sizeof(d));
+		NOTEF(n->text,
+		      "the extra %s over the cheapest single node that meets the constraints, %ux%d %s "
+		      "(%s to buy, %s), buys %.1fx the speed: %s instead of %s",
+		      d, o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label, m1, t1,
+		      o->hours / c->hours, t2, t1);
+	}
+}
+
 static void arch_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
@@ -492,6 +557,7 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 	alt_intra(p, c, ex);
 	alt_fabric(p, c, ex);
 	alt_one_node(p, c, ex);
+	alt_scale(p, c, ex);
 	alt_memory(p, c, ex);
 	alt_tiers(p, c, ex);
 	ex->nadvice = model_recommend(p->req.w, &c->cfg, ex->advice,

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "catalog/catalog.h"
+#include "cost/bom.h"
 #include "cost/cost.h"
 #include "model/model.h"
 #include "util/error.h"
@@ -51,6 +52,7 @@ enum plan_objective {
 	PLAN_OBJ_COST,      /* dollars for the whole run (inference: per hour) */
 	PLAN_OBJ_ENERGY,    /* GPU energy, kWh */
 	PLAN_OBJ_BALANCED,  /* time x cost: the product ranks as their geometric mean does */
+	PLAN_OBJ_CAPEX,     /* the cheapest cluster to buy (its bill of materials) */
 	PLAN_OBJ_COUNT
 };
 
@@ -92,6 +94,11 @@ struct plan_request {
 	double deadline_s;             /* time to finish (inference: latency target) */
 	double budget_usd;             /* cost of the run (inference: per hour) */
 	double power_kw;               /* full-load power of all the servers */
+	/* the bill of materials (owning) */
+	double rack_kw;                /* power per rack; 0: by cooling (facility rack_kw_air/liquid) */
+	double storage_tb;             /* shared storage bought, TB; 0: facility storage_tb_per_gpu */
+	/* goodput (training) */
+	double checkpoint_every_s;     /* 0: the optimum interval (Young/Daly) */
 	/* inference */
 	double rate_per_s;             /* requests per second to serve; 0: 1 */
 	int max_batch;                 /* largest batch a replica may run; 0: 256 */
@@ -136,6 +143,8 @@ struct plan_hw {
 	/* the node's own scale-out ports (server NICs, on-die ports): link and count per node */
 	const struct cat_link *own_link;
 	double own_ports_per_node;
+	const char *cooling;           /* server row's cooling; NULL: from the density */
+	struct tco_inputs *tco;        /* owned: the TCO inputs of one node (owned by the plan) */
 	struct cost_basis cost;
 	int max_nodes;                 /* 1 when it has no scale-out network */
 };
@@ -152,6 +161,24 @@ enum {
 	PLAN_VIOL_DEADLINE = 1u << 0,
 	PLAN_VIOL_BUDGET = 1u << 1,
 	PLAN_VIOL_POWER = 1u << 2,
+	PLAN_VIOL_RACK = 1u << 3,      /* a node draws more than --rack-kw */
+};
+
+/*
+ * Time lost at scale (training): checkpoints written every interval and
+ * interruptions at the catalog's failure rate per GPU-hour, each costing a
+ * restart and half an interval of lost work (docs/plan.md "Goodput").
+ */
+struct plan_goodput {
+	double ideal_hours;            /* the model's time to train, with nothing lost */
+	double goodput;                /* ideal / expected wall time, 0-1 */
+	double ckpt_bytes;             /* one checkpoint: weights and optimizer state */
+	double ckpt_write_s;           /* one checkpoint's write at the storage's bandwidth */
+	double ckpt_every_s;           /* interval between checkpoints */
+	double ckpt_hours;             /* time spent writing checkpoints */
+	double interruptions;          /* expected over the run */
+	double fail_hours;             /* restarts and recomputed work */
+	double fail_rate_per_gpu_hour;
 };
 
 /* The best layout found for one (hardware option, node count). */
@@ -175,6 +202,9 @@ struct plan_choice {
 	unsigned violates;             /* PLAN_VIOL_* */
 	double miss;                   /* the largest value/limit over the constraints (<= 1: met) */
 	double fabric_best_step_s;     /* generic multi-node: the fastest fabric's step time */
+	int has_bom;                   /* owned hardware: bom is filled */
+	struct bom bom;
+	struct plan_goodput gp;
 };
 
 struct plan_stats {
@@ -240,6 +270,11 @@ const struct plan_choice *plan_closest_fit(const struct plan *p);
  * meeting the constraints, else among those that fit; NULL when none fits.
  */
 const struct plan_choice *plan_best_on(const struct plan *p, size_t hw);
+/*
+ * Whether the default ranking put c below the single-node choice one
+ * because c costs several times as much to buy and is barely faster.
+ */
+int plan_demoted(const struct plan *p, const struct plan_choice *c, const struct plan_choice *one);
 /* Whether a choice lies on the front. */
 int plan_on_front(const struct plan *p, const struct plan_choice *c);
 /* Cheapest and fastest of everything that fits, ignoring constraints (NULL when none). */

@@ -15,7 +15,8 @@
 #include "plan/plan_int.h"
 #include "util/xalloc.h"
 
-static const char *const objective_names[PLAN_OBJ_COUNT] = {"time", "cost", "energy", "balanced"};
+static const char *const objective_names[PLAN_OBJ_COUNT] = {"time", "cost", "energy", "balanced",
+							     "capex"};
 
 const char *plan_objective_name(enum plan_objective o)
 {
@@ -38,36 +39,171 @@ static double time_metric(const struct plan *p, const struct plan_choice *c)
 }
 
 /*
- * Cost = $/GPU-hour of the hardware option x GPUs paid for x hours.  Whole
- * nodes are paid for; owned hardware at its TCO rate (cost/cost.h), rented
- * at the on-demand price.  Training: one run; inference: one hour.
+ * The bill of materials of a choice on owned hardware: its nodes, the
+ * fabric it runs over (a generic build's fabric, or the node's own NICs or
+ * on-die ports), racks and storage.  0, or -1 when a node draws more than
+ * --rack-kw.
+ */
+static int choice_bom(const struct plan *p, const struct plan_choice *c, struct bom *b)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	struct bom_in in;
+	struct diag err;
+	memset(&in, 0, sizeof(in));
+	/* inference: every replica's nodes; training: the slot's */
+	in.nodes = p->base.task == MODEL_TASK_INFER ?
+		   ceil((double)c->gpus / hw->gpus_per_node - 1e-9) : (double)c->nodes;
+	in.gpus_per_node = hw->gpus_per_node;
+	in.node_kw = hw->node_power_kw;
+	in.node_u = hw->rack_units;
+	in.node_usd = hw->tco ? hw->tco->value[TCO_IN_PRICE] : NAN;
+	in.cooling = hw->cooling;
+	if (c->fabric >= 0 && (size_t)c->fabric < p->nfab) {
+		in.net = p->fab[c->fabric].link;
+		in.ports_per_node = hw->gpus_per_node;  /* rail-optimised: one NIC per GPU */
+		in.ports_in_node_price = 0;
+	} else if (hw->own_link) {
+		in.net = hw->own_link;
+		in.ports_per_node = hw->own_ports_per_node;
+		in.ports_in_node_price = 1;
+	}
+	in.rack_kw = p->req.rack_kw;
+	in.storage_tb = p->req.storage_tb > 0 ? p->req.storage_tb : -1;
+	in.pue = NAN;
+	diag_clear(&err);
+	return bom_build(b, p->cat, &in, &err);
+}
+
+/*
+ * Checkpoint bytes: bf16 weights plus the optimizer's fp32 state
+ * (AdamW: master copy and two moments, 14 bytes a parameter; SGD with
+ * momentum 10; 8-bit Adam 8); adapters alone for LoRA and QLoRA (about 1 %
+ * of the parameters).
+ */
+static double checkpoint_bytes(const struct plan *p)
+{
+	double params = p->req.w->params, per = 14;
+	if (p->base.optimizer == MODEL_OPTIM_SGD)
+		per = 10;
+	else if (p->base.optimizer == MODEL_OPTIM_ADAM8BIT)
+		per = 8;
+	if (p->base.task == MODEL_TASK_LORA || p->base.task == MODEL_TASK_QLORA)
+		params *= 0.01;
+	return params * per;
+}
+
+/*
+ * Goodput (docs/plan.md): with interruptions at rate L per hour (the
+ * facility's failure rate per GPU-hour x GPUs), a restart of R hours, a
+ * checkpoint write of C hours every T hours of work, a run of W hours of
+ * work takes
+ *
+ *   wall = W (1 + C/T) / (1 - L (R + (T + C)/2))
+ *
+ * (each interruption costs the restart and, on average, half an interval
+ * of work and its checkpoint).  T defaults to Young's optimum sqrt(2 C / L);
+ * --checkpoint-every sets it.  The denominator is held at 0.05 or more: a
+ * run that loses more than 95 % of its time never finishes in practice.
+ */
+static void goodput(const struct plan *p, struct plan_choice *c, double write_gbs)
+{
+	struct plan_goodput *g = &c->gp;
+	double rate = catalog_facility(p->cat, "failure_rate_per_gpu_hour");
+	double restart_h = catalog_facility(p->cat, "restart_minutes") / 60;
+	double W = c->res.time_to_train_s / 3600, L, C, T, den, wall;
+
+	memset(g, 0, sizeof(*g));
+	g->ideal_hours = W;
+	g->goodput = 1;
+	if (!cat_has(rate) || rate < 0)
+		rate = 0;
+	if (!cat_has(restart_h) || restart_h < 0)
+		restart_h = 0;
+	g->fail_rate_per_gpu_hour = rate;
+	L = rate * c->gpus;
+	g->ckpt_bytes = checkpoint_bytes(p);
+	C = write_gbs > 0 ? g->ckpt_bytes / (write_gbs * 1e9) / 3600 : 0;
+	g->ckpt_write_s = C * 3600;
+	if (p->req.checkpoint_every_s > 0)
+		T = p->req.checkpoint_every_s / 3600;
+	else
+		T = L > 0 && C > 0 ? sqrt(2 * C / L) : W;
+	if (!(T > 0) || T > W)
+		T = W;  /* no checkpoint before the end */
+	g->ckpt_every_s = T * 3600;
+	den = 1 - L * (restart_h + (T + (T < W ? C : 0)) / 2);
+	if (den < 0.05)
+		den = 0.05;
+	wall = W * (1 + (T < W ? C / T : 0)) / den;
+	g->ckpt_hours = T < W ? W * C / T : 0;
+	g->fail_hours = wall - W - g->ckpt_hours;
+	g->interruptions = L * wall;
+	g->goodput = wall > 0 ? W / wall : 1;
+}
+
+/*
+ * Cost of owned hardware: the whole account of cost/cost.h for this many
+ * nodes and their bill of materials (fabric, storage, cooling, racks) as
+ * $/GPU-hour at the TCO utilisation, times GPUs paid for x hours; rented:
+ * the on-demand price.  Training: one run; inference: one hour.
  */
 void plan_score_choice(const struct plan *p, struct plan_choice *c)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
 	double paid = (double)c->nodes * hw->gpus_per_node, t;
-	double miss = 0;
+	double miss = 0, rate = hw->cost.usd_per_gpu_hour;
+	int rack_ok = 1;
 
+	c->has_bom = 0;
+	if (hw->tco) {
+		rack_ok = choice_bom(p, c, &c->bom) == 0;
+		c->has_bom = rack_ok;
+		if (rack_ok) {
+			struct tco_inputs in = *hw->tco;
+			struct diag err;
+			double r;
+			in.value[TCO_IN_COUNT] = c->bom.servers;
+			tco_inputs_bom(&in, &c->bom, 1);
+			diag_clear(&err);
+			if (!cost_owned_usd_per_gpu_hour(&in, &r, &err))
+				rate = r;
+		}
+	}
 	if (p->base.task == MODEL_TASK_INFER) {
 		c->hours = 1;
 		c->energy_kwh = c->res.power_w * c->gpus / 1000;
+		memset(&c->gp, 0, sizeof(c->gp));
+		c->gp.goodput = 1;
 	} else {
-		c->hours = c->res.time_to_train_s / 3600;
-		c->energy_kwh = c->res.energy_kwh;
+		struct bom sb;
+		double write_gbs = c->has_bom ? c->bom.storage_write_gbs : 0;
+		if (!c->has_bom && !choice_bom(p, c, &sb))
+			write_gbs = sb.storage_write_gbs;  /* rented: the same storage, to time checkpoints */
+		if (!(write_gbs > 0))
+			write_gbs = c->nodes * 1.0;  /* no shared storage: each node's NVMe, about 1 GB/s (E) */
+		goodput(p, c, write_gbs);
+		c->hours = c->res.time_to_train_s / 3600 / c->gp.goodput;
+		c->energy_kwh = c->res.energy_kwh / c->gp.goodput;
 	}
-	c->cost_usd = cost_run_usd(&hw->cost, paid * c->hours);
+	c->cost_usd = rate * paid * c->hours;
 	c->power_kw = c->nodes * hw->node_power_kw;
 	t = time_metric(p, c);
 	c->violates = 0;
+	if (!rack_ok) {
+		c->violates |= PLAN_VIOL_RACK;
+		miss = fmax(miss, p->req.rack_kw > 0 ? hw->node_power_kw / p->req.rack_kw : 2);
+	}
 	if (p->req.deadline_s > 0) {
 		if (t > p->req.deadline_s)
 			c->violates |= PLAN_VIOL_DEADLINE;
 		miss = fmax(miss, t / p->req.deadline_s);
 	}
 	if (p->req.budget_usd > 0) {
-		if (c->cost_usd > p->req.budget_usd)
+		/* --objective capex: the budget is for buying; otherwise for the run */
+		double spend = p->req.objective == PLAN_OBJ_CAPEX ? c->bom.capex_usd : c->cost_usd;
+		if (spend > p->req.budget_usd)
 			c->violates |= PLAN_VIOL_BUDGET;
-		miss = fmax(miss, c->cost_usd / p->req.budget_usd);
+		miss = fmax(miss, spend / p->req.budget_usd);
 	}
 	if (p->req.power_kw > 0) {
 		if (c->power_kw > p->req.power_kw)
@@ -84,6 +220,9 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		break;
 	case PLAN_OBJ_BALANCED:
 		c->score = t * c->cost_usd;
+		break;
+	case PLAN_OBJ_CAPEX:
+		c->score = c->has_bom ? c->bom.capex_usd : INFINITY;
 		break;
 	default:
 		c->score = t;
@@ -129,8 +268,10 @@ static void sort_choices(const struct plan *p, size_t *idx, size_t n, int front)
 			k[i].gpus = 0;
 		} else {
 			k[i].k[0] = c->score;
-			k[i].k[1] = c->cost_usd;
-			k[i].k[2] = time_metric(p, c);
+			k[i].k[1] = p->req.objective == PLAN_OBJ_CAPEX ? time_metric(p, c) : c->cost_usd;
+			/* equal cost: the smaller purchase first */
+			k[i].k[2] = p->req.objective == PLAN_OBJ_CAPEX || !c->has_bom ? c->cost_usd :
+				    c->bom.capex_usd;
 			k[i].gpus = c->gpus;
 		}
 		k[i].idx = idx[i];
@@ -140,6 +281,63 @@ static void sort_choices(const struct plan *p, size_t *idx, size_t n, int front)
 	for (i = 0; i < n; i++)
 		idx[i] = k[i].idx;
 	free(k);
+}
+
+/*
+ * The default ranking (by cost) keeps a cluster that costs several times
+ * as much to buy as the best single node below it unless it is
+ * correspondingly faster: a choice with k >= PLAN_SCALE_CAPEX times the
+ * node's capex must finish at least sqrt(k) times sooner (4x the money,
+ * twice as fast), and none is worth it when the node alone finishes
+ * within a day.  Cost on owned hardware assumes the extra GPUs do other
+ * paid work when this job does not need them; a buyer sizing for one job
+ * should not be sold them on that assumption alone.
+ */
+#define PLAN_SCALE_CAPEX 3.0
+/* A job one node finishes within a day gains nothing worth several times the capex from more. */
+#define PLAN_SCALE_DAY_S 86400.0
+
+static int barely_faster(const struct plan *p, const struct plan_choice *x, const struct plan_choice *one)
+{
+	double k, speedup;
+	if (!x->has_bom || !one->has_bom || !(one->bom.capex_usd > 0))
+		return 0;
+	k = x->bom.capex_usd / one->bom.capex_usd;
+	speedup = time_metric(p, one) / time_metric(p, x);
+	return k >= PLAN_SCALE_CAPEX && (speedup < sqrt(k) || time_metric(p, one) <= PLAN_SCALE_DAY_S);
+}
+
+static void demote_barely_faster(const struct plan *p, size_t *idx, size_t n)
+{
+	size_t s, i, k = 0, nd = 0, *keep, *down;
+	if (p->req.objective != PLAN_OBJ_COST || p->base.task == MODEL_TASK_INFER)
+		return;
+	for (s = 0; s < n && p->all[idx[s]].nodes != 1; s++)
+		;
+	if (s == n || s == 0)
+		return;
+	keep = xcalloc(n + 1, sizeof(size_t));
+	down = xcalloc(n + 1, sizeof(size_t));
+	for (i = 0; i < s; i++) {
+		if (barely_faster(p, &p->all[idx[i]], &p->all[idx[s]]))
+			down[nd++] = idx[i];
+		else
+			keep[k++] = idx[i];
+	}
+	keep[k++] = idx[s];
+	for (i = 0; i < nd; i++)
+		keep[k++] = down[i];
+	for (i = s + 1; i < n; i++)
+		keep[k++] = idx[i];
+	memcpy(idx, keep, n * sizeof(size_t));
+	free(keep);
+	free(down);
+}
+
+int plan_demoted(const struct plan *p, const struct plan_choice *c, const struct plan_choice *one)
+{
+	return p->req.objective == PLAN_OBJ_COST && p->base.task != MODEL_TASK_INFER &&
+	       c->nodes > 1 && one && one->nodes == 1 && barely_faster(p, c, one);
 }
 
 void plan_rank(struct plan *p)
@@ -162,6 +360,8 @@ void plan_rank(struct plan *p)
 	}
 	sort_choices(p, fit, nfit, 0);
 	sort_choices(p, ok, n, 0);
+	demote_barely_faster(p, fit, nfit);
+	demote_barely_faster(p, ok, n);
 
 	/*
 	 * The ranked list names each GPU type once, with its best server,
@@ -328,6 +528,8 @@ void plan_free(struct plan *p)
 	for (i = 0; i < p->nitems; i++)
 		free(p->items[i].slots);
 	free(p->items);
+	for (i = 0; i < p->nhw; i++)
+		free(p->hw[i].tco);
 	free(p->hw);
 	free(p->fab);
 	free(p->net);

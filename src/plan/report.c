@@ -190,13 +190,13 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 {
 	static const char *const head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
 					   "memory per GPU", "step", "throughput", "MFU",
-					   "time", "cost", "energy"};
-	char cells[12][96];
-	const char *cp[12];
+					   "time", "cost", "energy", "capex", "racks"};
+	char cells[14][96];
+	const char *cp[14];
 	size_t i, k;
 
 	html_table_begin(d, id, caption);
-	html_table_head(d, head, 12);
+	html_table_head(d, head, 14);
 	for (i = 0; i < n; i++) {
 		const struct plan_choice *c = rows[i];
 		const struct plan_hw *hw = &p->hw[c->hw];
@@ -221,10 +221,69 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 			snprintf(cells[9], 96, "%s", unit_format_duration(c->hours * 3600, a, sizeof(a)));
 		snprintf(cells[10], 96, "$%.0f%s", c->cost_usd, p->base.task == MODEL_TASK_INFER ? "/h" : "");
 		snprintf(cells[11], 96, "%.4g kWh%s", c->energy_kwh, p->base.task == MODEL_TASK_INFER ? "/h" : "");
-		for (k = 0; k < 12; k++)
+		if (c->has_bom) {
+			snprintf(cells[12], 96, "$%.0f", c->bom.capex_usd);
+			snprintf(cells[13], 96, "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
+		} else {
+			snprintf(cells[12], 96, "rented");
+			snprintf(cells[13], 96, "-");
+		}
+		for (k = 0; k < 14; k++)
 			cp[k] = cells[k];
-		html_table_row(d, cp, 12);
+		html_table_row(d, cp, 14);
 	}
+	html_table_end(d);
+}
+
+/* One row of the bill: the item, how many, the total and the catalog row it is priced from. */
+static void bom_row(struct html_doc *d, const char *what, double count, double usd,
+		    const struct cat_part *part)
+{
+	char n[32], m[32], src[320];
+	const char *row[4] = {what, n, m, src};
+	snprintf(n, sizeof(n), "%.0f", count);
+	snprintf(m, sizeof(m), "$%.0f", usd);
+	if (part)
+		snprintf(src, sizeof(src), "%s (%s, %s)", part->row.key, part->row.source ? part->row.source : "",
+			 part->row.as_of ? part->row.as_of : "");
+	else
+		snprintf(src, sizeof(src), "-");
+	html_table_row(d, row, 4);
+}
+
+static void bom_table(struct html_doc *d, const struct bom *b)
+{
+	static const char *const head[] = {"item", "count", "USD", "priced from"};
+	char what[96], line[512];
+	int i;
+	html_heading(d, 3, "Bill of materials");
+	snprintf(line, sizeof(line),
+		 "$%.0f to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
+		 "%.0f kW at the wall (PUE %.2f).%s%s", b->capex_usd, b->racks, b->rack_kw, b->cooling,
+		 b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, b->missing[0] ? " Unpriced: " : "",
+		 b->missing);
+	html_paragraph(d, line);
+	html_table_begin(d, "bom", NULL);
+	html_table_head(d, head, 4);
+	bom_row(d, "servers", b->servers, b->server_usd, NULL);
+	for (i = 0; i < b->tiers; i++) {
+		snprintf(what, sizeof(what), "%s switches, %.0f x %.0f Gb/s", b->sw[i].tier, b->sw[i].ports,
+			 b->sw[i].gbps);
+		bom_row(d, what, b->sw[i].count,
+			b->switch_part && cat_has(b->switch_part->price_usd) ?
+			b->sw[i].count * b->switch_part->price_usd : 0, b->switch_part);
+	}
+	if (b->nics > 0) {
+		snprintf(what, sizeof(what), "NIC ports, %.0f Gb/s%s", b->nic_gbps,
+			 b->nics_bought > 0 ? "" : " (in the server price)");
+		bom_row(d, what, b->nics, b->nic_usd, b->nic_part);
+		bom_row(d, "optics", b->optics, b->optics_usd, b->optic_part);
+		bom_row(d, "cables", b->cables, b->cables_usd, b->cable_part);
+	}
+	snprintf(what, sizeof(what), "storage, TB (%.0f GB/s write)", b->storage_write_gbs);
+	bom_row(d, what, b->storage_tb, b->storage_usd, b->storage_part);
+	if (b->cooling_usd > 0)
+		bom_row(d, "liquid cooling, kW", b->it_kw, b->cooling_usd, b->cooling_part);
 	html_table_end(d);
 }
 
@@ -251,6 +310,16 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 		 100 * ex->compute_share, 100 * ex->comm_share, 100 * ex->bubble_share,
 		 100 * ex->data_share, 100 * ex->other_share);
 	html_paragraph(d, line);
+	if (c && c->gp.goodput < 0.9995 && p->base.task != MODEL_TASK_INFER) {
+		snprintf(line, sizeof(line),
+			 "Goodput: %.1f%% of the wall time trains; checkpoints (%.0f s each, every %.0f s) take "
+			 "%.3g h and %.3g expected interruptions %.3g h of %.3g h.",
+			 100 * c->gp.goodput, c->gp.ckpt_write_s, c->gp.ckpt_every_s, c->gp.ckpt_hours,
+			 c->gp.interruptions, c->gp.fail_hours, c->hours);
+		html_paragraph(d, line);
+	}
+	if (c && c->has_bom)
+		bom_table(d, &c->bom);
 	if (ex->nalt) {
 		html_heading(d, 3, "The alternatives");
 		html_table_begin(d, "alternatives", NULL);

@@ -203,6 +203,9 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s)
 	h->cpu_cores_per_gpu = cores_per_gpu(p->cat, s);
 	h->node_power_kw = in.value[TCO_IN_POWER];
 	h->rack_units = in.value[TCO_IN_RACK_UNITS];
+	h->cooling = s->cooling;
+	h->tco = xmalloc(sizeof(*h->tco));
+	*h->tco = in;
 	if (s->nic && cat_has(s->nic_count)) {
 		h->own_link = catalog_get(p->cat, CAT_LINKS, s->nic);
 		h->own_ports_per_node = s->nic_count;
@@ -366,6 +369,8 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 			h->node_power_kw = in.value[TCO_IN_POWER];
 			h->rack_units = in.value[TCO_IN_RACK_UNITS];
 			h->max_nic_gbps = cat_host_max_nic_gbps(p->cat, g);
+			h->tco = xmalloc(sizeof(*h->tco));
+			*h->tco = in;
 			if (ondie && cat_has(ondie->bw_gbps_per_dir)) {
 				h->own_inter_gbps_per_gpu = gl->scaleout_ports * ondie->bw_gbps_per_dir;
 				h->own_inter_lat_us = cat_has(ondie->latency_us) ? ondie->latency_us : 2.0;

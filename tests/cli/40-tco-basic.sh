@@ -54,15 +54,22 @@ def near(a, b, what):
         sys.exit("%s: %r != %r" % (what, a, b))
 S = v["count"]; P = v["price"]; Y = v["years"]
 near(o["server_capex_usd"], S * P, "server capex")
-near(o["capex_usd"], S * P * (1 + v["addon"] / 100), "capex")
+X = o["extra_capex_usd"]; XK = o["extra_kw"]
+near(o["capex_usd"], S * P * (1 + v["addon"] / 100) + X, "capex")
+if "bom" in d and v["addon"] == 0:
+    b = d["bom"]
+    near(X, b["fabric_usd"] + b["storage_usd"] + b["cooling_usd"], "bill")
+    near(b["capex_usd"], S * P + X, "bom capex")
 near(o["residual_usd"], S * P * v["residual"] / 100, "residual")
 avg = v["idle-kw"] + u * (v["power-kw"] - v["idle-kw"])
 near(o["avg_power_kw_per_server"], avg, "avg power")
-near(o["energy_usd_per_year"], S * avg * v["pue"] * H * v["electricity"], "energy")
+near(o["energy_usd_per_year"], (S * avg + XK) * v["pue"] * H * v["electricity"], "energy")
 if d["space_billing"] == "kw":
-    near(o["space_usd_per_year"], S * v["power-kw"] * v["colo"] * 12, "space")
-near(o["staff_usd_per_year"], S * v["staff"], "staff")
-near(o["support_usd_per_year"], S * P * v["support"] / 100, "support")
+    near(o["space_usd_per_year"], (S * v["power-kw"] + XK) * v["colo"] * 12, "space")
+near(o["staff_usd_per_year"], o["racks"] * v["staff"], "staff")
+if "bom" in d and v["addon"] == 0:
+    near(o["racks"], S / d["bom"]["nodes_per_rack"], "racks")
+near(o["support_usd_per_year"], (S * P + X) * v["support"] / 100, "support")
 opex = o["energy_usd_per_year"] + o["space_usd_per_year"] + o["staff_usd_per_year"] + o["support_usd_per_year"]
 near(o["opex_usd_per_year"], opex, "opex")
 total = o["capex_usd"] + Y * opex - o["residual_usd"]

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "catalog/catalog.h"
+#include "cost/bom.h"
 #include "cost/cost.h"
 
 #define assert_near(a, b, tol) do { \
@@ -358,6 +359,105 @@ static void test_from_catalog(void **state)
 	catalog_free(cat);
 }
 
+
+/* The bill of materials: racks, tiers from the radix, prices, monotonic capex, bad rack power. */
+static void test_bom(void **state)
+{
+	struct catalog *cat;
+	struct diag err;
+	struct bom b, prev;
+	struct bom_in in;
+	const struct cat_link *ndr;
+	const struct cat_part *sw, *opt, *st;
+	double n;
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(catalog_load(&cat, NULL, &err), 0);
+	ndr = catalog_get(cat, CAT_LINKS, "ib-ndr");
+	sw = cat_part_for(cat, "switch", "ib-ndr");
+	opt = cat_part_for(cat, "optic", "ib-ndr");
+	st = cat_part_for(cat, "storage", NULL);
+	assert_non_null(ndr);
+	assert_non_null(sw);
+	assert_non_null(opt);
+	assert_non_null(st);
+	assert_true(sw->ports == 64);
+
+	/* a DGX H100-like node: 10.2 kW, 8U, 8 NICs in its price */
+	memset(&in, 0, sizeof(in));
+	in.gpus_per_node = 8;
+	in.node_kw = 10.2;
+	in.node_u = 8;
+	in.node_usd = 400000;
+	in.net = ndr;
+	in.ports_per_node = 8;
+	in.ports_in_node_price = 1;
+	in.storage_tb = -1;
+	in.pue = NAN;
+
+	/* one node: no fabric, one air-cooled rack of 41 kW holding four */
+	in.nodes = 1;
+	assert_int_equal(bom_build(&b, cat, &in, &err), 0);
+	assert_int_equal(b.tiers, 0);
+	assert_true(b.fabric_usd == 0 && b.nics == 0);
+	assert_string_equal(b.cooling, "air");
+	assert_true(b.rack_kw == 41 && b.nodes_per_rack == 4 && b.racks == 1);
+	assert_near(b.storage_tb, 16, 1e-9);
+	assert_near(b.storage_usd, 16 * st->price_usd, 1e-6);
+	assert_near(b.capex_usd, 400000 + b.storage_usd, 1e-6);
+
+	/* 8 nodes: 64 ports fit one 64-port switch */
+	in.nodes = 8;
+	assert_int_equal(bom_build(&b, cat, &in, &err), 0);
+	assert_int_equal(b.tiers, 1);
+	assert_true(b.switches == 1 && b.links == 64 && b.optics == 128 && b.nics_bought == 0);
+	assert_near(b.racks, 2, 0);
+
+	/* 32 nodes, 256 ports: two tiers, 8 rail leaves of 32 down-links, 4 spines */
+	in.nodes = 32;
+	assert_int_equal(bom_build(&b, cat, &in, &err), 0);
+	assert_int_equal(b.tiers, 2);
+	assert_true(b.sw[0].count == 8 && b.sw[1].count == 4);
+	assert_near(b.switch_usd, 12 * sw->price_usd, 1e-6);
+	assert_near(b.optics_usd, 2 * 512 * opt->price_usd, 1e-6);
+
+	/* 512 nodes, 4096 ports > 64 x 32: three tiers */
+	in.nodes = 512;
+	assert_int_equal(bom_build(&b, cat, &in, &err), 0);
+	assert_int_equal(b.tiers, 3);
+	assert_true(b.sw[2].count == 64);
+
+	/* more nodes of the same parts always cost more to buy, and more per node than one alone */
+	in.nodes = 1;
+	assert_int_equal(bom_build(&prev, cat, &in, &err), 0);
+	{
+		double one = prev.capex_usd;
+		for (n = 2; n <= 1024; n *= 2) {
+			in.nodes = n;
+			assert_int_equal(bom_build(&b, cat, &in, &err), 0);
+			assert_true(b.capex_usd > prev.capex_usd);
+			assert_true(b.capex_usd / n > one);
+			prev = b;
+		}
+	}
+
+	/* a rack that cannot hold one node: the error names the flag and the power needed */
+	in.nodes = 4;
+	in.rack_kw = 8;
+	assert_int_equal(bom_build(&b, cat, &in, &err), -1);
+	assert_string_equal(err.field, "rack-kw");
+	assert_non_null(strstr(err.msg, "10.2 kW"));
+
+	/* a dense rack needs liquid cooling, priced per kW, with the liquid hall's PUE */
+	diag_clear(&err);
+	in.rack_kw = 80;
+	assert_int_equal(bom_build(&b, cat, &in, &err), 0);
+	assert_string_equal(b.cooling, "liquid");
+	assert_true(b.cooling_usd > 0 && b.nodes_per_rack == 5);
+	assert_true(b.pue < catalog_facility(cat, "pue"));
+	catalog_free(cat);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_cost_basis),
 		cmocka_unit_test(test_from_catalog),
+		cmocka_unit_test(test_bom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,7 +108,11 @@ static void test_default_plan(void **state)
 		if (model_config_check(&w, &c->cfg, &err))
 			fail_msg("choice %zu fails model_config_check: %s: %s", i, err.field, err.msg);
 		assert_true(c->hours > 0 && c->cost_usd > 0 && c->energy_kwh > 0);
-		assert_true(fabs(c->hours * 3600 - c->res.time_to_train_s) < 1e-6 * c->res.time_to_train_s);
+		/* the time to finish is the model's time over the goodput (checkpoints, interruptions) */
+		assert_true(c->gp.goodput > 0 && c->gp.goodput <= 1);
+		assert_true(fabs(c->hours * 3600 * c->gp.goodput - c->res.time_to_train_s) <
+			    1e-6 * c->res.time_to_train_s);
+		assert_true(c->has_bom && c->bom.capex_usd > 0 && c->bom.racks >= 1);
 		if (i)
 			assert_true(plan_ranked(p, i - 1)->score <= c->score);
 		for (j = 0; j < i; j++)

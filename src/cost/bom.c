@@ -1,0 +1,227 @@
+/*
+ * The bill of materials (cost/bom.h has the formulas).  Everything is
+ * arithmetic on catalog rows: no allocation, so plan sizes one for every
+ * choice it ranks.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cost/bom.h"
+
+static double facility_or(const struct catalog *cat, const char *key, double dflt)
+{
+	double v = catalog_facility(cat, key);
+	return cat_has(v) ? v : dflt;
+}
+
+double bom_default_rack_kw(const struct catalog *cat, const char *cooling)
+{
+	if (cooling && !strcmp(cooling, "liquid"))
+		return facility_or(cat, "rack_kw_liquid", 132);
+	return facility_or(cat, "rack_kw_air", 40);
+}
+
+static void note_missing(struct bom *b, const char *what)
+{
+	size_t o = strlen(b->missing);
+	if (o + strlen(what) + 3 < sizeof(b->missing))
+		snprintf(b->missing + o, sizeof(b->missing) - o, "%s%s", o ? ", " : "", what);
+}
+
+static double price_of(struct bom *b, const struct cat_part *p, const char *what)
+{
+	if (!p || !cat_has(p->price_usd)) {
+		note_missing(b, what);
+		return 0;
+	}
+	return p->price_usd;
+}
+
+static double watts_of(const struct cat_part *p)
+{
+	return p && cat_has(p->power_w) ? p->power_w : 0;
+}
+
+/* Leaf/spine/core counts of a rail-optimised fat tree (cost/bom.h). */
+static void size_fabric(struct bom *b, double nodes, double rails, double radix, double gbps)
+{
+	double E = nodes * rails, half = floor(radix / 2);
+	memset(b->sw, 0, sizeof(b->sw));
+	b->tiers = 0;
+	b->switches = 0;
+	if (nodes <= 1 || rails <= 0 || !(radix >= 2))
+		return;
+	if (E <= radix) {
+		b->tiers = 1;
+		b->sw[0] = (struct bom_switches){"switch", 1, radix, gbps};
+	} else if (E <= radix * half) {
+		double leaves = rails * ceil(nodes / half);
+		b->tiers = 2;
+		b->sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
+		b->sw[1] = (struct bom_switches){"spine", ceil(E / radix), radix, gbps};
+	} else {
+		double leaves = rails * ceil(nodes / half);
+		b->tiers = 3;
+		b->sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
+		b->sw[1] = (struct bom_switches){"spine", leaves, radix, gbps};
+		b->sw[2] = (struct bom_switches){"core", ceil(E / radix), radix, gbps};
+	}
+	b->switches = b->sw[0].count + b->sw[1].count + b->sw[2].count;
+	b->links = E * b->tiers;
+}
+
+int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in, struct diag *err)
+{
+	double usable_u = facility_or(cat, "rack_units_usable", 42);
+	double air_kw = bom_default_rack_kw(cat, "air");
+	double per_rack_kw, per_rack_u;
+	const char *link = in->net ? in->net->row.key : NULL;
+
+	memset(b, 0, sizeof(*b));
+	b->servers = in->nodes;
+	b->gpus = in->nodes * in->gpus_per_node;
+	b->server_usd = cat_has(in->node_usd) ? in->nodes * in->node_usd : 0;
+
+	/* cooling and racks */
+	b->rack_kw = in->rack_kw > 0 ? in->rack_kw : 0;
+	if ((in->cooling && !strcmp(in->cooling, "liquid")) || b->rack_kw > air_kw ||
+	    (!in->cooling && in->node_kw > air_kw))
+		snprintf(b->cooling, sizeof(b->cooling), "liquid");
+	else
+		snprintf(b->cooling, sizeof(b->cooling), "air");
+	if (!(b->rack_kw > 0))
+		b->rack_kw = bom_default_rack_kw(cat, b->cooling);
+	if (in->node_kw > b->rack_kw * 1.0001)
+		return diag_set(err, "", 0, 0, "rack-kw",
+				"one node draws %.1f kW, more than a %.1f kW rack can supply; give --rack-kw "
+				"%.0f or more (a %s-cooled rack takes up to %.0f kW by default)",
+				in->node_kw, b->rack_kw, ceil(in->node_kw), b->cooling,
+				bom_default_rack_kw(cat, b->cooling));
+	per_rack_kw = floor(b->rack_kw / in->node_kw + 1e-9);
+	per_rack_u = cat_has(in->node_u) && in->node_u > 0 && in->node_u <= usable_u ?
+		     floor(usable_u / in->node_u + 1e-9) : 1;
+	b->nodes_per_rack = fmax(1, fmin(per_rack_kw, per_rack_u));
+	b->racks = ceil(in->nodes / b->nodes_per_rack - 1e-9);
+
+	/* scale-out fabric */
+	b->nics = in->net && in->nodes > 1 ? in->nodes * in->ports_per_node : 0;
+	b->nic_gbps = in->net && cat_has(in->net->bw_gbps_per_dir) ? in->net->bw_gbps_per_dir * 8 : 0;
+	if (b->nics > 0) {
+		b->switch_part = cat_part_for(cat, "switch", link);
+		b->nic_part = cat_part_for(cat, "nic", link);
+		b->optic_part = cat_part_for(cat, "optic", link);
+		b->cable_part = cat_part_for(cat, "cable", link);
+		if (b->switch_part && cat_has(b->switch_part->ports))
+			size_fabric(b, in->nodes, in->ports_per_node, b->switch_part->ports, b->nic_gbps);
+		else
+			note_missing(b, "switch");
+		b->switch_usd = b->switches * price_of(b, b->switch_part, "switch");
+		b->switch_kw = b->switches * watts_of(b->switch_part) / 1000;
+		b->nics_bought = in->ports_in_node_price ? 0 : b->nics;
+		if (b->nics_bought > 0)
+			b->nic_usd = b->nics_bought * price_of(b, b->nic_part, "nic");
+		b->optics = 2 * b->links;
+		b->optics_usd = b->optics * price_of(b, b->optic_part, "optic");
+		b->cables = b->links;
+		b->cables_usd = b->cables * price_of(b, b->cable_part, "cable");
+	}
+	b->fabric_usd = b->switch_usd + b->nic_usd + b->optics_usd + b->cables_usd;
+
+	/* storage */
+	b->storage_part = cat_part_for(cat, "storage", NULL);
+	b->storage_tb = in->storage_tb >= 0 ? in->storage_tb :
+			b->gpus * facility_or(cat, "storage_tb_per_gpu", 0);
+	if (b->storage_tb > 0) {
+		b->storage_usd = b->storage_tb * price_of(b, b->storage_part, "storage");
+		b->storage_kw = b->storage_tb * watts_of(b->storage_part) / 1000;
+		b->storage_write_gbs = b->storage_part && cat_has(b->storage_part->write_gbps) ?
+				       b->storage_tb * b->storage_part->write_gbps : 0;
+	}
+
+	/* power and cooling */
+	b->it_kw = in->nodes * in->node_kw + b->switch_kw + b->optics * watts_of(b->optic_part) / 1000 +
+		   b->storage_kw;
+	if (!strcmp(b->cooling, "liquid")) {
+		b->cooling_part = cat_part_for(cat, "cooling", NULL);
+		b->cooling_usd = b->it_kw * price_of(b, b->cooling_part, "liquid cooling");
+	}
+	b->pue = cat_has(in->pue) && in->pue >= 1 ? in->pue :
+		 facility_or(cat, !strcmp(b->cooling, "liquid") ? "pue_liquid_cooled_ai" : "pue", 1.4);
+	b->power_kw = b->it_kw * b->pue;
+	b->capex_usd = b->server_usd + b->fabric_usd + b->storage_usd + b->cooling_usd;
+	return 0;
+}
+
+/* One part's line in the JSON: count, unit price, total, and where the price comes from. */
+static json_t *part_json(const struct cat_part *p, double count, double usd)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "count", json_real(count));
+	json_object_set_new(o, "usd", json_real(usd));
+	json_object_set_new(o, "part", p ? json_string(p->row.key) : json_null());
+	json_object_set_new(o, "source", p && p->row.source ? json_string(p->row.source) : json_null());
+	json_object_set_new(o, "as_of", p && p->row.as_of ? json_string(p->row.as_of) : json_null());
+	return o;
+}
+
+json_t *bom_json(const struct bom *b)
+{
+	json_t *o = json_object(), *sw = json_array(), *x;
+	int i;
+	json_object_set_new(o, "capex_usd", json_real(b->capex_usd));
+	json_object_set_new(o, "servers", json_real(b->servers));
+	json_object_set_new(o, "gpus", json_real(b->gpus));
+	json_object_set_new(o, "server_usd", json_real(b->server_usd));
+	json_object_set_new(o, "racks", json_real(b->racks));
+	json_object_set_new(o, "nodes_per_rack", json_real(b->nodes_per_rack));
+	json_object_set_new(o, "rack_kw", json_real(b->rack_kw));
+	json_object_set_new(o, "cooling", json_string(b->cooling));
+	json_object_set_new(o, "cooling_usd", json_real(b->cooling_usd));
+	json_object_set_new(o, "switch_tiers", json_integer(b->tiers));
+	for (i = 0; i < b->tiers; i++) {
+		x = json_object();
+		json_object_set_new(x, "tier", json_string(b->sw[i].tier));
+		json_object_set_new(x, "count", json_real(b->sw[i].count));
+		json_object_set_new(x, "ports", json_real(b->sw[i].ports));
+		json_object_set_new(x, "gbps", json_real(b->sw[i].gbps));
+		json_array_append_new(sw, x);
+	}
+	json_object_set_new(o, "switches", sw);
+	json_object_set_new(o, "switch_usd", json_real(b->switch_usd));
+	json_object_set_new(o, "switch_part", b->switch_part ? json_string(b->switch_part->row.key) : json_null());
+	x = part_json(b->nic_part, b->nics, b->nic_usd);
+	json_object_set_new(x, "gbps", json_real(b->nic_gbps));
+	json_object_set_new(x, "bought", json_real(b->nics_bought));
+	json_object_set_new(o, "nics", x);
+	json_object_set_new(o, "optics", part_json(b->optic_part, b->optics, b->optics_usd));
+	json_object_set_new(o, "cables", part_json(b->cable_part, b->cables, b->cables_usd));
+	json_object_set_new(o, "fabric_usd", json_real(b->fabric_usd));
+	json_object_set_new(o, "storage_tb", json_real(b->storage_tb));
+	json_object_set_new(o, "storage_usd", json_real(b->storage_usd));
+	json_object_set_new(o, "storage_write_gbs", json_real(b->storage_write_gbs));
+	json_object_set_new(o, "it_kw", json_real(b->it_kw));
+	json_object_set_new(o, "pue", json_real(b->pue));
+	json_object_set_new(o, "power_kw", json_real(b->power_kw));
+	json_object_set_new(o, "unpriced", json_string(b->missing));
+	return o;
+}
+
+const char *bom_switch_text(const struct bom *b, char *buf, size_t len)
+{
+	size_t o = 0;
+	int i;
+	buf[0] = 0;
+	if (!b->tiers) {
+		snprintf(buf, len, "none");
+		return buf;
+	}
+	for (i = 0; i < b->tiers && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%.0f %s", i ? " + " : "", b->sw[i].count,
+				      b->sw[i].tier);
+	if (o < len)
+		snprintf(buf + o, len - o, " (%.0f-port %.0fG%s)", b->sw[0].ports, b->sw[0].gbps,
+			 b->switch_part ? "" : ", unpriced");
+	return buf;
+}

@@ -1,0 +1,91 @@
+/*
+ * The bill of materials of a cluster: servers, racks, cooling, the
+ * scale-out fabric (NICs, leaf/spine/core switches, optics and cables),
+ * shared storage and power at the wall, each priced from a catalog row
+ * (parts.csv, servers.csv, facility.csv).  docs/plan.md derives the sizing.
+ *
+ *   racks       nodes per rack = min(rack kW / node kW, usable U / node U)
+ *               (a rack-scale node such as NVL72 fills one rack)
+ *   cooling     liquid when the server row says so or the rack is denser
+ *               than an air-cooled rack (facility rack_kw_air); the liquid
+ *               plant is priced per kW of IT load
+ *   fabric      rail-optimised fat tree: each node has R rails (one NIC port
+ *               per GPU, or its own NICs or on-die ports); E = nodes x R
+ *               endpoints on switches of radix K: one switch when E <= K;
+ *               two tiers up to K^2/2 (leaves = R x ceil(nodes / (K/2)),
+ *               spines = ceil(E / K)); three tiers beyond (as many
+ *               aggregation switches as leaves, core = ceil(E / K));
+ *               links = E per tier, two optics and one cable per link
+ *   storage     storage_tb_per_gpu x GPUs unless given; write bandwidth
+ *               from the part's GB/s per TB
+ *   power       IT = servers + switches + optics + storage; wall = IT x PUE
+ *
+ * Ownership: pointers in struct bom point into the catalog.
+ */
+#ifndef GPUSCOPE_COST_BOM_H
+#define GPUSCOPE_COST_BOM_H
+
+#include <stddef.h>
+
+#include "catalog/catalog.h"
+#include "util/error.h"
+
+struct bom_in {
+	double nodes;                  /* servers (or rack-scale systems) */
+	double gpus_per_node;
+	double node_kw;                /* full-load draw per node */
+	double node_u;                 /* rack units per node; NaN: unknown */
+	double node_usd;               /* price per node; NaN: not bought (rented) */
+	const char *cooling;           /* "air" | "liquid"; NULL: from the density */
+	const struct cat_link *net;    /* scale-out link; NULL: none */
+	double ports_per_node;         /* rails: network ports per node */
+	int ports_in_node_price;       /* 1: the node's price includes them (server NICs, on-die) */
+	double rack_kw;                /* 0: the cooling's default */
+	double storage_tb;             /* < 0: the per-GPU default */
+	double pue;                    /* for power at the wall; NaN: facility default */
+};
+
+struct bom_switches {
+	const char *tier;              /* "leaf", "spine", "core" (one tier: "switch") */
+	double count;
+	double ports;                  /* radix */
+	double gbps;                   /* Gb/s per port */
+};
+
+struct bom {
+	double servers, gpus;
+	double server_usd;
+	char cooling[8];               /* "air" | "liquid" */
+	double rack_kw, nodes_per_rack, racks;
+	int tiers;                     /* switch tiers; 0: no scale-out fabric */
+	struct bom_switches sw[3];
+	double switches, switch_usd, switch_kw;
+	const struct cat_part *switch_part, *nic_part, *optic_part, *cable_part, *storage_part,
+		*cooling_part;
+	double nics, nic_gbps, nics_bought, nic_usd;  /* nics: ports; bought: outside the node price */
+	double links, optics, optics_usd, cables, cables_usd;
+	double storage_tb, storage_usd, storage_kw, storage_write_gbs;
+	double cooling_usd;
+	double fabric_usd;             /* switches + NICs bought + optics + cables */
+	double capex_usd;              /* servers + fabric + storage + cooling */
+	double it_kw, pue, power_kw;   /* power_kw at the wall */
+	char missing[160];             /* parts the catalog does not price ("" when none) */
+};
+
+/*
+ * Sizes and prices the cluster.  Returns 0, or -1 with *err (field
+ * "rack-kw") when a node draws more than a rack may (the nearest limit is
+ * in the message).
+ */
+int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in, struct diag *err);
+
+/* The cooling's default rack power, kW (facility rack_kw_air / rack_kw_liquid). */
+double bom_default_rack_kw(const struct catalog *cat, const char *cooling);
+
+/* The bill as JSON: the field names of docs/plan.md (bom.capex_usd, bom.racks ...). Caller owns it. */
+struct json_t;
+struct json_t *bom_json(const struct bom *b);
+/* "16 leaf + 8 spine (64-port 400G)", or "none". */
+const char *bom_switch_text(const struct bom *b, char *buf, size_t len);
+
+#endif
