@@ -21,7 +21,7 @@
 
 static int json_flag, csv_flag, all_flag, no_python, no_libs;
 static const char *lib_dir_opt, *root_opt, *nvml_opt, *kmsg_opt, *python_opt = "python3", *format_opt, *output_opt;
-static const char *symptom_opt, *workload_opt, *task_opt = "finetune", *precision_opt = "bf16";
+static const char *symptom_opt, *workload_opt, *task_opt = "finetune", *precision_opt;
 static long gpu_opt = -1, micro_batch_opt = 0, seq_len_opt = 0, zero_opt = 0;
 static double python_timeout_s = 60, events_wait_s = 0;
 
@@ -41,7 +41,7 @@ static const struct opt check_opts[] = {
 	OPT_INT_("gpu", &gpu_opt, "N", "limit the runbook's per-GPU steps to GPU N", 0, 1023),
 	OPT_STRING_("workload", &workload_opt, "NAME", "oom: the workload (preset or config.json) whose memory to estimate"),
 	OPT_STRING_("task", &task_opt, "TASK", "oom: pretrain, finetune, lora, qlora, infer (default finetune)"),
-	OPT_STRING_("precision", &precision_opt, "P", "oom: fp32, fp16, bf16, fp8 (default bf16)"),
+	OPT_STRING_("precision", &precision_opt, "P", "oom: fp32, fp16, bf16, fp8 (default bf16 where the GPU has it)"),
 	OPT_INT_("micro-batch", &micro_batch_opt, "N", "oom: samples per micro-batch (default 1)", 1, 1 << 20),
 	OPT_INT_("seq-len", &seq_len_opt, "N", "oom: tokens per sample (default: the workload's)", 1, 1 << 24),
 	OPT_INT_("zero", &zero_opt, "N", "oom: ZeRO stage 0-3 across the GPUs of this host", 0, 3),
@@ -712,8 +712,8 @@ static double workload_need(const struct check_report *r, char *what, size_t len
 	struct diag err;
 	char why[512], msg[1024];
 	const struct cat_gpu *gpu = NULL;
+	struct model_request q;
 	unsigned i;
-	int t, p;
 
 	diag_clear(&err);
 	if (workload_load(&w, workload_opt, &err)) {
@@ -725,27 +725,28 @@ static double workload_need(const struct check_report *r, char *what, size_t len
 			gpu = catalog_gpu(cat, r->gpus[i].st.name, why, sizeof(why));
 	if (!gpu)
 		die_code(EXIT_ENV, "gpuscope check: --workload: no GPU of this host is in the catalog to estimate on");
-	t = model_task_from_name(task_opt);
-	if (t < 0)
+	model_request_init(&q);
+	q.gpu = gpu;
+	q.task = model_task_from_name(task_opt);
+	if (q.task < 0)
 		die_usage("gpuscope check: --task '%s' is not one of pretrain, finetune, lora, qlora, infer", task_opt);
-	p = model_precision_from_name(precision_opt);
-	if (p < 0)
-		die_usage("gpuscope check: --precision '%s' is not one of fp32, tf32, fp16, bf16, fp8", precision_opt);
-	model_config_defaults(&cfg);
-	cfg.gpu = gpu;
-	cfg.gpus = r->ngpus ? (int)r->ngpus : 1;
-	cfg.gpus_per_node = cfg.gpus;
-	cfg.dp = 0;   /* data parallel over every GPU of the host */
-	cfg.task = (enum model_task)t;
-	cfg.precision = (enum model_precision)p;
-	cfg.zero = (int)zero_opt;
+	if (precision_opt) {
+		q.precision = model_precision_from_name(precision_opt);
+		if (q.precision < 0)
+			die_usage("gpuscope check: --precision '%s' is not one of fp32, tf32, fp16, bf16, fp8",
+				  precision_opt);
+	}
+	/* data parallel over every GPU of this host, one server */
+	q.gpus = r->ngpus ? (int)r->ngpus : 1;
+	q.gpus_per_node = q.gpus;
+	q.tp = q.pp = 1;
+	q.zero = (int)zero_opt;
 	if (micro_batch_opt)
-		cfg.micro_batch = (int)micro_batch_opt;
+		q.micro_batch = (int)micro_batch_opt;
 	if (seq_len_opt)
-		cfg.seq_len = (int)seq_len_opt;
-	model_config_complete(&w, &cfg);
+		q.seq_len = (int)seq_len_opt;
 	diag_clear(&err);
-	if (model_config_check(&w, &cfg, &err))
+	if (model_resolve(&w, cat, &q, &cfg, NULL, &err))
 		die_usage("gpuscope check: %s", err.msg);
 	if (model_memory(&w, &cfg, &mem))
 		die_usage("gpuscope check: the model cannot estimate this configuration");

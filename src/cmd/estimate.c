@@ -22,7 +22,8 @@ static const char *gpu_s, *server_s, *network_s, *precision_s, *recompute_s, *of
 	*kvprec_s, *loader_s, *cudnn_s;
 static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target;
-static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model"};
+static struct model_notes notes;     /* what the resolver chose unasked */
+static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model", .output_len = -1};
 
 static const struct opt estimate_opts[] = {
 	OPT_GROUP_("workload"),
@@ -139,91 +140,78 @@ static void list_presets(void)
 	table_free(tb);
 }
 
-static void build_config(const struct catalog *cat, const struct workload *w, struct model_config *c)
+/* Flags into a request; the resolver decides every default (model.h). */
+static void build_config(const struct catalog *cat, const struct workload *w, struct model_config *c,
+			 struct model_notes *out_notes)
 {
 	char why[1024];
-	const struct cat_server *server = NULL;
+	struct model_request q;
 	struct diag err;
 
-	model_config_defaults(c);
-	if (!gpu_s && server_s) {
-		server = catalog_server(cat, server_s, why, sizeof(why));
-		if (!server)
+	model_request_init(&q);
+	if (server_s) {
+		q.server = catalog_server(cat, server_s, why, sizeof(why));
+		if (!q.server)
 			die_usage("gpuscope estimate: --server: %s", why);
-		gpu_s = server->gpu;
 	}
-	if (!gpu_s)
+	if (!gpu_s && !q.server)
 		die_usage("gpuscope estimate: give --gpu NAME (see 'gpuscope catalog gpus') or --server NAME");
-	c->gpu = catalog_gpu(cat, gpu_s, why, sizeof(why));
-	if (!c->gpu)
-		die_usage("gpuscope estimate: --gpu: %s", why);
-	if (server_s && !server) {
-		server = catalog_server(cat, server_s, why, sizeof(why));
-		if (!server)
-			die_usage("gpuscope estimate: --server: %s", why);
+	if (gpu_s) {
+		q.gpu = catalog_gpu(cat, gpu_s, why, sizeof(why));
+		if (!q.gpu)
+			die_usage("gpuscope estimate: --gpu: %s", why);
 	}
-	if (server && server->gpu && strcmp(server->gpu, c->gpu->row.key))
-		warning("server '%s' carries %s, not %s; using its links with %s", server->row.key,
-			server->gpu, c->gpu->row.key, c->gpu->row.key);
-
+	if (q.gpu && q.server && q.server->gpu && strcmp(q.server->gpu, q.gpu->row.key))
+		warning("server '%s' carries %s, not %s; using its links with %s", q.server->row.key,
+			q.server->gpu, q.gpu->row.key, q.gpu->row.key);
+	q.network = network_s;
 	if (wo.task)
-		c->task = enum_or_die("task", wo.task, model_task_from_name(wo.task),
-				      "pretrain, finetune, lora, qlora, infer");
-	if (precision_s) {
-		c->precision = enum_or_die("precision", precision_s, model_precision_from_name(precision_s),
-					   "fp32, tf32, fp16, bf16, fp8");
-	} else if (w->dtype >= 0 && cat_gpu_peak_tflops(c->gpu, model_precision_name(w->dtype)) > 0) {
-		c->precision = w->dtype;
-	} else {
-		c->precision = c->gpu->bf16_tflops > 0 ? MODEL_BF16 : c->gpu->fp16_tflops > 0 ? MODEL_FP16 : MODEL_FP32;
-	}
+		q.task = enum_or_die("task", wo.task, model_task_from_name(wo.task),
+				     "pretrain, finetune, lora, qlora, infer");
+	if (precision_s)
+		q.precision = enum_or_die("precision", precision_s, model_precision_from_name(precision_s),
+					  "fp32, tf32, fp16, bf16, fp8");
 	if (recompute_s)
-		c->recompute = enum_or_die("recompute", recompute_s, model_recompute_from_name(recompute_s),
-					   "none, selective, full");
+		q.recompute = enum_or_die("recompute", recompute_s, model_recompute_from_name(recompute_s),
+					  "none, selective, full");
 	if (wo.optimizer)
-		c->optimizer = enum_or_die("optimizer", wo.optimizer, model_optimizer_from_name(wo.optimizer),
-					   "adamw, sgd, adam8bit");
+		q.optimizer = enum_or_die("optimizer", wo.optimizer, model_optimizer_from_name(wo.optimizer),
+					  "adamw, sgd, adam8bit");
 	if (offload_s)
-		c->offload = enum_or_die("offload", offload_s, model_offload_from_name(offload_s),
-					 "none, optimizer, params");
+		q.offload = enum_or_die("offload", offload_s, model_offload_from_name(offload_s),
+					"none, optimizer, params");
 	if (kvprec_s)
-		c->kv_precision = enum_or_die("kv-cache-precision", kvprec_s, model_precision_from_name(kvprec_s),
-					      "fp16, bf16, fp8, int8, int4");
-	else
-		c->kv_precision = c->precision == MODEL_FP32 || c->precision == MODEL_TF32 ? MODEL_FP32 :
-				  c->precision == MODEL_FP8 ? MODEL_BF16 : c->precision;
+		q.kv_precision = enum_or_die("kv-cache-precision", kvprec_s, model_precision_from_name(kvprec_s),
+					     "fp16, bf16, fp8, int8, int4");
 	if (loader_s)
-		c->loader = enum_or_die("data-loader", loader_s, model_loader_from_name(loader_s), "cpu, dali");
+		q.loader = enum_or_die("data-loader", loader_s, model_loader_from_name(loader_s), "cpu, dali");
 	if (flash_s)
-		c->flash = on_off("flash-attention", flash_s);
+		q.flash = on_off("flash-attention", flash_s);
 	if (cudnn_s)
-		c->cudnn_benchmark = on_off("cudnn-benchmark", cudnn_s);
-	c->tp = (int)(tp ? tp : 1);
-	c->pp = (int)(pp ? pp : 1);
-	c->ep = (int)(ep ? ep : 1);
-	c->vpp = (int)(vpp ? vpp : 1);
-	c->dp = (int)dp;
-	c->gpus = (int)gpus;
-	if (!gpus && !dp)
-		c->gpus = c->tp * c->pp;
-	if (c->gpus && !dp && c->gpus % (c->tp * c->pp))
-		die_usage("gpuscope estimate: --gpus %d is not a multiple of tp x pp = %d x %d; "
-			  "use --gpus %d or a layout that divides it", c->gpus, c->tp, c->pp,
-			  (c->gpus / (c->tp * c->pp) + 1) * c->tp * c->pp);
-	c->gpus_per_node = (int)gpus_per_node;
-	if (!gpus_per_node && server && server->gpu_count > 0)
-		c->gpus_per_node = (int)server->gpu_count;
-	c->zero = zero >= 0 ? (int)zero : (c->offload == MODEL_OFFLOAD_PARAMS ? 3 : 0);
-	c->seq_parallel = seq_parallel;
-	c->micro_batch = (int)micro_batch;
-	c->batch = (int)batch;
-	c->cuda_graphs = cuda_graphs;
-	workload_opts_apply(&wo, c);
-	model_config_complete(w, c);
-	if (c->gpus_per_node > c->gpus)
-		c->gpus_per_node = c->gpus;
-	c->cpu_cores_per_gpu = cpu_cores > 0 ? cpu_cores / c->gpus_per_node : 0;
-	if (gpus_per_node && !server && c->gpu) {
+		q.cudnn_benchmark = on_off("cudnn-benchmark", cudnn_s);
+#define GIVEN(v) ((v) ? (int)(v) : MODEL_UNSET)
+	q.tp = GIVEN(tp);
+	q.pp = GIVEN(pp);
+	q.dp = GIVEN(dp);
+	q.ep = GIVEN(ep);
+	q.vpp = GIVEN(vpp);
+	q.gpus = GIVEN(gpus);
+	q.gpus_per_node = GIVEN(gpus_per_node);
+	q.micro_batch = GIVEN(micro_batch);
+	q.batch = GIVEN(batch);
+	q.seq_parallel = seq_parallel ? 1 : MODEL_UNSET;
+	q.cuda_graphs = cuda_graphs ? 1 : MODEL_UNSET;
+#undef GIVEN
+	q.zero = zero >= 0 ? (int)zero : MODEL_UNSET;
+	q.cpu_cores_per_node = cpu_cores > 0 ? cpu_cores : MODEL_UNSET;
+	workload_opts_request(&wo, &q);
+	diag_clear(&err);
+	if (model_resolve(w, cat, &q, c, out_notes, &err)) {
+		if (!strcmp(err.field, "network"))
+			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
+		die_usage("gpuscope estimate: %s", err.msg);
+	}
+	if (gpus_per_node && !q.server) {
 		/* nodes that cannot be bought; part of one node (gpus == gpus per node) is fine */
 		char shape_why[256];
 		int sizes[64];
@@ -232,11 +220,6 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 		if (!part && !cat_node_shape_ok(cat, c->gpu, c->gpus_per_node, shape_why, sizeof(shape_why)))
 			die_usage("gpuscope estimate: --gpus-per-node %d: %s", c->gpus_per_node, shape_why);
 	}
-	diag_clear(&err);
-	if (model_links_from_catalog(c, cat, server, network_s, &err))
-		die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
-	if (model_config_check(w, c, &err))
-		die_usage("gpuscope estimate: %s", err.msg);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -383,6 +366,11 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		       model_recompute_name(c->recompute), c->seq_parallel ? ", sequence parallel" : "",
 		       c->flash ? "on" : "off", model_optimizer_name(c->optimizer),
 		       c->offload ? ", offload " : "", c->offload ? model_offload_name(c->offload) : "");
+	{
+		int i;
+		for (i = 0; i < notes.n; i++)
+			table_wrap(stdout, "note: ", notes.text[i], 6, 80);
+	}
 
 	printf("\nmemory per GPU (most loaded)\n");
 	tb = breakdown_new("GiB");
@@ -577,6 +565,10 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 		json_object_set_new(x, "fwd_flops_per_sample", num(w->s.fwd_flops));
 	}
 	json_object_set_new(o, "workload", x);
+	x = json_array();
+	for (i = 0; i < (size_t)notes.n; i++)
+		json_array_append_new(x, json_string(notes.text[i]));
+	json_object_set_new(o, "notes", x);
 
 	x = json_object();
 	json_object_set_new(x, "task", json_string(model_task_name(c->task)));
@@ -713,7 +705,7 @@ int cmd_estimate(int argc, char **argv)
 		die_usage("gpuscope estimate: unexpected argument '%s'; the workload is --model NAME", argv[0]);
 	workload_opts_load(&wo, &w);
 	cat = load_catalog_or_die();
-	build_config(cat, &w, &c);
+	build_config(cat, &w, &c, &notes);
 	if (model_estimate(&w, &c, &r))
 		die_usage("gpuscope estimate: this configuration cannot be evaluated");
 	if (c.task != MODEL_TASK_INFER)

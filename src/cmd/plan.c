@@ -32,6 +32,7 @@ static struct workload_opts wo = {
 	.cmd = "plan",
 	.default_model = "llama2-7b",
 	.model_hint = "give a preset or config.json",
+	.output_len = -1,
 };
 
 static const struct opt plan_opts[] = {
@@ -332,31 +333,7 @@ static const char *fmt_step(double s, char *b, size_t len)
 /* Prints text wrapped at 80 columns, the first line after `lead`, the rest indented. */
 static void wrap(const char *lead, const char *text, int indent)
 {
-	int col = printf("%s", lead), first = 1;
-	const char *p = text;
-	while (*p == ' ')
-		p++;
-	while (*p) {
-		const char *e = p;
-		int wlen;
-		while (*e && *e != ' ')
-			e++;
-		wlen = (int)(e - p);
-		if (!first && col + 1 + wlen > 80) {
-			printf("\n%*s", indent, "");
-			col = indent;
-		} else if (!first) {
-			putchar(' ');
-			col++;
-		}
-		printf("%.*s", wlen, p);
-		col += wlen;
-		first = 0;
-		p = e;
-		while (*p == ' ')
-			p++;
-	}
-	putchar('\n');
+	table_wrap(stdout, lead, text, indent, 80);
 }
 
 static const char *task_words(const struct workload *w, enum model_task t)
@@ -1096,7 +1073,7 @@ int cmd_plan(int argc, char **argv)
 			DIE("--deadline is for training; for inference give --latency-target");
 		if (wo.tokens > 0 || wo.samples > 0)
 			DIE("--tokens and --samples are for training; for inference give --rate");
-	} else if (latency_target > 0 || rate > 0 || wo.prompt_len || wo.output_len) {
+	} else if (latency_target > 0 || rate > 0 || wo.prompt_len || wo.output_len >= 0) {
 		DIE("--rate, --latency-target, --prompt-len and --output-len need --task infer");
 	}
 	if (wo.epochs > 0 && !(wo.samples > 0))

@@ -116,10 +116,100 @@ static int metric_known(const char *m)
 }
 
 /* Predicts one case; returns the prediction or NaN with vc->reason. */
+/* A 0/1 column: -1 when empty, -2 when neither. */
+static int bool_cell(const struct row *r, const char *name)
+{
+	const char *v = cell(r, name);
+	if (!*v)
+		return -1;
+	return !strcmp(v, "1") ? 1 : !strcmp(v, "0") ? 0 : -2;
+}
+
+/*
+ * The second-edition columns (how the work is run) into the request.  A
+ * value the model cannot express is a skip reason, never ignored: returns
+ * -1 with the reason.
+ */
+static int second_edition(const struct row *r, struct model_request *q, char *why, size_t len)
+{
+	const char *v;
+	int b;
+
+	if ((b = bool_cell(r, "flash_attention")) == -2) {
+		snprintf(why, len, "flash_attention '%s' is not 0 or 1", cell(r, "flash_attention"));
+		return -1;
+	} else if (b >= 0) {
+		q->flash = b;
+	}
+	v = cell(r, "kv_precision");
+	if (*v && (q->kv_precision = model_precision_from_name(v)) < 0) {
+		snprintf(why, len, "kv_precision '%s' is not bf16, fp16, fp8 or int8", v);
+		return -1;
+	}
+	v = cell(r, "optimizer");
+	if (*v) {
+		/* sgd-momentum keeps one buffer, the model's sgd */
+		q->optimizer = !strcmp(v, "sgd-momentum") ? MODEL_OPTIM_SGD : !strcmp(v, "adamw8bit") ?
+			       MODEL_OPTIM_ADAM8BIT : model_optimizer_from_name(v);
+		if (q->optimizer < 0) {
+			snprintf(why, len, "optimizer '%s' is not modelled", v);
+			return -1;
+		}
+	}
+	v = cell(r, "offload");
+	if (*v) {
+		q->offload = !strcmp(v, "optimizer+params") ? MODEL_OFFLOAD_PARAMS : model_offload_from_name(v);
+		if (q->offload < 0) {
+			snprintf(why, len, "offload '%s' is not none, optimizer or optimizer+params", v);
+			return -1;
+		}
+	}
+	v = cell(r, "lora_rank");
+	if (*v) {
+		char *end;
+		long k = strtol(v, &end, 10);
+		if (*end || k < 1 || k > 65536) {
+			snprintf(why, len, "lora_rank '%s' is not a rank", v);
+			return -1;
+		}
+		q->lora_rank = (int)k;
+	}
+	{
+		/* columns whose values beyond the model's defaults it cannot express yet */
+		static const struct {
+			const char *col, *ok;
+		} fixed[] = {
+			{"optimizer_in_backward", "0"}, {"master_weights", "fp32"}, {"activation_offload", "0"},
+			{"lora_targets", ""}, {"logits", "fp32"}, {"tie_embeddings", ""},
+			{"memory_stat", "reserved"},
+		};
+		size_t i;
+		for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+			v = cell(r, fixed[i].col);
+			if (*v && strcmp(v, fixed[i].ok)) {
+				snprintf(why, len, "%s '%s' is not modelled", fixed[i].col, v);
+				return -1;
+			}
+		}
+	}
+	/* stored weights at the working precision are what the model assumes */
+	v = cell(r, "weight_precision");
+	if (*v && strcmp(v, cell(r, "precision")) && !(!strcmp(v, "nf4") && !strcmp(cell(r, "task"), "qlora"))) {
+		snprintf(why, len, "weight_precision '%s' is not modelled", v);
+		return -1;
+	}
+	if (!strcmp(cell(r, "recompute"), "selective-op")) {
+		snprintf(why, len, "recompute 'selective-op' is not modelled");
+		return -1;
+	}
+	return 0;
+}
+
 static double predict(const struct catalog *cat, const struct row *r, struct vcase *vc)
 {
 	struct workload w;
 	struct model_config c;
+	struct model_request q;
 	struct model_result res;
 	struct diag err;
 	char why[512];
@@ -156,42 +246,53 @@ static double predict(const struct catalog *cat, const struct row *r, struct vca
 		return NAN;
 	}
 
-	model_config_defaults(&c);
 	if (!*gpu_s) {
 		snprintf(vc->reason, sizeof(vc->reason), "no gpu given");
 		return NAN;
 	}
-	c.gpu = catalog_gpu(cat, gpu_s, why, sizeof(why));
-	if (!c.gpu) {
+	model_request_init(&q);
+	q.gpu = catalog_gpu(cat, gpu_s, why, sizeof(why));
+	if (!q.gpu) {
 		snprintf(vc->reason, sizeof(vc->reason), "%s", why);
 		return NAN;
 	}
 	if (*prec) {
-		int p = model_precision_from_name(prec);
-		if (p < 0) {
+		q.precision = model_precision_from_name(prec);
+		if (q.precision < 0) {
 			snprintf(vc->reason, sizeof(vc->reason), "unknown precision '%s'", prec);
 			return NAN;
 		}
-		c.precision = p;
-	} else {
-		c.precision = c.gpu->bf16_tflops > 0 ? MODEL_BF16 : c.gpu->fp16_tflops > 0 ? MODEL_FP16 : MODEL_FP32;
 	}
-	c.tp = (int)(tp ? tp : 1);
-	c.pp = (int)(pp ? pp : 1);
-	c.ep = (int)(ep ? ep : 1);
-	c.vpp = (int)(vpp ? vpp : 1);
-	c.dp = (int)dp;
-	c.gpus = (int)gpus;
-	c.gpus_per_node = (int)gpn;
-	if (c.gpus && !c.dp && c.gpus % (c.tp * c.pp) == 0)
-		c.dp = c.gpus / (c.tp * c.pp);
+#define GIVEN(v, col) (*cell(r, col) ? (int)(v) : MODEL_UNSET)
+	q.tp = GIVEN(tp, "tp");
+	q.pp = GIVEN(pp, "pp");
+	q.dp = GIVEN(dp, "dp");
+	q.ep = GIVEN(ep, "ep");
+	q.vpp = GIVEN(vpp, "vpp");
+	q.gpus = GIVEN(gpus, "gpus");
+	q.gpus_per_node = GIVEN(gpn, "gpus_per_node");
+	q.zero = GIVEN(zero, "zero");
+	q.seq_parallel = GIVEN(sp, "seq_parallel");
+	q.global_batch = GIVEN(gb, "global_batch");
+	q.micro_batch = GIVEN(mb, "micro_batch");
+	q.seq_len = GIVEN(seq, "seq_len");
+	q.batch = GIVEN(ib, "infer_batch");
+	q.prompt_len = GIVEN(pl, "prompt_len");
+	q.output_len = GIVEN(ol, "output_len");
+#undef GIVEN
+	/* a layout of the case is the case's: the resolver completes only what it leaves out */
+	if (q.gpus != MODEL_UNSET && q.tp == MODEL_UNSET && q.pp == MODEL_UNSET && q.dp == MODEL_UNSET)
+		q.tp = q.pp = 1;
+	q.network = *cell(r, "network") ? cell(r, "network") : NULL;
 
 	if (bench) {
 		double v = NAN;
-		if (!c.gpus)
-			c.gpus = 1;
-		if (!c.gpus_per_node)
-			c.gpus_per_node = c.gpus < 8 ? c.gpus : 8;
+		model_config_defaults(&c);
+		c.gpu = q.gpu;
+		c.precision = q.precision != MODEL_UNSET ? (enum model_precision)q.precision :
+			      c.gpu->bf16_tflops > 0 ? MODEL_BF16 : c.gpu->fp16_tflops > 0 ? MODEL_FP16 : MODEL_FP32;
+		c.gpus = q.gpus > 0 ? q.gpus : 1;
+		c.gpus_per_node = q.gpus_per_node > 0 ? q.gpus_per_node : c.gpus < 8 ? c.gpus : 8;
 		if (c.gpus_per_node > c.gpus)
 			c.gpus_per_node = c.gpus;
 		if (!strcmp(m, "gemm_tflops") && !strcmp(model, "gemm"))
@@ -290,37 +391,24 @@ static double predict(const struct catalog *cat, const struct row *r, struct vca
 	}
 
 	if (*task_s) {
-		int t = model_task_from_name(task_s);
-		if (t < 0) {
+		q.task = model_task_from_name(task_s);
+		if (q.task < 0) {
 			snprintf(vc->reason, sizeof(vc->reason), "unknown task '%s'", task_s);
 			return NAN;
 		}
-		c.task = t;
 	}
 	if (*rc) {
-		int v = model_recompute_from_name(rc);
-		if (v < 0) {
+		q.recompute = model_recompute_from_name(rc);
+		if (q.recompute < 0) {
 			snprintf(vc->reason, sizeof(vc->reason), "unknown recompute '%s'", rc);
 			return NAN;
 		}
-		c.recompute = v;
 	}
-	c.zero = (int)zero;
-	c.seq_parallel = sp > 0;
-	c.global_batch = (int)gb;
-	c.micro_batch = (int)mb;
-	c.seq_len = (int)seq;
-	c.batch = (int)ib;
-	c.prompt_len = (int)pl;
-	c.output_len = (int)ol;
-	if (c.task == MODEL_TASK_INFER && !c.batch && gb)
-		c.batch = (int)gb;
-	c.kv_precision = c.precision == MODEL_FP32 || c.precision == MODEL_TF32 ? MODEL_FP32 :
-			 c.precision == MODEL_FP8 ? MODEL_BF16 : c.precision;
-	model_config_complete(&w, &c);
-	if (c.gpus_per_node > c.gpus)
-		c.gpus_per_node = c.gpus;
-	if (model_links_from_catalog(&c, cat, NULL, cell(r, "network"), &err) || model_config_check(&w, &c, &err)) {
+	if (q.task == MODEL_TASK_INFER && q.batch == MODEL_UNSET && gb)
+		q.batch = (int)gb;
+	if (second_edition(r, &q, vc->reason, sizeof(vc->reason)))
+		return NAN;
+	if (model_resolve(&w, cat, &q, &c, NULL, &err)) {
 		snprintf(vc->reason, sizeof(vc->reason), "%s", err.msg);
 		return NAN;
 	}

@@ -95,3 +95,15 @@ void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
 	c->train_samples = o->samples;
 	c->epochs = o->epochs;
 }
+
+void workload_opts_request(const struct workload_opts *o, struct model_request *q)
+{
+	q->seq_len = o->seq_len ? (int)o->seq_len : MODEL_UNSET;
+	q->global_batch = o->global_batch ? (int)o->global_batch : MODEL_UNSET;
+	q->lora_rank = o->lora_rank ? (int)o->lora_rank : MODEL_UNSET;
+	q->prompt_len = o->prompt_len ? (int)o->prompt_len : MODEL_UNSET;
+	q->output_len = o->output_len >= 0 ? (int)o->output_len : MODEL_UNSET;
+	q->train_tokens = o->tokens;
+	q->train_samples = o->samples;
+	q->epochs = o->epochs;
+}

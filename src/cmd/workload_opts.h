@@ -29,7 +29,8 @@ struct workload_opts {
 	/* the flags; 0 or NULL when not given */
 	const char *model, *task, *optimizer;
 	long layers, hidden, heads, kv_heads, ffn_hidden, vocab, experts, experts_active;
-	long seq_len, global_batch, lora_rank, prompt_len, output_len;
+	long seq_len, global_batch, lora_rank, prompt_len;
+	long output_len;            /* -1 when not given (the initialiser sets it): 0 is a value */
 	double tokens, samples, epochs;
 };
 
@@ -57,7 +58,7 @@ struct workload_opts {
 #define WORKLOAD_OPT_LORA_RANK(o) OPT_INT_("lora-rank", &(o).lora_rank, "R", "LoRA rank (default 16)", 1, 65536)
 #define WORKLOAD_OPT_PROMPT_LEN(o) OPT_INT_("prompt-len", &(o).prompt_len, "N", "prompt tokens", 1, 10000000)
 #define WORKLOAD_OPT_OUTPUT_LEN(o) \
-	OPT_INT_("output-len", &(o).output_len, "N", "generated tokens", 1, 10000000)
+	OPT_INT_("output-len", &(o).output_len, "N", "generated tokens (0: the prompt's forward pass only)", 0, 10000000)
 #define WORKLOAD_OPT_EPOCHS(o) OPT_DOUBLE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
 
 /*
@@ -76,5 +77,8 @@ void workload_opts_load(const struct workload_opts *o, struct workload *w);
  * model_config_complete() or the planner.
  */
 void workload_opts_apply(const struct workload_opts *o, struct model_config *c);
+
+/* The same flags into a request for model_resolve(); what was not given stays MODEL_UNSET. */
+void workload_opts_request(const struct workload_opts *o, struct model_request *q);
 
 #endif

@@ -114,7 +114,7 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	const struct workload_dims *d = &w->d;
 	struct layer_time lt;
 	double s = c->seq_len, T = s * c->micro_batch;
-	double Ls = (double)d->layers / c->pp, t = c->tp;
+	double Ls = model_stage_layers(w, c), t = c->tp;
 	double eb = model_precision_bytes(c->precision);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
 	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;

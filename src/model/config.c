@@ -26,6 +26,7 @@ void model_config_defaults(struct model_config *c)
 	c->optimizer = MODEL_OPTIM_ADAMW;
 	c->offload = MODEL_OFFLOAD_NONE;
 	c->kv_precision = MODEL_BF16;
+	c->output_len = MODEL_UNSET;
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
 }
@@ -70,7 +71,7 @@ void model_config_complete(const struct workload *w, struct model_config *c)
 		int gen = w->kind == WORKLOAD_TRANSFORMER && w->d.causal;
 		if (c->batch <= 0)
 			c->batch = 1;
-		if (c->output_len <= 0)
+		if (c->output_len < 0)   /* 0 is a value: the prompt's forward pass only */
 			c->output_len = gen ? 256 : 1;
 		if (c->prompt_len <= 0) {
 			/* a prompt of up to 2048 tokens that leaves room for the output */
@@ -118,9 +119,9 @@ static int check_batches(const struct model_config *c, struct diag *err)
 	} else {
 		if (c->batch < 1 || c->batch > 1000000)
 			return diag_set(err, "", 0, 0, "batch", "--batch %d is not between 1 and 1000000", c->batch);
-		if (c->prompt_len < 1 || c->output_len < 1 || c->prompt_len > 10000000 || c->output_len > 10000000)
+		if (c->prompt_len < 1 || c->output_len < 0 || c->prompt_len > 10000000 || c->output_len > 10000000)
 			return diag_set(err, "", 0, 0, c->prompt_len < 1 || c->prompt_len > 10000000 ? "prompt-len" : "output-len",
-					"prompt and output lengths must be between 1 and 10000000 tokens");
+					"prompt length must be between 1 and 10000000 tokens, output length between 0 and 10000000");
 	}
 	return 0;
 }
@@ -180,23 +181,21 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 			return diag_set(err, "", 0, 0, "task", "LoRA/QLoRA apply to transformers; '%s' is not one", w->name);
 		return check_batches(c, err);
 	}
-	if (w->d.heads % c->tp) {
-		divisors_text(w->d.heads, 64, dv, sizeof(dv));
-		return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the %d attention heads; use %s",
-				c->tp, w->d.heads, dv);
-	}
-	if (w->d.ffn_hidden % c->tp) {
+	if (!model_tp_valid(w, c->tp)) {
+		if (w->d.heads % c->tp) {
+			divisors_text(w->d.heads, 64, dv, sizeof(dv));
+			return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the %d attention heads; use %s",
+					c->tp, w->d.heads, dv);
+		}
 		divisors_text(w->d.ffn_hidden, 64, dv, sizeof(dv));
 		return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the MLP width %d; use %s",
 				c->tp, w->d.ffn_hidden, dv);
 	}
-	if (w->d.layers % (c->pp * c->vpp)) {
+	if (!model_pp_valid(w, c->pp, c->vpp, 0)) {
 		if (c->vpp > 1)
 			return diag_set(err, "", 0, 0, "vpp", "pp x vpp = %d x %d does not divide the %d layers",
 					c->pp, c->vpp, w->d.layers);
-		divisors_text(w->d.layers, 128, dv, sizeof(dv));
-		return diag_set(err, "", 0, 0, "pp", "--pp %d does not divide the %d layers; use %s",
-				c->pp, w->d.layers, dv);
+		return diag_set(err, "", 0, 0, "pp", "--pp %d exceeds the %d layers", c->pp, w->d.layers);
 	}
 	if (c->ep > 1) {
 		if (w->d.experts <= 1)

@@ -60,11 +60,12 @@ static double estimate_infer(const struct workload *w, const struct model_config
 	tm->step_s = r->infer.request_s;
 	tm->compute_s = r->infer.request_s;
 	if (w->kind == WORKLOAD_TRANSFORMER) {
-		double P = c->prompt_len, O = c->output_len;
+		/* decode steps after the prefill's first token (none with --output-len 0) */
+		double P = c->prompt_len, O = c->output_len, steps = O > 1 ? O - 1 : 0;
 		double flops_token = w->flops_token_dense + w->flops_token_head;
-		double tokens = c->batch * (P + O - 1);
+		double tokens = c->batch * (P + steps);
 		r->model_flops_per_step = c->dp * (tokens * flops_token +
-			c->batch * w->flops_token_attn * (P * P / 2 + (O - 1) * (P + O / 2.0)));
+			c->batch * w->flops_token_attn * (P * P / 2 + steps * (P + O / 2.0)));
 	} else {
 		r->model_flops_per_step = c->dp * c->batch * w->s.fwd_flops;
 	}
@@ -166,7 +167,7 @@ static double step_transformer(const struct workload *w, const struct model_conf
 	if (c->pp > 1)
 		pipeline_time(w, c, m_mb, t_mb, tm);
 	/* parameters on this GPU (largest stage); LoRA trains its adapters only */
-	params_local = layer_params_gpu(w, c) * w->d.layers / c->pp +
+	params_local = layer_params_gpu(w, c) * model_stage_layers(w, c) +
 		       (w->params_embedding / c->tp) * (c->pp == 1 ? 1 : 0.5) + w->params_head / c->tp;
 	if (lora)
 		params_local = c->lora_rank * w->params_lora_per_rank / (c->tp * c->pp);

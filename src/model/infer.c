@@ -85,6 +85,6 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	o->decode_kv_bytes = kvbytes;
 	o->request_s = o->prefill_s + (O > 1 ? (O - 1) * o->decode_token_s : 0);
 	/* generated tokens; an encoder generates none: the tokens it processed */
-	o->tokens_per_s = c->dp * B * (d->causal ? O : P) / o->request_s;
+	o->tokens_per_s = c->dp * B * (d->causal && O > 0 ? O : P) / o->request_s;
 	o->samples_per_s = c->dp * B / o->request_s;
 }

@@ -100,7 +100,7 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 	const struct workload_dims *d = &w->d;
 	struct state_bytes sb = state_bytes_of(c);
 	double t = c->tp, p = c->pp, dp = c->dp;
-	double Ls = (double)d->layers / p;
+	double Ls = model_stage_layers(w, c);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
 	double b = c->micro_batch, s = c->seq_len, T = s * b;
 	double lp = layer_params_gpu(w, c);

@@ -303,6 +303,90 @@ void model_config_complete(const struct workload *w, struct model_config *cfg);
 int model_config_check(const struct workload *w, const struct model_config *cfg, struct diag *err);
 
 /* ---------------------------------------------------------------------------
+ * The scenario resolver: the one place that holds the defaults.
+ *
+ * A request is what a user (flags, a case row, a host) gave; MODEL_UNSET
+ * marks what was not given, and an explicit 0 is a value (zero stage 0,
+ * --output-len 0: one forward pass).  model_resolve() completes it into a
+ * checked model_config, every default decided here: precision (the
+ * workload's dtype where the GPU has it, else bf16, fp16, fp32), KV-cache
+ * precision (the working precision's, fp8 caches bf16), flash attention
+ * (on where the GPU has bf16 tensor cores and the precision is 16-bit or
+ * fp8), GPUs per node (the server's, else up to 8), the scale-out network of
+ * a multi-node run (the server's NICs, else the catalog's usual fabric for
+ * the GPU's generation, said in a note), the optimizer and its state
+ * precision, the ZeRO stage, and, when only --gpus is given, the layout:
+ * the fastest that fits.  estimate, validate, plan and check call it.
+ */
+#define MODEL_UNSET (-1)
+
+struct model_request {
+	const struct cat_gpu *gpu;          /* NULL: the server's GPU */
+	const struct cat_server *server;    /* NULL: none (generic build) */
+	const char *network;                /* NULL: the server's NICs or the usual fabric */
+	int gpus, gpus_per_node;
+	int task, precision, kv_precision, recompute, optimizer, offload, flash, loader, cudnn_benchmark;
+	int tp, pp, dp, ep, vpp, zero, seq_parallel;
+	int micro_batch, global_batch, seq_len, lora_rank;
+	int batch, prompt_len, output_len, cuda_graphs;
+	double cpu_cores_per_node;          /* < 0: not given */
+	double train_tokens, train_samples, epochs; /* <= 0: none */
+};
+
+/* What the resolver decided that the user did not say, one sentence each. */
+#define MODEL_NOTES_MAX 6
+struct model_notes {
+	int n;
+	char text[MODEL_NOTES_MAX][256];
+};
+
+/* Every field MODEL_UNSET (pointers NULL, amounts of work 0). */
+void model_request_init(struct model_request *q);
+
+/*
+ * Completes q for workload w into *out, checked.  Returns 0 with what it
+ * chose in *notes (may be NULL), or -1 with err naming the flag in
+ * err->field ("gpu", "network", "tp" ...).  Not hot: it may run the model
+ * over every layout when it picks one.
+ */
+int model_resolve(const struct workload *w, const struct catalog *cat, const struct model_request *q,
+		  struct model_config *out, struct model_notes *notes, struct diag *err);
+
+/*
+ * The estimate flags that reproduce cfg exactly: every resolved choice is
+ * written out (precision, flash attention, optimizer, KV cache ...), so the
+ * line means the same whatever the defaults become.  Hardware flags
+ * (--gpu, --server, --network) are the caller's.  Returns buf.
+ */
+const char *model_config_flags(const struct workload *w, const struct model_config *cfg, char *buf,
+			       size_t len);
+
+/*
+ * Layouts.  One set of divisibility rules for every command: a tensor
+ * degree divides the attention heads and the MLP width; a pipeline degree
+ * is at most the layers (stages may be uneven: the most loaded holds
+ * ceil(L/pp)) and, interleaved, pp x vpp divides the layers.
+ */
+int model_tp_valid(const struct workload *w, int tp);
+int model_pp_valid(const struct workload *w, int pp, int vpp, int even);
+/* Layers on the most loaded pipeline stage: ceil(L / pp). */
+double model_stage_layers(const struct workload *w, const struct model_config *cfg);
+
+/*
+ * Iterates the (tp, pp) pairs for `gpus` GPUs: tp valid and at most max_tp
+ * (0: no limit), pp valid (even: stages must divide the layers), tp x pp
+ * dividing gpus.  Start with model_layout_begin(), then while
+ * (model_layout_next(&it)) use it.tp, it.pp, it.dp.
+ */
+struct model_layout_iter {
+	const struct workload *w;
+	int gpus, max_tp, even;
+	int tp, pp, dp;
+};
+void model_layout_begin(struct model_layout_iter *it, const struct workload *w, int gpus, int max_tp, int even);
+int model_layout_next(struct model_layout_iter *it);
+
+/* ---------------------------------------------------------------------------
  * Results.
  */
 

@@ -285,8 +285,6 @@ const struct plan_choice *plan_fastest(const struct plan *p);
 
 /* "t2p4v2d8e8 z1 rs m2 fp8": the layout in the compact form of docs/plan.md. */
 const char *plan_layout_code(const struct model_config *cfg, char *buf, size_t len);
-/* "--tp 2 --pp 4 --vpp 2 --zero 1 --recompute selective --micro-batch 2": the estimate flags. */
-const char *plan_layout_flags(const struct model_config *cfg, char *buf, size_t len);
 /*
  * The arguments of `gpuscope estimate` that time choice c alone: model,
  * task, GPU, server, network and layout flags.

@@ -458,7 +458,7 @@ static void set_defaults(struct plan *p)
 	b->gpus_per_node = 1;
 	b->tp = b->pp = b->dp = b->ep = b->vpp = 1;
 	b->micro_batch = 1;
-	b->flash = 1;
+	b->flash = -1;   /* per GPU, as the resolver decides it (model.h) */
 	b->offload = MODEL_OFFLOAD_NONE;
 	b->global_batch = 0;
 	model_config_complete(w, b);
@@ -643,43 +643,11 @@ const char *plan_layout_code(const struct model_config *c, char *buf, size_t len
 	return buf;
 }
 
-const char *plan_layout_flags(const struct model_config *c, char *buf, size_t len)
-{
-	size_t o = 0;
-#define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
-	buf[0] = 0;
-	PUT("--gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d", c->gpus, c->gpus_per_node,
-	    model_precision_name(c->precision), c->tp, c->pp);
-	if (c->task == MODEL_TASK_INFER) {
-		PUT(" --batch %d --prompt-len %d --output-len %d", c->batch, c->prompt_len, c->output_len);
-		if (c->cuda_graphs)
-			PUT(" --cuda-graphs");
-		if (c->kv_precision != MODEL_BF16)
-			PUT(" --kv-cache-precision %s", model_precision_name(c->kv_precision));
-	} else {
-		if (c->vpp > 1)
-			PUT(" --vpp %d", c->vpp);
-		if (c->ep > 1)
-			PUT(" --ep %d", c->ep);
-		if (c->zero)
-			PUT(" --zero %d", c->zero);
-		if (c->recompute != MODEL_RECOMPUTE_NONE)
-			PUT(" --recompute %s", model_recompute_name(c->recompute));
-		if (c->seq_parallel)
-			PUT(" --seq-parallel");
-		PUT(" --micro-batch %d --global-batch %d", c->micro_batch, c->global_batch);
-		if (c->loader == MODEL_LOADER_DALI)
-			PUT(" --data-loader dali");
-	}
-#undef PUT
-	return buf;
-}
-
 const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf,
 			       size_t len)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
-	char net[160] = "", flags[512];
+	char net[160] = "", flags[768];
 	const struct model_config *g = &c->cfg;
 	int nodes_needed = g->gpus > g->gpus_per_node;
 
@@ -699,9 +667,10 @@ const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c
 		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.0f",
 			 g->cpu_cores_per_gpu * g->gpus_per_node);
 	}
-	snprintf(buf, len, "--model %s --task %s --gpu %s%s%s%s %s", p->req.w->name,
-		 model_task_name(g->task), hw->gpu->row.key, hw->server ? " --server " : "",
-		 hw->server ? hw->server->row.key : "", net, plan_layout_flags(g, flags, sizeof(flags)));
+	/* the resolved scenario, every choice spelled out (model_config_flags) */
+	snprintf(buf, len, "--model %s --gpu %s%s%s%s %s", p->req.w->name, hw->gpu->row.key,
+		 hw->server ? " --server " : "", hw->server ? hw->server->row.key : "", net,
+		 model_config_flags(p->req.w, g, flags, sizeof(flags)));
 	return buf;
 }
 

@@ -128,7 +128,6 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	enum model_precision precs[4];
 	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip;
 	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
-	int ffn = transformer ? w->d.ffn_hidden : 1;
 	int experts = transformer && w->d.experts > 1 ? w->d.experts : 1;
 	int nloaders = !transformer && w->s.dali_per_gpu > 0 ? 2 : 1;
 	int lora = p->base.task == MODEL_TASK_LORA || p->base.task == MODEL_TASK_QLORA;
@@ -143,17 +142,17 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	for (ip = 0; ip < np; ip++) {
 		int tp, pp;
 		for (tp = 1; tp <= it->max_gpn && tp <= heads && tp <= PLAN_MAX_TP; tp++) {
-			if (heads % tp || ffn % tp || gpus % tp || it->max_gpn % tp)
+			if (!model_tp_valid(w, tp) || gpus % tp || it->max_gpn % tp)
 				continue;
 			for (pp = 1; pp <= layers && tp * pp <= gpus; pp++) {
 				int dp, vpp, ep;
-				if (layers % pp || gpus % (tp * pp))
+				if (!model_pp_valid(w, pp, 1, 1) || gpus % (tp * pp))
 					continue;
 				dp = gpus / (tp * pp);
 				if (G > 0 && G % dp)
 					continue;
 				for (vpp = 1; vpp <= (pp > 1 ? PLAN_MAX_VPP : 1); vpp *= 2) {
-					if (layers % (pp * vpp))
+					if (!model_pp_valid(w, pp, vpp, 1))
 						continue;
 					for (ep = 1; ep <= experts && ep <= dp; ep++) {
 						int zero, nzero = dp > 1 ? 4 : 1, rc;
@@ -354,7 +353,6 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 	const struct workload *w = p->req.w;
 	int transformer = w->kind == WORKLOAD_TRANSFORMER;
 	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
-	int ffn = transformer ? w->d.ffn_hidden : 1;
 	int max_batch = p->req.max_batch > 0 ? p->req.max_batch : 256;
 	double rate = p->req.rate_per_s > 0 ? p->req.rate_per_s : 1;
 	enum model_precision precs[4];
@@ -373,7 +371,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 		for (ip = 0; ip < np; ip++) {
 			int tp, pp;
 			for (tp = 1; tp <= gpn && tp <= heads; tp++) {
-				if (heads % tp || ffn % tp || gpn % tp)
+				if (!model_tp_valid(w, tp) || gpn % tp)
 					continue;
 				for (pp = 1; pp <= layers && (long)tp * pp <= p->req.max_gpus; pp++) {
 					struct plan_choice t = *c;
@@ -381,7 +379,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					struct model_memory mem;
 					int b, fit_b = 0, fabric = -1;
 					int replica = tp * pp, nodes_per_replica;
-					if (layers % pp || (pp > 1 && tp < gpn))
+					if (!model_pp_valid(w, pp, 1, 1) || (pp > 1 && tp < gpn))
 						continue;
 					if (pp > 1 && replica % gpn)
 						continue;

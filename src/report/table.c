@@ -223,3 +223,32 @@ const char *fmt_num(double v, int decimals, char *buf, unsigned len)
 		snprintf(buf, len, "%.*f", decimals, v);
 	return buf;
 }
+
+void table_wrap(FILE *f, const char *lead, const char *text, int indent, int width)
+{
+	int col = fprintf(f, "%s", lead), first = 1;
+	const char *p = text;
+	while (*p == ' ')
+		p++;
+	while (*p) {
+		const char *e = p;
+		int wlen;
+		while (*e && *e != ' ')
+			e++;
+		wlen = (int)(e - p);
+		if (!first && col + 1 + wlen > width) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (!first) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", wlen, p);
+		col += wlen;
+		first = 0;
+		p = e;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
+}

@@ -43,4 +43,10 @@ int report_json_print(struct json_t *v);
 /* Format a number with fixed decimals, or "-" when NaN. */
 const char *fmt_num(double v, int decimals, char *buf, unsigned len);
 
+/*
+ * Prints text to f wrapped at `width` columns: the first line after `lead`,
+ * the others indented by `indent` spaces; words are never split.
+ */
+void table_wrap(FILE *f, const char *lead, const char *text, int indent, int width);
+
 #endif

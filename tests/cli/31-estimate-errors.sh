@@ -5,8 +5,10 @@
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --tp 3 --gpus 3
 expect_err "--tp 3 does not divide the 32 attention heads"
 expect_err "use 1, 2, 4, 8, 16 or 32"
-expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --pp 3 --gpus 3
-expect_err "--pp 3 does not divide the 32 layers; use 1, 2, 4, 8, 16 or 32"
+expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --pp 33 --gpus 33
+expect_err "--pp 33 exceeds the 32 layers"
+expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --pp 3 --vpp 2 --gpus 3
+expect_err "pp x vpp = 3 x 2 does not divide the 32 layers"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --tp 2 --pp 2 --dp 2 --gpus 16
 expect_err "--gpus 16 is not tp x pp x dp"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --gpus 6 --tp 4
@@ -22,13 +24,8 @@ expect_err "no bf16 support"
 expect_err "--precision fp16"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --precision fp12
 expect_err "--precision 'fp12'"
-expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --gpus 16
-expect_err "no scale-out network"
-expect_err "--network"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --gpus 16 --network warp-9x100
 expect_err "network"
-expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --gpus 8 --global-batch 12
-expect_err "--global-batch 12 is not a multiple"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --ep 2 --gpus 2
 expect_err "--ep 2 needs a mixture-of-experts model"
 expect_rc 2 estimate --model mixtral-8x7b --gpu a100-sxm4-80gb --ep 3 --gpus 3

@@ -258,6 +258,63 @@ static void test_network_spec(void **state)
 	assert_string_equal(err.field, "network");
 }
 
+/* The layout iterator gives exactly the pairs the rules admit. */
+static void test_layout_iterator(void **state)
+{
+	struct workload w;
+	struct model_layout_iter it;
+	int n = 0, tp, pp;
+	(void)state;
+	preset(&w, "llama2-7b");   /* 32 heads, MLP 11008, 32 layers */
+	model_layout_begin(&it, &w, 16, 8, 1);
+	while (model_layout_next(&it)) {
+		assert_true(model_tp_valid(&w, it.tp) && it.tp <= 8);
+		assert_true(w.d.layers % it.pp == 0);
+		assert_int_equal(it.tp * it.pp * it.dp, 16);
+		n++;
+	}
+	/* brute force: tp in 1,2,4,8 and pp dividing 16/tp and 32 */
+	for (tp = 1; tp <= 8; tp *= 2)
+		for (pp = 1; pp <= 16 / tp; pp++)
+			n -= (16 / tp) % pp == 0 && 32 % pp == 0;
+	assert_int_equal(n, 0);
+}
+
+/* The resolver holds the defaults: precision, flash attention, explicit zeros. */
+static void test_resolve_defaults(void **state)
+{
+	struct workload w;
+	struct model_request q;
+	struct model_config c;
+	struct model_notes notes;
+	struct diag err;
+	(void)state;
+	preset(&w, "llama2-7b");
+	model_request_init(&q);
+	q.gpu = gpu("v100-sxm2-32gb");
+	q.task = MODEL_TASK_INFER;
+	q.output_len = 0;
+	diag_clear(&err);
+	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
+	assert_int_equal(c.precision, MODEL_FP16);
+	assert_int_equal(c.kv_precision, MODEL_FP16);
+	assert_int_equal(c.flash, 0);
+	assert_int_equal(c.output_len, 0);
+	assert_int_equal(notes.n, 0);
+
+	model_request_init(&q);
+	q.gpu = gpu("h100-sxm5-80gb");
+	q.gpus = 16;
+	q.dp = 16;
+	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
+	assert_int_equal(c.precision, MODEL_BF16);
+	assert_int_equal(c.flash, 1);
+	assert_int_equal(c.gpus_per_node, 8);
+	assert_true(c.inter_gbps_per_gpu > 0);
+	assert_int_equal(notes.n, 1);
+	assert_non_null(strstr(notes.text[0], "assumed"));
+}
+
 static void test_config_errors_name_flags(void **state)
 {
 	struct workload w;
@@ -279,12 +336,18 @@ static void test_config_errors_name_flags(void **state)
 	assert_int_equal(model_config_check(&w, &c, &err), -1);
 	assert_string_equal(err.field, "gpus");
 
-	config(&c, &w, "a100-sxm4-80gb", 3);
-	c.pp = 3;
+	config(&c, &w, "a100-sxm4-80gb", 33);
+	c.pp = 33;
 	c.dp = 1;
 	assert_int_equal(model_config_check(&w, &c, &err), -1);
 	assert_string_equal(err.field, "pp");
 	assert_non_null(strstr(err.msg, "32 layers"));
+	/* uneven stages are a layout: 3 stages of 11, 11 and 10 layers */
+	config(&c, &w, "a100-sxm4-80gb", 3);
+	c.pp = 3;
+	c.dp = 1;
+	check_ok(&w, &c);
+	assert_true(model_stage_layers(&w, &c) == 11);
 
 	config(&c, &w, "v100-sxm2-16gb", 1);
 	c.precision = MODEL_BF16;
@@ -566,6 +629,8 @@ int main(void)
 		cmocka_unit_test(test_microbenchmarks),
 		cmocka_unit_test(test_network_spec),
 		cmocka_unit_test(test_config_errors_name_flags),
+		cmocka_unit_test(test_layout_iterator),
+		cmocka_unit_test(test_resolve_defaults),
 		cmocka_unit_test(test_pipeline_and_utilisation),
 		cmocka_unit_test(test_max_micro_batch_and_latency),
 		cmocka_unit_test(test_more_recompute_never_raises_memory),

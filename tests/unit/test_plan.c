@@ -662,7 +662,11 @@ static void test_layout_code(void **state)
 	c.precision = MODEL_BF16;
 	assert_string_equal(plan_layout_code(&c, buf, sizeof(buf)), "d8 m2");
 	c.global_batch = 64;
-	plan_layout_flags(&c, flags, sizeof(flags));
+	{
+		struct workload w;
+		workload(&w, "llama2-7b");
+		model_config_flags(&w, &c, flags, sizeof(flags));
+	}
 	assert_non_null(strstr(flags, "--micro-batch 2 --global-batch 64"));
 }
 

@@ -1,0 +1,389 @@
+/*
+ * The scenario resolver (model.h): a workload plus what the user gave,
+ * completed into one checked configuration.  Every default of estimate,
+ * validate, plan and check is decided here or in model_config_complete(),
+ * which it calls; no command keeps one of its own.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/model_int.h"
+
+void model_request_init(struct model_request *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->gpus = q->gpus_per_node = MODEL_UNSET;
+	q->task = q->precision = q->kv_precision = q->recompute = q->optimizer = q->offload = MODEL_UNSET;
+	q->flash = q->loader = q->cudnn_benchmark = MODEL_UNSET;
+	q->tp = q->pp = q->dp = q->ep = q->vpp = q->zero = q->seq_parallel = MODEL_UNSET;
+	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
+	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
+	q->cpu_cores_per_node = MODEL_UNSET;
+}
+
+static void note(struct model_notes *n, const char *fmt, ...)
+{
+	va_list ap;
+	if (!n || n->n >= MODEL_NOTES_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(n->text[n->n++], sizeof(n->text[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- layouts ---- */
+
+int model_tp_valid(const struct workload *w, int tp)
+{
+	if (tp < 1)
+		return 0;
+	if (w->kind != WORKLOAD_TRANSFORMER)
+		return tp == 1;
+	return w->d.heads % tp == 0 && w->d.ffn_hidden % tp == 0;
+}
+
+int model_pp_valid(const struct workload *w, int pp, int vpp, int even)
+{
+	if (pp < 1 || vpp < 1)
+		return 0;
+	if (w->kind != WORKLOAD_TRANSFORMER)
+		return pp == 1 && vpp == 1;
+	if (pp > w->d.layers)
+		return 0;
+	/* interleaved stages are equal chunks; plain stages may be uneven */
+	if (vpp > 1 || even)
+		return w->d.layers % (pp * vpp) == 0;
+	return 1;
+}
+
+double model_stage_layers(const struct workload *w, const struct model_config *c)
+{
+	return c->pp > 1 ? ceil((double)w->d.layers / c->pp) : w->d.layers;
+}
+
+void model_layout_begin(struct model_layout_iter *it, const struct workload *w, int gpus, int max_tp, int even)
+{
+	it->w = w;
+	it->gpus = gpus;
+	it->max_tp = max_tp;
+	it->even = even;
+	it->tp = 1;
+	it->pp = 0;
+	it->dp = 0;
+}
+
+int model_layout_next(struct model_layout_iter *it)
+{
+	for (; it->tp <= it->gpus && (!it->max_tp || it->tp <= it->max_tp); it->tp++, it->pp = 0) {
+		if (!model_tp_valid(it->w, it->tp) || it->gpus % it->tp)
+			continue;
+		while (++it->pp <= it->gpus / it->tp) {
+			if (it->gpus % (it->tp * it->pp) || !model_pp_valid(it->w, it->pp, 1, it->even))
+				continue;
+			it->dp = it->gpus / (it->tp * it->pp);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- defaults that depend on the GPU ---- */
+
+static enum model_precision default_precision(const struct workload *w, const struct cat_gpu *g)
+{
+	if (w->dtype >= 0 && w->dtype < MODEL_INT8 && peak_of(g, (enum model_precision)w->dtype) > 0)
+		return (enum model_precision)w->dtype;
+	return g->bf16_tflops > 0 ? MODEL_BF16 : g->fp16_tflops > 0 ? MODEL_FP16 : MODEL_FP32;
+}
+
+/* The KV cache at the working precision; fp8 runs keep a bf16 cache, fp32/tf32 an fp32 one. */
+static enum model_precision default_kv(enum model_precision p)
+{
+	return p == MODEL_FP32 || p == MODEL_TF32 ? MODEL_FP32 : p == MODEL_FP8 ? MODEL_BF16 : p;
+}
+
+/*
+ * The scale-out fabric a multi-node run of this GPU most likely has: the
+ * NICs of the catalog's servers built around it (or around a GPU of its
+ * architecture), else by its launch year InfiniBand EDR (before 2019), HDR
+ * (2019-2021), NDR (2022-2024) or XDR, one port per GPU.
+ */
+static void usual_network(const struct catalog *cat, const struct cat_gpu *g, int gpn, char *spec, size_t len,
+			  char *why, size_t why_len)
+{
+	size_t i, n = catalog_count(cat, CAT_SERVERS);
+	int pass;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < n; i++) {
+			const struct cat_server *s = catalog_row(cat, CAT_SERVERS, i);
+			const struct cat_gpu *sg;
+			if (!s->gpu || !s->nic || !(s->nic_count > 0) || !(s->nic_gbps > 0))
+				continue;
+			sg = catalog_get(cat, CAT_GPUS, s->gpu);
+			if (!sg || (pass == 0 ? sg != g : !(sg->arch && g->arch && !strcmp(sg->arch, g->arch))))
+				continue;
+			/* the server's NICs per GPU, scaled to this node's GPUs */
+			snprintf(spec, len, "%s-%.0fx%g", s->nic,
+				 fmax(1, round(s->nic_count * gpn / (s->gpu_count > 0 ? s->gpu_count : gpn))), s->nic_gbps);
+			snprintf(why, why_len, "the fabric of the catalog's %s servers", s->row.key);
+			return;
+		}
+	{
+		double y = cat_has(g->launch_year) ? g->launch_year : 2020;
+		const char *f = y < 2019 ? "ib-edr" : y < 2022 ? "ib-hdr" : y < 2025 ? "ib-ndr" : "ib-xdr";
+		double gbit = y < 2019 ? 100 : y < 2022 ? 200 : y < 2025 ? 400 : 800;
+		snprintf(spec, len, "%s-%dx%g", f, gpn, gbit);
+		snprintf(why, why_len, "the usual fabric of GPUs launched in %.0f, one port per GPU", y);
+	}
+}
+
+/* ---- the resolver ---- */
+
+#define PICK(field, def) ((q->field) != MODEL_UNSET ? (q->field) : (def))
+
+/* The request's own choices, before the layout and the links. */
+static void fill_choices(const struct workload *w, const struct model_request *q, struct model_config *c)
+{
+	c->task = (enum model_task)PICK(task, MODEL_TASK_PRETRAIN);
+	c->precision = q->precision != MODEL_UNSET ? (enum model_precision)q->precision :
+		       default_precision(w, c->gpu);
+	c->kv_precision = q->kv_precision != MODEL_UNSET ? (enum model_precision)q->kv_precision :
+			  default_kv(c->precision);
+	c->recompute = (enum model_recompute)PICK(recompute, MODEL_RECOMPUTE_NONE);
+	c->optimizer = (enum model_optimizer)PICK(optimizer, MODEL_OPTIM_ADAMW);
+	c->offload = (enum model_offload)PICK(offload, MODEL_OFFLOAD_NONE);
+	c->zero = PICK(zero, c->offload == MODEL_OFFLOAD_PARAMS ? 3 : 0);
+	c->loader = (enum model_loader)PICK(loader, MODEL_LOADER_CPU);
+	c->cudnn_benchmark = PICK(cudnn_benchmark, 1);
+	c->cuda_graphs = PICK(cuda_graphs, 0);
+	c->seq_parallel = PICK(seq_parallel, 0);
+	/* flash attention: where PyTorch's SDPA has flash kernels (flash_on's rule) */
+	c->flash = -1;
+	c->flash = q->flash != MODEL_UNSET ? q->flash : flash_on(c);
+	c->micro_batch = PICK(micro_batch, 0);
+	c->global_batch = PICK(global_batch, 0);
+	c->seq_len = PICK(seq_len, 0);
+	c->lora_rank = PICK(lora_rank, 0);
+	c->batch = PICK(batch, 0);
+	c->prompt_len = PICK(prompt_len, 0);
+	c->output_len = q->output_len;   /* MODEL_UNSET: model_config_complete decides */
+	c->train_tokens = q->train_tokens;
+	c->train_samples = q->train_samples;
+	c->epochs = q->epochs;
+}
+
+/* GPUs per node and the links; a multi-node run without a network gets the usual one. */
+static int fill_links(const struct catalog *cat, const struct model_request *q, struct model_config *c,
+		      struct model_notes *notes, struct diag *err)
+{
+	const char *network = q->network;
+	char spec[96], why[160];
+	if (q->gpus_per_node != MODEL_UNSET)
+		c->gpus_per_node = q->gpus_per_node;
+	else if (q->server && q->server->gpu_count > 0)
+		c->gpus_per_node = (int)q->server->gpu_count;
+	else
+		c->gpus_per_node = c->gpus < 8 ? c->gpus : 8;
+	if (c->gpus_per_node > c->gpus)
+		c->gpus_per_node = c->gpus;
+	c->cpu_cores_per_gpu = q->cpu_cores_per_node > 0 ? q->cpu_cores_per_node / c->gpus_per_node : 0;
+	if (!network && c->gpus > c->gpus_per_node && !(q->server && q->server->nic && q->server->nic_count > 0)) {
+		usual_network(cat, c->gpu, c->gpus_per_node, spec, sizeof(spec), why, sizeof(why));
+		network = spec;
+		note(notes, "no --network for %d GPUs on %d servers: assumed %s, %s", c->gpus,
+		     (c->gpus + c->gpus_per_node - 1) / c->gpus_per_node, spec, why);
+	}
+	return model_links_from_catalog(c, cat, q->server, network, err);
+}
+
+/* Rounds a global batch that micro-batch x dp does not divide, as DeepSpeed derives its accumulation steps. */
+static void round_batch(const struct model_request *q, struct model_config *c, struct model_notes *notes)
+{
+	long per = (long)c->micro_batch * c->dp;
+	long g;
+	if (c->task == MODEL_TASK_INFER || q->global_batch == MODEL_UNSET || per <= 0 || c->global_batch % per == 0)
+		return;
+	g = c->global_batch / per * per;
+	if (g < per)
+		g = per;
+	note(notes, "global batch %d is not a multiple of micro-batch x dp = %ld: rounded to %ld "
+	     "(%ld accumulation steps)", c->global_batch, per, g, g / per);
+	c->global_batch = (int)g;
+}
+
+/* Time per sample of a completed config; INFINITY when it does not fit or is invalid. */
+static double per_sample_s(const struct workload *w, const struct model_config *c, double *mem_bytes)
+{
+	struct model_result r;
+	struct diag e;
+	*mem_bytes = INFINITY;
+	diag_clear(&e);
+	if (model_config_check(w, c, &e) || model_estimate(w, c, &r))
+		return INFINITY;
+	*mem_bytes = r.mem.total_bytes;
+	if (!r.mem.fits)
+		return INFINITY;
+	if (c->task == MODEL_TASK_INFER)
+		return r.infer.request_s / (c->batch * c->dp);
+	return r.time.step_s / c->global_batch;
+}
+
+/*
+ * --gpus without --tp/--pp/--dp: every layout the rules admit (tensor
+ * parallelism inside a server), with the ZeRO stage and recompute when
+ * those were not given either; the fastest per sample that fits wins, else
+ * the one needing least memory.
+ */
+static void pick_layout(const struct workload *w, const struct model_request *q, struct model_config *c,
+			struct model_notes *notes)
+{
+	struct model_layout_iter it;
+	struct model_config best = *c, least = *c;
+	double best_s = INFINITY, least_b = INFINITY, second_s = INFINITY;
+	int nfit = 0, ntried = 0;
+	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;
+
+	model_layout_begin(&it, w, c->gpus, c->gpus_per_node, 1);
+	while (model_layout_next(&it)) {
+		int z, z0 = q->zero != MODEL_UNSET ? q->zero : 0;
+		int z1 = q->zero != MODEL_UNSET ? q->zero : it.dp > 1 && !lora && c->task != MODEL_TASK_INFER ? 3 : 0;
+		int r, r1 = q->recompute == MODEL_UNSET && c->task != MODEL_TASK_INFER ? 1 : 0;
+		if (q->seq_parallel == 1 && it.tp == 1)
+			continue;
+		for (z = z0; z <= z1; z++)
+			for (r = 0; r <= r1; r++) {
+				struct model_config t = *c;
+				double s, b;
+				t.tp = it.tp;
+				t.pp = it.pp;
+				t.dp = it.dp;
+				t.zero = z;
+				if (r1)
+					t.recompute = r ? MODEL_RECOMPUTE_FULL : MODEL_RECOMPUTE_NONE;
+				if (q->global_batch == MODEL_UNSET)
+					t.global_batch = 0;
+				if (q->micro_batch == MODEL_UNSET)
+					t.micro_batch = 0;
+				model_config_complete(w, &t);
+				ntried++;
+				s = per_sample_s(w, &t, &b);
+				if (b < least_b) {
+					least_b = b;
+					least = t;
+				}
+				if (s < INFINITY)
+					nfit++;
+				if (s < best_s) {
+					second_s = best_s;
+					best_s = s;
+					best = t;
+				} else if (s < second_s) {
+					second_s = s;
+				}
+			}
+	}
+	if (best_s < INFINITY) {
+		char next[64] = "";
+		if (second_s < INFINITY)
+			snprintf(next, sizeof(next), ", %.1f%% ahead of the next", 100 * (second_s / best_s - 1));
+		*c = best;
+		note(notes, "--gpus %d without --tp/--pp/--dp: tp %d pp %d dp %d zero %d recompute %s, the fastest "
+		     "of %d layouts that fit (of %d tried)%s", c->gpus, c->tp, c->pp, c->dp, c->zero,
+		     model_recompute_name(c->recompute), nfit, ntried, next);
+	} else if (least_b < INFINITY) {
+		*c = least;
+		note(notes, "--gpus %d without --tp/--pp/--dp: no layout fits; tp %d pp %d dp %d zero %d needs the "
+		     "least memory", c->gpus, c->tp, c->pp, c->dp, c->zero);
+	}
+}
+
+int model_resolve(const struct workload *w, const struct catalog *cat, const struct model_request *q,
+		  struct model_config *c, struct model_notes *notes, struct diag *err)
+{
+	int auto_layout;
+	const struct cat_gpu *g = q->gpu;
+
+	if (notes)
+		notes->n = 0;
+	model_config_defaults(c);
+	if (!g && q->server && q->server->gpu)
+		g = catalog_get(cat, CAT_GPUS, q->server->gpu);
+	if (!g)
+		return diag_set(err, "", 0, 0, "gpu", "no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
+	c->gpu = g;
+	fill_choices(w, q, c);
+
+	c->tp = PICK(tp, 1);
+	c->pp = PICK(pp, 1);
+	c->ep = PICK(ep, 1);
+	c->vpp = PICK(vpp, 1);
+	c->dp = PICK(dp, 0);
+	c->gpus = PICK(gpus, 0);
+	if (c->tp < 1 || c->pp < 1 || c->ep < 1 || c->vpp < 1 || c->dp < 0 || c->gpus < 0)
+		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->ep < 1 ? "ep" :
+				c->vpp < 1 ? "vpp" : c->dp < 0 ? "dp" : "gpus", "parallel degrees must be at least 1");
+	auto_layout = q->gpus != MODEL_UNSET && q->tp == MODEL_UNSET && q->pp == MODEL_UNSET &&
+		      q->dp == MODEL_UNSET && w->kind == WORKLOAD_TRANSFORMER && q->gpus > 1;
+	if (!c->gpus)
+		c->gpus = c->tp * c->pp * (c->dp ? c->dp : 1);
+	if (!c->dp && !auto_layout && c->gpus % (c->tp * c->pp))
+		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not a multiple of tp x pp = %d x %d; use --gpus %d "
+				"or a layout that divides it", c->gpus, c->tp, c->pp,
+				(c->gpus / (c->tp * c->pp) + 1) * c->tp * c->pp);
+	if (fill_links(cat, q, c, notes, err))
+		return -1;
+	if (auto_layout) {
+		c->tp = c->pp = 1;
+		c->dp = c->gpus;
+	}
+	model_config_complete(w, c);
+	if (auto_layout)
+		pick_layout(w, q, c, notes);
+	round_batch(q, c, notes);
+	return model_config_check(w, c, err);
+}
+
+#undef PICK
+
+/* ---- serialising ---- */
+
+const char *model_config_flags(const struct workload *w, const struct model_config *c, char *buf, size_t len)
+{
+	size_t o = 0;
+#define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
+	buf[0] = 0;
+	PUT("--task %s --gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d --dp %d", model_task_name(c->task),
+	    c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp, c->pp, c->dp);
+	if (w->kind == WORKLOAD_TRANSFORMER)
+		PUT(" --seq-len %d --flash-attention %s", c->seq_len, flash_on(c) ? "on" : "off");
+	if (c->task == MODEL_TASK_INFER) {
+		PUT(" --batch %d --prompt-len %d --output-len %d --kv-cache-precision %s", c->batch, c->prompt_len,
+		    c->output_len, model_precision_name(c->kv_precision));
+		if (c->cuda_graphs)
+			PUT(" --cuda-graphs");
+	} else {
+		if (c->vpp > 1)
+			PUT(" --vpp %d", c->vpp);
+		if (c->ep > 1)
+			PUT(" --ep %d", c->ep);
+		PUT(" --zero %d --recompute %s", c->zero, model_recompute_name(c->recompute));
+		if (c->seq_parallel)
+			PUT(" --seq-parallel");
+		PUT(" --micro-batch %d --global-batch %d --optimizer %s", c->micro_batch, c->global_batch,
+		    model_optimizer_name(c->optimizer));
+		if (c->offload != MODEL_OFFLOAD_NONE)
+			PUT(" --offload %s", model_offload_name(c->offload));
+		if (c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA)
+			PUT(" --lora-rank %d", c->lora_rank);
+		if (w->kind == WORKLOAD_PER_SAMPLE) {
+			if (c->loader == MODEL_LOADER_DALI)
+				PUT(" --data-loader dali");
+			if (!c->cudnn_benchmark)
+				PUT(" --cudnn-benchmark off");
+		}
+	}
+#undef PUT
+	return buf;
+}
