@@ -3,13 +3,16 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "catalog/embedded.h"
 #include "util/csv.h"
+#include "util/num.h"
 #include "util/suggest.h"
 #include "util/units.h"
 #include "util/xalloc.h"
@@ -17,6 +20,8 @@
 struct table_rows {
 	char *rows;          /* row_size bytes each */
 	size_t n, cap;
+	size_t *slot;        /* open-addressing index by key: row index + 1, 0 empty */
+	size_t nslot;        /* a power of two, at least twice n; 0 before the first row */
 };
 
 struct catalog {
@@ -26,6 +31,55 @@ struct catalog {
 };
 
 #define FIELD(row, col) ((void *)((char *)(row) + (col)->offset))
+
+/* FNV-1a: keys are short slugs, and a fleet catalog may hold tens of thousands. */
+static size_t key_hash(const char *k)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *k; k++)
+		h = (h ^ (unsigned char)*k) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static const char *row_key(const struct table_rows *tr, size_t row_size, size_t i)
+{
+	return ((const struct cat_row *)(tr->rows + i * row_size))->key;
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t slot_find(const struct table_rows *tr, size_t row_size, const char *key)
+{
+	size_t m = tr->nslot - 1, i = key_hash(key) & m;
+	while (tr->slot[i] && strcmp(row_key(tr, row_size, tr->slot[i] - 1), key))
+		i = (i + 1) & m;
+	return i;
+}
+
+/* Indexes row i (already stored), growing the index to keep it at most half full. */
+static void slot_add(struct table_rows *tr, size_t row_size, size_t i)
+{
+	if (2 * (tr->n + 1) > tr->nslot) {
+		size_t k;
+		free(tr->slot);
+		tr->nslot = tr->nslot ? tr->nslot * 2 : 64;
+		while (2 * (tr->n + 1) > tr->nslot)
+			tr->nslot *= 2;
+		tr->slot = xcalloc(tr->nslot, sizeof(*tr->slot));
+		for (k = 0; k < tr->n; k++)
+			if (k != i)
+				tr->slot[slot_find(tr, row_size, row_key(tr, row_size, k))] = k + 1;
+	}
+	tr->slot[slot_find(tr, row_size, row_key(tr, row_size, i))] = i + 1;
+}
+
+static size_t row_lookup(const struct table_rows *tr, size_t row_size, const char *key)
+{
+	size_t i;
+	if (!tr->nslot)
+		return (size_t)-1;
+	i = tr->slot[slot_find(tr, row_size, key)];
+	return i ? i - 1 : (size_t)-1;
+}
 
 struct catalog *catalog_new(void)
 {
@@ -50,6 +104,7 @@ void catalog_free(struct catalog *c)
 		for (i = 0; i < c->t[t].n; i++)
 			row_release(s, c->t[t].rows + i * s->row_size);
 		free(c->t[t].rows);
+		free(c->t[t].slot);
 	}
 	for (i = 0; i < c->norigins; i++)
 		free(c->origins[i]);
@@ -71,13 +126,8 @@ const void *catalog_row(const struct catalog *c, enum cat_table t, size_t i)
 
 const void *catalog_get(const struct catalog *c, enum cat_table t, const char *key)
 {
-	size_t i;
-	for (i = 0; i < c->t[t].n; i++) {
-		const struct cat_row *r = catalog_row(c, t, i);
-		if (!strcmp(r->key, key))
-			return r;
-	}
-	return NULL;
+	size_t i = row_lookup(&c->t[t], catalog_schema(t)->row_size, key);
+	return i == (size_t)-1 ? NULL : catalog_row(c, t, i);
 }
 
 static const char *origin_intern(struct catalog *c, const char *name)
@@ -142,14 +192,11 @@ static int parse_cell(const struct cat_schema *s, const struct cat_column *col, 
 			*(double *)FIELD(row, col) = NAN;
 			return 0;
 		}
-		if (unit_parse(v, col->unit, &x, why, sizeof(why))) {
+		if (num_parse(v, col->unit, &col->range, &x, why, sizeof(why))) {
 			free(v);
 			return diag_set(err, name, line, colno, col->name, "%s", why);
 		}
 		free(v);
-		if (x < 0)
-			return diag_set(err, name, line, colno, col->name,
-					"negative value %g (must be >= 0)", x);
 		*(double *)FIELD(row, col) = x;
 		return 0;
 	}
@@ -201,7 +248,8 @@ int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
 	const char *origin = origin_intern(c, name);
 	char *row = xcalloc(1, s->row_size);
 	struct table_rows *tr = &c->t[t];
-	size_t *seen_idx = NULL, seen_cap = 0, nseen = 0;
+	unsigned char *seen = NULL;  /* by row index: defined by this file */
+	size_t seen_cap = 0;
 
 	rc = csv_next(r, &rec, err);
 	if (rc < 0)
@@ -272,23 +320,15 @@ int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
 		hdr = (const struct cat_row *)row;
 		((struct cat_row *)row)->origin = origin;
 		((struct cat_row *)row)->line = rec.line;
-		for (k = 0; k < tr->n; k++) {
-			const struct cat_row *o = (const struct cat_row *)(tr->rows + k * s->row_size);
-			if (!strcmp(o->key, hdr->key)) {
-				existing = k;
-				break;
-			}
-		}
+		existing = row_lookup(tr, s->row_size, hdr->key);
 		if (existing != (size_t)-1) {
-			size_t j;
-			for (j = 0; j < nseen; j++)
-				if (seen_idx[j] == existing) {
-					const struct cat_row *o = (const struct cat_row *)(tr->rows + existing * s->row_size);
-					diag_set(err, name, rec.line, rec.cols[0], "key",
-						 "duplicate key '%s' (first defined on line %d)", hdr->key, o->line);
-					row_release(s, row);
-					goto out;
-				}
+			if (existing < seen_cap && seen[existing]) {
+				const struct cat_row *o = (const struct cat_row *)(tr->rows + existing * s->row_size);
+				diag_set(err, name, rec.line, rec.cols[0], "key",
+					 "duplicate key '%s' (first defined on line %d)", hdr->key, o->line);
+				row_release(s, row);
+				goto out;
+			}
 			/* a later file replaces the row with the same key */
 			row_release(s, tr->rows + existing * s->row_size);
 			memcpy(tr->rows + existing * s->row_size, row, s->row_size);
@@ -300,16 +340,18 @@ int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
 			}
 			memcpy(tr->rows + tr->n * s->row_size, row, s->row_size);
 			existing = tr->n++;
+			slot_add(tr, s->row_size, existing);
 		}
-		XGROW(seen_idx, seen_cap, nseen);
-		seen_idx[nseen++] = existing;
+		/* rows this file defined: a second definition in one file is an error */
+		XGROW(seen, seen_cap, existing);
+		seen[existing] = 1;
 		added++;
 	}
 	if (rc < 0)
 		goto out;
 	ret = (int)added;
 out:
-	free(seen_idx);
+	free(seen);
 	free(row);
 	free(map);
 	csv_free(r);
@@ -412,12 +454,12 @@ static int load_dir(struct catalog *c, const char *dir, struct diag *err)
 		char *buf;
 		size_t len;
 		int n;
-		FILE *probe = fopen(path, "rb");
-		if (!probe) {
+		struct stat st;
+		/* only a name that is not there is absent: a file that cannot be read is an error */
+		if (lstat(path, &st) && errno == ENOENT) {
 			free(path);
 			continue;
 		}
-		fclose(probe);
 		if (csv_read_file(path, &buf, &len, err)) {
 			free(path);
 			return -1;

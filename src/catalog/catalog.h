@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "util/error.h"
+#include "util/num.h"
 
 enum cat_table {
 	CAT_GPUS,
@@ -165,6 +166,7 @@ struct cat_column {
 	const char *unit;        /* canonical unit for numbers ("GB/s"), or NULL */
 	size_t offset;           /* into the row struct */
 	unsigned flags;          /* CAT_REQUIRED, CAT_REF_* */
+	struct num_range range;  /* numbers: what a cell may hold, in `unit` */
 };
 #define CAT_REQUIRED 1u
 #define CAT_REF_GPU 2u

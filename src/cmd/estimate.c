@@ -59,7 +59,7 @@ static const struct opt estimate_opts[] = {
 	WORKLOAD_OPT_PROMPT_LEN(wo),
 	WORKLOAD_OPT_OUTPUT_LEN(wo),
 	OPT_STRING_("kv-cache-precision", &kvprec_s, "P", "fp16, bf16, fp8, int8 or int4"),
-	OPT_DURATION_("latency-target", &latency_target, "TIME", "find the batch that meets it (5ms)"),
+	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "find the batch that meets it (5ms)", 3600),
 	OPT_INT_("max-batch", &max_batch, "N", "dynamic batching limit for --latency-target (32)", 1, 1000000),
 	OPT_FLAG_("cuda-graphs", &cuda_graphs, "capture forward passes as CUDA Graphs"),
 	OPT_GROUP_("data and time to train"),

@@ -49,8 +49,8 @@ static const struct opt plan_opts[] = {
 	WORKLOAD_OPT_SAMPLES(wo, "samples per epoch (per-sample models: default 1e6)"),
 	WORKLOAD_OPT_EPOCHS(wo),
 	OPT_GROUP_("inference (--task infer)"),
-	OPT_DOUBLE_("rate", &rate, "R", "requests per second to serve (default 1)", 0, 1e12),
-	OPT_DURATION_("latency-target", &latency_target, "TIME", "latency each request must meet (5ms, 2s)"),
+	OPT_POSITIVE_("rate", &rate, "R", "requests per second to serve (default 1)", 0, 1e9),
+	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "latency each request must meet (5ms, 2s)", 3600),
 	WORKLOAD_OPT_PROMPT_LEN(wo),
 	WORKLOAD_OPT_OUTPUT_LEN(wo),
 	OPT_INT_("max-batch", &max_batch, "N", "largest batch a replica may run (default 256)", 1, 1000000),
@@ -62,16 +62,17 @@ static const struct opt plan_opts[] = {
 	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),
 	OPT_STRING_("precision", &precision_s, "P,...", "to try: bf16 (default), fp16, fp8, tf32, fp32"),
 	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 where the GPU has it"),
-	OPT_DOUBLE_("utilisation", &utilisation, "PCT", "onprem: % of hours the GPUs work (default 70)", 0, 100),
-	OPT_DOUBLE_("years", &years, "Y", "onprem: years of service (default: depreciation)", 0, 50),
-	OPT_DOUBLE_("rack-kw", &rack_kw, "KW", "onprem: kW per rack (default: air 41, liquid 132)", 0, 10000),
-	OPT_DOUBLE_("storage-tb", &storage_tb, "TB", "onprem: shared storage to buy (default 2 TB per GPU)", 0, 1e9),
-	OPT_DURATION_("checkpoint-every", &checkpoint_every, "TIME", "checkpoint interval (default: the optimum)"),
+	OPT_DOUBLE_("utilisation", &utilisation, "PCT", "onprem: % of hours the GPUs work (default 70)", 1, 100),
+	OPT_DOUBLE_("years", &years, "Y", "onprem: years of service (default: depreciation)", 0.25, 50),
+	OPT_POSITIVE_("rack-kw", &rack_kw, "KW", "onprem: kW per rack (default: air 41, liquid 132)", 0, 10000),
+	OPT_POSITIVE_("storage-tb", &storage_tb, "TB", "onprem: shared storage to buy (default 2 TB per GPU)", 0, 1e9),
+	OPT_DURATION_POSITIVE_("checkpoint-every", &checkpoint_every, "TIME", "checkpoint interval (default: the optimum)",
+			       OPT_DURATION_MAX_S),
 	OPT_GROUP_("ranking and constraints"),
 	OPT_STRING_("objective", &objective_s, "WHAT", "cost (default), time, energy, balanced, capex"),
-	OPT_DURATION_("deadline", &deadline, "TIME", "finish within this time (30d, 36h)"),
-	OPT_QUANTITY_("budget", &budget, "USD", "at most this (per hour to serve; to buy: capex)", "USD"),
-	OPT_DOUBLE_("power-kw", &power_kw, "KW", "full-load power of all servers at most this", 0, 1e9),
+	OPT_DURATION_POSITIVE_("deadline", &deadline, "TIME", "finish within this time (30d, 36h)", OPT_DURATION_MAX_S),
+	OPT_QUANTITY_POSITIVE_("budget", &budget, "USD", "at most this (per hour to serve; to buy: capex)", "USD", 1e15),
+	OPT_POSITIVE_("power-kw", &power_kw, "KW", "full-load power of all servers at most this", 0, 1e9),
 	OPT_INT_("top", &top_n, "N", "choices to list (default 10)", 1, 1000),
 	OPT_INT_("threads", &threads, "N", "search threads (default: every core)", 0, 1024),
 	OPT_GROUP_("output"),
@@ -608,6 +609,11 @@ static void print_no_answer(const struct plan *p)
 			 "LoRA/QLoRA or a shorter --seq-len",
 			 req->max_gpus, f->nodes, hw[f->hw].gpus_per_node, hw[f->hw].label,
 			 unit_format_bytes(f->min_bytes, a, sizeof(a)), hw[f->hw].gpu->memory_gib);
+		wrap("", buf, 0);
+	} else if (req->base.task == MODEL_TASK_INFER) {
+		snprintf(buf, sizeof(buf),
+			 "no configuration of at most %d GPUs serves %g requests/s; lower --rate or "
+			 "allow more GPUs (--max-gpus)", req->max_gpus, req->rate_per_s);
 		wrap("", buf, 0);
 	} else {
 		wrap("", "nothing could be evaluated with these options", 0);

@@ -28,7 +28,7 @@ static int have_bill;
 static double flag_value[TCO_NINPUTS];
 
 /* A number flag for one TCO input; its name must be tco_input_desc(id)->flag (checked). */
-#define NUM(id, name, argh, help) {OPT_DOUBLE, name, &flag_value[id], argh, help, 0, 0, NULL, NULL}
+#define NUM(id, name, argh, help) {OPT_DOUBLE, name, &flag_value[id], argh, help, 0, 0, NULL, NULL, 0}
 
 static const struct opt tco_opts[] = {
 	OPT_GROUP_("what is owned"),

@@ -17,6 +17,7 @@
 #include "report/table.h"
 #include "util/csv.h"
 #include "util/error.h"
+#include "util/num.h"
 #include "util/xalloc.h"
 
 #define CAL_FILE "cases/calibration.csv"
@@ -91,14 +92,13 @@ static const char *cell(const struct row *r, const char *name)
 /* Integer cell: 0 when empty; -1 (and a reason) when not a count. */
 static int icell(const struct row *r, const char *name, long *v, char *why, size_t len)
 {
+	static const struct num_range count_range = {0, 1e9, NUM_WHOLE};
 	const char *s = cell(r, name);
-	char *end;
 	double d;
 	*v = 0;
 	if (!*s)
 		return 0;
-	d = strtod(s, &end);
-	if (*end || !(d >= 0) || d > 1e9 || d != floor(d)) {
+	if (num_parse(s, NULL, &count_range, &d, why, len)) {
 		snprintf(why, len, "column '%s': '%s' is not a count", name, s);
 		return -1;
 	}
@@ -589,7 +589,10 @@ static void report(const struct vcase *cs, size_t n, enum output_format fmt)
 		table_row(tb);
 		table_cell(tb, cs[i].id);
 		table_cell(tb, cs[i].metric);
-		table_cellf(tb, "%.4g", cs[i].measured);
+		if (isnan(cs[i].measured))
+			table_cell(tb, "-");  /* the reason says what was wrong with it */
+		else
+			table_cellf(tb, "%.4g", cs[i].measured);
 		if (isnan(cs[i].predicted)) {
 			table_cell(tb, "-");
 			table_cell(tb, "-");
@@ -676,8 +679,9 @@ int cmd_validate(int argc, char **argv)
 	while ((rc = csv_next(rd, &rec, &err)) > 0) {
 		struct row r;
 		struct vcase *vc;
+		static const struct num_range measured_range = {1e-6, 1e15, 0};
 		const char *v;
-		char *end;
+		char why[160];
 		if (first) {
 			size_t k;
 			csv_record_copy(&hdr, &rec);
@@ -707,12 +711,11 @@ int cmd_validate(int argc, char **argv)
 		vc->model = xstrdup(cell(&r, "model"));
 		vc->line = rec.line;
 		v = cell(&r, "value");
-		vc->measured = strtod(v, &end);
-		if (!*v || *end || !isfinite(vc->measured) || vc->measured == 0) {
+		/* every metric is a positive size, rate or time; a tiny one would make the error infinite */
+		if (num_parse(v, NULL, &measured_range, &vc->measured, why, sizeof(why))) {
 			vc->measured = NAN;
 			vc->predicted = NAN;
-			snprintf(vc->reason, sizeof(vc->reason), "line %d: value '%s' is not a non-zero number",
-				 rec.line, v);
+			snprintf(vc->reason, sizeof(vc->reason), "line %d: value: %s", rec.line, why);
 			continue;
 		}
 		vc->predicted = predict(cat, &r, vc);

@@ -40,8 +40,8 @@ struct workload_opts {
 #define WORKLOAD_OPT_OPTIMIZER(o, help) OPT_STRING_("optimizer", &(o).optimizer, "NAME", help)
 #define WORKLOAD_OPT_GLOBAL_BATCH(o, help) \
 	OPT_INT_("global-batch", &(o).global_batch, "N", help, 1, 100000000)
-#define WORKLOAD_OPT_TOKENS(o, help) OPT_DOUBLE_("tokens", &(o).tokens, "N", help, 0, 1e18)
-#define WORKLOAD_OPT_SAMPLES(o, help) OPT_DOUBLE_("samples", &(o).samples, "N", help, 0, 1e18)
+#define WORKLOAD_OPT_TOKENS(o, help) OPT_DOUBLE_("tokens", &(o).tokens, "N", help, 1, 1e18)
+#define WORKLOAD_OPT_SAMPLES(o, help) OPT_DOUBLE_("samples", &(o).samples, "N", help, 1, 1e18)
 
 /* Entries alike in every command. */
 #define WORKLOAD_OPT_DIMS(o) \
@@ -59,7 +59,7 @@ struct workload_opts {
 #define WORKLOAD_OPT_PROMPT_LEN(o) OPT_INT_("prompt-len", &(o).prompt_len, "N", "prompt tokens", 1, 10000000)
 #define WORKLOAD_OPT_OUTPUT_LEN(o) \
 	OPT_INT_("output-len", &(o).output_len, "N", "generated tokens (0: the prompt's forward pass only)", 0, 10000000)
-#define WORKLOAD_OPT_EPOCHS(o) OPT_DOUBLE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
+#define WORKLOAD_OPT_EPOCHS(o) OPT_POSITIVE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
 
 /*
  * Fills *w from --model (else o->default_model): a preset name or a

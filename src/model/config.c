@@ -42,11 +42,12 @@ void model_config_complete(const struct workload *w, struct model_config *c)
 		c->ep = 1;
 	if (c->vpp <= 0)
 		c->vpp = 1;
-	mp = c->tp * c->pp;
+	/* tp x pp may not fit an int: model_validate() refuses such a layout */
+	mp = (long)c->tp * c->pp > MODEL_MAX_GPUS ? 1 : c->tp * c->pp;
 	if (c->dp <= 0)
 		c->dp = c->gpus > 0 && c->gpus % mp == 0 ? c->gpus / mp : 1;
 	if (c->gpus <= 0)
-		c->gpus = mp * c->dp;
+		c->gpus = (long)mp * c->dp > MODEL_MAX_GPUS ? MODEL_MAX_GPUS + 1 : mp * c->dp;
 	if (c->gpus_per_node <= 0)
 		c->gpus_per_node = c->gpus < 8 ? c->gpus : 8;
 	if (c->seq_len <= 0)
@@ -138,8 +139,13 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->ep < 1 || c->vpp < 1)
 		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->dp < 1 ? "dp" : c->ep < 1 ? "ep" : "vpp",
 				"parallel degrees must be at least 1");
-	if (c->gpus < 1 || c->gpus > 1000000)
-		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not between 1 and 1000000", c->gpus);
+	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * c->dp > MODEL_MAX_GPUS)
+		return diag_set(err, "", 0, 0, (long)c->tp * c->pp > MODEL_MAX_GPUS ? "tp" : "dp",
+				"tp x pp x dp = %d x %d x %d is more than %d GPUs", c->tp, c->pp, c->dp,
+				MODEL_MAX_GPUS);
+	if (c->gpus < 1 || c->gpus > MODEL_MAX_GPUS)
+		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not between 1 and %d", c->gpus,
+				MODEL_MAX_GPUS);
 	if (c->gpus_per_node < 1 || c->gpus_per_node > 1024)
 		return diag_set(err, "", 0, 0, "gpus-per-node", "--gpus-per-node %d is not between 1 and 1024",
 				c->gpus_per_node);

@@ -292,6 +292,8 @@ void model_config_defaults(struct model_config *cfg);
  * output lengths (a prompt of up to 2048 tokens that leaves room for 256
  * generated), lora_rank 16 for LoRA tasks, and flash -1 (auto) to 0 or 1.
  */
+/* The most GPUs one configuration may use (tp x pp x dp, --gpus). */
+#define MODEL_MAX_GPUS 1000000
 void model_config_complete(const struct workload *w, struct model_config *cfg);
 
 /*

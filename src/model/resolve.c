@@ -324,6 +324,11 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	if (c->tp < 1 || c->pp < 1 || c->ep < 1 || c->vpp < 1 || c->dp < 0 || c->gpus < 0)
 		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->ep < 1 ? "ep" :
 				c->vpp < 1 ? "vpp" : c->dp < 0 ? "dp" : "gpus", "parallel degrees must be at least 1");
+	/* products of degrees in long: tp x pp of 65536 x 65536 does not fit an int */
+	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * (c->dp ? c->dp : 1) > MODEL_MAX_GPUS)
+		return diag_set(err, "", 0, 0, (long)c->tp * c->pp > MODEL_MAX_GPUS ? "tp" : "dp",
+				"tp x pp%s = %d x %d%s%.0d is more than %d GPUs", c->dp ? " x dp" : "", c->tp,
+				c->pp, c->dp ? " x " : "", c->dp, MODEL_MAX_GPUS);
 	auto_layout = q->gpus != MODEL_UNSET && q->tp == MODEL_UNSET && q->pp == MODEL_UNSET &&
 		      q->dp == MODEL_UNSET && w->kind == WORKLOAD_TRANSFORMER && q->gpus > 1;
 	if (!c->gpus)

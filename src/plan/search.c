@@ -451,11 +451,13 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					if (model_estimate(w, &t.cfg, &t.res) || !(t.res.infer.samples_per_s > 0))
 						continue;
 					t.latency_s = infer_latency(w, &t.res);
-					t.replicas = (int)ceil(rate / t.res.infer.samples_per_s - 1e-9);
-					if (t.replicas < 1)
-						t.replicas = 1;
-					if ((long)t.replicas * replica > p->req.max_gpus)
-						continue;
+					{
+						/* compared as doubles: the count may not fit an int */
+						double need = ceil(rate / t.res.infer.samples_per_s - 1e-9);
+						if (!(need * replica <= (double)p->req.max_gpus))
+							continue;
+						t.replicas = need < 1 ? 1 : (int)need;
+					}
 					t.gpus = t.replicas * replica;
 					t.nodes = (uint32_t)((t.gpus + gpn - 1) / gpn);
 					if ((int)t.nodes > hw->max_nodes)

@@ -1,9 +1,12 @@
 #include "util/csv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/xalloc.h"
 
@@ -244,30 +247,39 @@ int csv_next(struct csv_reader *r, struct csv_record *rec, struct diag *err)
 
 int csv_read_file(const char *path, char **buf, size_t *len, struct diag *err)
 {
-	FILE *f = fopen(path, "rb");
+	/* O_NONBLOCK: a FIFO or a terminal under the name must be refused, not waited on */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
 	char *b = NULL;
 	size_t cap = 0, n = 0;
-	if (!f)
+	if (fd < 0)
 		return diag_set(err, path, 0, 0, NULL, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return diag_set(err, path, 0, 0, NULL, "cannot read: not a regular file");
+	}
 	for (;;) {
-		size_t got;
+		ssize_t got;
 		XGROW(b, cap, n + 65536);
-		got = fread(b + n, 1, cap - n - 1, f);
-		n += got;
+		got = read(fd, b + n, cap - n - 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+			close(fd);
+			free(b);
+			return diag_set(err, path, 0, 0, NULL, "read error: %s", strerror(e));
+		}
 		if (got == 0)
 			break;
+		n += (size_t)got;
 		if (n > (size_t)256 << 20) {
-			fclose(f);
+			close(fd);
 			free(b);
 			return diag_set(err, path, 0, 0, NULL, "file larger than 256 MiB");
 		}
 	}
-	if (ferror(f)) {
-		fclose(f);
-		free(b);
-		return diag_set(err, path, 0, 0, NULL, "read error: %s", strerror(errno));
-	}
-	fclose(f);
+	close(fd);
 	b[n] = '\0';
 	*buf = b;
 	*len = n;

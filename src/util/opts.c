@@ -64,7 +64,7 @@ static int set_value(const struct opts_cmd *cmd, const struct opt *o, const char
 		long x;
 		errno = 0;
 		x = strtol(v, &end, 10);
-		if (!*v || *end || errno)
+		if (!*v || *end || errno || !(*v == '-' || (*v >= '0' && *v <= '9')))
 			return opts_error(cmd, "option '--%s' expects an integer, got '%s'", o->name, v);
 		if (o->max > o->min && (x < o->min || x > o->max))
 			return opts_error(cmd, "option '--%s' must be between %.0f and %.0f, got %ld",
@@ -72,29 +72,30 @@ static int set_value(const struct opts_cmd *cmd, const struct opt *o, const char
 		*(long *)o->value = x;
 		return 0;
 	}
-	case OPT_DOUBLE: {
+	case OPT_DOUBLE:
+	case OPT_QUANTITY: {
 		double x;
-		if (unit_parse(v, NULL, &x, why, sizeof(why)))
-			return opts_error(cmd, "option '--%s' expects a number, got '%s'", o->name, v);
-		if (o->max > o->min && (x < o->min || x > o->max))
-			return opts_error(cmd, "option '--%s' must be between %g and %g, got %g",
-					  o->name, o->min, o->max, x);
+		struct num_range r = {o->min, o->max, o->num_flags};
+		if (!(o->max > o->min))
+			r = (struct num_range){o->type == OPT_QUANTITY ? 0 : -HUGE_VAL, HUGE_VAL, 0};
+		if (unit_parse(v, o->type == OPT_QUANTITY ? o->unit : NULL, &x, why, sizeof(why)))
+			return o->type == OPT_QUANTITY
+				       ? opts_error(cmd, "option '--%s': %s", o->name, why)
+				       : opts_error(cmd, "option '--%s' expects a number, got '%s'", o->name, v);
+		if (num_check(x, &r, why, sizeof(why)))
+			return opts_error(cmd, "option '--%s' %s", o->name, why);
 		*(double *)o->value = x;
 		return 0;
 	}
 	case OPT_DURATION: {
 		double x;
+		struct num_range r = {o->min, o->max, o->num_flags};
+		if (!(o->max > o->min))
+			r = (struct num_range){0, OPT_DURATION_MAX_S, o->num_flags};
 		if (unit_parse_duration(v, &x, why, sizeof(why)))
 			return opts_error(cmd, "option '--%s': %s", o->name, why);
-		*(double *)o->value = x;
-		return 0;
-	}
-	case OPT_QUANTITY: {
-		double x;
-		if (unit_parse(v, o->unit, &x, why, sizeof(why)))
-			return opts_error(cmd, "option '--%s': %s", o->name, why);
-		if (x < 0)
-			return opts_error(cmd, "option '--%s' must not be negative, got '%s'", o->name, v);
+		if (num_check(x, &r, why, sizeof(why)))
+			return opts_error(cmd, "option '--%s' %s (seconds)", o->name, why);
 		*(double *)o->value = x;
 		return 0;
 	}

@@ -11,14 +11,18 @@
 
 #include <stdio.h>
 
+#include "util/num.h"
+
 enum opt_type {
 	OPT_END = 0,
 	OPT_FLAG,      /* int *: set to 1 */
 	OPT_STRING,    /* const char **: points into argv */
 	OPT_INT,       /* long *: integer within [min, max] when max > min */
 	OPT_DOUBLE,    /* double *: finite number within [min, max] when max > min */
-	OPT_DURATION,  /* double *: seconds, from "30d", "36h", "90s", "5ms" */
-	OPT_QUANTITY,  /* double *: a number with an optional unit, converted to `unit` */
+	OPT_DURATION,  /* double *: seconds, from "30d", "36h", "90s", "5ms"; within
+			* [min, max] when max > min, else [0, OPT_DURATION_MAX_S] */
+	OPT_QUANTITY,  /* double *: a number with an optional unit, converted to `unit`;
+			* within [min, max] when max > min, else >= 0 */
 	OPT_GROUP,     /* a heading in --help; name is the heading */
 };
 
@@ -31,16 +35,26 @@ struct opt {
 	double min, max;      /* range check when max > min */
 	const char *unit;     /* OPT_QUANTITY: canonical unit, e.g. "GB/s" */
 	int *seen;            /* optional: set to 1 when the option was given */
+	unsigned num_flags;   /* NUM_ABOVE_MIN, NUM_WHOLE (util/num.h) for the range check */
 };
 
-#define OPT_GROUP_(h) {OPT_GROUP, h, NULL, NULL, NULL, 0, 0, NULL, NULL}
-#define OPT_FLAG_(n, v, h) {OPT_FLAG, n, v, NULL, h, 0, 0, NULL, NULL}
-#define OPT_STRING_(n, v, a, h) {OPT_STRING, n, v, a, h, 0, 0, NULL, NULL}
-#define OPT_INT_(n, v, a, h, lo, hi) {OPT_INT, n, v, a, h, lo, hi, NULL, NULL}
-#define OPT_DOUBLE_(n, v, a, h, lo, hi) {OPT_DOUBLE, n, v, a, h, lo, hi, NULL, NULL}
-#define OPT_DURATION_(n, v, a, h) {OPT_DURATION, n, v, a, h, 0, 0, NULL, NULL}
-#define OPT_QUANTITY_(n, v, a, h, u) {OPT_QUANTITY, n, v, a, h, 0, 0, u, NULL}
-#define OPT_END_() {OPT_END, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL}
+/* Longest duration a flag takes unless its range says otherwise: 1,000 years. */
+#define OPT_DURATION_MAX_S 3.15576e10
+
+#define OPT_GROUP_(h) {OPT_GROUP, h, NULL, NULL, NULL, 0, 0, NULL, NULL, 0}
+#define OPT_FLAG_(n, v, h) {OPT_FLAG, n, v, NULL, h, 0, 0, NULL, NULL, 0}
+#define OPT_STRING_(n, v, a, h) {OPT_STRING, n, v, a, h, 0, 0, NULL, NULL, 0}
+#define OPT_INT_(n, v, a, h, lo, hi) {OPT_INT, n, v, a, h, lo, hi, NULL, NULL, 0}
+#define OPT_DOUBLE_(n, v, a, h, lo, hi) {OPT_DOUBLE, n, v, a, h, lo, hi, NULL, NULL, 0}
+#define OPT_DURATION_(n, v, a, h) {OPT_DURATION, n, v, a, h, 0, 0, NULL, NULL, 0}
+#define OPT_QUANTITY_(n, v, a, h, u) {OPT_QUANTITY, n, v, a, h, 0, 0, u, NULL, 0}
+#define OPT_END_() {OPT_END, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, 0}
+/* Numbers that must be more than lo: zero is refused, never read as "unset". */
+#define OPT_POSITIVE_(n, v, a, h, lo, hi) {OPT_DOUBLE, n, v, a, h, lo, hi, NULL, NULL, NUM_ABOVE_MIN}
+#define OPT_DURATION_POSITIVE_(n, v, a, h, hi) \
+	{OPT_DURATION, n, v, a, h, 0, hi, NULL, NULL, NUM_ABOVE_MIN}
+#define OPT_QUANTITY_POSITIVE_(n, v, a, h, u, hi) \
+	{OPT_QUANTITY, n, v, a, h, 0, hi, u, NULL, NUM_ABOVE_MIN}
 
 struct opts_cmd {
 	const char *name;      /* "plan", or "catalog gpus" */

@@ -82,7 +82,7 @@ bad() { # NAME CONTENT EXPECTED...
 H='key,name,mem_bw_gbps,source,as_of\n'
 bad gpus.csv "${H}g,G,100,s,2024-01,extra\n" "gpus.csv:2:" "expected 5 fields"
 bad gpus.csv "${H}g,G,100 GHz,s,2024-01\n" "gpus.csv:2:5:" "field 'mem_bw_gbps'" "unknown unit 'GHz'"
-bad gpus.csv "${H}g,G,-100,s,2024-01\n" "field 'mem_bw_gbps'" "negative"
+bad gpus.csv "${H}g,G,-100,s,2024-01\n" "field 'mem_bw_gbps'" "must be more than 0, got -100"
 bad gpus.csv "${H}g,G,1,s,2024-01\ng,G,1,s,2024-01\n" "gpus.csv:3:1:" "duplicate key 'g'"
 bad gpus.csv "${H}g,G\xff,1,s,2024-01\n" "gpus.csv:2:" "UTF-8"
 bad gpus.csv "" "empty file"

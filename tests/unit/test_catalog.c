@@ -4,10 +4,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "catalog/catalog.h"
+#include "util/xalloc.h"
 
 static struct catalog *cat;
 
@@ -102,7 +104,7 @@ static void test_bad_files(void **state)
 	assert_non_null(strstr(err.msg, "unknown unit"));
 
 	assert_int_equal(load(HDR "x,X,gpu,1,,-5,1,,s,2024-01,Q\n", CAT_LINKS, &err), -1);
-	assert_non_null(strstr(err.msg, "negative"));
+	assert_non_null(strstr(err.msg, "must be more than 0, got -5"));
 
 	assert_int_equal(load(HDR "x,X,gpu,1,,5,1,,s,2024-01,Q\nx,Y,gpu,1,,5,1,,s,2024-01,Q\n", CAT_LINKS, &err), -1);
 	assert_int_equal(err.line, 3);
@@ -172,6 +174,72 @@ static void test_override_and_refs(void **state)
 	catalog_free(c);
 }
 
+/* Values that passed a ">= 0" check and then printed $0.00, inf or nan, or overflowed. */
+static void test_ranges(void **state)
+{
+	static const char *gpu_hdr = "key,name,memory_gib,price_usd,source,as_of\n";
+	static const char *srv_hdr = "key,name,gpu,gpu_count,source,as_of\n";
+	static const struct {
+		enum cat_table t;
+		const char *row, *field, *why;
+	} bad[] = {
+		{CAT_GPUS, "g,G,80,0,s,2024-01\n", "price_usd", "more than 0"},
+		{CAT_GPUS, "g,G,1e308,100,s,2024-01\n", "memory_gib", "at most"},
+		{CAT_GPUS, "g,G,1e308 TiB,100,s,2024-01\n", "memory_gib", "finite"},
+		{CAT_GPUS, "g,G,1e-320,100,s,2024-01\n", "memory_gib", "subnormal"},
+		{CAT_GPUS, "g,G,0x50,100,s,2024-01\n", "memory_gib", "not a number"},
+		{CAT_SERVERS, "b,B,a100-sxm4-80gb,0,s,2024-01\n", "gpu_count", "at least 1"},
+		{CAT_SERVERS, "b,B,a100-sxm4-80gb,1e308,s,2024-01\n", "gpu_count", "at most"},
+		{CAT_SERVERS, "b,B,a100-sxm4-80gb,2.5,s,2024-01\n", "gpu_count", "whole"},
+	};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct catalog *c = catalog_new();
+		struct diag err;
+		char *text = xasprintf("%s%s", bad[i].t == CAT_GPUS ? gpu_hdr : srv_hdr, bad[i].row);
+		assert_int_equal(catalog_load_buffer(c, bad[i].t, "user.csv", text, strlen(text), &err), -1);
+		assert_string_equal(err.field, bad[i].field);
+		if (!strstr(err.msg, bad[i].why))
+			fail_msg("%s: '%s' lacks '%s'", bad[i].row, err.msg, bad[i].why);
+		free(text);
+		catalog_free(c);
+	}
+}
+
+/* A fleet catalog: keys looked up by hash, duplicates still caught. */
+static void test_many_rows(void **state)
+{
+	struct catalog *c = catalog_new();
+	struct diag err;
+	size_t n = 20000, i, len = 0, cap = 0;
+	char *text = NULL, line[128], key[32];
+	(void)state;
+	for (i = 0; i <= n; i++) {
+		int l = i ? snprintf(line, sizeof(line), "g-%zu,G %zu,80,s,2024-01\n", i, i)
+			  : snprintf(line, sizeof(line), "key,name,memory_gib,source,as_of\n");
+		XGROW(text, cap, len + (size_t)l + 1);
+		memcpy(text + len, line, (size_t)l + 1);
+		len += (size_t)l;
+	}
+	assert_int_equal(catalog_load_buffer(c, CAT_GPUS, "fleet.csv", text, len, &err), (int)n);
+	for (i = 1; i <= n; i += 997) {
+		snprintf(key, sizeof(key), "g-%zu", i);
+		assert_non_null(catalog_get(c, CAT_GPUS, key));
+	}
+	assert_null(catalog_get(c, CAT_GPUS, "g-0"));
+	/* a second file replaces by key; a key twice in one file is an error */
+	snprintf(line, sizeof(line), "key,name,memory_gib,source,as_of\ng-7,Seven,96,s,2024-01\n");
+	assert_int_equal(catalog_load_buffer(c, CAT_GPUS, "b.csv", line, strlen(line), &err), 1);
+	assert_true(((const struct cat_gpu *)catalog_get(c, CAT_GPUS, "g-7"))->memory_gib == 96);
+	assert_int_equal(catalog_count(c, CAT_GPUS), n);
+	snprintf(line, sizeof(line), "key,name,memory_gib,source,as_of\ng-9,A,1,s,2024-01\ng-9,B,1,s,2024-01\n");
+	assert_int_equal(catalog_load_buffer(c, CAT_GPUS, "c.csv", line, strlen(line), &err), -1);
+	assert_non_null(strstr(err.msg, "duplicate key 'g-9'"));
+	free(text);
+	catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +248,8 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_override_and_refs),
+		cmocka_unit_test(test_ranges),
+		cmocka_unit_test(test_many_rows),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
