@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "host/check.h"
 #include "model/model.h"
+#include "report/outfile.h"
 #include "report/table.h"
 #include "util/error.h"
 #include "util/xalloc.h"
@@ -76,33 +77,27 @@ static const struct opts_cmd check_cmd = {
 enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
 
 static FILE *out;
-static char *out_tmp;
+static struct outfile out_file;
 
 static void open_output(void)
 {
+	struct diag err;
 	out = stdout;
 	if (!output_opt)
 		return;
-	out_tmp = xasprintf("%s.tmp.%ld", output_opt, (long)getpid());
-	out = fopen(out_tmp, "w");
-	if (!out)
-		die("cannot write '%s': %m", out_tmp);
+	if (outfile_open(&out_file, output_opt, &err))
+		die("%s", err.msg);
+	out = out_file.f;
 }
 
 static void close_output(void)
 {
+	struct diag err;
 	if (out == stdout)
 		return;
-	if (fflush(out) || ferror(out) || fclose(out)) {
-		unlink(out_tmp);
-		die("cannot write '%s': %m", out_tmp);
-	}
-	/* rename() is atomic: node_exporter never reads half a file */
-	if (rename(out_tmp, output_opt)) {
-		unlink(out_tmp);
-		die("cannot rename '%s' to '%s': %m", out_tmp, output_opt);
-	}
-	free(out_tmp);
+	/* the rename is atomic: node_exporter never reads half a file */
+	if (outfile_commit(&out_file, &err))
+		die("%s", err.msg);
 }
 
 /* Prints text wrapped at `width` columns, each line after the first indented by `indent`. */

@@ -1,4 +1,6 @@
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
 #include "util/error.h"
@@ -11,8 +13,12 @@ int parse_options_or_exit(const struct opts_cmd *cmd, int argc, char **argv)
 	if (rc < 0)
 		exit(EXIT_USAGE);
 	if (rc > 0) {
-		if (fflush(stdout) || ferror(stdout))
-			exit(EXIT_ENV);
+		/* help to a full disk or a closed pipe: say so, as main() does for commands */
+		if (fflush(stdout) || ferror(stdout)) {
+			if (errno == EPIPE)
+				exit(EXIT_ENV);
+			die("write error on standard output: %s", strerror(errno ? errno : EIO));
+		}
 		exit(EXIT_OK);
 	}
 	return n;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "report/html.h"
+#include "report/outfile.h"
 #include "util/xalloc.h"
 
 struct html_doc {
@@ -239,45 +240,19 @@ char *html_render(const struct html_doc *d)
 
 int html_write_file(const struct html_doc *d, const char *path, struct diag *err)
 {
-	char *page, *tmp;
-	FILE *f;
+	struct outfile o;
+	char *page;
 	size_t n;
-	int rc = -1, saved;
-
-	if (!path || !*path)
-		return diag_set(err, "", 0, 0, "report", "no file name given");
-	tmp = xasprintf("%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		diag_set(err, tmp, 0, 0, "report", "cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
+	if (outfile_open(&o, path, err))
 		return -1;
-	}
 	page = html_render(d);
 	n = strlen(page);
-	errno = 0;
-	if (fwrite(page, 1, n, f) != n || fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		saved = errno;
-		fclose(f);
-		diag_set(err, tmp, 0, 0, "report", "cannot write '%s': %s", tmp,
-			 saved ? strerror(saved) : "short write");
-		goto fail;
+	if (fwrite(page, 1, n, o.f) != n) {
+		diag_set(err, path, 0, 0, "report", "cannot write '%s': %s", path, strerror(errno));
+		outfile_abort(&o);
+		free(page);
+		return -1;
 	}
-	if (fclose(f) != 0) {
-		diag_set(err, tmp, 0, 0, "report", "cannot write '%s': %s", tmp, strerror(errno));
-		goto fail;
-	}
-	if (rename(tmp, path) != 0) {
-		diag_set(err, path, 0, 0, "report", "cannot rename '%s' to '%s': %s", tmp, path,
-			 strerror(errno));
-		goto fail;
-	}
-	rc = 0;
-	goto out;
-fail:
-	unlink(tmp);
-out:
 	free(page);
-	free(tmp);
-	return rc;
+	return outfile_commit(&o, err);
 }
