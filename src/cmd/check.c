@@ -33,10 +33,12 @@ static const struct opt check_opts[] = {
 	OPT_STRING_("kmsg", &kmsg_opt, "FILE", "read Xids from FILE (dmesg or /dev/kmsg text) instead of /dev/kmsg"),
 	OPT_STRING_("python", &python_opt, "PATH", "the Python that runs PyTorch (default python3 on $PATH)"),
 	OPT_FLAG_("no-python", &no_python, "do not look for PyTorch"),
-	OPT_DURATION_("python-timeout", &python_timeout_s, "TIME", "give up on the PyTorch probe after TIME (default 60s)"),
+	{OPT_DURATION, "python-timeout", &python_timeout_s, "TIME",
+	 "give up on the PyTorch probe after TIME (default 60s)", 0.001, 3600, NULL, NULL, 0},
 	OPT_FLAG_("no-libs", &no_libs, "do not load libcuda, libcudart, libcudnn and libnccl"),
 	OPT_STRING_("lib-dir", &lib_dir_opt, "DIRS", "load those libraries from DIRS (':'-separated) instead of the loader's search"),
-	OPT_DURATION_("events-wait", &events_wait_s, "TIME", "also wait TIME for Xid events from NVML (default 0)"),
+	{OPT_DURATION, "events-wait", &events_wait_s, "TIME",
+	 "also wait TIME for Xid events from NVML (default 0)", 0, 3600, NULL, NULL, 0},
 	OPT_GROUP_("runbooks"),
 	OPT_STRING_("symptom", &symptom_opt, "NAME", "walk a runbook: launch-failed, oom, busy, slow, lost"),
 	OPT_INT_("gpu", &gpu_opt, "N", "limit the runbook's per-GPU steps to GPU N", 0, 1023),
@@ -459,6 +461,9 @@ static json_t *report_json(const struct check_report *r)
 		json_object_set_new(xo, "process", x->process[0] ? json_string(x->process) : json_null());
 		json_object_set_new(xo, "detail", json_string(x->detail));
 		json_object_set_new(xo, "uptime_s", x->uptime_s >= 0 ? json_real(x->uptime_s) : json_null());
+		json_object_set_new(xo, "count", json_integer((json_int_t)x->count));
+		json_object_set_new(xo, "first_uptime_s",
+				    x->first_uptime_s >= 0 ? json_real(x->first_uptime_s) : json_null());
 		json_object_set_new(xo, "name", info ? json_string(info->name) : json_null());
 		json_object_set_new(xo, "bucket", info ? json_string(info->bucket) : json_null());
 		json_object_set_new(xo, "action", info ? json_string(info->action) : json_null());
@@ -771,6 +776,9 @@ static int cmd_symptom(const struct check_report *r, enum fmt f)
 			die_usage("gpuscope check: --workload goes with --symptom oom");
 		need = workload_need(r, what, sizeof(what));
 	}
+	/* with no GPU enumerated at all the runbook still walks the host steps */
+	if (gpu_opt >= 0 && r->ngpus && (unsigned long)gpu_opt >= r->ngpus)
+		die_usage("gpuscope check: --gpu %ld: this host has GPUs 0 to %u", gpu_opt, r->ngpus - 1);
 	n = check_runbook(r, (enum check_symptom)s, (int)gpu_opt, need, &steps);
 	rc = check_exit_code(r) == EXIT_ENV ? EXIT_ENV : EXIT_OK;
 	for (i = 0; i < n; i++)

@@ -3,6 +3,7 @@
  * finding ok / warn / fail with a one-line remedy.  The thresholds and the
  * reason for each are next to the rule; docs/check.md lists them all.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -233,6 +234,14 @@ static void rules_driver(struct check_report *r)
 	else if (r->driver.present)
 		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_WARN,
 		    xstrdup("/proc/driver/nvidia/version names no version"), NULL);
+	else if (r->driver.error && r->driver.error != ENOENT)
+		/* unreadable is not absent: no verdict, and no remedy that reinstalls a working driver */
+		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_SKIP,
+		    fmt("cannot read %s: %s", "/proc/driver/nvidia/version", strerror(r->driver.error)), NULL);
+	else if (r->backend_rc == GPU_OK && r->ngpus)
+		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_SKIP,
+		    fmt("/proc/driver/nvidia/version is absent, but NVML sees %u GPU%s, so a module is loaded",
+			r->ngpus, r->ngpus == 1 ? "" : "s"), NULL);
 	else if (have_gpus_on_bus)
 		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_FAIL,
 		    fmt("%zu NVIDIA GPU%s on the PCI bus but no NVIDIA kernel module loaded",
@@ -265,7 +274,9 @@ static void rules_driver(struct check_report *r)
 
 	/* kernel modules */
 	if (!r->modules.readable) {
-		ADD(r, "driver.modules", "kernel modules", -1, CHECK_SKIP, xstrdup("/proc/modules not readable"), NULL);
+		ADD(r, "driver.modules", "kernel modules", -1, CHECK_SKIP,
+		    fmt("cannot read /proc/modules: %s", strerror(r->modules.error ? r->modules.error : EIO)),
+		    NULL);
 	} else if (!r->modules.nvidia) {
 		if (have_gpus_on_bus || r->backend_rc != GPU_ERR_NO_LIBRARY)
 			ADD(r, "driver.modules", "kernel modules", -1, CHECK_FAIL, xstrdup("nvidia module not loaded"),
@@ -282,7 +293,11 @@ static void rules_driver(struct check_report *r)
 	}
 
 	/* nouveau */
-	if (r->modules.nouveau)
+	if (!r->modules.readable)
+		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_SKIP,
+		    fmt("cannot read /proc/modules: %s", strerror(r->modules.error ? r->modules.error : EIO)),
+		    NULL);
+	else if (r->modules.nouveau)
 		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_FAIL,
 		    xstrdup("the nouveau module is loaded and can hold the GPUs"),
 		    xstrdup("echo 'blacklist nouveau' > /etc/modprobe.d/blacklist-nouveau.conf, "
@@ -653,36 +668,29 @@ static enum check_status xid_status(int code)
 
 static void rules_xids(struct check_report *r)
 {
-	size_t i, k;
-	int *done;
+	size_t i;
 	if (r->kmsg_rc < 0) {
 		ADD(r, "kernel.xid", "kernel log xids", -1, CHECK_SKIP, fmt("%s", r->kmsg_error), NULL);
 	} else if (!r->nxids) {
 		ADD(r, "kernel.xid", "kernel log xids", -1, CHECK_OK, xstrdup("no Xid in the kernel log"), NULL);
 	} else {
-		done = xcalloc(r->nxids, sizeof(*done));
+		/* host_read_xids() counted the records per GPU and code */
 		for (i = 0; i < r->nxids; i++) {
-			const struct host_xid *x = &r->xids[i], *last = x;
+			const struct host_xid *x = &r->xids[i];
 			const struct xid_info *info = xid_lookup(x->code);
-			size_t count = 0;
-			int gpu;
-			if (done[i])
-				continue;
-			for (k = i; k < r->nxids; k++)
-				if (!done[k] && r->xids[k].code == x->code && !strcmp(r->xids[k].pci, x->pci)) {
-					done[k] = 1;
-					count++;
-					last = &r->xids[k];
-				}
-			gpu = gpu_of_pci(r, x->pci);
+			int gpu = gpu_of_pci(r, x->pci);
 			ADD(r, "kernel.xid", "kernel log xid", gpu, xid_status(x->code),
-			    fmt("Xid %d on %s%s x%zu: %s%s%s", x->code, x->pci, gpu < 0 ? "" : "", count,
-				info ? info->name : "not in gpuscope's catalogue", last->detail[0] ? " -- " : "",
-				last->detail),
+			    fmt("Xid %d on %s x%zu: %s%s%s", x->code, x->pci, x->count,
+				info ? info->name : "not in gpuscope's catalogue", x->detail[0] ? " -- " : "",
+				x->detail),
 			    info ? fmt("%s: %s", info->bucket, info->action)
 				 : xstrdup("look the code up in NVIDIA's Xid catalog"));
 		}
-		free(done);
+		if (r->xids_dropped)
+			ADD(r, "kernel.xid", "kernel log xid", -1, CHECK_WARN,
+			    fmt("%zu more Xid records of other GPU and code pairs past the first %d, not shown",
+				r->xids_dropped, HOST_XID_GROUPS),
+			    xstrdup("read the kernel log (dmesg) for the rest"));
 	}
 	for (i = 0; i < r->nevents; i++) {
 		const struct gpu_event *e = &r->events[i];
@@ -1040,7 +1048,7 @@ struct check_report *check_run(const struct check_opts *o)
 	kpath = o->kmsg_path ? xstrdup(o->kmsg_path) : host_path(o->root, "/dev/kmsg");
 	snprintf(r->kmsg_path, sizeof(r->kmsg_path), "%s", kpath);
 	diag_clear(&err);
-	r->kmsg_rc = host_read_xids(kpath, &r->xids, &r->nxids, &err);
+	r->kmsg_rc = host_read_xids_counted(kpath, &r->xids, &r->nxids, &r->xids_dropped, &err);
 	if (r->kmsg_rc < 0)
 		snprintf(r->kmsg_error, sizeof(r->kmsg_error), "%s", err.msg);
 	free(kpath);

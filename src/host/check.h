@@ -79,8 +79,9 @@ struct check_report {
 	size_t nib;
 	char (*nvidia_pci)[16];    /* NVIDIA display devices in sysfs */
 	size_t n_nvidia_pci;
-	struct host_xid *xids;
+	struct host_xid *xids;     /* one per GPU and code, counted */
 	size_t nxids;
+	size_t xids_dropped;       /* records of pairs past HOST_XID_GROUPS */
 	int kmsg_rc;               /* 0 read, -1 not readable */
 	char kmsg_error[512];
 	char kmsg_path[512];

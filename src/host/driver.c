@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,10 @@ void host_read_driver(const char *root, struct host_driver *out)
 	char *buf;
 	memset(out, 0, sizeof(*out));
 	out->open_module = -1;
-	if (host_read(root, "/proc/driver/nvidia/version", 64 * 1024, &buf) < 0)
+	if (host_read(root, "/proc/driver/nvidia/version", 64 * 1024, &buf) < 0) {
+		out->error = errno;
 		return;
+	}
 	host_parse_driver_version(buf, out);
 	out->present = 1;
 	free(buf);
@@ -112,8 +115,10 @@ void host_read_modules(const char *root, struct host_modules *out)
 {
 	char *buf;
 	memset(out, 0, sizeof(*out));
-	if (host_read(root, "/proc/modules", 4 << 20, &buf) < 0)
+	if (host_read(root, "/proc/modules", 4 << 20, &buf) < 0) {
+		out->error = errno;
 		return;
+	}
 	host_parse_modules(buf, out);
 	free(buf);
 }

@@ -44,6 +44,7 @@ struct host_driver {
 	int present;            /* /proc/driver/nvidia/version was readable */
 	char version[32];       /* "550.54.15" */
 	int open_module;        /* 1 open GPU kernel module, 0 proprietary, -1 unknown */
+	int error;              /* errno when not read: ENOENT absent, EACCES, ELOOP ... */
 };
 
 /*
@@ -59,6 +60,7 @@ void host_read_driver(const char *root, struct host_driver *out);
 /* Kernel modules of interest, from /proc/modules. */
 struct host_modules {
 	int readable;
+	int error;              /* errno when not readable */
 	int nvidia, nvidia_uvm, nvidia_drm, nvidia_modeset, nvidia_peermem, nouveau, ib_core;
 	int nvidia_fs;          /* GPUDirect Storage */
 };
@@ -87,6 +89,9 @@ struct host_xid {
 	char process[64];       /* "" when not given */
 	char detail[256];       /* the rest of the message */
 	double uptime_s;        /* seconds since boot from the log prefix, or -1 */
+	/* host_read_xids(): records of this GPU and code; the fields above are the last one's */
+	size_t count;
+	double first_uptime_s;  /* the first record's uptime_s */
 };
 
 /*
@@ -99,11 +104,24 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out);
 
 /*
  * Reads the kernel log's Xid records from `path` (a /dev/kmsg device, read
- * without blocking, or a text file of kmsg or dmesg lines).  *out is
- * malloc()ed (caller frees), *n its length.  Returns 0, or -1 with errno
- * (EPERM/EACCES: dmesg_restrict) and a message in err.
+ * without blocking, or a regular file of kmsg or dmesg lines) and counts
+ * them per GPU and code: *out holds one entry per (pci, code), in order of
+ * first appearance, with the count and the last record's text, so a storm
+ * of millions of lines stays a few entries.  At most HOST_XID_GROUPS
+ * entries; records of further pairs are counted in *dropped (may be NULL).
+ * A device is read up to HOST_KMSG_MAX_BYTES and must look like /dev/kmsg
+ * (/dev/zero does not); a regular file up to HOST_KMSG_MAX_TEXT_BYTES, a
+ * line at a time.  *out is malloc()ed (caller frees), *n its length.
+ * Returns 0, or -1 with errno (EPERM/EACCES: dmesg_restrict) and "cannot
+ * read PATH: why" in err (a directory, a FIFO, a read error).
  */
+#define HOST_XID_GROUPS 1024
+#define HOST_KMSG_MAX_BYTES (64u << 20)
+/* A text log is read up to this much (a kernel log of years). */
+#define HOST_KMSG_MAX_TEXT_BYTES ((size_t)4 << 30)
 int host_read_xids(const char *path, struct host_xid **out, size_t *n, struct diag *err);
+int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, size_t *dropped,
+			   struct diag *err);
 
 /* The XID catalogue (data/compat/xid.csv). */
 struct xid_info {

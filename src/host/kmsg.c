@@ -45,6 +45,8 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 	memset(out, 0, sizeof(*out));
 	out->pid = -1;
 	out->uptime_s = -1;
+	out->first_uptime_s = -1;
+	out->count = 1;
 	p = find_n(line, len, "NVRM: Xid (");
 	if (!p)
 		return 0;
@@ -153,79 +155,172 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 	for (n = 0; out->pci[n]; n++)
 		if ((unsigned char)out->pci[n] < 0x20)
 			out->pci[n] = ' ';
+	utf8_scrub(out->detail);
+	utf8_scrub(out->process);
+	utf8_scrub(out->pci);
+	out->first_uptime_s = out->uptime_s;
 	return 1;
 }
 
-static void add(struct host_xid **out, size_t *n, size_t *cap, const char *line, size_t len)
+/* Xid records counted per (pci, code), with an index to find a pair in constant time. */
+struct xid_groups {
+	struct host_xid *g;
+	size_t n, cap;
+	size_t slot[2 * HOST_XID_GROUPS];  /* group index + 1; 0 empty */
+	size_t dropped;
+};
+
+static size_t group_hash(const struct host_xid *x)
 {
-	struct host_xid x;
-	if (!host_parse_xid(line, len, &x))
-		return;
-	XGROW(*out, *cap, *n + 1);
-	(*out)[(*n)++] = x;
+	size_t h = (size_t)x->code * 2654435761u;
+	const char *p;
+	for (p = x->pci; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
 }
 
-int host_read_xids(const char *path, struct host_xid **out, size_t *n, struct diag *err)
+static void add(struct xid_groups *gs, const char *line, size_t len)
 {
-	struct stat st;
-	size_t cap = 0;
-	int fd;
+	struct host_xid x;
+	size_t i, m = sizeof(gs->slot) / sizeof(gs->slot[0]) - 1;
+	if (!host_parse_xid(line, len, &x))
+		return;
+	for (i = group_hash(&x) & m; gs->slot[i]; i = (i + 1) & m) {
+		struct host_xid *g = &gs->g[gs->slot[i] - 1];
+		if (g->code == x.code && !strcmp(g->pci, x.pci)) {
+			x.count = g->count + 1;
+			x.first_uptime_s = g->first_uptime_s;
+			*g = x;
+			return;
+		}
+	}
+	if (gs->n >= HOST_XID_GROUPS) {
+		gs->dropped++;
+		return;
+	}
+	XGROW(gs->g, gs->cap, gs->n + 1);
+	gs->g[gs->n] = x;
+	gs->slot[i] = ++gs->n;
+}
+
+/* /dev/kmsg records begin "PRI,SEQ,USEC,FLAGS;": a device that gives other bytes is no kernel log. */
+static int kmsg_record(const char *rec, size_t len)
+{
+	const char *semi = memchr(rec, ';', len);
+	return len > 0 && isdigit((unsigned char)rec[0]) && semi && memchr(rec, ',', (size_t)(semi - rec));
+}
+
+static int read_device(int fd, const char *path, struct xid_groups *gs, struct diag *err)
+{
+	/* one record per read(); EAGAIN at the end, EPIPE when overwritten */
+	char rec[8192];
+	size_t total = 0;
+	while (total < HOST_KMSG_MAX_BYTES) {
+		ssize_t r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && (errno == EINTR || errno == EPIPE))
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			break;
+		if (r < 0)
+			return diag_set(err, path, 0, 0, "", "cannot read %s: %s", path, strerror(errno));
+		if (r == 0)
+			break;
+		if (!kmsg_record(rec, (size_t)r))
+			return diag_set(err, path, 0, 0, "", "cannot read %s: a device that is not a kernel "
+					"log (its records do not look like /dev/kmsg's)", path);
+		total += (size_t)r;
+		rec[r] = '\0';
+		add(gs, rec, (size_t)r);
+	}
+	return 0;
+}
+
+/* Line by line through a window, so a log of millions of lines needs no more memory than one. */
+static int read_text(int fd, const char *path, struct xid_groups *gs, struct diag *err)
+{
+	enum { WINDOW = 1 << 20 };
+	char *buf = xmalloc(WINDOW + 1);
+	size_t len = 0, total = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + len, WINDOW - len);
+		char *p = buf, *end;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			return diag_set(err, path, 0, 0, "", "cannot read %s: %s", path, strerror(e));
+		}
+		len += (size_t)r;
+		total += (size_t)r;
+		end = buf + len;
+		for (;;) {
+			char *nl = memchr(p, '\n', (size_t)(end - p));
+			/* the last piece waits for the rest of its line, unless it fills the window */
+			if (!nl && r > 0 && (p > buf || len < WINDOW))
+				break;
+			if (p == end)
+				break;
+			add(gs, p, nl ? (size_t)(nl - p) : (size_t)(end - p));
+			p = nl ? nl + 1 : end;
+		}
+		memmove(buf, p, (size_t)(end - p));
+		len = (size_t)(end - p);
+		if (r == 0 || total > HOST_KMSG_MAX_TEXT_BYTES)
+			break;
+	}
+	free(buf);
+	return 0;
+}
+
+int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, size_t *dropped,
+			   struct diag *err)
+{
+	struct xid_groups *gs;
+	struct stat st = {0};
+	int fd, rc;
 
 	*out = NULL;
 	*n = 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (dropped)
+		*dropped = 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		int e = errno;
-		diag_set(err, path, 0, 0, "", "cannot read the kernel log '%s': %s%s", path, strerror(e),
+		diag_set(err, path, 0, 0, "", "cannot read %s: %s%s", path, strerror(e),
 			 e == EPERM || e == EACCES ? " (reading it needs root when kernel.dmesg_restrict=1; "
 						     "or pass --kmsg FILE with 'dmesg' output)" : "");
 		errno = e;
 		return -1;
 	}
-	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode)) {
-		/* /dev/kmsg: one record per read(); EAGAIN at the end, EPIPE when overwritten */
-		char rec[8192];
-		for (;;) {
-			ssize_t r = read(fd, rec, sizeof(rec) - 1);
-			if (r < 0 && (errno == EINTR || errno == EPIPE))
-				continue;
-			if (r <= 0)
-				break;
-			rec[r] = '\0';
-			add(out, n, &cap, rec, (size_t)r);
-		}
-	} else {
-		char *buf = NULL, *p;
-		size_t len = 0, bcap = 0;
-		for (;;) {
-			ssize_t r;
-			if (len + 65536 > bcap) {
-				bcap = bcap ? bcap * 2 : 65536 * 2;
-				buf = xrealloc(buf, bcap + 1);
-			}
-			r = read(fd, buf + len, bcap - len);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0)
-				break;
-			len += (size_t)r;
-			if (len > (256u << 20))
-				break;
-		}
-		if (buf) {
-			buf[len] = '\0';
-			p = buf;
-			while (p < buf + len) {
-				char *e = memchr(p, '\n', (size_t)(buf + len - p));
-				size_t l = e ? (size_t)(e - p) : (size_t)(buf + len - p);
-				add(out, n, &cap, p, l);
-				p += l + 1;
-			}
-			free(buf);
-		}
+	if (fstat(fd, &st) || !(S_ISCHR(st.st_mode) || S_ISREG(st.st_mode))) {
+		int isdir = S_ISDIR(st.st_mode);
+		close(fd);
+		diag_set(err, path, 0, 0, "", "cannot read %s: %s", path,
+			 isdir ? "a directory" : "not a kernel log device or a regular file");
+		errno = EINVAL;
+		return -1;
 	}
+	gs = xcalloc(1, sizeof(*gs));
+	rc = S_ISCHR(st.st_mode) ? read_device(fd, path, gs, err) : read_text(fd, path, gs, err);
 	close(fd);
+	if (rc) {
+		free(gs->g);
+		free(gs);
+		errno = EIO;
+		return -1;
+	}
+	*out = gs->g;
+	*n = gs->n;
+	if (dropped)
+		*dropped = gs->dropped;
+	free(gs);
 	return 0;
+}
+
+int host_read_xids(const char *path, struct host_xid **out, size_t *n, struct diag *err)
+{
+	return host_read_xids_counted(path, out, n, NULL, err);
 }
 
 /* ---- the catalogue ---- */

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "host/host.h"
+#include "util/csv.h"
 #include "util/xalloc.h"
 
 /* Value after "Key:" in a /proc status text, first token; 0 when found. */
@@ -73,8 +75,18 @@ int host_proc_user(const char *root, unsigned pid, char *user, size_t ulen, char
 	if (host_read(root, rel, 1 << 16, &buf) < 0)
 		return -1;
 	status_field(buf, "Name", comm, clen);
-	if (status_field(buf, "Uid", uid, sizeof(uid)) == 0)
-		user_name(root, strtol(uid, NULL, 10), user, ulen);
+	utf8_scrub(comm);  /* any user can name a process with any bytes */
+	if (status_field(buf, "Uid", uid, sizeof(uid)) == 0) {
+		/* the real uid, in decimal: anything else is unknown, never uid 0 */
+		char *end;
+		long id;
+		errno = 0;
+		id = strtol(uid, &end, 10);
+		if (isdigit((unsigned char)uid[0]) && !errno && (*end == '\0' || *end == ' ' || *end == '\t'))
+			user_name(root, id, user, ulen);
+		else if (ulen)
+			snprintf(user, ulen, "?");
+	}
 	free(buf);
 	return 0;
 }

@@ -66,6 +66,29 @@ long utf8_check(const char *s, size_t len)
 	return -1;
 }
 
+void utf8_scrub(char *s)
+{
+	size_t len = strlen(s), i = 0;
+	long bad;
+	while (i < len && (bad = utf8_check(s + i, len - i)) >= 0) {
+		s[i + (size_t)bad] = '?';
+		i += (size_t)bad + 1;
+	}
+}
+
+size_t utf8_prefix(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	/* step back over continuation bytes to the start of the last character */
+	if (n == max && s[n]) {
+		size_t k = n;
+		while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+			k--;
+		n = k;
+	}
+	return n;
+}
+
 struct csv_reader *csv_open(const char *name, const char *buf, size_t len, int flags)
 {
 	struct csv_reader *r = xcalloc(1, sizeof(*r));

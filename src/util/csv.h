@@ -53,5 +53,13 @@ int csv_read_file(const char *path, char **buf, size_t *len, struct diag *err);
 
 /* Checks that s[0..len) is valid UTF-8; returns the byte offset of the first bad byte or -1. */
 long utf8_check(const char *s, size_t len);
+/*
+ * Replaces every byte of s that is not part of valid UTF-8 with '?', in
+ * place, so text read from the system (process names, kernel log lines)
+ * can go into JSON, which takes only valid UTF-8.
+ */
+void utf8_scrub(char *s);
+/* The longest prefix of s, at most max bytes, that does not end inside a character. */
+size_t utf8_prefix(const char *s, size_t max);
 
 #endif
