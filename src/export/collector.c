@@ -39,6 +39,10 @@ struct result {
 	struct gpu_sample s;
 	struct gpu_mig_instance *mig;
 	size_t nmig;
+	struct gpu_gpm gpm;
+	struct gpu_gpm *mig_gpm;    /* parallel to mig */
+	int gpm_rc;                 /* GPU_OK, or why there are no profiling metrics */
+	char gpm_why[160];
 	struct xproc *procs;
 	size_t nprocs;
 };
@@ -147,8 +151,10 @@ static void init_cond(pthread_cond_t *cv)
 static void result_free(struct result *r)
 {
 	free(r->mig);
+	free(r->mig_gpm);
 	free(r->procs);
 	r->mig = NULL;
+	r->mig_gpm = NULL;
 	r->procs = NULL;
 	r->nmig = r->nprocs = 0;
 }
@@ -167,6 +173,62 @@ static void read_comm(unsigned pid, char *buf, size_t len)
 	if (fgets(buf, (int)len, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+}
+
+/*
+ * Profiling metrics (GPM): one sample per collection, so each reading
+ * averages exactly one interval.  With MIG on, one per GPU instance (its
+ * compute instances share the GI's counters) instead of the whole GPU.
+ */
+/*
+ * gpm() of one device or GPU instance.  Its first call only takes a sample;
+ * then a second one 100 ms later gives the first collection its readings.
+ */
+static int gpm_call(const struct gpu_backend *b, struct gpu_device *dev, unsigned gi,
+		    struct gpu_gpm *out)
+{
+	int rc = b->gpm(dev, gi, out);
+	if (rc == GPU_OK && !GPU_GPM_HAS(out, interval_s)) {
+		struct timespec ts = {0, 100 * 1000000L};
+		nanosleep(&ts, NULL);
+		rc = b->gpm(dev, gi, out);
+	}
+	return rc;
+}
+
+static void worker_gpm(struct slot *sl, struct result *r)
+{
+	const struct gpu_backend *b = sl->c->o.backend;
+	size_t i, k;
+	if (!b->gpm) {
+		r->gpm_rc = GPU_ERR_NOT_SUPPORTED;
+		snprintf(r->gpm_why, sizeof(r->gpm_why), "the %s backend has no profiling metrics", b->name);
+		return;
+	}
+	if (!r->nmig) {
+		r->gpm_rc = gpm_call(b, sl->dev, GPU_NO_INSTANCE, &r->gpm);
+		if (r->gpm_rc != GPU_OK)
+			snprintf(r->gpm_why, sizeof(r->gpm_why), "%s", b->last_error());
+		return;
+	}
+	r->mig_gpm = xcalloc(r->nmig, sizeof(*r->mig_gpm));
+	r->gpm_rc = GPU_ERR_NOT_SUPPORTED;
+	for (i = 0; i < r->nmig; i++) {
+		int rc;
+		for (k = 0; k < i && r->mig[k].gpu_instance != r->mig[i].gpu_instance; k++)
+			;
+		if (k < i) {
+			r->mig_gpm[i] = r->mig_gpm[k];
+			continue;
+		}
+		rc = gpm_call(b, sl->dev, r->mig[i].gpu_instance, &r->mig_gpm[i]);
+		if (rc == GPU_OK)
+			r->gpm_rc = GPU_OK;
+		else
+			snprintf(r->gpm_why, sizeof(r->gpm_why), "%s", b->last_error());
+	}
+	if (r->gpm_rc == GPU_OK)
+		r->gpm_why[0] = '\0';
 }
 
 static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
@@ -230,6 +292,7 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
 			}
 		}
 	}
+	worker_gpm(sl, r);
 }
 
 static void *worker_main(void *arg)
@@ -261,6 +324,10 @@ static void *worker_main(void *arg)
 		sl->res.s = r->s;
 		sl->res.mig = r->mig;
 		sl->res.nmig = r->nmig;
+		sl->res.gpm = r->gpm;
+		sl->res.mig_gpm = r->mig_gpm;
+		sl->res.gpm_rc = r->gpm_rc;
+		memcpy(sl->res.gpm_why, r->gpm_why, sizeof(sl->res.gpm_why));
 		sl->res.procs = r->procs;
 		sl->res.nprocs = r->nprocs;
 		memset(r, 0, sizeof(*r));
@@ -441,7 +508,12 @@ static void build_view(struct collector *c, struct xview *v, double now_wall)
 				g->mig = xmalloc(sl->res.nmig * sizeof(*g->mig));
 				memcpy(g->mig, sl->res.mig, sl->res.nmig * sizeof(*g->mig));
 				g->nmig = sl->res.nmig;
+				if (sl->res.mig_gpm) {
+					g->mig_gpm = xmalloc(sl->res.nmig * sizeof(*g->mig_gpm));
+					memcpy(g->mig_gpm, sl->res.mig_gpm, sl->res.nmig * sizeof(*g->mig_gpm));
+				}
 			}
+			g->gpm = sl->res.gpm;
 			if (sl->res.nprocs) {
 				g->procs = xmalloc(sl->res.nprocs * sizeof(*g->procs));
 				memcpy(g->procs, sl->res.procs, sl->res.nprocs * sizeof(*g->procs));
@@ -479,10 +551,46 @@ static void view_free(struct xview *v)
 	unsigned i;
 	for (i = 0; i < v->ngpus; i++) {
 		free(v->gpus[i].mig);
+		free(v->gpus[i].mig_gpm);
 		free(v->gpus[i].procs);
 		free(v->gpus[i].xids);
 	}
 	free(v->gpus);
+}
+
+/*
+ * What the served metrics lack and why (lock held): GPUs without profiling
+ * metrics, one line per distinct reason.
+ */
+static void collect_notes(struct collector *c, char *out, size_t len)
+{
+	unsigned i, k;
+	size_t l = 0;
+	out[0] = '\0';
+	for (i = 0; i < c->nslots; i++) {
+		const struct result *r = &c->slots[i].res;
+		char gpus[128];
+		size_t gl = 0;
+		if (!r->have || r->rc != GPU_OK || r->gpm_rc == GPU_OK || !r->gpm_why[0])
+			continue;
+		for (k = 0; k < i; k++) {
+			const struct result *q = &c->slots[k].res;
+			if (q->have && q->rc == GPU_OK && q->gpm_rc != GPU_OK && !strcmp(q->gpm_why, r->gpm_why))
+				break;
+		}
+		if (k < i)
+			continue;   /* listed with an earlier GPU */
+		gpus[0] = '\0';
+		for (k = i; k < c->nslots; k++) {
+			const struct result *q = &c->slots[k].res;
+			if (q->have && q->rc == GPU_OK && q->gpm_rc != GPU_OK && !strcmp(q->gpm_why, r->gpm_why) &&
+			    gl < sizeof(gpus) - 8)
+				gl += (size_t)snprintf(gpus + gl, sizeof(gpus) - gl, "%s%u", gl ? "," : "", k);
+		}
+		if (l < len)
+			l += (size_t)snprintf(out + l, len - l, "no profiling metrics on gpu %s: %s\n", gpus,
+					      r->gpm_why);
+	}
 }
 
 /*
@@ -498,7 +606,7 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	uint64_t gen, errors = 0;
 	unsigned i, stalled = 0, lost = 0;
 	int f, healthy;
-	char why[512] = "";
+	char why[512] = "", notes[512];
 	double slow = NAN;
 
 	pthread_mutex_lock(&c->lock);
@@ -559,6 +667,7 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 		snprintf(why + l, sizeof(why) - l, "%severy GPU is lost (%u of %u)", l ? "; " : "", lost,
 			 c->nslots);
 	}
+	collect_notes(c, notes, sizeof(notes));
 	c->collections++;
 	memset(&v, 0, sizeof(v));
 	build_view(c, &v, wall_now());
@@ -597,6 +706,7 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	view_free(&v);
 	snap->healthy = healthy;
 	snprintf(snap->health, sizeof(snap->health), "%s", healthy ? "ok" : why);
+	memcpy(snap->notes, notes, sizeof(snap->notes));
 	snap->refs = 1;
 
 	pthread_mutex_lock(&c->lock);

@@ -49,6 +49,7 @@ struct snapshot {
 	double mono_s;                  /* CLOCK_MONOTONIC when published */
 	int healthy;                    /* no GPU stalled */
 	char health[512];               /* why not, or "ok" */
+	char notes[512];                /* what is missing and why, for /health; "" when nothing */
 	int refs;                       /* private */
 };
 

@@ -48,6 +48,7 @@ enum scope {
 	SC_XID_LAST,    /* the last XID (dcgm: labels err_code, err_msg) */
 	SC_MIG,         /* one per MIG device */
 	SC_PROC,        /* one per process (--processes) */
+	SC_GPM,         /* profiling: one per GPU, or per MIG GPU instance when MIG is on */
 	SC_INFO,        /* gpu_info: identity labels, value 1 */
 };
 
@@ -156,8 +157,52 @@ GET_SAMPLE(get_clock_gr, clock_graphics_mhz)
 GET_SAMPLE(get_clock_video, clock_video_mhz)
 GET_STATIC(get_clock_max_sm, clock_max_sm_mhz)
 GET_STATIC(get_clock_max_mem, clock_max_mem_mhz)
-GET_SAMPLE(get_pcie_tx, pcie_tx_bytes_per_s)
-GET_SAMPLE(get_pcie_rx, pcie_rx_bytes_per_s)
+/* PCIe rates: GPM's average over the interval where the GPU has it, else the 20 ms window. */
+static int get_pcie_tx(const struct xgpu *g, unsigned sub, double *raw)
+{
+	if (GPU_GPM_HAS(&g->gpm, pcie_tx_bytes_per_s)) {
+		*raw = g->gpm.pcie_tx_bytes_per_s;
+		return 1;
+	}
+	if (!S_HAS(g, pcie_tx_bytes_per_s))
+		return 0;
+	*raw = (double)g->s.pcie_tx_bytes_per_s;
+	return 1;
+}
+
+static int get_pcie_rx(const struct xgpu *g, unsigned sub, double *raw)
+{
+	if (GPU_GPM_HAS(&g->gpm, pcie_rx_bytes_per_s)) {
+		*raw = g->gpm.pcie_rx_bytes_per_s;
+		return 1;
+	}
+	if (!S_HAS(g, pcie_rx_bytes_per_s))
+		return 0;
+	*raw = (double)g->s.pcie_rx_bytes_per_s;
+	return 1;
+}
+
+/* GPM readings: sub is GPU_NO_INSTANCE for the whole GPU, else an index into mig[]. */
+#define GET_GPM(fn, member) \
+	static int fn(const struct xgpu *g, unsigned sub, double *raw) \
+	{ \
+		const struct gpu_gpm *m = sub == GPU_NO_INSTANCE ? &g->gpm \
+					  : g->mig_gpm ? &g->mig_gpm[sub] : NULL; \
+		if (!m || !GPU_GPM_HAS(m, member)) \
+			return 0; \
+		*raw = m->member; \
+		return 1; \
+	}
+GET_GPM(get_gpm_gr, graphics_active_pct)
+GET_GPM(get_gpm_sm, sm_active_pct)
+GET_GPM(get_gpm_occ, sm_occupancy_pct)
+GET_GPM(get_gpm_tensor, tensor_active_pct)
+GET_GPM(get_gpm_fp64, fp64_active_pct)
+GET_GPM(get_gpm_fp32, fp32_active_pct)
+GET_GPM(get_gpm_fp16, fp16_active_pct)
+GET_GPM(get_gpm_dram, dram_active_pct)
+GET_GPM(get_gpm_nvl_tx, nvlink_tx_bytes_per_s)
+GET_GPM(get_gpm_nvl_rx, nvlink_rx_bytes_per_s)
 GET_SAMPLE(get_pcie_replay, pcie_replay_count)
 GET_SAMPLE(get_pcie_gen, pcie_gen)
 GET_SAMPLE(get_pcie_width, pcie_width)
@@ -378,13 +423,43 @@ static const struct fam fams[] = {
 	{"gpu_memory_clock_max_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_MAX_MEM_CLOCK", G, 1,
 	 SC_GPU, 0, get_clock_max_mem, "Highest memory clock the GPU supports",
 	 "Maximum supported memory clock for the device (in MHz)."},
+	{"gpu_graphics_engine_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+	 G, 0.01, SC_GPM, 0, get_gpm_gr,
+	 "Fraction of the interval the graphics/compute engine was busy (GPM, Hopper and later)",
+	 "Ratio of time the graphics engine is active."},
+	{"gpu_sm_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_SM_ACTIVE", G, 0.01, SC_GPM,
+	 0, get_gpm_sm,
+	 "Fraction of SM cycles with at least one warp resident, averaged over the SMs (GPM)",
+	 "The ratio of cycles an SM has at least 1 warp assigned."},
+	{"gpu_sm_occupancy_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_SM_OCCUPANCY", G, 0.01,
+	 SC_GPM, 0, get_gpm_occ, "Resident warps as a fraction of the SMs' maximum (GPM)",
+	 "The ratio of number of warps resident on an SM."},
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "tensor", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", G,
+	 0.01, SC_GPM, 0, get_gpm_tensor,
+	 "Fraction of cycles an execution pipe was busy, by pipe (GPM)",
+	 "Ratio of cycles the tensor (HMMA) pipe is active."},
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp64", "DCGM_FI_PROF_PIPE_FP64_ACTIVE", G,
+	 0.01, SC_GPM, 0, get_gpm_fp64, NULL, "Ratio of cycles the fp64 pipes are active."},
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp32", "DCGM_FI_PROF_PIPE_FP32_ACTIVE", G,
+	 0.01, SC_GPM, 0, get_gpm_fp32, NULL, "Ratio of cycles the fp32 pipes are active."},
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp16", "DCGM_FI_PROF_PIPE_FP16_ACTIVE", G,
+	 0.01, SC_GPM, 0, get_gpm_fp16, NULL, "Ratio of cycles the fp16 pipes are active."},
+	{"gpu_dram_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_DRAM_ACTIVE", G, 0.01,
+	 SC_GPM, 0, get_gpm_dram, "Fraction of cycles the device memory interface was busy (GPM)",
+	 "Ratio of cycles the device memory interface is active sending or receiving data."},
+	{"gpu_nvlink_transmit_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_NVLINK_TX_BYTES", G,
+	 1, SC_GPM, 0, get_gpm_nvl_tx, "NVLink transmit rate over all links, averaged over the interval (GPM)",
+	 "The rate of data transmitted over NVLink, not including protocol headers, in bytes per second."},
+	{"gpu_nvlink_receive_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_NVLINK_RX_BYTES", G,
+	 1, SC_GPM, 0, get_gpm_nvl_rx, "NVLink receive rate over all links, averaged over the interval (GPM)",
+	 "The rate of data received over NVLink, not including protocol headers, in bytes per second."},
 	{"gpu_pcie_transmit_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_PCIE_TX_BYTES", G,
 	 1, SC_GPU, 0, get_pcie_tx,
-	 "PCIe transmit rate over the driver's last 20 ms window, headers included (sampled off the scrape path)",
+	 "PCIe transmit rate, headers included: GPM's interval average on Hopper and later, else the driver's last 20 ms window",
 	 "The rate of data transmitted over the PCIe bus - including both protocol headers and data payloads - in bytes per second."},
 	{"gpu_pcie_receive_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_PCIE_RX_BYTES", G,
 	 1, SC_GPU, 0, get_pcie_rx,
-	 "PCIe receive rate over the driver's last 20 ms window, headers included (sampled off the scrape path)",
+	 "PCIe receive rate, headers included: GPM's interval average on Hopper and later, else the driver's last 20 ms window",
 	 "The rate of data received over the PCIe bus - including both protocol headers and data payloads - in bytes per second."},
 	{"gpu_pcie_replays_total", C, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", C, 1,
 	 SC_GPU, 0, get_pcie_replay, "PCIe link-level replays (retries) since the driver was loaded",
@@ -576,7 +651,9 @@ static void build_labels(const struct xview *v, const struct xgpu *g, struct gla
 
 static double scaled(double raw, double scale, unsigned flags, int dcgm)
 {
-	double x = raw * scale;
+	/* 88.25 / 100 prints as 0.8825; 88.25 * 0.01 as 0.8825000000000001 */
+	double inv = scale < 1 ? 1.0 / scale : 0;
+	double x = inv == floor(inv) && inv > 0 ? raw / inv : raw * scale;
 	if (dcgm && (flags & F_DCGM_FLOOR))
 		x = floor(x);
 	return x;
@@ -595,6 +672,33 @@ static int gpu_in_scope(const struct xgpu *g, enum scope sc)
 	default:
 		return g->answered && !g->stalled && !g->lost;
 	}
+}
+
+/* labels + the MIG GPU instance of mig[i]: dcgm's GPU_I_PROFILE/GPU_I_ID or gpu_instance/mig_profile. */
+static void mig_labels(struct expo_buf *out, const char *labels, const struct xgpu *g, size_t i,
+		       int dcgm)
+{
+	char a[16];
+	snprintf(a, sizeof(a), "%u", g->mig[i].gpu_instance);
+	expo_buf_init(out);
+	expo_buf_puts(out, labels);
+	if (dcgm) {
+		expo_label(out, 0, "GPU_I_PROFILE", g->mig[i].profile);
+		expo_label(out, 0, "GPU_I_ID", a);
+	} else {
+		expo_label(out, 0, "gpu_instance", a);
+		expo_label(out, 0, "mig_profile", g->mig[i].profile);
+	}
+}
+
+/* Is mig[i] the first MIG device of its GPU instance?  (Compute instances share the GI's memory and counters.) */
+static int first_of_gi(const struct xgpu *g, size_t i)
+{
+	size_t k;
+	for (k = 0; k < i; k++)
+		if (g->mig[k].gpu_instance == g->mig[i].gpu_instance)
+			return 0;
+	return 1;
 }
 
 /* Writes the series of entry f for one GPU. */
@@ -618,19 +722,33 @@ static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct x
 			for (i = 0; i < g->nmig; i++) {
 				getter mg = f->get == get_fb_total ? get_mig_total
 					    : f->get == get_fb_used ? get_mig_used : get_mig_free;
-				unsigned k;
-				/* compute instances share their GPU instance's memory: one series per GI */
-				for (k = 0; k < i && g->mig[k].gpu_instance != g->mig[i].gpu_instance; k++)
-					;
-				if (k < i || !mg(g, i, &raw))
+				struct expo_buf ml;
+				if (!first_of_gi(g, i) || !mg(g, i, &raw))
 					continue;
-				snprintf(a, sizeof(a), "%u", g->mig[i].gpu_instance);
-				expo_sample(w, labels, "GPU_I_ID", a, scaled(raw, scale, f->flags, dcgm));
+				mig_labels(&ml, labels, g, i, 1);
+				expo_sample(w, ml.data, NULL, NULL, scaled(raw, scale, f->flags, dcgm));
+				expo_buf_free(&ml);
 			}
 			return;
 		}
 		if (f->get(g, 0, &raw))
 			expo_sample(w, labels, cl, cv, scaled(raw, scale, f->flags, dcgm));
+		return;
+	case SC_GPM:
+		if (!g->nmig) {
+			if (f->get(g, GPU_NO_INSTANCE, &raw))
+				expo_sample(w, labels, cl, cv, scaled(raw, scale, f->flags, dcgm));
+			return;
+		}
+		/* a MIG-enabled GPU: per GPU instance only, so sums over a GPU stay right */
+		for (i = 0; i < g->nmig; i++) {
+			struct expo_buf ml;
+			if (!first_of_gi(g, i) || !f->get(g, i, &raw))
+				continue;
+			mig_labels(&ml, labels, g, i, dcgm);
+			expo_sample(w, ml.data, cl, cv, scaled(raw, scale, f->flags, dcgm));
+			expo_buf_free(&ml);
+		}
 		return;
 	case SC_LINK:
 		for (i = 0; i < g->s.nlinks && i < GPU_MAX_NVLINKS; i++) {
@@ -683,6 +801,7 @@ static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct x
 				expo_buf_puts(&extra, labels);
 				expo_label(&extra, 0, "gpu_instance", a);
 				expo_label(&extra, 0, "compute_instance", b);
+				expo_label(&extra, 0, "mig_profile", g->mig[i].profile);
 				expo_sample(w, extra.data, "mig_uuid", g->mig[i].uuid, raw * scale);
 				expo_buf_free(&extra);
 			}
@@ -750,6 +869,13 @@ static int entry_has_series(const struct fam *f, const struct xview *v, int dcgm
 				return 1;
 			if (f->get(g, 0, &raw))
 				return 1;
+			break;
+		case SC_GPM:
+			if (!g->nmig && f->get(g, GPU_NO_INSTANCE, &raw))
+				return 1;
+			for (i = 0; i < g->nmig; i++)
+				if (f->get(g, i, &raw))
+					return 1;
 			break;
 		case SC_LINK:
 			for (i = 0; i < g->s.nlinks && i < GPU_MAX_NVLINKS; i++)

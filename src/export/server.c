@@ -466,7 +466,7 @@ static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *con
 				    const struct web_config *wc)
 {
 	struct snapshot *snap = collector_acquire(s->o.collector);
-	char body[700];
+	char body[1400];
 	unsigned status = MHD_HTTP_OK;
 	if (!snap) {
 		snprintf(body, sizeof(body), "unhealthy: no collection yet\n");
@@ -481,7 +481,7 @@ static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *con
 			snprintf(body, sizeof(body), "unhealthy: %s\n", snap->health);
 			status = MHD_HTTP_SERVICE_UNAVAILABLE;
 		} else {
-			snprintf(body, sizeof(body), "ok: last collection %.2f s ago\n", age);
+			snprintf(body, sizeof(body), "ok: last collection %.2f s ago\n%s", age, snap->notes);
 		}
 		snapshot_release(snap);
 	}

@@ -55,6 +55,8 @@ struct xgpu {
 	double nvlink_kib_per_s;    /* tx + rx over all links, KiB/s */
 	struct gpu_mig_instance *mig;
 	size_t nmig;
+	struct gpu_gpm gpm;         /* profiling metrics of the whole GPU (GPM) */
+	struct gpu_gpm *mig_gpm;    /* per MIG device, parallel to mig[]; NULL without */
 	struct xproc *procs;
 	size_t nprocs;
 	struct xid_count *xids;

@@ -56,10 +56,12 @@ const char *gpu_clock_event_name(uint64_t bit)
 static const char *const static_names[] = {GPU_STATIC_FIELDS(GPU_GEN_NAME)};
 static const char *const sample_names[] = {GPU_SAMPLE_FIELDS(GPU_GEN_NAME)};
 static const char *const link_names[] = {GPU_LINK_FIELDS(GPU_GEN_NAME)};
+static const char *const gpm_names[] = {GPU_GPM_FIELDS(GPU_GEN_NAME)};
 
 _Static_assert(gpu_static_nfields <= 64 * GPU_VALID_WORDS, "static validity bits fit");
 _Static_assert(gpu_sample_nfields <= 64 * GPU_VALID_WORDS, "sample validity bits fit");
 _Static_assert(gpu_link_nfields <= 64, "link validity bits fit");
+_Static_assert(gpu_gpm_nfields <= 64, "gpm validity bits fit");
 
 const char *gpu_static_field_name(enum gpu_static_field f)
 {
@@ -74,4 +76,9 @@ const char *gpu_sample_field_name(enum gpu_sample_field f)
 const char *gpu_link_field_name(enum gpu_link_field f)
 {
 	return (unsigned)f < gpu_link_nfields ? link_names[f] : NULL;
+}
+
+const char *gpu_gpm_field_name(enum gpu_gpm_field f)
+{
+	return (unsigned)f < gpu_gpm_nfields ? gpm_names[f] : NULL;
 }

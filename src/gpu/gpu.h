@@ -273,6 +273,39 @@ const char *gpu_static_field_name(enum gpu_static_field f);
 const char *gpu_sample_field_name(enum gpu_sample_field f);
 const char *gpu_link_field_name(enum gpu_link_field f);
 
+/*
+ * Profiling readings from GPM (NVML's GPU performance monitoring, Hopper and
+ * later): averages over the time between two gpm() calls on the same device
+ * or MIG instance.  X(type, member, array-suffix)
+ */
+#define GPU_GPM_FIELDS(X) \
+	X(double, interval_s, )                   /* time between the two samples */ \
+	X(double, graphics_active_pct, )          /* graphics/compute engine busy, % of time */ \
+	X(double, sm_active_pct, )                /* SMs with a warp resident, % of cycles x SMs */ \
+	X(double, sm_occupancy_pct, )             /* resident warps / max warps, % */ \
+	X(double, tensor_active_pct, )            /* any tensor pipe busy, % of cycles */ \
+	X(double, fp64_active_pct, ) \
+	X(double, fp32_active_pct, ) \
+	X(double, fp16_active_pct, ) \
+	X(double, dram_active_pct, )              /* memory interface busy, % of cycles */ \
+	X(double, pcie_tx_bytes_per_s, ) \
+	X(double, pcie_rx_bytes_per_s, ) \
+	X(double, nvlink_tx_bytes_per_s, ) \
+	X(double, nvlink_rx_bytes_per_s, )
+
+#define GPU_GEN_GPM_ENUM(type, member, dims) gpu_gpm_##member##_valid,
+enum gpu_gpm_field { GPU_GPM_FIELDS(GPU_GEN_GPM_ENUM) gpu_gpm_nfields };
+
+struct gpu_gpm {
+	uint64_t valid[1];
+	GPU_GPM_FIELDS(GPU_GEN_MEMBER)
+};
+
+#define GPU_GPM_HAS(g, member) GPU_BIT_TEST((g)->valid, gpu_gpm_##member##_valid)
+#define GPU_GPM_SET(g, member, v) \
+	((g)->member = (v), GPU_BIT_SET((g)->valid, gpu_gpm_##member##_valid))
+const char *gpu_gpm_field_name(enum gpu_gpm_field f);
+
 /* A process holding a GPU. */
 enum gpu_process_type {
 	GPU_PROCESS_COMPUTE = 0x1,
@@ -297,6 +330,7 @@ struct gpu_mig_instance {
 	int memory_valid;
 	uint64_t memory_total_bytes;
 	uint64_t memory_used_bytes;
+	char profile[32];                   /* "3g.40gb"; "" when unknown */
 };
 
 /* Asynchronous events (XIDs and friends). */
@@ -374,6 +408,17 @@ struct gpu_backend {
 	 * events are skipped.
 	 */
 	int (*events)(struct gpu_event *out, size_t max, unsigned timeout_ms);
+
+	/*
+	 * Profiling metrics (GPM) between this call and the previous one for
+	 * the same device and gpu_instance (GPU_NO_INSTANCE: the whole GPU,
+	 * else a MIG GPU instance id).  Fills *out (zeroed first).  The first
+	 * call only takes a sample: GPU_OK with nothing valid.  Returns
+	 * GPU_ERR_NOT_SUPPORTED, with last_error() saying why, when the GPU,
+	 * the driver or the library has no GPM.  Call it from one thread per
+	 * device.  May be NULL in a backend.
+	 */
+	int (*gpm)(struct gpu_device *dev, unsigned gpu_instance, struct gpu_gpm *out);
 
 	/* Last known status of a device (no library call). */
 	enum gpu_status (*status)(struct gpu_device *dev);

@@ -86,6 +86,12 @@ struct nvml_syms {
 	nvmlReturn_t (*DeviceRegisterEvents)(nvmlDevice_t, ull, nvmlEventSet_t);
 	nvmlReturn_t (*EventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned);
 	nvmlReturn_t (*EventSetFree)(nvmlEventSet_t);
+	nvmlReturn_t (*GpmQueryDeviceSupport)(nvmlDevice_t, nvmlGpmSupport_t *);
+	nvmlReturn_t (*GpmSampleAlloc)(nvmlGpmSample_t *);
+	nvmlReturn_t (*GpmSampleFree)(nvmlGpmSample_t);
+	nvmlReturn_t (*GpmSampleGet)(nvmlDevice_t, nvmlGpmSample_t);
+	nvmlReturn_t (*GpmMigSampleGet)(nvmlDevice_t, unsigned, nvmlGpmSample_t);
+	nvmlReturn_t (*GpmMetricsGet)(nvmlGpmMetricsGet_t *);
 };
 
 /*
@@ -163,6 +169,12 @@ static const struct sym_spec sym_specs[] = {
 	{SLOT(DeviceRegisterEvents), 0, {"nvmlDeviceRegisterEvents"}},
 	{SLOT(EventSetWait), 0, {"nvmlEventSetWait_v2", "nvmlEventSetWait"}},
 	{SLOT(EventSetFree), 0, {"nvmlEventSetFree"}},
+	{SLOT(GpmQueryDeviceSupport), 0, {"nvmlGpmQueryDeviceSupport"}},
+	{SLOT(GpmSampleAlloc), 0, {"nvmlGpmSampleAlloc"}},
+	{SLOT(GpmSampleFree), 0, {"nvmlGpmSampleFree"}},
+	{SLOT(GpmSampleGet), 0, {"nvmlGpmSampleGet"}},
+	{SLOT(GpmMigSampleGet), 0, {"nvmlGpmMigSampleGet"}},
+	{SLOT(GpmMetricsGet), 0, {"nvmlGpmMetricsGet"}},
 };
 
 /* Symbols whose record layout depends on the version found. */
@@ -176,6 +188,14 @@ static const char *const proc_names[3][3] = {
 	 "nvmlDeviceGetMPSComputeRunningProcesses"},
 };
 
+/* GPM samples kept between calls: [0] the whole GPU, [1 + gi] MIG GPU instance gi. */
+#define GPM_SLOTS 33
+
+struct gpm_slot {
+	nvmlGpmSample_t prev;
+	uint64_t prev_ns;       /* CLOCK_MONOTONIC of prev; 0: none */
+};
+
 struct gpu_device {
 	nvmlDevice_t h;
 	unsigned index;
@@ -183,6 +203,10 @@ struct gpu_device {
 	atomic_int status;      /* enum gpu_status */
 	atomic_int lost_reported;
 	atomic_int nlinks;      /* -1: not probed yet */
+	/* GPM, touched only by the one thread that calls gpm() for this device */
+	int gpm_support;        /* 0 not asked, 1 yes, negative: the gpu_rc why not */
+	struct gpm_slot gpm[GPM_SLOTS];
+	nvmlGpmMetricsGet_t *gpm_req;
 };
 
 static struct {
@@ -293,6 +317,17 @@ static void *resolve(const char *name)
 	return dlsym(N.dl, name);
 }
 
+static void gpm_release(void)
+{
+	unsigned i, k;
+	for (i = 0; N.devs && i < N.ndevs; i++) {
+		for (k = 0; k < GPM_SLOTS; k++)
+			if (N.devs[i].gpm[k].prev && N.f.GpmSampleFree)
+				N.f.GpmSampleFree(N.devs[i].gpm[k].prev);
+		free(N.devs[i].gpm_req);
+	}
+}
+
 static void unload(void)
 {
 	if (N.dl)
@@ -396,6 +431,8 @@ static void nvml_shutdown(void)
 {
 	if (N.evset && N.f.EventSetFree)
 		N.f.EventSetFree(N.evset);
+	if (N.inited)
+		gpm_release();
 	if (N.inited)
 		N.f.Shutdown();
 	unload();
@@ -1050,6 +1087,13 @@ static int nvml_mig_instances(struct gpu_device *dev, struct gpu_mig_instance **
 		memset(buf, 0, sizeof(buf));
 		if (NV(&c, DeviceGetUUID, mh, buf, sizeof(buf) - 1) == NVML_SUCCESS)
 			copy_str(m->uuid, sizeof(m->uuid), buf);
+		/* a MIG device's name ends in its profile: "NVIDIA A100-SXM4-80GB MIG 3g.40gb" */
+		memset(buf, 0, sizeof(buf));
+		if (NV(&c, DeviceGetName, mh, buf, NVML_DEVICE_NAME_V2_BUFFER_SIZE) == NVML_SUCCESS) {
+			const char *p = strstr(buf, "MIG ");
+			if (p)
+				copy_str(m->profile, sizeof(m->profile), p + 4);
+		}
 		if (NV(&c, DeviceGetMemoryInfo, mh, &mem) == NVML_SUCCESS) {
 			m->memory_valid = 1;
 			m->memory_total_bytes = mem.total;
@@ -1064,6 +1108,160 @@ static int nvml_mig_instances(struct gpu_device *dev, struct gpu_mig_instance **
 	}
 	*count = n;
 	return GPU_OK;
+}
+
+/*
+ * GPM: NVML derives each profiling metric from two samples of the GPU's
+ * performance counters.  The previous sample is kept per device and per MIG
+ * GPU instance, and each call asks for the metrics between it and a new one,
+ * so one call per collection gives averages over exactly one interval.
+ */
+static const struct {
+	unsigned id;
+	unsigned field;         /* enum gpu_gpm_field */
+	size_t offset;
+	double scale;           /* to gpu.h's unit */
+	double max;             /* larger values are nonsense: dropped */
+} gpm_metrics[] = {
+#define GPM_PCT(id, m) {id, gpu_gpm_##m##_valid, offsetof(struct gpu_gpm, m), 1.0, 100.5}
+#define GPM_MIBS(id, m) {id, gpu_gpm_##m##_valid, offsetof(struct gpu_gpm, m), 1048576.0, 1e15}
+	GPM_PCT(NVML_GPM_METRIC_GRAPHICS_UTIL, graphics_active_pct),
+	GPM_PCT(NVML_GPM_METRIC_SM_UTIL, sm_active_pct),
+	GPM_PCT(NVML_GPM_METRIC_SM_OCCUPANCY, sm_occupancy_pct),
+	GPM_PCT(NVML_GPM_METRIC_ANY_TENSOR_UTIL, tensor_active_pct),
+	GPM_PCT(NVML_GPM_METRIC_FP64_UTIL, fp64_active_pct),
+	GPM_PCT(NVML_GPM_METRIC_FP32_UTIL, fp32_active_pct),
+	GPM_PCT(NVML_GPM_METRIC_FP16_UTIL, fp16_active_pct),
+	GPM_PCT(NVML_GPM_METRIC_DRAM_BW_UTIL, dram_active_pct),
+	GPM_MIBS(NVML_GPM_METRIC_PCIE_TX_PER_SEC, pcie_tx_bytes_per_s),
+	GPM_MIBS(NVML_GPM_METRIC_PCIE_RX_PER_SEC, pcie_rx_bytes_per_s),
+	GPM_MIBS(NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, nvlink_tx_bytes_per_s),
+	GPM_MIBS(NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, nvlink_rx_bytes_per_s),
+#undef GPM_PCT
+#undef GPM_MIBS
+};
+#define NGPM_METRICS (sizeof(gpm_metrics) / sizeof(gpm_metrics[0]))
+
+/* Is GPM there for this device?  Asks once; sets the error text when not. */
+static int gpm_supported(struct ctx *c)
+{
+	struct gpu_device *dev = c->dev;
+	if (!N.f.GpmSampleAlloc || !N.f.GpmSampleFree || !N.f.GpmSampleGet || !N.f.GpmMetricsGet ||
+	    !N.f.GpmQueryDeviceSupport) {
+		set_error("the NVML library has no GPM functions (drivers before R520)");
+		return GPU_ERR_NOT_SUPPORTED;
+	}
+	if (!dev->gpm_support) {
+		nvmlGpmSupport_t sup = {NVML_GPM_SUPPORT_VERSION, 0};
+		nvmlReturn_t r = NV(c, GpmQueryDeviceSupport, dev->h, &sup);
+		if (c->stop)
+			return finish_ctx(c);
+		if (r == NVML_SUCCESS && sup.isSupportedDevice)
+			dev->gpm_support = 1;
+		else if (r == NVML_SUCCESS || r == NVML_ERROR_NOT_SUPPORTED)
+			dev->gpm_support = GPU_ERR_NOT_SUPPORTED;
+		else
+			dev->gpm_support = map_rc(r);
+	}
+	if (dev->gpm_support < 0) {
+		/* no index: the collector groups GPUs by this text */
+		set_error("the GPU has no GPM profiling counters (Hopper and later GPUs have them)");
+		return dev->gpm_support;
+	}
+	return GPU_OK;
+}
+
+static int nvml_gpm(struct gpu_device *dev, unsigned gi, struct gpu_gpm *out)
+{
+	struct ctx c = {dev, 0, 0, NULL, 0};
+	struct gpm_slot *slot;
+	nvmlGpmSample_t now_sample = NULL;
+	nvmlGpmMetricsGet_t *req;
+	nvmlReturn_t r;
+	uint64_t now;
+	size_t i;
+	int rc, dropped = 0;
+
+	memset(out, 0, sizeof(*out));
+	rc = usable(dev);
+	if (rc)
+		return rc;
+	rc = gpm_supported(&c);
+	if (rc)
+		return rc;
+	if (gi != GPU_NO_INSTANCE && (gi >= GPM_SLOTS - 1 || !N.f.GpmMigSampleGet)) {
+		set_error("gpu %u: no GPM counters for MIG GPU instance %u", dev->index, gi);
+		return GPU_ERR_NOT_SUPPORTED;
+	}
+	slot = &dev->gpm[gi == GPU_NO_INSTANCE ? 0 : 1 + gi];
+	if (N.f.GpmSampleAlloc(&now_sample) != NVML_SUCCESS || !now_sample) {
+		set_error("gpu %u: cannot allocate a GPM sample", dev->index);
+		return GPU_ERR;
+	}
+	r = gi == GPU_NO_INSTANCE ? NV(&c, GpmSampleGet, dev->h, now_sample)
+				  : NV(&c, GpmMigSampleGet, dev->h, gi, now_sample);
+	now = now_ns(CLOCK_MONOTONIC);
+	if (r != NVML_SUCCESS) {
+		/* an instance that went away: forget its sample too */
+		N.f.GpmSampleFree(now_sample);
+		if (slot->prev)
+			N.f.GpmSampleFree(slot->prev);
+		slot->prev = NULL;
+		slot->prev_ns = 0;
+		rc = finish_ctx(&c);
+		if (rc)
+			return rc;
+		if (gi == GPU_NO_INSTANCE)
+			set_error("gpu %u: GPM sample failed: %s", dev->index, nv_str(r));
+		else
+			set_error("gpu %u: GPM sample of GPU instance %u failed: %s", dev->index, gi, nv_str(r));
+		return map_rc(r) == GPU_OK ? GPU_ERR : map_rc(r);
+	}
+	rc = GPU_OK;
+	if (slot->prev) {
+		if (!dev->gpm_req)
+			dev->gpm_req = xcalloc(1, sizeof(*dev->gpm_req));
+		req = dev->gpm_req;
+		memset(req, 0, offsetof(nvmlGpmMetricsGet_t, metrics) + NGPM_METRICS * sizeof(req->metrics[0]));
+		req->version = NVML_GPM_METRICS_GET_VERSION;
+		req->numMetrics = (unsigned)NGPM_METRICS;
+		req->sample1 = slot->prev;
+		req->sample2 = now_sample;
+		for (i = 0; i < NGPM_METRICS; i++)
+			req->metrics[i].metricId = gpm_metrics[i].id;
+		c.t0 = now_ns(CLOCK_MONOTONIC);
+		r = ctx_end(&c, "nvmlGpmMetricsGet", N.f.GpmMetricsGet(req));
+		if (r == NVML_SUCCESS) {
+			for (i = 0; i < NGPM_METRICS; i++) {
+				double v = req->metrics[i].value;
+				if (req->metrics[i].nvmlReturn != NVML_SUCCESS)
+					continue;
+				/* counters that went backwards give negative or absurd rates */
+				if (!(v >= 0 && v <= gpm_metrics[i].max)) {
+					dropped++;
+					continue;
+				}
+				*(double *)((char *)out + gpm_metrics[i].offset) = v * gpm_metrics[i].scale;
+				GPU_BIT_SET(out->valid, gpm_metrics[i].field);
+			}
+			GPU_GPM_SET(out, interval_s, (double)(now - slot->prev_ns) * 1e-9);
+			if (dropped)
+				set_error("gpu %u: %d GPM metric%s out of range (a sample went backwards); left out",
+					  dev->index, dropped, dropped == 1 ? "" : "s");
+		} else if (!c.stop) {
+			set_error("gpu %u: GPM metrics between two samples failed: %s (the next interval starts afresh)",
+				  dev->index, nv_str(r));
+			rc = GPU_ERR;
+		}
+		N.f.GpmSampleFree(slot->prev);
+	}
+	slot->prev = now_sample;
+	slot->prev_ns = now;
+	if (c.stop) {
+		memset(out, 0, sizeof(*out));
+		return finish_ctx(&c);
+	}
+	return rc;
 }
 
 static struct gpu_device *dev_by_handle(nvmlDevice_t h)
@@ -1225,6 +1423,7 @@ const struct gpu_backend gpu_backend_nvml = {
 	.sample = nvml_sample,
 	.processes = nvml_processes,
 	.mig_instances = nvml_mig_instances,
+	.gpm = nvml_gpm,
 	.events = nvml_events,
 	.status = nvml_status,
 	.library = nvml_library,

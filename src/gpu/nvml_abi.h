@@ -18,6 +18,7 @@
 typedef int nvmlReturn_t;
 typedef struct nvmlDevice_st *nvmlDevice_t;
 typedef struct nvmlEventSet_st *nvmlEventSet_t;
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
 
 /* nvmlReturn_t (operations.md 5.1) */
 #define NVML_SUCCESS 0
@@ -206,6 +207,58 @@ typedef struct {
 	unsigned long long violationTime;
 } nvmlViolationTime_t;
 
+/*
+ * GPM (GPU performance monitoring, Hopper and later): two samples taken an
+ * interval apart give the profiling metrics without DCGM.  Metric ids are
+ * NVML_GPM_METRIC_*; utilisations are percent (0-100), PCIe and NVLink
+ * rates MiB/s.
+ */
+#define NVML_GPM_METRICS_GET_VERSION 1
+#define NVML_GPM_SUPPORT_VERSION 1
+#define NVML_GPM_METRIC_GRAPHICS_UTIL 1
+#define NVML_GPM_METRIC_SM_UTIL 2
+#define NVML_GPM_METRIC_SM_OCCUPANCY 3
+#define NVML_GPM_METRIC_INTEGER_UTIL 4
+#define NVML_GPM_METRIC_ANY_TENSOR_UTIL 5
+#define NVML_GPM_METRIC_DRAM_BW_UTIL 10
+#define NVML_GPM_METRIC_FP64_UTIL 11
+#define NVML_GPM_METRIC_FP32_UTIL 12
+#define NVML_GPM_METRIC_FP16_UTIL 13
+#define NVML_GPM_METRIC_PCIE_TX_PER_SEC 20
+#define NVML_GPM_METRIC_PCIE_RX_PER_SEC 21
+#define NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC 60
+#define NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC 61
+/*
+ * NVML_GPM_METRIC_MAX sizes metrics[] and grows with every header (98 in
+ * 12.x, 333 in 13.3); the library reads and writes numMetrics entries only,
+ * so gpuscope declares the array at the newest size and asks for fewer.
+ */
+#define NVML_GPM_METRIC_MAX 333
+
+typedef struct {
+	unsigned int version;
+	unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+
+typedef struct {
+	unsigned int metricId;
+	nvmlReturn_t nvmlReturn;
+	double value;
+	struct {
+		char *shortName;
+		char *longName;
+		char *unit;
+	} metricInfo;
+} nvmlGpmMetric_t;
+
+typedef struct {
+	unsigned int version;
+	unsigned int numMetrics;
+	nvmlGpmSample_t sample1;
+	nvmlGpmSample_t sample2;
+	nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+
 /* Sizes and offsets from operations.md 5.3, 5.5, 5.6 (x86-64 gcc, LP64). */
 #if defined(__LP64__)
 _Static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t is 68 bytes");
@@ -221,6 +274,9 @@ _Static_assert(offsetof(nvmlEventData_t, gpuInstanceId) == 24, "eventData GI at 
 _Static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes");
 _Static_assert(offsetof(nvmlFieldValue_t, valueType) == 24, "valueType at 24");
 _Static_assert(offsetof(nvmlFieldValue_t, value) == 32, "value at 32");
+_Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t is 40 bytes");
+_Static_assert(offsetof(nvmlGpmMetric_t, value) == 8, "nvmlGpmMetric_t.value at 8");
+_Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24, "metrics[] at 24");
 #endif
 
 /*

@@ -44,6 +44,9 @@ struct fmig {
 	unsigned parent;
 	unsigned gi, ci;
 	unsigned long long total_mib, used_mib;
+	char profile[32];       /* "3g.40gb", or "" */
+	double sm_active;       /* GPM SM activity of the instance, %; < 0: the GPU's */
+	unsigned long long gone_after;  /* the instance vanishes after this many calls on the GPU; 0 never */
 };
 
 struct fdev {
@@ -110,6 +113,10 @@ static const char *const gpu_keys[] = {
 	"nvlinks", "nvlink_version", "nvlink_remote", "nvlink_switch_bus", "nvlink_peers",
 	"nvlink_down", "nvlink_error", "nvlink_tx_kib", "nvlink_rx_kib",
 	"process", "process_stride", "xid", "lost_on_xid", "lost_after_calls", "block", "unsupported",
+	"mig_gone_after_calls",
+	"gpm", "gpm_graphics", "gpm_sm_active", "gpm_sm_occupancy", "gpm_tensor", "gpm_fp64", "gpm_fp32",
+	"gpm_fp16", "gpm_dram", "gpm_pcie_tx_mibps", "gpm_pcie_rx_mibps", "gpm_nvlink_tx_mibps",
+	"gpm_nvlink_rx_mibps", "gpm_backwards_after",
 	NULL,
 };
 
@@ -496,9 +503,20 @@ static nvmlReturn_t do_init(void)
 			struct fmig *m = &d->mig[d->nmig];
 			if (strcmp(e->key, "mig_instance"))
 				continue;
-			if (sscanf(e->val, "%u %u %llu %llu", &m->gi, &m->ci, &m->total_mib, &m->used_mib) != 4) {
-				fail(e->line, "mig_instance wants 'GI CI TOTAL_MIB USED_MIB'");
+			m->profile[0] = '\0';
+			m->sm_active = -1;
+			m->gone_after = 0;
+			if (sscanf(e->val, "%u %u %llu %llu %31s %lf", &m->gi, &m->ci, &m->total_mib, &m->used_mib,
+				   m->profile, &m->sm_active) < 4) {
+				fail(e->line, "mig_instance wants 'GI CI TOTAL_MIB USED_MIB [PROFILE [SM_ACTIVE_PCT]]'");
 				continue;
+			}
+			{
+				unsigned gi;
+				unsigned long long after;
+				const char *g = get(d, "mig_gone_after_calls");
+				if (g && sscanf(g, "%u %llu", &gi, &after) == 2 && gi == m->gi)
+					m->gone_after = after;
 			}
 			m->magic = MIG_MAGIC;
 			m->parent = i;
@@ -614,8 +632,25 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *h) { re
 
 EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t h, char *buf, unsigned len)
 {
-	ENTER(h);
-	return put_str(d, "name", buf, len);
+	struct fmig *m = as_mig(h);
+	if (m) {
+		/* the real library names a MIG device "<GPU name> MIG <profile>" */
+		char parent[96], tmp[160];
+		int n;
+		if (!buf)
+			return NVML_ERROR_INVALID_ARGUMENT;
+		if (put_str(&S.dev[m->parent], "name", parent, sizeof(parent)) != NVML_SUCCESS)
+			snprintf(parent, sizeof(parent), "NVIDIA GPU");
+		n = snprintf(tmp, sizeof(tmp), "%s MIG %s", parent, m->profile[0] ? m->profile : "unknown");
+		if ((unsigned)n + 1 > len)
+			return NVML_ERROR_INSUFFICIENT_SIZE;
+		memcpy(buf, tmp, (size_t)n + 1);
+		return NVML_SUCCESS;
+	}
+	{
+		ENTER(h);
+		return put_str(d, "name", buf, len);
+	}
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t h, char *buf, unsigned len)
@@ -962,6 +997,12 @@ EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t h, int policy, nvm
 }
 
 /* ---- utilisation ---- */
+
+/* Has a MIG instance not vanished yet (mig_gone_after_calls)? */
+static int mig_alive(struct fdev *d, const struct fmig *m)
+{
+	return !m->gone_after || atomic_load(&d->calls) <= m->gone_after;
+}
 
 static int mig_on(const struct fdev *d)
 {
@@ -1366,10 +1407,19 @@ EXPORT nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t h, unsigned
 		return NVML_ERROR_INVALID_ARGUMENT;
 	if (!mig_on(d))
 		return NVML_ERROR_INVALID_ARGUMENT;
-	if (i >= d->nmig)
-		return NVML_ERROR_NOT_FOUND;
-	*mig = (nvmlDevice_t)&d->mig[i];
-	return NVML_SUCCESS;
+	/* index i among the instances that still exist */
+	{
+		unsigned k, seen = 0;
+		for (k = 0; k < d->nmig; k++) {
+			if (!mig_alive(d, &d->mig[k]))
+				continue;
+			if (seen++ == i) {
+				*mig = (nvmlDevice_t)&d->mig[k];
+				return NVML_SUCCESS;
+			}
+		}
+	}
+	return NVML_ERROR_NOT_FOUND;
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t h, unsigned *v)
@@ -1396,6 +1446,157 @@ EXPORT nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t h, unsigned *v)
 		return NVML_ERROR_INVALID_ARGUMENT;
 	*v = as_mig(h) != NULL;
 	return as_mig(h) || as_dev(h) ? NVML_SUCCESS : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+/* ---- GPM ---- */
+
+struct nvmlGpmSample_st {
+	unsigned magic;
+	struct fdev *dev;
+	unsigned gi;            /* 0xFFFFFFFF: the whole GPU */
+	unsigned long long seq; /* samples taken on the GPU before this one */
+	long long t_ns;
+	int taken;
+};
+#define GPM_MAGIC 0x67706d21u
+
+static int gpm_on(const struct fdev *d)
+{
+	unsigned u;
+	return get_uint(d, "gpm", &u) && u == 1;
+}
+
+EXPORT nvmlReturn_t nvmlGpmQueryDeviceSupport(nvmlDevice_t h, nvmlGpmSupport_t *sup)
+{
+	ENTER(h);
+	if (!sup || sup->version != NVML_GPM_SUPPORT_VERSION)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	sup->isSupportedDevice = gpm_on(d);
+	return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpmSampleAlloc(nvmlGpmSample_t *out)
+{
+	if (!S.refs)
+		return NVML_ERROR_UNINITIALIZED;
+	if (!out)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return NVML_ERROR_MEMORY;
+	(*out)->magic = GPM_MAGIC;
+	return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpmSampleFree(nvmlGpmSample_t smp)
+{
+	if (!smp || smp->magic != GPM_MAGIC)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	smp->magic = 0;
+	free(smp);
+	return NVML_SUCCESS;
+}
+
+static nvmlReturn_t gpm_take(struct fdev *d, unsigned gi, nvmlGpmSample_t smp)
+{
+	static atomic_ullong seqs[MAX_GPUS];
+	struct timespec ts;
+	if (!smp || smp->magic != GPM_MAGIC)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (!gpm_on(d))
+		return NVML_ERROR_NOT_SUPPORTED;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	smp->dev = d;
+	smp->gi = gi;
+	smp->seq = atomic_fetch_add(&seqs[d->index], 1);
+	smp->t_ns = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	smp->taken = 1;
+	return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlGpmSampleGet(nvmlDevice_t h, nvmlGpmSample_t smp)
+{
+	ENTER(h);
+	return gpm_take(d, 0xFFFFFFFFu, smp);
+}
+
+EXPORT nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t h, unsigned gi, nvmlGpmSample_t smp)
+{
+	unsigned k;
+	ENTER(h);
+	if (!mig_on(d))
+		return NVML_ERROR_NOT_SUPPORTED;
+	for (k = 0; k < d->nmig; k++)
+		if (d->mig[k].gi == gi && mig_alive(d, &d->mig[k]))
+			return gpm_take(d, gi, smp);
+	return NVML_ERROR_NOT_FOUND;
+}
+
+/*
+ * The metrics between two samples: the scenario's values, as if the
+ * counters ran at that rate.  From sample gpm_backwards_after on, the
+ * counters run backwards (the values come out negative), as a counter
+ * reset would make them.
+ */
+EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *req)
+{
+	static const struct { unsigned id; const char *key; } keys[] = {
+		{NVML_GPM_METRIC_GRAPHICS_UTIL, "gpm_graphics"},
+		{NVML_GPM_METRIC_SM_UTIL, "gpm_sm_active"},
+		{NVML_GPM_METRIC_SM_OCCUPANCY, "gpm_sm_occupancy"},
+		{NVML_GPM_METRIC_ANY_TENSOR_UTIL, "gpm_tensor"},
+		{NVML_GPM_METRIC_FP64_UTIL, "gpm_fp64"},
+		{NVML_GPM_METRIC_FP32_UTIL, "gpm_fp32"},
+		{NVML_GPM_METRIC_FP16_UTIL, "gpm_fp16"},
+		{NVML_GPM_METRIC_DRAM_BW_UTIL, "gpm_dram"},
+		{NVML_GPM_METRIC_PCIE_TX_PER_SEC, "gpm_pcie_tx_mibps"},
+		{NVML_GPM_METRIC_PCIE_RX_PER_SEC, "gpm_pcie_rx_mibps"},
+		{NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, "gpm_nvlink_tx_mibps"},
+		{NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, "gpm_nvlink_rx_mibps"},
+	};
+	nvmlGpmSample_t a, b;
+	struct fdev *d;
+	unsigned i, k;
+	unsigned long long back = 0;
+	int backwards;
+
+	if (!S.refs)
+		return NVML_ERROR_UNINITIALIZED;
+	if (!req || req->version != NVML_GPM_METRICS_GET_VERSION || req->numMetrics > NVML_GPM_METRIC_MAX)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	a = req->sample1;
+	b = req->sample2;
+	if (!a || !b || a->magic != GPM_MAGIC || b->magic != GPM_MAGIC || !a->taken || !b->taken ||
+	    a->dev != b->dev || a->gi != b->gi || b->t_ns < a->t_ns)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	d = b->dev;
+	backwards = get_u64(d, "gpm_backwards_after", &back) && b->seq >= back;
+	for (i = 0; i < req->numMetrics; i++) {
+		nvmlGpmMetric_t *m = &req->metrics[i];
+		const char *v = NULL;
+		m->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+		m->value = 0;
+		m->metricInfo.shortName = m->metricInfo.longName = m->metricInfo.unit = NULL;
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (keys[k].id == m->metricId)
+				v = get(d, keys[k].key);
+		if (v)
+			m->value = strtod(v, NULL);
+		if (b->gi != 0xFFFFFFFFu && (m->metricId == NVML_GPM_METRIC_SM_UTIL ||
+					    m->metricId == NVML_GPM_METRIC_GRAPHICS_UTIL)) {
+			for (k = 0; k < d->nmig; k++)
+				if (d->mig[k].gi == b->gi && d->mig[k].sm_active >= 0) {
+					m->value = d->mig[k].sm_active;
+					v = "";
+				}
+		}
+		if (!v)
+			continue;
+		if (backwards)
+			m->value = -m->value - 1;
+		m->nvmlReturn = NVML_SUCCESS;
+	}
+	return NVML_SUCCESS;
 }
 
 /* ---- events ---- */

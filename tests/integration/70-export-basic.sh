@@ -171,7 +171,10 @@ expect_out 'gpu_utilization_ratio{gpu="3",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-0000
 expect_out 'gpu_memory_used_bytes{gpu="0",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000000"} 66571993088'
 expect_out 'gpu_power_watts{gpu="7",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000007"} 412'
 expect_out 'gpu_energy_joules_total{gpu="0",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000000"} 8123456.789'
-expect_out 'gpu_pcie_transmit_bytes_per_second{gpu="0",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000000"} 10485760'
+# GPM's interval average wins over the 20 ms window on a GPU that has it
+expect_out 'gpu_pcie_transmit_bytes_per_second{gpu="0",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000000"} 100663296'
+expect_out 'gpu_sm_active_ratio{gpu="0",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000000"} 0.8825'
+expect_out 'gpu_pipe_active_ratio{gpu="0",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000000",pipe="tensor"} 0.6375'
 expect_out 'gpu_nvlink_up{gpu="5",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000005",link="17"} 1'
 expect_out 'gpu_info{gpu="2",uuid="GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000002",name="NVIDIA H100 80GB HBM3",pci_bus_id="00000000:3A:00.0",device="nvidia2",driver_version="550.54.15",cuda_version="12.4"'
 CHECKS=$((CHECKS + 1))

@@ -228,6 +228,7 @@ static void test_xid_mig_processes(void **state)
 	struct xgpu g[2];
 	struct xid_count xc[2] = {{48, 3, 1}, {79, 1, 0}};
 	struct gpu_mig_instance mig[3];
+	struct gpu_gpm mgpm[3];
 	struct xproc pr = {31337, "python3", 1, 1ull << 30, GPU_NO_INSTANCE, GPU_NO_INSTANCE};
 	char *t;
 	(void)state;
@@ -238,11 +239,17 @@ static void test_xid_mig_processes(void **state)
 	g[1].last_xid = 79;
 	g[1].last_xid_time_s = 1700000000;
 	memset(mig, 0, sizeof(mig));
-	mig[0] = (struct gpu_mig_instance){1, 0, "MIG-a", 1, 40ull << 30, 1ull << 30};
-	mig[1] = (struct gpu_mig_instance){1, 1, "MIG-b", 1, 40ull << 30, 1ull << 30};
-	mig[2] = (struct gpu_mig_instance){2, 0, "MIG-c", 1, 40ull << 30, 2ull << 30};
+	mig[0] = (struct gpu_mig_instance){1, 0, "MIG-a", 1, 40ull << 30, 1ull << 30, "3g.40gb"};
+	mig[1] = (struct gpu_mig_instance){1, 1, "MIG-b", 1, 40ull << 30, 1ull << 30, "3g.40gb"};
+	mig[2] = (struct gpu_mig_instance){2, 0, "MIG-c", 1, 40ull << 30, 2ull << 30, "3g.40gb"};
 	g[0].mig = mig;
 	g[0].nmig = 3;
+	memset(mgpm, 0, sizeof(mgpm));
+	GPU_GPM_SET(&mgpm[0], sm_active_pct, 62.5);
+	GPU_GPM_SET(&mgpm[1], sm_active_pct, 62.5);
+	GPU_GPM_SET(&mgpm[2], sm_active_pct, 12.5);
+	GPU_GPM_SET(&g[0].gpm, sm_active_pct, 99);  /* ignored: MIG is on */
+	g[0].mig_gpm = mgpm;
 	g[0].procs = &pr;
 	g[0].nprocs = 1;
 
@@ -257,14 +264,21 @@ static void test_xid_mig_processes(void **state)
 	LACKS(t, ",xid=\"79\",window_size_in_ms");
 	/* dcgm: one memory series per GPU instance, not per compute instance */
 	HAS(t, "DCGM_FI_DEV_FB_USED{gpu=\"0\"");
-	HAS(t, ",GPU_I_ID=\"1\"} 1024\n");
-	HAS(t, ",GPU_I_ID=\"2\"} 2048\n");
+	HAS(t, ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"} 1024\n");
+	HAS(t, ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"2\"} 2048\n");
+	/* profiling metrics of a MIG GPU: per GPU instance, never for the whole GPU */
+	HAS(t, ",GPU_I_PROFILE=\"3g.40gb\",GPU_I_ID=\"1\"} 0.625\n");
+	HAS(t, "gpu_sm_active_ratio{gpu=\"0\",uuid=\"GPU-0\",gpu_instance=\"2\",mig_profile=\"3g.40gb\"} 0.125\n");
+	LACKS(t, "gpu_sm_active_ratio{gpu=\"0\",uuid=\"GPU-0\"} ");
+	/* a GPU without GPM: no profiling family at all, not zeros */
+	LACKS(t, "gpu_sm_active_ratio{gpu=\"1\"");
+	LACKS(t, "gpu_pipe_active_ratio");
 	{
 		const char *p = strstr(t, ",GPU_I_ID=\"1\"} 1024\n");
 		assert_null(strstr(p + 1, ",GPU_I_ID=\"1\"} 1024\nDCGM_FI_DEV_FB_USED"));
 	}
 	/* native: one series per MIG device */
-	HAS(t, "gpu_mig_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",gpu_instance=\"1\",compute_instance=\"1\",mig_uuid=\"MIG-b\"} 1073741824\n");
+	HAS(t, "gpu_mig_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",gpu_instance=\"1\",compute_instance=\"1\",mig_profile=\"3g.40gb\",mig_uuid=\"MIG-b\"} 1073741824\n");
 	/* processes only when asked for */
 	LACKS(t, "gpu_process_memory_used_bytes");
 	free(t);
