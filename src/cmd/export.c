@@ -21,13 +21,16 @@
 
 #include "cmd/cmd.h"
 #include "export/collector.h"
+#include "export/counters.h"
 #include "export/server.h"
 #include "export/view.h"
 #include "export/webconfig.h"
 #include "gpu/gpu.h"
 #include "util/error.h"
 
-static const char *listen_flag = ":9400", *web_config_path, *names_flag = "both";
+static const char names_default[] = "both";
+static const char *listen_flag = ":9400", *web_config_path, *names_flag = names_default;
+static const char *collectors_path;
 static const char *nvml_path, *kmsg_flag = "/dev/kmsg";
 static double interval_s = 1.0, collect_timeout_s = 5.0, http_timeout_s = 10.0, xid_window_s = 300;
 static long max_connections = 64, max_per_ip = 16, http_threads = 2;
@@ -45,6 +48,8 @@ static const struct opt export_opts[] = {
 	OPT_DURATION_("interval", &interval_s, "DURATION", "collect every DURATION (default 1s)"),
 	OPT_DURATION_("collect-timeout", &collect_timeout_s, "DURATION", "report a GPU stalled past this (default 5s)"),
 	OPT_STRING_("names", &names_flag, "SET", "metric names: dcgm, native or both (default)"),
+	OPT_STRING_("collectors", &collectors_path, "FILE",
+		    "-f: export only the fields of a dcgm-exporter counters CSV (names default to dcgm)"),
 	OPT_FLAG_("processes", &processes_flag, "per-process memory, pid and name (off: private)"),
 	OPT_FLAG_("no-pcie-throughput", &no_pcie, "skip PCIe throughput (2 x 20 ms per GPU)"),
 	OPT_STRING_("kmsg", &kmsg_flag, "PATH", "kernel log for XIDs (default /dev/kmsg; none)"),
@@ -78,7 +83,8 @@ static const struct opts_cmd export_cmd = {
 	"\nExamples:\n"
 	"  gpuscope export\n"
 	"  gpuscope export --listen 127.0.0.1:9400 --names native --interval 5s\n"
-	"  gpuscope export --web-config /etc/gpuscope/web-config.yml\n",
+	"  gpuscope export --web-config /etc/gpuscope/web-config.yml\n"
+	"  gpuscope export -f /etc/dcgm-exporter/default-counters.csv\n",
 	export_opts,
 };
 
@@ -135,6 +141,7 @@ int cmd_export(int argc, char **argv)
 	struct collector *coll;
 	struct server *srv = NULL;
 	struct web_config *wc = NULL;
+	struct counters *counters = NULL;
 	const struct gpu_backend *b = NULL;
 	struct gpu_device *const *devs = NULL;
 	unsigned ndevs = 0;
@@ -143,6 +150,10 @@ int cmd_export(int argc, char **argv)
 	sigset_t sigs;
 	int npos, rc, clean;
 
+	/* dcgm-exporter's short spelling of --collectors */
+	for (rc = 1; rc < argc && strcmp(argv[rc], "--"); rc++)
+		if (!strcmp(argv[rc], "-f"))
+			argv[rc] = (char *)"--collectors";
 	npos = parse_options_or_exit(&export_cmd, argc, argv);
 	if (npos > 0)
 		usage_error("unexpected argument '%s'", argv[0]);
@@ -161,6 +172,26 @@ int cmd_export(int argc, char **argv)
 		usage_error("option '--xid-window' must be between 1s and 1h");
 	if (web_config_path)
 		wc = load_web_config_or_die(web_config_path);
+	if (collectors_path) {
+		struct diag derr;
+		char msg[1024];
+		const char *skipped;
+		size_t i, n;
+		int line;
+		diag_clear(&derr);
+		if (counters_load(collectors_path, &counters, &derr)) {
+			diag_format(&derr, msg, sizeof(msg));
+			die_code(EXIT_USAGE, "gpuscope export: --collectors: %s", msg);
+		}
+		n = counters_skipped(counters, 0, &skipped, &line);
+		for (i = 0; i < n; i++) {
+			counters_skipped(counters, i, &skipped, &line);
+			warning("gpuscope export: %s:%d: '%s' is a DCGM field gpuscope does not serve; skipped",
+				collectors_path, line, skipped);
+		}
+		if (names_flag == names_default)
+			names = NAMES_DCGM;
+	}
 
 	/* fewer malloc arenas: this process is small and mostly idle */
 	mallopt(M_ARENA_MAX, 2);
@@ -197,6 +228,7 @@ int cmd_export(int argc, char **argv)
 	co.timeout_s = collect_timeout_s;
 	co.xid_window_s = xid_window_s;
 	co.names = names;
+	co.counters = counters;
 	co.processes = processes_flag;
 	co.pcie_throughput = !no_pcie;
 	co.events = !once_flag;
@@ -231,6 +263,8 @@ int cmd_export(int argc, char **argv)
 		if (b && clean)
 			b->shutdown();
 		web_config_free(wc);
+		if (clean)
+			counters_free(counters);
 		return EXIT_OK;
 	}
 
@@ -292,5 +326,7 @@ int cmd_export(int argc, char **argv)
 		warning("gpuscope export: a GPU library call is still hung; exiting without unloading NVML");
 	else if (b)
 		b->shutdown();
+	if (clean)
+		counters_free(counters);
 	return EXIT_OK;
 }

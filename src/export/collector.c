@@ -484,6 +484,7 @@ static void build_view(struct collector *c, struct xview *v, double now_wall)
 	v->hostname = c->o.hostname;
 	v->xid_window_s = c->o.xid_window_s;
 	v->processes = c->o.processes;
+	v->counters = c->o.counters;
 	for (i = 0; i < c->nslots; i++) {
 		struct slot *sl = &c->slots[i];
 		struct xgpu *g = &v->gpus[i];

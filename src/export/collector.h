@@ -40,6 +40,7 @@ struct collector_opts {
 	int events;                 /* take XIDs and lost-GPU reports from the library */
 	const char *kmsg_path;      /* NULL: no kernel log */
 	const char *hostname;       /* NULL: no hostname label */
+	const struct counters *counters;  /* -f FILE: only its fields (lives as long as the collector) */
 };
 
 /* A published collection; read-only once published. */

@@ -646,7 +646,8 @@ static void build_labels(const struct xview *v, const struct xgpu *g, struct gla
 	expo_label(&l->dcgm, 0, "modelName", g->have_static ? g->st.name : "");
 	if (v->hostname)
 		expo_label(&l->dcgm, 0, "Hostname", v->hostname);
-	expo_label(&l->dcgm, 0, "DCGM_FI_DRIVER_VERSION", g->have_static ? g->st.driver_version : "");
+	if (!v->counters || counters_find(v->counters, "DCGM_FI_DRIVER_VERSION", NULL, NULL))
+		expo_label(&l->dcgm, 0, "DCGM_FI_DRIVER_VERSION", g->have_static ? g->st.driver_version : "");
 }
 
 static double scaled(double raw, double scale, unsigned flags, int dcgm)
@@ -922,6 +923,25 @@ static const char *native_help(size_t i)
 	return "";
 }
 
+/*
+ * Does entry f have series in this pass?  Without a counters file: every
+ * dcgm name in the dcgm pass; in the native pass every native name, except
+ * under --names dcgm those that dcgm names.  With one: exactly the names the
+ * file lists, and under --names native or both the native twins of its dcgm
+ * names.
+ */
+static int entry_selected(const struct xview *v, const struct fam *f, int dcgm, enum names_mode names)
+{
+	if (dcgm)
+		return f->dcgm && (!v->counters || counters_find(v->counters, f->dcgm, NULL, NULL));
+	if (!f->native)
+		return 0;
+	if (!v->counters)
+		return !(names == NAMES_DCGM && f->dcgm);
+	return counters_find(v->counters, f->native, NULL, NULL) ||
+	       ((names & NAMES_NATIVE) && f->dcgm && counters_find(v->counters, f->dcgm, NULL, NULL));
+}
+
 static void render_pass(struct expo_writer *w, const struct xview *v, struct glabels *gl,
 			int dcgm, enum names_mode names)
 {
@@ -931,32 +951,27 @@ static void render_pass(struct expo_writer *w, const struct xview *v, struct gla
 		size_t j, end = i + 1;
 		int any = 0;
 		unsigned gi;
-		if (dcgm) {
-			if (!f->dcgm) {
-				i++;
-				continue;
-			}
-		} else {
-			if (!f->native || (names == NAMES_DCGM && f->dcgm)) {
-				i++;
-				continue;
-			}
+		if (!dcgm && f->native) {
 			/* the run of entries that share this native name */
 			while (end < NFAMS && fams[end].native && !strcmp(fams[end].native, f->native))
 				end++;
 		}
-		for (j = i; j < end && !any; j++) {
-			if (!dcgm && names == NAMES_DCGM && fams[j].dcgm)
-				continue;
-			any = entry_has_series(&fams[j], v, dcgm);
-		}
+		for (j = i; j < end && !any; j++)
+			any = entry_selected(v, &fams[j], dcgm, names) && entry_has_series(&fams[j], v, dcgm);
 		if (any) {
-			if (dcgm)
-				expo_family(w, f->dcgm, f->dtype, f->dhelp, NULL);
-			else
+			if (dcgm) {
+				enum counter_type ct;
+				const char *help = NULL;
+				enum expo_type t = f->dtype;
+				/* dcgm-exporter serves a field with the file's type and help */
+				if (counters_find(v->counters, f->dcgm, &ct, &help))
+					t = ct == COUNTER_COUNTER ? EXPO_COUNTER : EXPO_GAUGE;
+				expo_family(w, f->dcgm, t, help ? help : f->dhelp, NULL);
+			} else {
 				expo_family(w, f->native, f->ntype, native_help(i), f->unit);
+			}
 			for (j = i; j < end; j++) {
-				if (!dcgm && names == NAMES_DCGM && fams[j].dcgm)
+				if (!entry_selected(v, &fams[j], dcgm, names))
 					continue;
 				for (gi = 0; gi < v->ngpus; gi++)
 					entry_gpu(w, &fams[j], v, &v->gpus[gi], &gl[gi], dcgm);

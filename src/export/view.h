@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export/counters.h"
 #include "export/expo.h"
 #include "gpu/gpu.h"
 
@@ -98,6 +99,7 @@ struct xview {
 	const char *hostname;
 	double xid_window_s;
 	int processes;              /* --processes: per-process series */
+	const struct counters *counters;  /* -f FILE: only its fields; NULL: every family */
 };
 
 /*
