@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"validate", cmd_validate, "run published measurements through the model and report errors", "buy"},
 	{"check", cmd_check, "inspect this host's GPU stack and hardware health", "setup"},
 	{"export", cmd_export, "Prometheus exporter for GPU metrics (dcgm-exporter compatible)", "run"},
+	{"top", cmd_top, "live view of the GPUs, their processes and their errors", "run"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

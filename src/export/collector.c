@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export/procinfo.h"
 #include "export/sanity.h"
 #include "export/xid.h"
 #include "host/host.h"
@@ -275,6 +276,12 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
 				r->procs[i].gpu_instance = p[i].gpu_instance;
 				r->procs[i].compute_instance = p[i].compute_instance;
 				read_comm(p[i].pid, r->procs[i].comm, sizeof(r->procs[i].comm));
+				{
+					struct proc_container pc;
+					if (proc_container_of(NULL, p[i].pid, &pc) == 1)
+						snprintf(r->procs[i].container, sizeof(r->procs[i].container), "%.12s",
+							 pc.id);
+				}
 			}
 			r->nprocs = n;
 		}

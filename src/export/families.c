@@ -815,7 +815,17 @@ static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct x
 			if (!f->get(g, i, &raw))
 				continue;
 			snprintf(a, sizeof(a), "%u", g->procs[i].pid);
-			expo_sample2(w, labels, "pid", a, "process", g->procs[i].comm, raw * scale);
+			{
+				/* the container only when there is one, so host processes keep their series */
+				struct expo_buf pl;
+				expo_buf_init(&pl);
+				expo_buf_puts(&pl, labels);
+				expo_label(&pl, 0, "pid", a);
+				if (g->procs[i].container[0])
+					expo_label(&pl, 0, "container_id", g->procs[i].container);
+				expo_sample(w, pl.data, "process", g->procs[i].comm, raw * scale);
+				expo_buf_free(&pl);
+			}
 		}
 		return;
 	case SC_INFO: {

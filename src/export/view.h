@@ -34,6 +34,7 @@ struct xproc {
 	uint64_t used_bytes;
 	unsigned gpu_instance;      /* GPU_NO_INSTANCE outside MIG */
 	unsigned compute_instance;
+	char container[13];         /* short container id from its cgroup, "" when none */
 };
 
 /* XIDs seen on one GPU, one entry per code. */

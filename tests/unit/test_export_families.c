@@ -229,7 +229,7 @@ static void test_xid_mig_processes(void **state)
 	struct xid_count xc[2] = {{48, 3, 1}, {79, 1, 0}};
 	struct gpu_mig_instance mig[3];
 	struct gpu_gpm mgpm[3];
-	struct xproc pr = {31337, "python3", 1, 1ull << 30, GPU_NO_INSTANCE, GPU_NO_INSTANCE};
+	struct xproc pr = {31337, "python3", 1, 1ull << 30, GPU_NO_INSTANCE, GPU_NO_INSTANCE, "4f9c2e7d1a3b"};
 	char *t;
 	(void)state;
 	make_view(&v, g);
@@ -284,7 +284,7 @@ static void test_xid_mig_processes(void **state)
 	free(t);
 	v.processes = 1;
 	t = render(&v, NAMES_NATIVE, EXPO_TEXT);
-	HAS(t, "gpu_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",pid=\"31337\",process=\"python3\"} 1073741824\n");
+	HAS(t, "gpu_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",pid=\"31337\",container_id=\"4f9c2e7d1a3b\",process=\"python3\"} 1073741824\n");
 	free(t);
 }
 

@@ -1,0 +1,103 @@
+#!/bin/bash
+# gpuscope top on the fake NVML: plain frames on a pipe (--iterations, --once),
+# every GPU of the DGX H100 with SM/tensor activity from the second frame on,
+# processes with user and container, XIDs and a lost GPU, sort and filter,
+# the full-screen view through ncurses (--tui), and the flags' errors.
+. "$TESTS/cli/lib.sh"
+
+FAKE="$BUILDDIR/fake-nvml/libnvidia-ml.so.1"
+SCEN="$SRCDIR/tests/fake-nvml/scenarios"
+ROOT="$SRCDIR/tests/fixtures/hosts/dgx-h100"
+
+top_on() {
+	local scen=$1
+	shift
+	CHECKS=$((CHECKS + 1))
+	FAKE_NVML_SCENARIO="$SCEN/$scen" "$GPUSCOPE" top --nvml "$FAKE" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+	expect_no_crash
+}
+
+# ---- two frames of the DGX H100: all eight GPUs in each ----
+top_on dgx-h100.ini --iterations 2 --interval 100ms --root "$ROOT"
+CHECKS=$((CHECKS + 1))
+[ "$RC" -eq 0 ] || fail "top --iterations 2 exited $RC: $ERR"
+CHECKS=$((CHECKS + 1))
+n=$(grep -c '^gpuscope top  8 GPUs' "$TMP/out")
+[ "$n" = 2 ] || fail "$n frames, want 2"
+for i in 0 1 2 3 4 5 6 7; do
+	CHECKS=$((CHECKS + 1))
+	n=$(grep -c "^GPU $i  NVIDIA H100 80GB HBM3" "$TMP/out")
+	[ "$n" = 2 ] || fail "GPU $i shown $n times, want 2"
+done
+expect_out ' util [||||'
+expect_out '97%]'
+expect_out '62.0/79.6G]'
+expect_out '412/700W]'
+expect_out '41C]'
+expect_out 'SM 1980 MHz  MEM 2619 MHz'
+expect_out 'throttle none'
+# GPM needs two samples: SM and tensor activity from the second frame on
+CHECKS=$((CHECKS + 1))
+n=$(grep -c '^ sm   \[.* 88%\] *tensr\[.* 64%\]' "$TMP/out")
+[ "$n" = 8 ] || fail "$n GPUs with SM/tensor bars, want 8 (second frame only)"
+# the process, its user from the fixture's /etc/passwd, its container from its cgroup
+expect_out '0    31337    svc-train    4f9c2e7d1a3b    62.0 GiB  python3'
+expect_out '7    31337    svc-train    4f9c2e7d1a3b    62.0 GiB  python3'
+expect_out 'XIDS since start: 0'
+expect_width 100
+
+# ---- --once: one frame, with GPM; sort and filter ----
+top_on dgx-h100.ini --once --filter 3 --no-processes
+CHECKS=$((CHECKS + 1))
+[ "$(grep -c '^GPU ' "$TMP/out")" = 1 ] || fail "--filter 3 shows $(grep -c '^GPU ' "$TMP/out") GPUs"
+expect_out 'GPU 3  NVIDIA H100 80GB HBM3'
+expect_out ' sm   ['
+CHECKS=$((CHECKS + 1))
+case "$OUT" in *PID*) fail "--no-processes still lists processes";; esac
+top_on a100-pcie-x8.ini --once --sort memory
+expect_out 'sort memory'
+CHECKS=$((CHECKS + 1))
+case "$OUT" in *' sm   ['*) fail "SM bars on GPUs without GPM";; esac
+top_on a100-pcie-x8.ini --once --filter nothing-matches
+expect_out 'no GPU matches the filter'
+
+# ---- an XID and a lost GPU ----
+top_on h100-xid79.ini --iterations 3 --interval 100ms
+CHECKS=$((CHECKS + 1))
+[ "$RC" -eq 0 ] || fail "top on a lost GPU exited $RC: $ERR"
+expect_out 'gpu 1  xid 79'
+expect_out 'LOST: fell off the bus'
+expect_out 'GPU 0  NVIDIA H100 PCIe'
+
+# ---- the full-screen view through ncurses, and a dumb terminal ----
+if "$GPUSCOPE" top --help | grep -q -- '--tui'; then
+	CHECKS=$((CHECKS + 1))
+	FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=xterm-256color COLUMNS=120 LINES=40 \
+		"$GPUSCOPE" top --nvml "$FAKE" --tui --iterations 2 --interval 100ms </dev/null >"$TMP/tui" 2>"$TMP/err"
+	RC=$?
+	[ "$RC" -eq 0 ] || fail "--tui exited $RC: $(cat "$TMP/err")"
+	CHECKS=$((CHECKS + 1))
+	grep -q 'GPU 7' "$TMP/tui" || fail "--tui did not draw GPU 7"
+	CHECKS=$((CHECKS + 1))
+	grep -q $'\e\\[' "$TMP/tui" || fail "--tui wrote no terminal control sequences"
+	CHECKS=$((CHECKS + 1))
+	! grep -q 'Sanitizer\|runtime error' "$TMP/err" || fail "sanitizer report under --tui: $(cat "$TMP/err")"
+fi
+CHECKS=$((CHECKS + 1))
+FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=dumb "$GPUSCOPE" top --nvml "$FAKE" --iterations 1 >"$TMP/dumb" 2>&1
+grep -q $'\e' "$TMP/dumb" && fail "TERM=dumb got control sequences"
+
+# ---- errors ----
+expect_rc 2 top --sort fastest
+expect_err "option '--sort' must be index, util, memory, power or temp, got 'fastest'"
+expect_rc 2 top --once --iterations 2
+expect_rc 2 top --interval 1ms
+CHECKS=$((CHECKS + 1))
+FAKE_NVML_SCENARIO= "$GPUSCOPE" top --nvml "$FAKE" --once >/dev/null 2>"$TMP/err"
+[ $? -eq 3 ] || fail "no driver: want exit 3"
+expect_rc 3 top --nvml /nonexistent/libnvidia-ml.so.1 --once
+
+finish
