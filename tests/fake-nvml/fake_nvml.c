@@ -26,7 +26,7 @@
 #include "gpu/nvml_abi.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_GPUS 64
+#define MAX_GPUS 128
 #define MAX_MIG 8
 
 struct kv {
