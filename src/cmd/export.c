@@ -22,6 +22,7 @@
 #include "cmd/cmd.h"
 #include "export/collector.h"
 #include "export/counters.h"
+#include "export/kube.h"
 #include "export/server.h"
 #include "export/view.h"
 #include "export/webconfig.h"
@@ -30,7 +31,9 @@
 
 static const char names_default[] = "both";
 static const char *listen_flag = ":9400", *web_config_path, *names_flag = names_default;
-static const char *collectors_path;
+static const char *collectors_path, *kubelet_socket = KUBE_DEFAULT_SOCKET;
+static double kube_interval_s = 5.0;
+static int kube_flag;
 static const char *nvml_path, *kmsg_flag = "/dev/kmsg";
 static double interval_s = 1.0, collect_timeout_s = 5.0, http_timeout_s = 10.0, xid_window_s = 300;
 static long max_connections = 64, max_per_ip = 16, http_threads = 2;
@@ -55,6 +58,11 @@ static const struct opt export_opts[] = {
 	OPT_STRING_("kmsg", &kmsg_flag, "PATH", "kernel log for XIDs (default /dev/kmsg; none)"),
 	OPT_DURATION_("xid-window", &xid_window_s, "DURATION", "DCGM_EXP_XID_ERRORS_COUNT window (default 5m)"),
 	OPT_FLAG_("no-hostname", &no_hostname, "no hostname labels (dcgm-exporter's -n)"),
+	OPT_GROUP_("kubernetes"),
+	OPT_FLAG_("kubernetes", &kube_flag, "pod, namespace, container labels (on by default when the socket exists)"),
+	OPT_STRING_("pod-resources-kubelet-socket", &kubelet_socket, "PATH",
+		    "the kubelet's pod-resources socket (default " KUBE_DEFAULT_SOCKET ")"),
+	OPT_DURATION_("kubernetes-interval", &kube_interval_s, "DURATION", "ask the kubelet this often (default 5s)"),
 	OPT_GROUP_("library"),
 	OPT_STRING_("nvml", &nvml_path, "PATH", "load NVML from PATH, not libnvidia-ml.so.1"),
 	OPT_FLAG_("allow-no-gpu", &allow_no_gpu, "no NVML or GPU: serve the exporter's own metrics"),
@@ -142,6 +150,7 @@ int cmd_export(int argc, char **argv)
 	struct server *srv = NULL;
 	struct web_config *wc = NULL;
 	struct counters *counters = NULL;
+	struct kube *kube = NULL;
 	const struct gpu_backend *b = NULL;
 	struct gpu_device *const *devs = NULL;
 	unsigned ndevs = 0;
@@ -220,6 +229,9 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 
+	if (!(kube_interval_s >= 0.1 && kube_interval_s <= 3600))
+		usage_error("option '--kubernetes-interval' must be between 100ms and 1h");
+
 	memset(&co, 0, sizeof(co));
 	co.backend = b;
 	co.devs = devs;
@@ -246,6 +258,14 @@ int cmd_export(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* after the signal mask, so the kubelet thread inherits it */
+	if (!once_flag && (kube_flag || !access(kubelet_socket, F_OK))) {
+		/* off the scrape path: a thread asks the kubelet, the collector reads its last answer */
+		kube = kube_start(kubelet_socket, kube_interval_s, fmin(2.0, kube_interval_s), err, sizeof(err));
+		if (!kube)
+			warning("gpuscope export: --kubernetes: %s; serving without pod labels", err);
+	}
+	co.kube = kube;
 	coll = collector_start(&co, err, sizeof(err));
 	if (!coll)
 		die("gpuscope export: %s", err);
@@ -326,7 +346,9 @@ int cmd_export(int argc, char **argv)
 		warning("gpuscope export: a GPU library call is still hung; exiting without unloading NVML");
 	else if (b)
 		b->shutdown();
-	if (clean)
+	if (clean) {
 		counters_free(counters);
+		kube_stop(kube);
+	}
 	return EXIT_OK;
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export/kube.h"
 #include "export/procinfo.h"
 #include "export/sanity.h"
 #include "export/xid.h"
@@ -482,6 +483,38 @@ struct snapshot *collector_acquire(struct collector *c)
 	return s;
 }
 
+static void copy_pod(struct xpod *p, const struct kube_device *d)
+{
+	p->valid = 1;
+	snprintf(p->pod, sizeof(p->pod), "%s", d->pod);
+	snprintf(p->namespace_, sizeof(p->namespace_), "%s", d->namespace_);
+	snprintf(p->container, sizeof(p->container), "%s", d->container);
+}
+
+/*
+ * The pods holding a GPU and its MIG devices, from the kubelet thread's last
+ * answer (no call here).  Device plugins name a GPU by UUID or, under
+ * --kubernetes-gpu-id-type device-name, as nvidiaN.
+ */
+static void attach_pods(struct collector *c, struct xgpu *g)
+{
+	struct kube_device d;
+	char name[32];
+	size_t i;
+	if (!c->o.kube || !g->have_static)
+		return;
+	snprintf(name, sizeof(name), "nvidia%u",
+		 GPU_STATIC_HAS(&g->st, minor_number) ? g->st.minor_number : g->index);
+	if (kube_lookup(c->o.kube, g->st.uuid, &d) || kube_lookup(c->o.kube, name, &d))
+		copy_pod(&g->pod, &d);
+	if (!g->nmig)
+		return;
+	g->mig_pod = xcalloc(g->nmig, sizeof(*g->mig_pod));
+	for (i = 0; i < g->nmig; i++)
+		if (kube_lookup(c->o.kube, g->mig[i].uuid, &d))
+			copy_pod(&g->mig_pod[i], &d);
+}
+
 /* Copies the slots' results into v (lock held); the arrays are duplicated. */
 static void build_view(struct collector *c, struct xview *v, double now_wall)
 {
@@ -549,6 +582,7 @@ static void build_view(struct collector *c, struct xview *v, double now_wall)
 				sl->prev_valid = 1;
 			}
 		}
+		attach_pods(c, g);
 		g->nxids = xid_book_view(c->xids, i, now_wall, &g->xids, &g->has_last_xid, &g->last_xid,
 					 &g->last_xid_time_s);
 	}
@@ -560,6 +594,7 @@ static void view_free(struct xview *v)
 	for (i = 0; i < v->ngpus; i++) {
 		free(v->gpus[i].mig);
 		free(v->gpus[i].mig_gpm);
+		free(v->gpus[i].mig_pod);
 		free(v->gpus[i].procs);
 		free(v->gpus[i].xids);
 	}
@@ -598,6 +633,12 @@ static void collect_notes(struct collector *c, char *out, size_t len)
 		if (l < len)
 			l += (size_t)snprintf(out + l, len - l, "no profiling metrics on gpu %s: %s\n", gpus,
 					      r->gpm_why);
+	}
+	if (c->o.kube && l < len) {
+		char why[256];
+		kube_status(c->o.kube, why, sizeof(why));
+		if (why[0])
+			snprintf(out + l, len - l, "no pod labels: %s\n", why);
 	}
 }
 

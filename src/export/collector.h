@@ -41,6 +41,7 @@ struct collector_opts {
 	const char *kmsg_path;      /* NULL: no kernel log */
 	const char *hostname;       /* NULL: no hostname label */
 	const struct counters *counters;  /* -f FILE: only its fields (lives as long as the collector) */
+	struct kube *kube;          /* --kubernetes: pod labels; NULL: none (outlives the collector) */
 };
 
 /* A published collection; read-only once published. */

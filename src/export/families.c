@@ -626,6 +626,16 @@ struct glabels {
 	struct expo_buf dcgm;
 };
 
+/* dcgm-exporter's Kubernetes labels, when a pod holds the device. */
+static void pod_labels(struct expo_buf *b, const struct xpod *p)
+{
+	if (!p || !p->valid)
+		return;
+	expo_label(b, 0, "container", p->container);
+	expo_label(b, 0, "namespace", p->namespace_);
+	expo_label(b, 0, "pod", p->pod);
+}
+
 static void build_labels(const struct xview *v, const struct xgpu *g, struct glabels *l)
 {
 	char num[32];
@@ -648,6 +658,8 @@ static void build_labels(const struct xview *v, const struct xgpu *g, struct gla
 		expo_label(&l->dcgm, 0, "Hostname", v->hostname);
 	if (!v->counters || counters_find(v->counters, "DCGM_FI_DRIVER_VERSION", NULL, NULL))
 		expo_label(&l->dcgm, 0, "DCGM_FI_DRIVER_VERSION", g->have_static ? g->st.driver_version : "");
+	pod_labels(&l->dcgm, &g->pod);
+	pod_labels(&l->native, &g->pod);
 }
 
 static double scaled(double raw, double scale, unsigned flags, int dcgm)
@@ -690,6 +702,8 @@ static void mig_labels(struct expo_buf *out, const char *labels, const struct xg
 		expo_label(out, 0, "gpu_instance", a);
 		expo_label(out, 0, "mig_profile", g->mig[i].profile);
 	}
+	if (g->mig_pod)
+		pod_labels(out, &g->mig_pod[i]);
 }
 
 /* Is mig[i] the first MIG device of its GPU instance?  (Compute instances share the GI's memory and counters.) */

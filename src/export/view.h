@@ -44,8 +44,18 @@ struct xid_count {
 	unsigned in_window;         /* within the last window (dcgm's DCGM_EXP_XID_ERRORS_COUNT) */
 };
 
+/* The Kubernetes pod holding a GPU or MIG device (--kubernetes). */
+struct xpod {
+	int valid;
+	char pod[254];
+	char namespace_[64];
+	char container[254];
+};
+
 struct xgpu {
 	unsigned index;             /* NVML index (the gpu label) */
+	struct xpod pod;            /* the pod holding the whole GPU */
+	struct xpod *mig_pod;       /* per MIG device, parallel to mig[]; NULL without */
 	int have_static;
 	struct gpu_static st;
 	int answered;               /* sample() succeeded for this collection */
