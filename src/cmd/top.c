@@ -41,15 +41,15 @@ static const struct opt top_opts[] = {
 	OPT_DURATION_("interval", &interval_s, "DURATION", "refresh every DURATION (default 1s)"),
 	OPT_INT_("iterations", &iterations, "N", "refresh N times, then exit (default: until q)", 1, 1000000),
 	OPT_FLAG_("once", &once_flag, "print one frame as plain text and exit"),
-	OPT_STRING_("sort", &sort_opt, "KEY", "order GPUs by index (default), util, memory, power or temp"),
-	OPT_STRING_("filter", &filter_opt, "TEXT", "only GPU number TEXT, or GPUs whose name or UUID contains TEXT"),
+	OPT_STRING_("sort", &sort_opt, "KEY", "index (default), util, memory, power or temp"),
+	OPT_STRING_("filter", &filter_opt, "TEXT", "a GPU number, or text in the GPUs' names or UUIDs"),
 	OPT_FLAG_("no-processes", &no_procs, "leave out the process list"),
 	OPT_FLAG_("no-color", &no_color, "no colour (also when $NO_COLOR is set)"),
 	OPT_FLAG_("plain", &plain_flag, "plain text frames even on a terminal"),
-	OPT_FLAG_("tui", &tui_flag, "the full-screen view even when stdout is not a terminal"),
+	OPT_FLAG_("tui", &tui_flag, "full screen even when stdout is not a terminal"),
 	OPT_GROUP_("library"),
 	OPT_STRING_("nvml", &nvml_path, "PATH", "load NVML from PATH, not libnvidia-ml.so.1"),
-	OPT_STRING_("root", &root_opt, "DIR", "read /proc and /etc/passwd under DIR (a fixture of a host)"),
+	OPT_STRING_("root", &root_opt, "DIR", "read /proc and /etc/passwd under DIR (a fixture)"),
 	OPT_END_(),
 };
 
@@ -463,7 +463,8 @@ static void draw(struct top *t, struct grid *gr)
 		size_t k;
 		putf(gr, r++, 0, C_HEAD, "%-4s %-8s %-12s %-13s %10s  %s", "GPU", "PID", "USER", "CONTAINER", "MEMORY",
 		     "COMMAND");
-		qsort(t->p, t->np, sizeof(*t->p), cmp_proc);
+		if (t->np)
+			qsort(t->p, t->np, sizeof(*t->p), cmp_proc);
 		for (k = 0; k < t->np; k++) {
 			const struct tproc *q = &t->p[k];
 			char mem[32];

@@ -48,6 +48,8 @@ expect_out '0    31337    svc-train    4f9c2e7d1a3b    62.0 GiB  python3'
 expect_out '7    31337    svc-train    4f9c2e7d1a3b    62.0 GiB  python3'
 expect_out 'XIDS since start: 0'
 expect_width 100
+expect_rc 0 top --help
+expect_width 80
 
 # ---- --once: one frame, with GPM; sort and filter ----
 top_on dgx-h100.ini --once --filter 3 --no-processes
