@@ -361,6 +361,8 @@ static void check_names_in(const char *path, const char *exporter_text)
 			tok[k++] = text[j];
 		tok[k] = '\0';
 		i = j;
+		/* labels the exporter puts on series, not families */
+		known = !strcmp(tok, "gpu_instance");
 		for (fi = 0; fi < families_count() && !known; fi++) {
 			const char *nat, *dc, *h;
 			int a, b;
