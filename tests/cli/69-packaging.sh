@@ -151,9 +151,10 @@ if command -v mmdebstrap >/dev/null && [ "$(id -u)" = 0 ] && [ -n "${DEB:-}" ] &
 		mkdir -p "$TMP/rootfs/opt/fake"
 		cp -a "$BUILDDIR"/fake-nvml/libnvidia-ml.so* "$TMP/rootfs/opt/fake/"
 		cp "$SCEN/dgx-h100.ini" "$TMP/rootfs/opt/fake/"
+		# a container has /proc; so must the chroot (sanitizer builds read their options there)
+		mount -t proc proc "$TMP/rootfs/proc" 2>/dev/null && PROC_MOUNTED=1
+		trap '[ -n "${PROC_MOUNTED:-}" ] && umount "$TMP/rootfs/proc"; rm -rf "$TMP"' EXIT
 		CHECKS=$((CHECKS + 1))
-		# a sanitizer build's leak checker needs /proc, which the bare tree lacks
-		export ASAN_OPTIONS=detect_leaks=0
 		chroot --userspec=65532:65532 "$TMP/rootfs" /usr/bin/gpuscope --version >"$TMP/v" 2>&1 ||
 			fail "gpuscope --version in the image: $(cat "$TMP/v")"
 		CHECKS=$((CHECKS + 1))
@@ -164,6 +165,10 @@ if command -v mmdebstrap >/dev/null && [ "$(id -u)" = 0 ] && [ -n "${DEB:-}" ] &
 		grep -q '^gpu_up{gpu="7"' "$TMP/once" || fail "the image's exporter served no GPU 7"
 		CHECKS=$((CHECKS + 1))
 		[ "$(stat -c %u "$TMP/rootfs/usr/bin/gpuscope")" = 0 ] || fail "the binary should belong to root, not the runtime user"
+		if [ -n "${PROC_MOUNTED:-}" ]; then
+			umount "$TMP/rootfs/proc"
+			PROC_MOUNTED=""
+		fi
 	elif grep -q 'Failed to fetch\|Temporary failure resolving\|Could not resolve\|Unable to fetch' "$TMP/rootfs.log"; then
 		echo "SKIP: mmdebstrap could not reach Debian's archive: $(grep -m1 'Failed\|failure\|resolve' "$TMP/rootfs.log")"
 	else
