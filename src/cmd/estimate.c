@@ -13,15 +13,17 @@
 #include "cmd/cmd.h"
 #include "cmd/workload_opts.h"
 #include "model/model.h"
+#include "model/serving.h"
 #include "report/table.h"
 #include "util/error.h"
 #include "util/units.h"
 
 static int json_flag, list_models, seq_parallel, cuda_graphs;
 static const char *gpu_s, *server_s, *network_s, *precision_s, *recompute_s, *offload_s, *flash_s,
-	*kvprec_s, *loader_s, *cudnn_s;
+	*kvprec_s, *loader_s, *cudnn_s, *engine_s, *batching_s, *wprec_s, *shape_s;
 static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, zero = -1, micro_batch, batch, max_batch = 32;
-static double cpu_cores, latency_target;
+static double cpu_cores, latency_target, ttft_target, tpot_target;
+static long max_seqs, mig;
 static struct model_notes notes;     /* what the resolver chose unasked */
 static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model", .output_len = -1};
 
@@ -62,6 +64,14 @@ static const struct opt estimate_opts[] = {
 	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "find the batch that meets it (5ms)", 3600),
 	OPT_INT_("max-batch", &max_batch, "N", "dynamic batching limit for --latency-target (32)", 1, 1000000),
 	OPT_FLAG_("cuda-graphs", &cuda_graphs, "capture forward passes as CUDA Graphs"),
+	OPT_STRING_("engine", &engine_s, "NAME", "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy, tgi"),
+	OPT_STRING_("batching", &batching_s, "KIND", "continuous (serving engines' default) or static"),
+	OPT_INT_("max-seqs", &max_seqs, "N", "continuous batching: cap on running sequences", 1, 10000000),
+	OPT_STRING_("weight-precision", &wprec_s, "P", "stored weights: bf16, fp16, fp8, int8 or int4 (weight-only)"),
+	OPT_DURATION_POSITIVE_("ttft-target", &ttft_target, "TIME", "serving: time to first token to meet (200ms)", 3600),
+	OPT_DURATION_POSITIVE_("tpot-target", &tpot_target, "TIME", "serving: time per output token to meet (20ms)", 3600),
+	OPT_STRING_("input-shape", &shape_s, "SHAPE", "per-sample input: 224x224, 128x128x128, 240000"),
+	OPT_INT_("mig", &mig, "N", "run on an N-slice MIG instance (1g ... 7g) of the GPU", 1, 8),
 	OPT_GROUP_("data and time to train"),
 	WORKLOAD_OPT_TOKENS(wo, "tokens to train on (time to train)"),
 	WORKLOAD_OPT_SAMPLES(wo, "samples per epoch (time to train)"),
@@ -203,6 +213,15 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 	q.cuda_graphs = cuda_graphs ? 1 : MODEL_UNSET;
 #undef GIVEN
 	q.zero = zero >= 0 ? (int)zero : MODEL_UNSET;
+	if (engine_s)
+		q.engine = enum_or_die("engine", engine_s, model_engine_from_name(engine_s), model_engine_names_text());
+	if (wprec_s)
+		q.weight_precision = enum_or_die("weight-precision", wprec_s, model_precision_from_name(wprec_s),
+						 "bf16, fp16, fp8, int8, int4");
+	if (mig)
+		q.mig = (int)mig;
+	if (shape_s && workload_parse_shape(shape_s, &q.input_elems, &q.input_dims))
+		die_usage("gpuscope estimate: --input-shape '%s' is not like 224x224, 128x128x128 or 240000", shape_s);
 	q.cpu_cores_per_node = cpu_cores > 0 ? cpu_cores : MODEL_UNSET;
 	workload_opts_request(&wo, &q);
 	diag_clear(&err);
@@ -340,9 +359,35 @@ static void advice_table(const char *title, const struct model_advice *a, size_t
 	table_free(tb);
 }
 
+/* The serving view: how many sequences run together, what bounds it, and the latencies a client sees. */
+static void print_serving(const struct model_config *c, const struct model_serving *s)
+{
+	struct table *tb = table_new();
+	char b[64];
+	printf("\nserving (%s, %s batching)\n", model_engine_name(c->engine),
+	       strcmp(s->bound, "batch") ? "continuous" : "static");
+	table_column(tb, "quantity", ALIGN_LEFT);
+	table_column(tb, "value", ALIGN_RIGHT);
+#define ROW(name, ...) do { table_row(tb); table_cell(tb, name); table_cellf(tb, __VA_ARGS__); } while (0)
+	ROW("sequences decoded together", "%d (%s)", s->concurrency, s->bound);
+	ROW("sequences the KV cache holds", "%d", s->kv_limit);
+	ROW("weights per GPU, GiB", "%.2f", s->weights_bytes / 1073741824.0);
+	ROW("working memory per GPU, GiB", "%.2f", s->workspace_bytes / 1073741824.0);
+	ROW("KV cache per GPU, GiB", "%.2f", s->kv_budget_bytes / 1073741824.0);
+	ROW("KV cache per token per GPU, KiB", "%.1f", s->kv_bytes_per_token / 1024);
+	ROW("time to first token", "%s", fmt_time(s->ttft_s, b, sizeof(b)));
+	ROW("time per output token", "%s", fmt_time(s->tpot_s, b, sizeof(b)));
+	ROW("request latency", "%s", fmt_time(s->request_s, b, sizeof(b)));
+	ROW("output tokens/s (all replicas)", "%.0f", s->tokens_per_s);
+	ROW("requests/s (all replicas)", "%.2f", s->requests_per_s);
+#undef ROW
+	table_print(tb, stdout, 0);
+	table_free(tb);
+}
+
 static void print_human(const struct workload *w, const struct model_config *c, const struct model_result *r,
 			int max_mb, const struct model_advice *fix, size_t nfix,
-			const struct model_advice *rec, size_t nrec, int lat_batch)
+			const struct model_advice *rec, size_t nrec, int lat_batch, const struct model_serving *sv)
 {
 	const struct model_memory *m = &r->mem;
 	const struct model_time *t = &r->time;
@@ -352,11 +397,17 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 
 	printf("%s (%s params), %s on %d x %s\n", w->name, unit_format_si(w->params, b2, sizeof(b2)),
 	       model_task_name(c->task), c->gpus, c->gpu->row.key);
+	if (c->mig > 0)
+		printf("MIG: one %dg instance of the %s (its share of the SMs and memory slices)\n", c->mig,
+		       c->gpu->row.key);
 	printf("links: %s\n", link_desc(c, b, sizeof(b)));
 	if (infer)
-		printf("layout: tp %d pp %d dp %d, %s weights, KV cache %s%s\n"
+		printf("layout: tp %d pp %d dp %d, %s compute, %s weights, KV cache %s, engine %s%s\n"
 		       "        batch %d, prompt %d tokens, output %d tokens\n",
-		       c->tp, c->pp, c->dp, model_precision_name(c->precision), model_precision_name(c->kv_precision),
+		       c->tp, c->pp, c->dp, model_precision_name(c->precision),
+		       model_precision_name(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision :
+					    c->precision),
+		       model_precision_name(c->kv_precision), model_engine_name(c->engine),
 		       c->cuda_graphs ? ", CUDA Graphs" : "", c->batch, c->prompt_len, c->output_len);
 	else
 		printf("layout: tp %d pp %d dp %d%s%s, zero %d, %s, micro-batch %d x %d, global batch %d\n"
@@ -372,6 +423,10 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 			table_wrap(stdout, "note: ", notes.text[i], 6, 80);
 	}
 
+	if (sv) {
+		print_serving(c, sv);
+		goto throughput;
+	}
 	printf("\nmemory per GPU (most loaded)\n");
 	tb = breakdown_new("GiB");
 	mem_row(tb, c->task == MODEL_TASK_QLORA ? "weights (4-bit base)" : "weights", m->weights_bytes, m->total_bytes);
@@ -469,6 +524,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 			       fmt_time(t->dp_comm_s + t->zero_comm_s, b2, sizeof(b2)));
 	}
 
+throughput:
 	printf("\nthroughput\n");
 	tb = table_new();
 	table_column(tb, "quantity", ALIGN_LEFT);
@@ -537,7 +593,7 @@ static json_t *num(double v)
 
 static void print_json(const struct workload *w, const struct model_config *c, const struct model_result *r,
 		       int max_mb, const struct model_advice *fix, size_t nfix,
-		       const struct model_advice *rec, size_t nrec, int lat_batch)
+		       const struct model_advice *rec, size_t nrec, int lat_batch, const struct model_serving *sv)
 {
 	const struct model_memory *m = &r->mem;
 	const struct model_time *t = &r->time;
@@ -601,7 +657,13 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 		json_object_set_new(x, "output_len", json_integer(c->output_len));
 		json_object_set_new(x, "kv_cache_precision", json_string(model_precision_name(c->kv_precision)));
 		json_object_set_new(x, "cuda_graphs", json_boolean(c->cuda_graphs));
+		json_object_set_new(x, "weight_precision", json_string(model_precision_name(
+			c->weight_precision >= 0 ? (enum model_precision)c->weight_precision : c->precision)));
 	}
+	json_object_set_new(x, "engine", json_string(model_engine_name(c->engine)));
+	json_object_set_new(x, "mig", json_integer(c->mig));
+	if (c->input_elems > 0)
+		json_object_set_new(x, "input_elems", num(c->input_elems));
 	json_object_set_new(o, "config", x);
 
 	x = json_object();
@@ -660,6 +722,22 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 		}
 		json_object_set_new(o, "inference", x);
 	}
+	if (sv) {
+		x = json_object();
+		json_object_set_new(x, "concurrency", json_integer(sv->concurrency));
+		json_object_set_new(x, "bound", json_string(sv->bound));
+		json_object_set_new(x, "kv_limit", json_integer(sv->kv_limit));
+		json_object_set_new(x, "weights_bytes", num(sv->weights_bytes));
+		json_object_set_new(x, "workspace_bytes", num(sv->workspace_bytes));
+		json_object_set_new(x, "kv_budget_bytes", num(sv->kv_budget_bytes));
+		json_object_set_new(x, "kv_bytes_per_token", num(sv->kv_bytes_per_token));
+		json_object_set_new(x, "ttft_s", num(sv->ttft_s));
+		json_object_set_new(x, "tpot_s", num(sv->tpot_s));
+		json_object_set_new(x, "request_s", num(sv->request_s));
+		json_object_set_new(x, "tokens_per_s", num(sv->tokens_per_s));
+		json_object_set_new(x, "requests_per_s", num(sv->requests_per_s));
+		json_object_set_new(o, "serving", x);
+	}
 
 	x = json_object();
 	json_object_set_new(x, "tokens_per_s", r->tokens_per_s > 0 ? num(r->tokens_per_s) : json_null());
@@ -686,6 +764,41 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 	json_decref(o);
 }
 
+/*
+ * Whether to answer with the serving model, and how: a decoder's inference
+ * under a serving engine, continuous batching or a TTFT/TPOT target.  With
+ * none of --engine, --batch, --cuda-graphs, --batching, --max-seqs and a
+ * target a decoder is served as engines do by default (vLLM, continuous
+ * batching, as many sequences as the KV cache holds): what "serving" means
+ * to an engineer; that returns -1, and a configuration that cannot be served
+ * then gets the plain estimate (memory, what would fit) instead of an error.
+ */
+static int serving_wanted(const struct workload *w, struct model_config *c, struct model_serving_opts *so)
+{
+	int decoder = w->kind == WORKLOAD_TRANSFORMER && w->d.causal && c->task == MODEL_TASK_INFER;
+	memset(so, 0, sizeof(*so));
+	if (!decoder) {
+		if (batching_s || ttft_target > 0 || tpot_target > 0 || max_seqs)
+			die_usage("gpuscope estimate: --batching, --max-seqs, --ttft-target and --tpot-target apply to "
+				  "a decoder's inference (--task infer)");
+		return 0;
+	}
+	if (!engine_s && !batch && !cuda_graphs && !batching_s && !(ttft_target > 0) && !(tpot_target > 0) &&
+	    !max_seqs) {
+		c->engine = MODEL_ENGINE_VLLM;
+		so->continuous = 1;
+		return -1;   /* served by default: falls back to the plain estimate when it cannot be served */
+	}
+	so->continuous = batching_s ? !strcmp(batching_s, "continuous") : model_engine_info(c->engine)->serving;
+	so->max_seqs = (int)max_seqs;
+	so->ttft_target_s = ttft_target;
+	so->tpot_target_s = tpot_target;
+	if (so->continuous && !model_engine_info(c->engine)->serving)
+		die_usage("gpuscope estimate: continuous batching needs a serving engine (--engine vllm, sglang, "
+			  "trtllm, lmdeploy or tgi), not %s", model_engine_name(c->engine));
+	return so->continuous || model_engine_info(c->engine)->serving || ttft_target > 0 || tpot_target > 0;
+}
+
 int cmd_estimate(int argc, char **argv)
 {
 	int n = parse_options_or_exit(&estimate_cmd, argc, argv);
@@ -694,8 +807,10 @@ int cmd_estimate(int argc, char **argv)
 	struct model_config c;
 	struct model_result r;
 	struct model_advice fix[8], rec[10];
+	struct model_serving_opts so;
+	struct model_serving sv;
 	size_t nfix = 0, nrec = 0;
-	int max_mb = 0, lat_batch = -1;
+	int max_mb = 0, lat_batch = -1, serving = 0;
 
 	if (list_models) {
 		list_presets();
@@ -705,12 +820,33 @@ int cmd_estimate(int argc, char **argv)
 		die_usage("gpuscope estimate: unexpected argument '%s'; the workload is --model NAME", argv[0]);
 	workload_opts_load(&wo, &w);
 	cat = load_catalog_or_die();
+	if (batching_s && strcmp(batching_s, "static") && strcmp(batching_s, "continuous"))
+		die_usage("gpuscope estimate: --batching '%s' is not static or continuous", batching_s);
 	build_config(cat, &w, &c, &notes);
+	serving = serving_wanted(&w, &c, &so);
+	if (serving) {
+		struct diag err;
+		diag_clear(&err);
+		if (model_serving_estimate(&w, &c, &so, &sv, &err)) {
+			/* served by default but it does not fit: the plain estimate says why and what would */
+			if (serving < 0) {
+				c.engine = MODEL_ENGINE_EAGER;
+				serving = 0;
+			} else {
+				die_code(EXIT_USAGE, "gpuscope estimate: %s", err.msg);
+			}
+		} else {
+			c.batch = sv.concurrency;
+		}
+	}
 	if (model_estimate(&w, &c, &r))
 		die_usage("gpuscope estimate: this configuration cannot be evaluated");
 	if (c.task != MODEL_TASK_INFER)
 		max_mb = model_max_micro_batch(&w, &c, c.global_batch / c.dp > 4096 ? 4096 : c.global_batch / c.dp);
-	if (!r.mem.fits)
+	/* a serving engine sizes its batch to its KV cache: the serving model already checked the fit */
+	if (serving)
+		r.limits &= ~(unsigned)MODEL_LIMIT_CAPACITY;
+	else if (!r.mem.fits)
 		nfix = model_fit_advice(&w, &c, fix, sizeof(fix) / sizeof(fix[0]));
 	nrec = model_recommend(&w, &c, rec, sizeof(rec) / sizeof(rec[0]));
 	if (latency_target > 0) {
@@ -718,9 +854,10 @@ int cmd_estimate(int argc, char **argv)
 			die_usage("gpuscope estimate: --latency-target applies to --task infer");
 		lat_batch = model_batch_for_latency(&w, &c, latency_target, (int)max_batch);
 	}
-	if (json_flag)
-		print_json(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch);
-	else
-		print_human(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch);
+	if (json_flag) {
+		print_json(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch, serving ? &sv : NULL);
+	} else {
+		print_human(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch, serving ? &sv : NULL);
+	}
 	return EXIT_OK;
 }

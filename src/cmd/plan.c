@@ -26,7 +26,7 @@
 static int json_flag, csv_flag, all_flag, servers_only, fp8_flag, no_explain;
 static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *report_path;
 static long max_batch, max_gpus = 4096, top_n = 10, threads;
-static double rate, latency_target, deadline, budget, power_kw, utilisation, years;
+static double rate, latency_target, deadline, budget, power_kw, utilisation, years, ttft_target, tpot_target;
 static double rack_kw, storage_tb, checkpoint_every;
 static struct workload_opts wo = {
 	.cmd = "plan",
@@ -51,6 +51,8 @@ static const struct opt plan_opts[] = {
 	OPT_GROUP_("inference (--task infer)"),
 	OPT_POSITIVE_("rate", &rate, "R", "requests per second to serve (default 1)", 0, 1e9),
 	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "latency each request must meet (5ms, 2s)", 3600),
+	OPT_DURATION_POSITIVE_("ttft-target", &ttft_target, "TIME", "time to first token each request must meet (200ms)", 3600),
+	OPT_DURATION_POSITIVE_("tpot-target", &tpot_target, "TIME", "time per output token to meet (50ms)", 3600),
 	WORKLOAD_OPT_PROMPT_LEN(wo),
 	WORKLOAD_OPT_OUTPUT_LEN(wo),
 	OPT_INT_("max-batch", &max_batch, "N", "largest batch a replica may run (default 256)", 1, 1000000),
@@ -581,8 +583,8 @@ static void print_no_answer(const struct plan *p)
 	if (m) {
 		const char *what[3];
 		int k = 0;
-		if (req->deadline_s > 0)
-			what[k++] = "deadline";
+		if (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0)
+			what[k++] = req->base.task == MODEL_TASK_INFER ? "latency target" : "deadline";
 		if (req->budget_usd > 0)
 			what[k++] = "budget";
 		if (req->power_kw > 0)
@@ -598,7 +600,7 @@ static void print_no_answer(const struct plan *p)
 			 fmt_choice_time(req, m, a, sizeof(a)), fmt_usd(m->cost_usd, b, sizeof(b)), m->power_kw,
 			 miss_words(m->miss, c, sizeof(c)));
 		wrap("", buf, 0);
-		if (plan_fastest(p) && req->deadline_s > 0)
+		if (plan_fastest(p) && (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0))
 			print_overall(p, "fastest", plan_fastest(p));
 		if (plan_cheapest(p) && req->budget_usd > 0)
 			print_overall(p, "cheapest", plan_cheapest(p));
@@ -633,9 +635,15 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 	plan_hw(p, &nhw);
 	plan_all(p, &nall);
 	printf("gpuscope plan: %s\n", title);
-	if (infer)
-		snprintf(buf, sizeof(buf), "%s%s", req->deadline_s > 0 ? "latency target " : "no latency target",
-			 req->deadline_s > 0 ? fmt_step(req->deadline_s, a, sizeof(a)) : "");
+	if (infer) {
+		size_t o = (size_t)snprintf(buf, sizeof(buf), "%s%s",
+					    req->deadline_s > 0 ? "latency target " : "no latency target",
+					    req->deadline_s > 0 ? fmt_step(req->deadline_s, a, sizeof(a)) : "");
+		if (req->ttft_s > 0 && o < sizeof(buf))
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, ", TTFT %s", fmt_step(req->ttft_s, a, sizeof(a)));
+		if (req->tpot_s > 0 && o < sizeof(buf))
+			snprintf(buf + o, sizeof(buf) - o, ", TPOT %s", fmt_step(req->tpot_s, a, sizeof(a)));
+	}
 	else if (w->kind == WORKLOAD_TRANSFORMER)
 		snprintf(buf, sizeof(buf), "global batch %d x %d tokens", G, plan_base(p)->seq_len);
 	else
@@ -1079,8 +1087,10 @@ int cmd_plan(int argc, char **argv)
 			DIE("--deadline is for training; for inference give --latency-target");
 		if (wo.tokens > 0 || wo.samples > 0)
 			DIE("--tokens and --samples are for training; for inference give --rate");
-	} else if (latency_target > 0 || rate > 0 || wo.prompt_len || wo.output_len >= 0) {
-		DIE("--rate, --latency-target, --prompt-len and --output-len need --task infer");
+	} else if (latency_target > 0 || rate > 0 || wo.prompt_len || wo.output_len >= 0 || ttft_target > 0 ||
+		   tpot_target > 0) {
+		DIE("--rate, --latency-target, --ttft-target, --tpot-target, --prompt-len and --output-len need "
+		    "--task infer");
 	}
 	if (wo.epochs > 0 && !(wo.samples > 0))
 		DIE("--epochs needs --samples");
@@ -1137,6 +1147,8 @@ int cmd_plan(int argc, char **argv)
 	req.budget_usd = budget;
 	req.power_kw = power_kw;
 	req.rate_per_s = rate;
+	req.ttft_s = ttft_target;
+	req.tpot_s = tpot_target;
 	req.max_batch = (int)max_batch;
 	req.threads = (int)threads;
 	req.top = (size_t)top_n;

@@ -14,6 +14,7 @@
 #include "catalog/embedded.h"
 #include "cmd/cmd.h"
 #include "model/model.h"
+#include "model/serving.h"
 #include "report/table.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -69,6 +70,7 @@ static const struct {
 
 struct vcase {
 	char *id, *metric, *model;
+	char *cls, *set;             /* the file's class and set columns ("" when absent) */
 	double measured, predicted;  /* predicted NaN when skipped */
 	char reason[1024];
 	int line;
@@ -115,7 +117,92 @@ static int metric_known(const char *m)
 	return 0;
 }
 
-/* Predicts one case; returns the prediction or NaN with vc->reason. */
+/* A weight or KV precision column: nf4 is stored as 4-bit. */
+static int precision_cell(const char *s)
+{
+	if (!strcmp(s, "nf4"))
+		return MODEL_INT4;
+	return model_precision_from_name(s);
+}
+
+/*
+ * How the work ran: engine, batching, input_shape and weight_precision
+ * into the request.  Sets *serving when the case is a decoder's inference
+ * that the serving model answers (continuous batching, or a serving
+ * engine), with *so filled.  A value the model cannot express is a skip
+ * reason, never ignored.  Returns 0 or -1 with why.
+ */
+static int how_run(const struct row *r, const struct workload *w, struct model_request *q,
+		   struct model_serving_opts *so, int *serving, char *why, size_t len)
+{
+	const char *eng = cell(r, "engine"), *bat = cell(r, "batching"), *shape = cell(r, "input_shape");
+	const char *wp = cell(r, "weight_precision");
+	int infer = q->task == MODEL_TASK_INFER;
+	int decoder = w->kind == WORKLOAD_TRANSFORMER && w->d.causal;
+	struct diag err;
+
+	memset(so, 0, sizeof(*so));
+	*serving = 0;
+	if (*eng) {
+		int e = model_engine_from_name(eng);
+		if (e < 0) {
+			snprintf(why, len, "unknown engine '%s'", eng);
+			return -1;
+		}
+		diag_clear(&err);
+		if (model_engine_check(e, !infer, &err)) {
+			snprintf(why, len, "%s", err.msg);
+			return -1;
+		}
+		q->engine = e;
+	}
+	if (*bat && strcmp(bat, "static") && strcmp(bat, "continuous")) {
+		snprintf(why, len, "unknown batching '%s' (static or continuous)", bat);
+		return -1;
+	}
+	if (*bat && !infer) {
+		snprintf(why, len, "batching '%s' applies to inference", bat);
+		return -1;
+	}
+	if (*bat && !decoder) {
+		snprintf(why, len, "batching '%s' applies to a decoder's generation; '%s' is not one", bat, w->name);
+		return -1;
+	}
+	/* an empty batch on a generation throughput case: what engines do, as many as fit */
+	so->continuous = !strcmp(bat, "continuous") ||
+			 (!*bat && infer && decoder && q->batch == MODEL_UNSET && !strcmp(cell(r, "metric"), "tokens_per_s"));
+	*serving = infer && decoder && (so->continuous || (q->engine != MODEL_UNSET &&
+							    model_engine_info((enum model_engine)q->engine)->serving));
+	if (*shape) {
+		if (w->kind != WORKLOAD_PER_SAMPLE) {
+			snprintf(why, len, "input_shape applies to per-sample networks; '%s' is a transformer", w->name);
+			return -1;
+		}
+		if (workload_parse_shape(shape, &q->input_elems, &q->input_dims)) {
+			snprintf(why, len, "input_shape '%s' is not like 224x224 or 128x128x128", shape);
+			return -1;
+		}
+	}
+	if (*wp) {
+		int p = precision_cell(wp);
+		if (p < 0 || p == MODEL_TF32 || p == MODEL_FP32) {
+			snprintf(why, len, "weight_precision '%s' is not one of bf16, fp16, fp8, int8, int4, nf4", wp);
+			return -1;
+		}
+		if (!infer) {
+			/* training keeps its weights at the working precision; QLoRA's base is the task's */
+			if (strcmp(wp, cell(r, "precision")) && !(!strcmp(wp, "nf4") && q->task == MODEL_TASK_QLORA)) {
+				snprintf(why, len, "weight_precision '%s' differs from the training precision; only "
+					 "inference and QLoRA store weights apart", wp);
+				return -1;
+			}
+		} else {
+			q->weight_precision = p;
+		}
+	}
+	return 0;
+}
+
 /* A 0/1 column: -1 when empty, -2 when neither. */
 static int bool_cell(const struct row *r, const char *name)
 {
@@ -192,12 +279,6 @@ static int second_edition(const struct row *r, struct model_request *q, char *wh
 			}
 		}
 	}
-	/* stored weights at the working precision are what the model assumes */
-	v = cell(r, "weight_precision");
-	if (*v && strcmp(v, cell(r, "precision")) && !(!strcmp(v, "nf4") && !strcmp(cell(r, "task"), "qlora"))) {
-		snprintf(why, len, "weight_precision '%s' is not modelled", v);
-		return -1;
-	}
 	if (!strcmp(cell(r, "recompute"), "selective-op")) {
 		snprintf(why, len, "recompute 'selective-op' is not modelled");
 		return -1;
@@ -211,8 +292,11 @@ static double predict(const struct catalog *cat, const struct row *r, struct vca
 	struct model_config c;
 	struct model_request q;
 	struct model_result res;
+	struct model_serving_opts so;
+	struct model_serving sv;
 	struct diag err;
 	char why[512];
+	int serving = 0;
 	const char *model = cell(r, "model"), *task_s = cell(r, "task"), *m = vc->metric;
 	const char *gpu_s = cell(r, "gpu"), *prec = cell(r, "precision"), *rc = cell(r, "recompute");
 	long layers, hidden, heads, kvh, ffn, vocab, seq, experts, eact, gb, mb, tp, pp, dp, ep, vpp, zero, sp;
@@ -406,13 +490,32 @@ static double predict(const struct catalog *cat, const struct row *r, struct vca
 	}
 	if (q.task == MODEL_TASK_INFER && q.batch == MODEL_UNSET && gb)
 		q.batch = (int)gb;
-	if (second_edition(r, &q, vc->reason, sizeof(vc->reason)))
+	if (second_edition(r, &q, vc->reason, sizeof(vc->reason)) ||
+	    how_run(r, &w, &q, &so, &serving, vc->reason, sizeof(vc->reason)))
 		return NAN;
 	if (model_resolve(&w, cat, &q, &c, NULL, &err)) {
 		snprintf(vc->reason, sizeof(vc->reason), "%s", err.msg);
 		return NAN;
 	}
-	if (model_estimate(&w, &c, &res)) {
+	if (serving) {
+		if (model_serving_estimate(&w, &c, &so, &sv, &err)) {
+			snprintf(vc->reason, sizeof(vc->reason), "%s", err.msg);
+			return NAN;
+		}
+		if (!strcmp(m, "tokens_per_s"))
+			return sv.tokens_per_s;
+		if (!strcmp(m, "tokens_per_s_per_gpu"))
+			return sv.tokens_per_s / c.gpus;
+		if (!strcmp(m, "samples_per_s"))
+			return sv.requests_per_s;
+		if (!strcmp(m, "first_token_ms"))
+			return sv.ttft_s * 1e3;
+		if (!strcmp(m, "token_latency_ms"))
+			return sv.tpot_s * 1e3;
+		if (!strcmp(m, "latency_ms") || !strcmp(m, "step_time_s"))
+			return sv.request_s * (strcmp(m, "latency_ms") ? 1 : 1e3);
+		res = sv.at;
+	} else if (model_estimate(&w, &c, &res)) {
 		snprintf(vc->reason, sizeof(vc->reason), "the model cannot evaluate this configuration");
 		return NAN;
 	}
@@ -466,8 +569,18 @@ struct stats {
 	const char *worst_id;
 };
 
+/* Median and worst |error| over the cases of a class (and set, when not NULL). */
+static struct stats stats_where(const struct vcase *cs, size_t n, const char *m, const char *g,
+				const char *cls, const char *set);
+
 /* Median and worst |error| over the cases matching metric m (or group g). */
 static struct stats stats_of(const struct vcase *cs, size_t n, const char *m, const char *g)
+{
+	return stats_where(cs, n, m, g, NULL, NULL);
+}
+
+static struct stats stats_where(const struct vcase *cs, size_t n, const char *m, const char *g,
+				const char *cls, const char *set)
 {
 	struct stats s = {0, 0, NAN, NAN, NULL};
 	double *errs = xcalloc(n ? n : 1, sizeof(double));
@@ -480,6 +593,10 @@ static struct stats stats_of(const struct vcase *cs, size_t n, const char *m, co
 		if (m && strcmp(cs[i].metric, m))
 			continue;
 		if (g && (!grp || strcmp(grp, g)))
+			continue;
+		if (cls && strcmp(cs[i].cls, cls))
+			continue;
+		if (set && strcmp(cs[i].set, set))
 			continue;
 		s.given++;
 		if (isnan(cs[i].predicted))
@@ -525,8 +642,27 @@ static void stats_row(struct table *tb, const char *name, struct stats s)
 	table_cell(tb, s.worst_id ? s.worst_id : "-");
 }
 
+/* Distinct non-empty class names in file order; returns how many (<= max). */
+static size_t classes_of(const struct vcase *cs, size_t n, const char **out, size_t max)
+{
+	size_t i, k, m = 0;
+	for (i = 0; i < n; i++) {
+		if (!cs[i].cls[0])
+			continue;
+		for (k = 0; k < m && strcmp(out[k], cs[i].cls); k++)
+			;
+		if (k == m && m < max)
+			out[m++] = cs[i].cls;
+	}
+	return m;
+}
+
+static const char *const sets[] = {"fit", "holdout"};
+
 static void report(const struct vcase *cs, size_t n, enum output_format fmt)
 {
+	const char *cls[32];
+	size_t ncls = classes_of(cs, n, cls, 32), ci, t;
 	static const char *const groups[] = {"throughput", "latency", "memory", "microbenchmark"};
 	struct table *tb;
 	size_t i, k;
@@ -566,6 +702,25 @@ static void report(const struct vcase *cs, size_t n, enum output_format fmt)
 		json_object_set_new(sum, "worst_abs_error", jnum(all.worst));
 		json_object_set_new(sum, "metrics", ms);
 		json_object_set_new(sum, "groups", gs);
+		if (ncls) {
+			json_t *co = json_object(), *so = json_object();
+			for (ci = 0; ci < ncls; ci++) {
+				json_t *x = stats_json(stats_where(cs, n, NULL, NULL, cls[ci], NULL));
+				for (t = 0; t < 2; t++) {
+					struct stats st = stats_where(cs, n, NULL, NULL, cls[ci], sets[t]);
+					if (st.given)
+						json_object_set_new(x, sets[t], stats_json(st));
+				}
+				json_object_set_new(co, cls[ci], x);
+			}
+			for (t = 0; t < 2; t++) {
+				struct stats st = stats_where(cs, n, NULL, NULL, NULL, sets[t]);
+				if (st.given)
+					json_object_set_new(so, sets[t], stats_json(st));
+			}
+			json_object_set_new(sum, "classes", co);
+			json_object_set_new(sum, "sets", so);
+		}
 		json_object_set_new(o, "cases", arr);
 		json_object_set_new(o, "summary", sum);
 		report_json_print(o);
@@ -632,6 +787,22 @@ static void report(const struct vcase *cs, size_t n, enum output_format fmt)
 		if (s.given) {
 			snprintf(b, sizeof(b), "all %s", groups[k]);
 			stats_row(tb, b, s);
+		}
+	}
+	for (ci = 0; ci < ncls; ci++) {
+		for (t = 0; t < 2; t++) {
+			struct stats st = stats_where(cs, n, NULL, NULL, cls[ci], sets[t]);
+			if (st.given) {
+				snprintf(b, sizeof(b), "%s (%s)", cls[ci], sets[t]);
+				stats_row(tb, b, st);
+			}
+		}
+	}
+	for (t = 0; ncls && t < 2; t++) {
+		struct stats st = stats_where(cs, n, NULL, NULL, NULL, sets[t]);
+		if (st.given) {
+			snprintf(b, sizeof(b), "all %s", sets[t]);
+			stats_row(tb, b, st);
 		}
 	}
 	stats_row(tb, "all cases", stats_of(cs, n, NULL, NULL));
@@ -709,6 +880,8 @@ int cmd_validate(int argc, char **argv)
 		vc->id = xstrdup(*cell(&r, "id") ? cell(&r, "id") : "?");
 		vc->metric = xstrdup(cell(&r, "metric"));
 		vc->model = xstrdup(cell(&r, "model"));
+		vc->cls = xstrdup(cell(&r, "class"));
+		vc->set = xstrdup(cell(&r, "set"));
 		vc->line = rec.line;
 		v = cell(&r, "value");
 		/* every metric is a positive size, rate or time; a tiny one would make the error infinite */
@@ -733,6 +906,8 @@ int cmd_validate(int argc, char **argv)
 		free(cs[i].id);
 		free(cs[i].metric);
 		free(cs[i].model);
+		free(cs[i].cls);
+		free(cs[i].set);
 	}
 	free(cs);
 	free(buf);

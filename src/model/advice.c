@@ -372,11 +372,18 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 		}
 	}
 	if (base.time.overhead_s > 0.02 * base.time.step_s ||
-	    (cfg->task == MODEL_TASK_INFER && base.infer.launch_s > 0.2 * base.infer.request_s)) {
-		if (!cfg->cuda_graphs) {
+	    (cfg->task == MODEL_TASK_INFER &&
+	     /* launches per forward pass against one pass: a decode step, or the whole request */
+	     base.infer.launch_s > 0.2 * (base.infer.decode_token_s > 0 ? base.infer.decode_token_s :
+					  base.infer.request_s))) {
+		if (!cfg->cuda_graphs && cfg->engine == MODEL_ENGINE_EAGER) {
 			c = *cfg;
 			c.cuda_graphs = 1;
 			consider(&l, w, &c, "CUDA Graphs (launch-bound)", "--cuda-graphs", 1, gain);
+			/* torch.compile fuses elementwise chains: fewer launches, each cheaper */
+			c = *cfg;
+			c.engine = MODEL_ENGINE_COMPILE;
+			consider(&l, w, &c, "torch.compile (launch-bound)", "--engine compile", 1, gain);
 		}
 	}
 	if (w->kind == WORKLOAD_PER_SAMPLE && !cfg->cudnn_benchmark) {

@@ -29,6 +29,8 @@ void model_config_defaults(struct model_config *c)
 	c->output_len = MODEL_UNSET;
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
+	c->engine = MODEL_ENGINE_EAGER;
+	c->weight_precision = -1;
 }
 
 void model_config_complete(const struct workload *w, struct model_config *c)
@@ -127,6 +129,52 @@ static int check_batches(const struct model_config *c, struct diag *err)
 	return 0;
 }
 
+/* How the work runs: the engine, the stored weight precision, the input shape. */
+static int check_how(const struct workload *w, const struct model_config *c, struct diag *err)
+{
+	int wp = c->weight_precision;
+	if ((int)c->engine < 0 || c->engine >= MODEL_ENGINE_COUNT)
+		return diag_set(err, "", 0, 0, "engine", "use --engine %s", model_engine_names_text());
+	if (model_engine_check(c->engine, c->task != MODEL_TASK_INFER, err))
+		return -1;
+	if (wp >= 0) {
+		if (wp >= MODEL_PRECISION_COUNT || wp == MODEL_FP32 || wp == MODEL_TF32)
+			return diag_set(err, "", 0, 0, "weight-precision", "use bf16, fp16, fp8, int8 or int4");
+		if (c->task != MODEL_TASK_INFER && wp != (int)c->precision)
+			return diag_set(err, "", 0, 0, "weight-precision",
+					"--weight-precision %s applies to inference (training keeps %s weights); "
+					"for a 4-bit frozen base use --task qlora", model_precision_name(wp),
+					model_precision_name(c->precision));
+	}
+	if (c->mig > 0) {
+		double cs, ms;
+		const struct cat_gpu *g = c->gpu;
+		if (!(g->mig_slices > 0))
+			return diag_set(err, "", 0, 0, "mig",
+					"%s has no MIG (Multi-Instance GPU); A30, A100, H100, H200 and B200 do", g->row.key);
+		if (model_mig_share(g, c->mig, &cs, &ms))
+			return diag_set(err, "", 0, 0, "mig", "%s has no %dg MIG profile; use %s", g->row.key, c->mig,
+					g->mig_slices == 7 ? "1, 2, 3, 4 or 7" : "1, 2 or 4");
+		if (c->gpus > 1 || c->tp > 1 || c->pp > 1)
+			return diag_set(err, "", 0, 0, "mig",
+					"a MIG instance runs alone: no collectives span instances; use --gpus 1 "
+					"(replicas are separate instances)");
+	}
+	if (c->input_elems > 0) {
+		if (w->kind != WORKLOAD_PER_SAMPLE || !(w->s.input_elems > 0))
+			return diag_set(err, "", 0, 0, "input-shape",
+					"--input-shape applies to image, volume and audio networks; '%s' has no input shape to scale",
+					w->name);
+		if (c->input_dims != w->s.input_dims)
+			return diag_set(err, "", 0, 0, "input-shape",
+					"--input-shape has %d dimension%s; '%s' takes %d (%s)", c->input_dims,
+					c->input_dims == 1 ? "" : "s", w->name, w->s.input_dims,
+					w->s.input_dims == 3 ? "depth x height x width" : w->s.input_dims == 2 ?
+					"height x width" : "samples");
+	}
+	return 0;
+}
+
 int model_config_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
 	char dv[160];
@@ -164,6 +212,8 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 		return diag_set(err, "", 0, 0, "precision",
 				"--precision %s is for the KV cache only; use fp32, tf32, fp16, bf16 or fp8",
 				model_precision_name(c->precision));
+	if (check_how(w, c, err))
+		return -1;
 	if (c->zero < 0 || c->zero > 3)
 		return diag_set(err, "", 0, 0, "zero", "--zero %d is not a ZeRO stage; use 0, 1, 2 or 3", c->zero);
 	if (c->offload == MODEL_OFFLOAD_PARAMS && c->zero != 3)

@@ -67,7 +67,7 @@ static double estimate_infer(const struct workload *w, const struct model_config
 		r->model_flops_per_step = c->dp * (tokens * flops_token +
 			c->batch * w->flops_token_attn * (P * P / 2 + steps * (P + O / 2.0)));
 	} else {
-		r->model_flops_per_step = c->dp * c->batch * w->s.fwd_flops;
+		r->model_flops_per_step = c->dp * c->batch * w->s.fwd_flops * sample_scale(w, c);
 	}
 	r->hw_flops_per_step = r->model_flops_per_step;
 	r->limits |= r->infer.launch_s >= r->infer.request_s * 0.999 ? MODEL_LIMIT_LAUNCH :

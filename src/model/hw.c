@@ -6,7 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/kernels.h"
 #include "model/model_int.h"
+#include "model/vendor.h"
 
 /* ------------------------------------------------------------------------- */
 /* GPU numbers                                                                */
@@ -40,23 +42,23 @@ double peak_of(const struct cat_gpu *g, enum model_precision p)
 }
 
 /*
- * Achievable fraction of the dense peak for large GEMMs: cuBLAS on A100
- * reaches 81-87 % in 16-bit (Azure ND A100 v4 253.7-256.5 of 312 TFLOP/s at
- * 8192^3-16384^3; mamf-finder 267.9-271.2), H100 80 % (792-795 of 989),
- * FP8 65-71 % (1290-1403 of 1979): calibration-cases.csv S8-*.  FP32 SGEMM
- * on CUDA cores reaches about 90 %.
+ * Achievable fraction of the dense peak for large GEMMs, by generation and
+ * software stack (model/vendor.c lists each with its source): cuBLAS on A100
+ * reaches 81-87 % in 16-bit, H100 80 %, FP8 on H100/H200 66-71 %; ROCm and
+ * SynapseAI rows are fitted to published runs.
  */
-double emax_of(enum model_precision p)
+double emax_of(const struct cat_gpu *g, enum model_precision p)
 {
+	const struct model_vendor_eff *v = model_vendor_eff(g);
 	switch (p) {
 	case MODEL_FP32:
-		return TUNE_EMAX_FP32;
+		return v->gemm_fp32;
 	case MODEL_TF32:
-		return TUNE_EMAX_TF32;
+		return g && g->tf32_tflops > 0 ? v->gemm_tf32 : v->gemm_fp32;
 	case MODEL_FP8:
-		return TUNE_EMAX_FP8;
+		return v->gemm_fp8;
 	default:
-		return TUNE_EMAX_16;
+		return v->gemm16;
 	}
 }
 
@@ -68,11 +70,26 @@ int hw_of(const struct model_config *c, struct hw *h)
 	h->peak = peak_of(g, c->precision);
 	if (!(h->peak > 0))
 		return -1;
-	h->emax = emax_of(c->precision) * TUNE_TRAIN_GEMM;
-	h->bw = (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) * 1e9 * TUNE_HBM_EFF;
+	h->emax = emax_of(g, c->precision) * TUNE_TRAIN_GEMM;
+	h->bw = (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) * 1e9 * model_vendor_eff(g)->hbm *
+		model_vendor_eff(g)->fw_bw;
+	h->sms = g->sm_count > 0 ? g->sm_count : 0;
+	h->paged_kv = model_vendor_eff(g)->paged_kv;
 	h->mem = (g->memory_gib > 0 ? g->memory_gib : 0) * 1073741824.0 * TUNE_USABLE_MEM;
 	h->tdp_w = g->tdp_w > 0 ? g->tdp_w : 300;
 	h->idle_w = g->idle_w > 0 ? g->idle_w : h->tdp_w * 0.12;
+	if (c->mig > 0) {
+		/* a MIG instance: its share of the SMs, and of the memory slices (capacity and bandwidth) */
+		double cs, ms;
+		if (model_mig_share(g, c->mig, &cs, &ms))
+			return -1;
+		h->peak *= cs;
+		h->sms *= cs;
+		h->bw *= ms;
+		h->mem *= ms;
+		h->tdp_w *= cs;
+		h->idle_w *= cs;
+	}
 	h->inv_gemm = 1 / (h->peak * h->emax);
 	h->inv_bw = 1 / h->bw;
 	return 0;
@@ -93,9 +110,11 @@ int flash_on(const struct model_config *c)
 
 /*
  * Time of one m x n x k GEMM: a roofline.  Compute at peak x emax x s(m)
- * s(n) s(k), where s(x) = x / (x + x0) models tiles left idle by small
- * dimensions (x0 = TUNE_GEMM_X0); memory at the HBM rate for reading A and
- * B and writing C once (decode GEMMs with m = batch are memory bound).
+ * s(n) s(k) x wave(m, n), where s(x) = x / (x + x0) models tiles left idle
+ * by small dimensions (x0 = TUNE_GEMM_X0) and wave() the last, partly idle
+ * wave of output tiles over the SMs (model/kernels.c); memory at the HBM
+ * rate for reading A and B and writing C once (decode GEMMs with m = batch
+ * are memory bound).
  */
 double gemm_s(const struct hw *h, double eb, double m, double n, double k)
 {
@@ -105,6 +124,7 @@ double gemm_s(const struct hw *h, double eb, double m, double n, double k)
 		return 0;
 	/* 2mnk / (peak emax s(m) s(n) s(k)) = 2 (m+x0)(n+x0)(k+x0) / (peak emax) */
 	tc = 2 * (m + x0) * (n + x0) * (k + x0) * h->inv_gemm;
+	tc /= model_gemm_wave_eff(h->sms, m, n, k);
 	tm = eb * (m * k + k * n + m * n) * h->inv_bw;
 	return tc > tm ? tc : tm;
 }
@@ -118,14 +138,14 @@ double model_gemm_tflops(const struct cat_gpu *gpu, enum model_precision p, doub
 	c.precision = p;
 	if (hw_of(&c, &h))
 		return NAN;
-	h.emax = emax_of(p);
+	h.emax = emax_of(gpu, p);
 	h.inv_gemm = 1 / (h.peak * h.emax);
 	return 2 * m * n * k / gemm_s(&h, model_precision_bytes(p), m, n, k) / 1e12;
 }
 
 double model_hbm_gbps(const struct cat_gpu *gpu)
 {
-	return gpu && gpu->mem_bw_gbps > 0 ? gpu->mem_bw_gbps * TUNE_HBM_EFF : NAN;
+	return gpu && gpu->mem_bw_gbps > 0 ? gpu->mem_bw_gbps * model_vendor_eff(gpu)->hbm : NAN;
 }
 
 /* PCIe x16 per direction by generation, GB/s (PCI-SIG: 15.75, 31.5, 63, 121). */
@@ -149,4 +169,29 @@ double model_h2d_gbps(const struct cat_gpu *gpu)
 	if (isnan(gpu->pcie_gen))
 		return NAN;
 	return pcie_gbps(gpu->pcie_gen) * TUNE_H2D_EFF;
+}
+
+/*
+ * MIG profiles (NVIDIA Multi-Instance GPU User Guide, "Supported MIG
+ * profiles"): a 7-compute-slice part has 8 memory slices; 1g, 2g, 3g, 4g
+ * and 7g instances get 1, 2, 4, 4 and 8 of them.  A30 (4 slices) splits
+ * compute and memory alike.
+ */
+int model_mig_share(const struct cat_gpu *g, int slices, double *compute, double *memory)
+{
+	static const int mem7[8] = {0, 1, 2, 4, 4, 0, 0, 8};
+	int n = g && g->mig_slices > 0 ? (int)g->mig_slices : 0;
+	if (n < 2 || slices < 1 || slices > n)
+		return -1;
+	*compute = (double)slices / n;
+	if (n == 7) {
+		if (!mem7[slices])
+			return -1;
+		*memory = mem7[slices] / 8.0;
+	} else {
+		if (n % slices)
+			return -1;
+		*memory = *compute;
+	}
+	return 0;
 }

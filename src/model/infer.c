@@ -10,9 +10,16 @@
 /* ------------------------------------------------------------------------- */
 /* Inference                                                                  */
 
+/* The engine that launches the work: --cuda-graphs on eager code replays it from a graph. */
+enum model_engine engine_of(const struct model_config *c)
+{
+	return c->cuda_graphs && c->engine == MODEL_ENGINE_EAGER ? MODEL_ENGINE_CUDAGRAPHS : c->engine;
+}
+
+/* Host time to launch one kernel under the configured engine (model/engine.c). */
 double launch_s_of(const struct model_config *c)
 {
-	return c->cuda_graphs ? TUNE_LAUNCH_GRAPH_S : TUNE_LAUNCH_S;
+	return model_engine_info(engine_of(c))->host_per_kernel_s;
 }
 
 /*
@@ -22,6 +29,11 @@ double launch_s_of(const struct model_config *c)
  *              touches, E (1 - (1 - k/E)^B)), KV cache read for the average
  *              context P + O/2, small GEMMs at m = B, two TP all-reduces per
  *              layer (latency-bound), all at least the kernel-launch time.
+ * The engine decides the launches: unfused eager code launches three times
+ * the kernels of fused engines, each from Python; serving engines replay
+ * decode from CUDA Graphs, add a scheduler step, and read a paged KV cache
+ * at a lower share of the bandwidth (model/vendor.c).  Weights are read at
+ * their stored precision (weight-only int8/int4/fp8).
  */
 void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 			      struct model_infer *o)
@@ -30,6 +42,8 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	struct layer_time lt;
 	double L = d->layers, t = c->tp, B = c->batch, P = c->prompt_len, O = c->output_len;
 	double eb = model_precision_bytes(c->precision), kvb = model_precision_bytes(c->kv_precision);
+	double wb = c->weight_precision >= 0 ? model_precision_bytes((enum model_precision)c->weight_precision) : eb;
+	enum model_engine eng = engine_of(c);
 	double ctx = P + O / 2.0, kv_gpu = w->kv_dim / t;
 	double gpu, cpu_s, kernels, weights, kvbytes, touched = 1;
 	double pp_hop = 0, pp_hop_prefill = 0;
@@ -43,7 +57,7 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 		pp_hop = coll_s(c, COLL_P2P, 2.0 * B * d->hidden, 2, g, 0);
 		pp_hop_prefill = coll_s(c, COLL_P2P, 2.0 * B * P * d->hidden, 2, g, 0);
 	}
-	kernels = TUNE_KERNELS_PER_LAYER * L + 10;
+	kernels = model_engine_layer_kernels(eng, d->gated_mlp, !d->learned_pos && d->causal) * L + 10;
 
 	/* prefill */
 	layer_fwd(w, c, h, B * P, P, P, &lt);
@@ -52,7 +66,7 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	      kernels * TUNE_KERNEL_GAP_S;
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
-	cpu_s = kernels * launch_s_of(c);
+	cpu_s = model_engine_host_s(eng, kernels, B);
 	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;
 	o->launch_s = cpu_s;
 
@@ -69,12 +83,12 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	weights = (w->params_active - w->params_embedding) / t;
 	if (d->experts > 1)
 		weights += L * (touched - 1) * d->experts_active * w->params_layer_mlp / t;
-	weights *= eb;
+	weights *= wb;
 	kvbytes = d->causal ? 2.0 * L * kv_gpu * ctx * B * kvb : 0;
 	layer_fwd(w, c, h, B, 1, ctx, &lt);
 	{
 		double compute = L * (lt.gemm + lt.mem + lt.attn_fwd) + gemm_s(h, eb, B, d->vocab / t, d->hidden);
-		double stream = (weights + kvbytes) * h->inv_bw;
+		double stream = (weights + kvbytes / (model_engine_info(eng)->serving ? h->paged_kv : 1)) * h->inv_bw;
 		gpu = (compute > stream ? compute : stream) + L * (lt.tp_comm + lt.ep_comm) + (c->pp - 1) * pp_hop +
 		      kernels * TUNE_KERNEL_GAP_S;
 		if (gpu < kernels * TUNE_KERNEL_MIN_S)

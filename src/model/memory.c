@@ -123,7 +123,8 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 	params = block + embed + head;
 
 	if (c->task == MODEL_TASK_INFER) {
-		double wb = model_precision_bytes(c->precision);
+		double wb = model_precision_bytes(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision :
+						   c->precision);
 		double kvb = model_precision_bytes(c->kv_precision);
 		double B = c->batch, ctx = (double)c->prompt_len + c->output_len;
 		double kv_gpu = w->kv_dim / t;

@@ -36,6 +36,7 @@
 #include <stddef.h>
 
 #include "catalog/catalog.h"
+#include "model/engine.h"
 #include "util/error.h"
 
 /* ---------------------------------------------------------------------------
@@ -159,6 +160,8 @@ struct workload_sample {
 	double conv_efficiency;      /* achieved fraction of the GEMM ceiling for its convolutions */
 	double tokens;               /* tokens per sample when it is a sequence model (0: none) */
 	double extra_params;         /* transformers: parameters outside blocks and embeddings (ViT patch embedding, classifier) */
+	double input_elems;          /* elements of the input the figures above are for (0: not scalable) */
+	int input_dims;              /* its dimensions: 2 image, 3 volume (3D convolutions), 1 audio */
 };
 
 /*
@@ -190,6 +193,13 @@ struct workload {
 	int kv_dim;                  /* kv_heads x head_dim */
 	int q_dim;                   /* heads x head_dim */
 };
+
+/*
+ * Parses an input shape, "224x224", "128x128x128" or "16000" (up to four
+ * positive dimensions): *elems gets their product, *dims their count.
+ * Returns 0 or -1 when malformed.
+ */
+int workload_parse_shape(const char *s, double *elems, int *dims);
 
 /* Names of the built-in presets, in file order; *n set to the count.  Static. */
 const char *const *workload_preset_names(size_t *n);
@@ -279,7 +289,26 @@ struct model_config {
 	double train_tokens;
 	double train_samples;
 	double epochs;
+
+	/* how the work runs (model/engine.h); defaults: eager, weights at the compute precision */
+	enum model_engine engine;
+	int weight_precision;          /* enum model_precision of the stored weights; -1: cfg->precision */
+	/* per-sample workloads: input size; 0 = the preset's own (workload s.input_shape) */
+	double input_elems;            /* product of the --input-shape dimensions */
+	int input_dims;                /* how many dimensions it has */
+	/* a MIG slice instead of the whole GPU: compute slices (1, 2, 3, 4 of 7); 0 = the whole GPU */
+	int mig;
 };
+
+/*
+ * The share of a GPU's compute and of its memory (capacity and bandwidth)
+ * a MIG instance of `slices` compute slices gets: NVIDIA's profiles on
+ * 7-slice parts (A100, H100, H200, B200) pair 1, 2, 3, 4 and 7 compute
+ * slices with 1, 2, 4, 4 and 8 of 8 memory slices (1g.10gb ... 7g.80gb on an
+ * A100 80GB); 4-slice parts (A30) split both evenly.  Returns 0, or -1 when
+ * the GPU has no MIG or no such profile.
+ */
+int model_mig_share(const struct cat_gpu *g, int slices, double *compute, double *memory);
 
 /* Defaults: bf16, tp=pp=dp=ep=vpp=1, zero 0, no recompute, flash auto, AdamW, 1 GPU. */
 void model_config_defaults(struct model_config *cfg);
@@ -331,6 +360,9 @@ struct model_request {
 	int tp, pp, dp, ep, vpp, zero, seq_parallel;
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
+	int engine, weight_precision, mig;  /* enum model_engine, enum model_precision, MIG slices */
+	double input_elems;                 /* --input-shape: product of its dimensions; 0: the preset's */
+	int input_dims;
 	double cpu_cores_per_node;          /* < 0: not given */
 	double train_tokens, train_samples, epochs; /* <= 0: none */
 };

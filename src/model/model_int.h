@@ -28,11 +28,13 @@ struct hw {
 	double inv_gemm;  /* 1 / (peak x emax) */
 	double inv_bw;    /* 1 / bw */
 	double mem;       /* usable bytes */
+	double sms;       /* streaming multiprocessors (0: unknown), for wave quantisation */
+	double paged_kv;  /* paged-attention KV reads: fraction of bw (model/vendor.h) */
 	double tdp_w, idle_w;
 };
 
 double peak_of(const struct cat_gpu *g, enum model_precision p);
-double emax_of(enum model_precision p);
+double emax_of(const struct cat_gpu *g, enum model_precision p);
 int hw_of(const struct model_config *c, struct hw *h);
 int flash_on(const struct model_config *c);
 double gemm_s(const struct hw *h, double eb, double m, double n, double k);
@@ -76,6 +78,7 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		       struct train_parts *tp);
 
 /* infer.c */
+enum model_engine engine_of(const struct model_config *c);
 double launch_s_of(const struct model_config *c);
 void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 		       struct model_infer *o);
@@ -84,6 +87,7 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 double optimizer_s_of(const struct model_config *c, const struct hw *h, double params_local);
 
 /* sample.c */
+double sample_scale(const struct workload *w, const struct model_config *c);
 void mem_per_sample(const struct workload *w, const struct model_config *c, struct model_memory *o);
 double sample_fwd_s(const struct workload *w, const struct model_config *c, const struct hw *h);
 void infer_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,

@@ -20,6 +20,7 @@ void model_request_init(struct model_request *q)
 	q->tp = q->pp = q->dp = q->ep = q->vpp = q->zero = q->seq_parallel = MODEL_UNSET;
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
 	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
+	q->engine = q->weight_precision = q->mig = MODEL_UNSET;
 	q->cpu_cores_per_node = MODEL_UNSET;
 }
 
@@ -158,6 +159,11 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->loader = (enum model_loader)PICK(loader, MODEL_LOADER_CPU);
 	c->cudnn_benchmark = PICK(cudnn_benchmark, 1);
 	c->cuda_graphs = PICK(cuda_graphs, 0);
+	c->engine = (enum model_engine)PICK(engine, MODEL_ENGINE_EAGER);
+	c->weight_precision = PICK(weight_precision, -1);
+	c->mig = PICK(mig, 0);
+	c->input_elems = q->input_elems;
+	c->input_dims = q->input_dims;
 	c->seq_parallel = PICK(seq_parallel, 0);
 	/* flash attention: where PyTorch's SDPA has flash kernels (flash_on's rule) */
 	c->flash = -1;
@@ -359,6 +365,8 @@ const char *model_config_flags(const struct workload *w, const struct model_conf
 	size_t o = 0;
 #define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
 	buf[0] = 0;
+	if (c->engine != MODEL_ENGINE_EAGER)
+		PUT("--engine %s ", model_engine_name(c->engine));
 	PUT("--task %s --gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d --dp %d", model_task_name(c->task),
 	    c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp, c->pp, c->dp);
 	if (w->kind == WORKLOAD_TRANSFORMER)
@@ -368,6 +376,10 @@ const char *model_config_flags(const struct workload *w, const struct model_conf
 		    c->output_len, model_precision_name(c->kv_precision));
 		if (c->cuda_graphs)
 			PUT(" --cuda-graphs");
+		if (c->weight_precision >= 0)
+			PUT(" --weight-precision %s", model_precision_name((enum model_precision)c->weight_precision));
+		if (c->mig > 0)
+			PUT(" --mig %d", c->mig);
 	} else {
 		if (c->vpp > 1)
 			PUT(" --vpp %d", c->vpp);

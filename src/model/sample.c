@@ -8,7 +8,19 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/kernels.h"
 #include "model/model_int.h"
+
+/*
+ * --input-shape: a convolutional network's FLOPs, activations, traffic and
+ * input grow with the number of input elements (every layer's output scales
+ * with the spatial size; the classifier head, a small share, is counted
+ * with them).  1 at the preset's own shape.
+ */
+double sample_scale(const struct workload *w, const struct model_config *c)
+{
+	return c->input_elems > 0 && w->s.input_elems > 0 ? c->input_elems / w->s.input_elems : 1;
+}
 
 /*
  * Per-sample workloads: weights, gradients and optimizer as for
@@ -21,7 +33,7 @@ void mem_per_sample(const struct workload *w, const struct model_config *c, stru
 	struct state_bytes sb = state_bytes_of(c);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
 	double P = w->params, dp = c->dp;
-	double b = c->task == MODEL_TASK_INFER ? c->batch : c->micro_batch;
+	double b = (c->task == MODEL_TASK_INFER ? c->batch : c->micro_batch) * sample_scale(w, c);
 
 	memset(o, 0, sizeof(*o));
 	if (c->task == MODEL_TASK_INFER) {
@@ -47,30 +59,32 @@ void mem_per_sample(const struct workload *w, const struct model_config *c, stru
 
 /*
  * Forward time of one sample: convolutions/matmuls at the GEMM ceiling times
- * the convolution efficiency, plus memory-bound layers at HBM speed (twice
- * the traffic at 32-bit).  Backward: 2x both.
+ * the convolution efficiency for their dimensions (2D or 3D, model/kernels.c),
+ * plus memory-bound layers at HBM speed (twice the traffic at 32-bit), both
+ * scaled by the input size.  Backward: 2x both.
  */
 double sample_fwd_s(const struct workload *w, const struct model_config *c, const struct hw *h)
 {
 	int cuda_cores = c->precision == MODEL_FP32 || (c->precision == MODEL_TF32 && !(c->gpu->tf32_tflops > 0));
-	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency :
-		      cuda_cores ? TUNE_CONV_EFF_FP32 : TUNE_CONV_EFF;
+	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency : model_conv_eff(w->s.input_dims, !cuda_cores);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
-	double tc = w->s.fwd_flops / (h->peak * h->emax * ceff);
+	double scale = sample_scale(w, c);
+	double tc = scale * w->s.fwd_flops / (h->peak * h->emax * ceff);
 	/* TF32 convolutions reach a smaller share of their peak than 16-bit ones */
 	if (c->precision == MODEL_TF32 && !cuda_cores)
 		tc /= TUNE_TF32_CONV_REL;
 	if (!c->cudnn_benchmark)
 		tc /= TUNE_CUDNN_BENCH_GAIN;
-	return tc + w->s.mem_traffic_bytes * e * h->inv_bw;
+	return tc + scale * w->s.mem_traffic_bytes * e * h->inv_bw;
 }
 /* Per-sample inference: one forward of a batch, at least the launch time. */
 void infer_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
 			     struct model_infer *o)
 {
-	double kernels = w->s.kernels > 0 ? w->s.kernels : 50;
+	enum model_engine eng = engine_of(c);
+	double kernels = model_engine_sample_kernels(eng, w->s.kernels > 0 ? w->s.kernels : 50);
 	double gpu = c->batch * sample_fwd_s(w, c, h);
-	double cpu_s = kernels * launch_s_of(c);
+	double cpu_s = model_engine_host_s(eng, kernels, c->batch);
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
 	memset(o, 0, sizeof(*o));
@@ -93,7 +107,7 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 {
 	struct model_time *tm = &r->time;
 	double m_mb = (double)c->global_batch / ((double)c->dp * c->micro_batch);
-	double kernels = w->s.kernels > 0 ? w->s.kernels : 50;
+	double kernels = model_engine_sample_kernels(engine_of(c), w->s.kernels > 0 ? w->s.kernels : 50);
 	double t_fwd = sample_fwd_s(w, c, h);
 	double per_mb = c->micro_batch * t_fwd * (c->recompute == MODEL_RECOMPUTE_FULL ? 4 : 3);
 	double floor_mb = 3 * kernels * TUNE_KERNEL_MIN_S;
@@ -102,7 +116,7 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 
 	if (per_mb < floor_mb)
 		per_mb = floor_mb;
-	tm->gemm_s = m_mb * c->micro_batch * 3 * (t_fwd - w->s.mem_traffic_bytes *
+	tm->gemm_s = m_mb * c->micro_batch * 3 * (t_fwd - sample_scale(w, c) * w->s.mem_traffic_bytes *
 		((c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1) / h->bw);
 	tm->memory_bound_s = m_mb * per_mb - tm->gemm_s;
 	tm->recompute_s = c->recompute == MODEL_RECOMPUTE_FULL ? m_mb * c->micro_batch * t_fwd : 0;
@@ -120,7 +134,7 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 	tm->overhead_s = m_mb * 3 * kernels * launch_s_of(c) - step_gpu;
 	if (tm->overhead_s < 0)
 		tm->overhead_s = 0;
-	r->model_flops_per_step = c->global_batch * 3 * w->s.fwd_flops;
+	r->model_flops_per_step = c->global_batch * 3 * w->s.fwd_flops * sample_scale(w, c);
 	r->hw_flops_per_step = r->model_flops_per_step * (c->recompute == MODEL_RECOMPUTE_FULL ? 4.0 / 3 : 1);
 	return step_gpu;
 }

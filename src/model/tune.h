@@ -7,17 +7,11 @@
 #ifndef GPUSCOPE_MODEL_TUNE_H
 #define GPUSCOPE_MODEL_TUNE_H
 
-/* GEMM: best fraction of dense peak (cuBLAS; S8-001/002/016/017/035-041) */
-#define TUNE_EMAX_16 0.85
-#define TUNE_EMAX_TF32 0.80
-#define TUNE_EMAX_FP32 0.90
-#define TUNE_EMAX_FP8 0.72
+/* GEMM best fraction of dense peak and HBM stream efficiency: per generation, model/vendor.c */
 /* GEMM dimension at which a tile grid is half used (shape roofline) */
 #define TUNE_GEMM_X0 96.0
 /* training GEMMs sustain less than a microbenchmark loop (fitted: S1-*) */
 #define TUNE_TRAIN_GEMM 0.86
-/* HBM stream efficiency (BabelStream 0.79-0.95 of peak; S8-005/006/007/019-021/030/031/049) */
-#define TUNE_HBM_EFF 0.86
 /* usable fraction of the nominal memory (ECC, driver reservations) */
 #define TUNE_USABLE_MEM 0.985
 /* pinned host-to-device copies reach 0.81-0.83 of PCIe x16 (S8-008/022/032) */

@@ -258,6 +258,32 @@ static double num_or(const char *s, double dflt)
 	return v;
 }
 
+int workload_parse_shape(const char *s, double *elems, int *dims)
+{
+	double p = 1;
+	int n = 0;
+	if (!s)
+		return -1;
+	while (*s) {
+		char *end;
+		double v = strtod(s, &end);
+		if (end == s || !(v >= 1) || v > 1e7 || v != floor(v) || n >= 4)
+			return -1;
+		p *= v;
+		n++;
+		s = end;
+		if (*s == 'x' && s[1])
+			s++;
+		else if (*s)
+			return -1;
+	}
+	if (!n)
+		return -1;
+	*elems = p;
+	*dims = n;
+	return 0;
+}
+
 /* Reads one preset row into w. */
 static int preset_row(struct workload *w, const struct csv_record *hdr, const struct csv_record *rec,
 		      struct diag *err)
@@ -330,6 +356,11 @@ static int preset_row(struct workload *w, const struct csv_record *hdr, const st
 			return diag_set(err, "data/" PRESET_FILE, rec->line, 0, scols[i].col, "not a valid number");
 		*(double *)((char *)s + scols[i].off) = v * scols[i].scale;
 	}
+	k = col_index(hdr, "input_shape");
+	if (k >= 0 && (size_t)k < rec->nfields && rec->fields[k][0] &&
+	    workload_parse_shape(rec->fields[k], &s->input_elems, &s->input_dims))
+		return diag_set(err, "data/" PRESET_FILE, rec->line, 0, "input_shape",
+				"'%s' is not like 224x224 or 128x128x128", rec->fields[k]);
 	k = col_index(hdr, "dropout");
 	d->dropout = num_or(k >= 0 && (size_t)k < rec->nfields ? rec->fields[k] : NULL, 0);
 	if (isnan(d->dropout))

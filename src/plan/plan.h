@@ -102,6 +102,7 @@ struct plan_request {
 	/* inference */
 	double rate_per_s;             /* requests per second to serve; 0: 1 */
 	int max_batch;                 /* largest batch a replica may run; 0: 256 */
+	double ttft_s, tpot_s;         /* inference: time to first token / per output token to meet; 0: none */
 	/* execution */
 	int threads;                   /* 0: every online CPU */
 	size_t top;                    /* choices to rank; 0: 10 */
@@ -147,6 +148,7 @@ struct plan_hw {
 	struct tco_inputs *tco;        /* owned: the TCO inputs of one node (owned by the plan) */
 	struct cost_basis cost;
 	int max_nodes;                 /* 1 when it has no scale-out network */
+	int mig;                       /* a MIG instance of this many compute slices (0: whole GPUs) */
 };
 
 /* One scale-out fabric for generic nodes (one adapter per GPU). */

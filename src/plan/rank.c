@@ -169,6 +169,12 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 				rate = r;
 		}
 	}
+	if (hw->mig) {
+		/* a MIG instance pays its share of the GPU; the other slices serve other work */
+		double cs, ms;
+		if (!model_mig_share(hw->gpu, hw->mig, &cs, &ms))
+			rate *= cs;
+	}
 	if (p->base.task == MODEL_TASK_INFER) {
 		c->hours = 1;
 		c->energy_kwh = c->res.power_w * c->gpus / 1000;
@@ -197,6 +203,20 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		if (t > p->req.deadline_s)
 			c->violates |= PLAN_VIOL_DEADLINE;
 		miss = fmax(miss, t / p->req.deadline_s);
+	}
+	if (p->base.task == MODEL_TASK_INFER) {
+		/* time to first token and per output token: latency targets like the request's */
+		double ttft = c->res.infer.prefill_s, tpot = c->res.infer.decode_token_s;
+		if (p->req.ttft_s > 0) {
+			if (ttft > p->req.ttft_s)
+				c->violates |= PLAN_VIOL_DEADLINE;
+			miss = fmax(miss, ttft / p->req.ttft_s);
+		}
+		if (p->req.tpot_s > 0 && tpot > 0) {
+			if (tpot > p->req.tpot_s)
+				c->violates |= PLAN_VIOL_DEADLINE;
+			miss = fmax(miss, tpot / p->req.tpot_s);
+		}
 	}
 	if (p->req.budget_usd > 0) {
 		/* --objective capex: the budget is for buying; otherwise for the run */

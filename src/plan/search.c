@@ -347,6 +347,14 @@ static double infer_latency(const struct workload *w, const struct model_result 
 	return w->kind == WORKLOAD_TRANSFORMER ? r->infer.request_s : 2 * r->infer.request_s;
 }
 
+/* A batch's request latency, time to first token and time per output token against the targets. */
+static int infer_meets(const struct plan *p, const struct model_result *r)
+{
+	return (!(p->req.deadline_s > 0) || r->infer.request_s <= p->req.deadline_s) &&
+	       (!(p->req.ttft_s > 0) || r->infer.prefill_s <= p->req.ttft_s) &&
+	       (!(p->req.tpot_s > 0) || r->infer.decode_token_s <= p->req.tpot_s);
+}
+
 static void item_infer(struct worker *wk, const struct plan_item *it)
 {
 	struct plan *p = wk->p;
@@ -423,18 +431,17 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					}
 					if (!fit_b)
 						continue;
-					if (p->req.deadline_s > 0) {
+					if (p->req.deadline_s > 0 || (transformer && (p->req.ttft_s > 0 || p->req.tpot_s > 0))) {
 						/* model_batch_for_latency bounds a request by 2 forwards; LLMs by request_s */
 						int lb = fit_b;
 						if (transformer) {
-							/* the largest batch whose request latency meets the target */
+							/* the largest batch whose request latency, TTFT and TPOT meet the targets */
 							for (lb = fit_b; lb > 1; lb /= 2) {
 								struct model_result rr;
 								l.mb = (uint32_t)lb;
 								apply_layout(&t.cfg, &l, 0);
 								wk->st.estimate_calls++;
-								if (!model_estimate(w, &t.cfg, &rr) &&
-								    rr.infer.request_s <= p->req.deadline_s)
+								if (!model_estimate(w, &t.cfg, &rr) && infer_meets(p, &rr))
 									break;
 							}
 						} else {

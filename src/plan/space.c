@@ -385,6 +385,48 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 	return 0;
 }
 
+/*
+ * Inference can run on a slice of a GPU: MIG instances (1g and 3g of a
+ * 7-slice part, 1g of a 4-slice one) as hardware of one "GPU" each, at
+ * their share of a one-GPU node's cost (the other slices serve other
+ * work: the seeds' recommender-sharing-a-GPU case).  Searched after the
+ * whole GPUs, so a small model that fits a slice can take one.
+ */
+static void add_mig(struct plan *p, size_t *cap)
+{
+	size_t i, n = p->nhw;
+	for (i = 0; i < n; i++) {
+		static const int profiles[] = {1, 3};
+		const struct plan_hw *whole = &p->hw[i];
+		size_t k;
+		if (whole->kind != PLAN_HW_GENERIC || whole->gpus_per_node != 1 || whole->mig ||
+		    !(whole->gpu->mig_slices > 0))
+			continue;
+		for (k = 0; k < sizeof(profiles) / sizeof(profiles[0]); k++) {
+			double cs, ms;
+			struct plan_hw *h;
+			if (model_mig_share(whole->gpu, profiles[k], &cs, &ms) || cs >= 1)
+				continue;
+			h = new_hw(p, cap);
+			*h = p->hw[i];   /* new_hw may move p->hw */
+			if (p->hw[i].tco) {
+				/* each option owns its TCO inputs (freed one by one) */
+				h->tco = xmalloc(sizeof(*h->tco));
+				*h->tco = *p->hw[i].tco;
+			}
+			h->mig = profiles[k];
+			snprintf(h->key, sizeof(h->key), "%s/mig-%dg", p->hw[i].gpu->row.key, profiles[k]);
+			snprintf(h->label, sizeof(h->label), "%.60s %dg.%.0fgb", p->hw[i].label, profiles[k],
+				 p->hw[i].gpu->memory_gib * ms);
+			h->cost.usd_per_gpu_hour *= cs;
+			h->cost.usd_per_hour *= cs;
+			h->node_power_kw *= cs;
+			h->max_nodes = 1;
+			p->nhw++;
+		}
+	}
+}
+
 static int provider_wanted(const struct plan *p, const struct cat_cloud *c)
 {
 	if (!p->req.provider || !strcasecmp(p->req.provider, "any"))
@@ -605,6 +647,7 @@ void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fab
 	cfg->intra_nvls = hw->intra_nvls;
 	cfg->host_gbps = hw->host_gbps;
 	cfg->cpu_cores_per_gpu = hw->cpu_cores_per_gpu;
+	cfg->mig = hw->mig;
 	cfg->inter_gbps_per_gpu = 0;
 	cfg->inter_lat_us = 0;
 	if (c->nodes > 1) {
@@ -647,6 +690,8 @@ int plan_build_space(struct plan *p, struct diag *err)
 				if (gpu_wanted(p, g))
 					add_generic(p, &cap, g);
 			}
+			if (p->base.task == MODEL_TASK_INFER)
+				add_mig(p, &cap);
 		}
 	}
 	compose_skipped(p, p->skip_lists);

@@ -38,4 +38,5 @@ check mixtral-8x7b --task pretrain --max-gpus 128
 check resnet50
 check llama2-70b --task infer --rate 4
 check gnn --task infer --rate 20000 --latency-target 5ms --max-batch 32
+check dlrm --task infer --rate 20000 --latency-target 10ms
 finish

@@ -1,0 +1,189 @@
+/*
+ * Serving model.  The argument, in short: an engine that batches
+ * continuously keeps `C` sequences running; every step decodes one token for
+ * each and, chunk by chunk, prefills the prompts of the requests that replace
+ * finished ones.  Over a request's life that is the work of one static batch
+ * of C: C prefills and O decode steps at the average context P + O/2.  So
+ * throughput = C x O / (prefill(C) + (O - 1) x step(C)), the time per output
+ * token a client sees is the step plus its share of the prefills mixed in,
+ * step(C) + prefill(C)/O, and the first token waits for its own prefill and
+ * the step in flight.  C is what the KV cache holds, capped by the engine's
+ * limit on running sequences or by a latency target.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "model/engine.h"
+#include "model/serving.h"
+
+/*
+ * Tokens of one prefill chunk an engine profiles its activation peak with
+ * (vLLM max_num_batched_tokens 8192 on large GPUs with chunked prefill;
+ * TensorRT-LLM max_num_tokens 8192).
+ */
+#define TUNE_SERVE_CHUNK_TOKENS 8192.0
+/* CUDA Graph pools, sampler buffers and non-torch allocations an engine keeps besides the cache (estimate) */
+#define TUNE_SERVE_RESERVE_BYTES (1.5 * 1073741824.0)
+
+/* KV-cache bytes per token on one GPU: K and V of its layers, KV heads split by tp (replicated below one per rank). */
+static double kv_per_token(const struct workload *w, const struct model_config *c)
+{
+	double kv = (double)w->kv_dim / c->tp;
+	if (kv < w->d.head_dim)
+		kv = w->d.head_dim;
+	return 2.0 * w->d.layers / c->pp * kv * model_precision_bytes(c->kv_precision);
+}
+
+/* Activations of one prefill chunk on one GPU: residual stream, QKV, MLP intermediate (16-bit). */
+static double chunk_bytes(const struct workload *w, const struct model_config *c)
+{
+	double h = w->d.hidden, f = w->d.ffn_hidden * (w->d.gated_mlp ? 3.0 : 2.0);
+	double qkv = (double)(w->q_dim + 2 * w->kv_dim);
+	return TUNE_SERVE_CHUNK_TOKENS * (4 * h + (qkv + f) / c->tp) * 2;
+}
+
+static int fail(struct diag *err, const char *field, const char *msg)
+{
+	return diag_set(err, "", 0, 0, field, "%s", msg);
+}
+
+/* One estimate at concurrency n, folded into the serving figures. */
+static int at_concurrency(const struct workload *w, const struct model_config *cfg, int continuous, int n,
+			  double prefill1_s, struct model_serving *s)
+{
+	struct model_config c = *cfg;
+	double O = cfg->output_len;
+	c.batch = n;
+	if (model_estimate(w, &c, &s->at))
+		return -1;
+	s->concurrency = n;
+	s->request_s = s->at.infer.request_s;
+	if (continuous) {
+		s->tpot_s = s->at.infer.decode_token_s + s->at.infer.prefill_s / O;
+		s->ttft_s = prefill1_s + s->at.infer.decode_token_s;
+	} else {
+		s->tpot_s = s->at.infer.decode_token_s;
+		s->ttft_s = s->at.infer.prefill_s;
+	}
+	s->tokens_per_s = cfg->dp * n * O / s->request_s;
+	s->requests_per_s = cfg->dp * n / s->request_s;
+	return 0;
+}
+
+static int meets(const struct model_serving *s, const struct model_serving_opts *o)
+{
+	return (!(o->tpot_target_s > 0) || s->tpot_s <= o->tpot_target_s) &&
+	       (!(o->ttft_target_s > 0) || s->ttft_s <= o->ttft_target_s);
+}
+
+int model_serving_estimate(const struct workload *w, const struct model_config *cfg,
+			   const struct model_serving_opts *o, struct model_serving *s, struct diag *err)
+{
+	const struct model_engine_info *eng = model_engine_info(cfg->engine);
+	struct model_config one = *cfg;
+	struct model_memory mem;
+	struct model_result r1;
+	double frac, block, seq_tokens, cap, used, prefill1 = 0;
+	int limit, n;
+	char msg[512];
+
+	memset(s, 0, sizeof(*s));
+	if (w->kind != WORKLOAD_TRANSFORMER || !w->d.causal)
+		return fail(err, "model", "serving estimates need a decoder (a causal transformer)");
+	if (cfg->task != MODEL_TASK_INFER)
+		return fail(err, "task", "serving estimates need --task infer");
+
+	/* memory: the weights and a one-sequence working set from the memory model */
+	one.batch = 1;
+	if (model_memory(w, &one, &mem))
+		return fail(err, "gpu", "the model cannot evaluate this configuration");
+	cap = mem.capacity_bytes;
+	s->weights_bytes = mem.weights_bytes;
+	s->workspace_bytes = chunk_bytes(w, cfg) + mem.context_bytes + TUNE_SERVE_RESERVE_BYTES;
+	frac = o->mem_fraction > 0 ? o->mem_fraction : eng->serving ? eng->mem_fraction : 1.0;
+	used = s->weights_bytes + s->workspace_bytes;
+	s->kv_budget_bytes = eng->mem_of_free ? frac * (cap - used) : frac * cap - used;
+	s->kv_bytes_per_token = kv_per_token(w, cfg);
+
+	/* tokens a sequence holds: all of P + O for a static batch, P + O/2 on average when staggered */
+	seq_tokens = o->continuous ? cfg->prompt_len + cfg->output_len / 2.0 : (double)cfg->prompt_len + cfg->output_len;
+	block = o->block_tokens > 0 ? o->block_tokens : eng->serving ? eng->kv_block_tokens : 1;
+	s->tokens_per_seq = ceil(seq_tokens / block) * block;
+	limit = s->kv_budget_bytes > 0 ? (int)fmin(1e7, floor(s->kv_budget_bytes / (s->tokens_per_seq * s->kv_bytes_per_token))) : 0;
+	s->kv_limit = limit;
+	if (limit < 1) {
+		snprintf(msg, sizeof(msg),
+			 "cannot serve: %.1f GiB of weights and %.1f GiB of working memory leave %.1f GiB of the %.1f GiB "
+			 "for the KV cache, and one sequence of %.0f tokens needs %.2f GiB; use more tensor parallelism "
+			 "or smaller weights (--weight-precision)",
+			 s->weights_bytes / 1073741824.0, s->workspace_bytes / 1073741824.0,
+			 s->kv_budget_bytes > 0 ? s->kv_budget_bytes / 1073741824.0 : 0.0, cap / 1073741824.0,
+			 s->tokens_per_seq, s->tokens_per_seq * s->kv_bytes_per_token / 1073741824.0);
+		return fail(err, "batch", msg);
+	}
+
+	if (o->continuous) {
+		int cap_seqs = o->max_seqs > 0 ? o->max_seqs : cfg->batch > 1 ? cfg->batch :
+			       eng->max_seqs > 0 ? eng->max_seqs : limit;
+		n = limit < cap_seqs ? limit : cap_seqs;
+		s->bound = limit < cap_seqs ? "kv-cache" : "max-seqs";
+		one.batch = 1;
+		if (model_estimate(w, &one, &r1))
+			return fail(err, "gpu", "the model cannot evaluate this configuration");
+		prefill1 = r1.infer.prefill_s;
+	} else {
+		n = cfg->batch > 0 ? cfg->batch : 1;
+		s->bound = "batch";
+		if (n > limit) {
+			snprintf(msg, sizeof(msg),
+				 "cannot serve a static batch of %d: %d sequences of %.0f tokens need %.1f GiB of KV cache "
+				 "per GPU and %.1f GiB are left after the weights; at most %d fit",
+				 n, n, s->tokens_per_seq, n * s->tokens_per_seq * s->kv_bytes_per_token / 1073741824.0,
+				 s->kv_budget_bytes / 1073741824.0, limit);
+			return fail(err, "batch", msg);
+		}
+	}
+	if (at_concurrency(w, cfg, o->continuous, n, prefill1, s))
+		return fail(err, "gpu", "the model cannot evaluate this configuration");
+	if (meets(s, o))
+		return 0;
+
+	/* a latency target: the largest concurrency that meets it (TTFT and TPOT grow with it) */
+	{
+		struct model_serving best = *s, t = *s;
+		int lo = 0, hi = n;
+		while (hi - lo > 1) {
+			int mid = lo + (hi - lo) / 2;
+			if (at_concurrency(w, cfg, o->continuous, mid, prefill1, &t))
+				return fail(err, "gpu", "the model cannot evaluate this configuration");
+			if (meets(&t, o)) {
+				lo = mid;
+				best = t;
+			} else {
+				hi = mid;
+			}
+		}
+		if (lo == 0) {
+			if (at_concurrency(w, cfg, o->continuous, 1, prefill1, &t))
+				return fail(err, "gpu", "the model cannot evaluate this configuration");
+			if (!meets(&t, o)) {
+				char tt[48] = "none", tp[48] = "none";
+				if (o->ttft_target_s > 0)
+					snprintf(tt, sizeof(tt), "%.1f ms", o->ttft_target_s * 1e3);
+				if (o->tpot_target_s > 0)
+					snprintf(tp, sizeof(tp), "%.2f ms", o->tpot_target_s * 1e3);
+				snprintf(msg, sizeof(msg),
+					 "cannot meet the target: the closest is one sequence at a time, with a time to first "
+					 "token of %.1f ms and %.2f ms per output token (targets: TTFT %s, TPOT %s); more tensor "
+					 "parallelism, a faster GPU or smaller weights would be needed",
+					 t.ttft_s * 1e3, t.tpot_s * 1e3, tt, tp);
+				return fail(err, "latency-target", msg);
+			}
+			best = t;
+		}
+		best.bound = "target";
+		*s = best;
+	}
+	return 0;
+}

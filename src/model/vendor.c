@@ -1,0 +1,78 @@
+/*
+ * Achieved fractions of the datasheet peaks by generation and software
+ * stack.  Sources (calibration-cases.csv = C, published.csv = P; "fitted"
+ * rows were set against P's fit rows only, never its holdout rows):
+ *
+ *   volta      HGEMM 0.85 as Ampere (ResNet-50 AMP on V100, C S6-006, fits with it); SGEMM 0.90
+ *   turing     T4 runs at 70 W and drops clocks under tensor load: 0.75 (estimate)
+ *   ampere     cuBLAS 16-bit 0.81-0.87 (C S8-001/002/035/038/040), TF32 0.80, SGEMM 0.90
+ *   ada        0.80 16-bit, 0.70 fp8 (estimates: consumer/workstation boards clock down under load)
+ *   hopper     cuBLAS bf16 792-829 of 989 TFLOP/s at large shapes (C S8-036/039/041) and fp8
+ *              1290-1403 of 1979 (C S8-016/017/029/037): 0.85 and 0.72 before the shape and wave
+ *              losses of an 8192^3 product on 132 SMs (0.94), as on Ampere
+ *   blackwell  bf16 0.75 (estimate); fp8 2,744 of 5,000 TFLOP/s sustained and HBM 7.35 of 8 TB/s
+ *              measured on GB200 (Microsoft Azure HPC blog, "Azure's ND GB200 v6 delivers record
+ *              performance for inference workloads", 2025): 0.55 and 0.92
+ *   cdna2      0.60, HBM 0.80 (estimates)
+ *   cdna3      MI300X through ROCm, hipBLASLt and vLLM: fp8 GEMMs at 0.30 of 2,615 TFLOP/s and
+ *              framework kernels at 0.56 of a 0.80 stream rate (0.45 of 5.3 TB/s), fitted by a
+ *              grid search to vLLM on MI300X (P4-001..003, P4-005/006, P5-001..003, P5-005..007;
+ *              fit median 5.6 %); 16-bit and the stream rate are estimates
+ *   gaudi2     SynapseAI MME: fp8 0.55, fitted to Gaudi 2 LLM training (P9-001, P9-003, P9-004;
+ *              fit median 18 %, the layouts of those runs are not published)
+ *   gaudi3     fp8 0.40 of 1,835 TFLOP/s and framework bandwidth 0.81 of a 0.80 stream rate,
+ *              fitted to Gaudi 3 static-batch generation (the 15 P3 fit rows; fit median 9 %)
+ *
+ * paged_kv: decode kernels that read a paged KV cache (vLLM's PagedAttention, FlashInfer) reach
+ * less of the stream bandwidth than contiguous reads; fitted to vLLM on one H100 (P6-001; P6-002
+ * held out).  HBM stream 0.86 on NVIDIA HBM parts: BabelStream 0.79-0.95 (C S8-005..049).
+ */
+#include <string.h>
+
+#include "model/vendor.h"
+
+#define TUNE_PAGED_KV_EFF 0.70
+
+static const struct model_vendor_eff table[] = {
+	/* arch, 16-bit, tf32, fp32, fp8, hbm stream, framework share of it, paged kv */
+	{"volta", 0.85, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
+	{"turing", 0.75, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
+	{"ampere", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
+	{"ada", 0.80, 0.75, 0.90, 0.70, 0.86, 1.0, TUNE_PAGED_KV_EFF},
+	{"hopper", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
+	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF},
+	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF},
+	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF},
+	{"gaudi2", 0.80, 0.80, 0.80, 0.55, 0.80, 1.0, TUNE_PAGED_KV_EFF},
+	{"gaudi3", 0.60, 0.60, 0.80, 0.40, 0.80, 0.81, TUNE_PAGED_KV_EFF},
+	/* fallbacks by ecosystem: the nearest generation's row */
+	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
+	{"*rocm", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF},
+	{"*synapseai", 0.60, 0.60, 0.80, 0.40, 0.80, 0.81, TUNE_PAGED_KV_EFF},
+};
+#define NROWS (sizeof(table) / sizeof(table[0]))
+
+static const struct model_vendor_eff *find(const char *key)
+{
+	size_t i;
+	for (i = 0; key && i < NROWS; i++)
+		if (!strcmp(table[i].arch, key))
+			return &table[i];
+	return NULL;
+}
+
+const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g)
+{
+	const struct model_vendor_eff *e = g ? find(g->arch) : NULL;
+	char eco[32];
+	if (e)
+		return e;
+	if (g && g->ecosystem) {
+		eco[0] = '*';
+		strncpy(eco + 1, g->ecosystem, sizeof(eco) - 2);
+		eco[sizeof(eco) - 1] = '\0';
+		if ((e = find(eco)))
+			return e;
+	}
+	return find("*cuda");
+}

@@ -1,0 +1,27 @@
+/*
+ * What each GPU generation and software stack achieves of its datasheet
+ * peaks: the best large-GEMM fraction of dense peak per precision class and
+ * the HBM stream fraction.  One row per architecture (the catalog's `arch`),
+ * falling back by ecosystem (cuda, rocm, synapseai).  docs/model.md
+ * "Vendors and generations" lists each row with its source.
+ */
+#ifndef GPUSCOPE_MODEL_VENDOR_H
+#define GPUSCOPE_MODEL_VENDOR_H
+
+#include "catalog/catalog.h"
+
+struct model_vendor_eff {
+	const char *arch;          /* catalog arch, or "*cuda" ... for an ecosystem's fallback */
+	double gemm16;             /* fp16/bf16 large GEMM, fraction of dense peak */
+	double gemm_tf32;
+	double gemm_fp32;          /* CUDA cores / vector units */
+	double gemm_fp8;
+	double hbm;                /* stream bandwidth, fraction of the datasheet's */
+	double fw_bw;              /* what framework kernels reach of that stream rate */
+	double paged_kv;           /* paged-attention decode reads of the KV cache, fraction of hbm */
+};
+
+/* The row for g (never NULL: an unknown part gets the CUDA fallback).  Static. */
+const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g);
+
+#endif

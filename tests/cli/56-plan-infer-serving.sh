@@ -1,0 +1,36 @@
+#!/bin/bash
+# plan --task infer: small models may take a MIG slice (the recommender-on-MIG
+# case), the GNN example answers within its latency target, and the
+# estimate line a plan prints reproduces it.
+. "$TESTS/cli/lib.sh"
+
+expect_rc 0 plan dlrm --task infer --rate 20000 --latency-target 10ms --json
+expect_json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = json.dumps(d)
+assert "mig" in s, "no MIG slice among the choices"
+' || fail "dlrm plan has no MIG choice"
+expect_rc 0 plan dlrm --task infer --rate 20000 --latency-target 10ms
+expect_out "1g."
+expect_out "--mig 1"
+expect_rc 0 plan gnn --task infer --rate 2000 --latency-target 5ms
+expect_out "Why #1"
+
+# TTFT and TPOT targets bound the batch of every replica; the heading says them
+expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys, subprocess, os
+d = json.load(sys.stdin)
+for c in d["ranked"][:3]:
+    args = c["estimate_args"].split()
+    e = json.loads(subprocess.run([os.environ["GPUSCOPE"], "estimate"] + args + ["--json"],
+                   capture_output=True, text=True).stdout)
+    assert e["inference"]["first_token_s"] <= 0.5 + 1e-9, e["inference"]
+    assert e["inference"]["token_s"] <= 0.03 + 1e-9, e["inference"]
+' || fail "plan TTFT/TPOT targets not met"
+expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms
+expect_out "TTFT 500ms, TPOT 30ms"
+expect_rc 2 plan llama3-8b --ttft-target 500ms
+expect_err "need --task infer"
