@@ -221,6 +221,21 @@ struct kube {
 };
 
 #ifdef GPUSCOPE_HAVE_GRPC
+#if defined(__SANITIZE_THREAD__)
+/*
+ * ThreadSanitizer cannot see the synchronisation inside Debian's libgrpc
+ * (built without it), so it reports races between gRPC's own threads; the
+ * kubelet thread's data here is guarded by k->lock and stays checked.
+ */
+const char *__tsan_default_suppressions(void);
+const char *__tsan_default_suppressions(void)
+{
+	return "called_from_lib:libgrpc.so.29\ncalled_from_lib:libgpr.so.29\n"
+	       "race:libgrpc.so\nrace:libgpr.so\nrace:libabsl_\nrace:libupb.so\n"
+	       "mutex:libgrpc.so\ndeadlock:libgrpc.so\nthread:libgrpc.so\nthread:libgpr.so\n";
+}
+#endif
+
 int kube_available(void)
 {
 	return 1;
