@@ -401,11 +401,7 @@ static void choice_row(struct table *tb, const struct plan *p, size_t rank, cons
 		table_cell(tb, "*");
 	table_cellf(tb, "%ux%d %s", c->nodes, hw->gpus_per_node, hw->label);
 	table_cell(tb, plan_layout_code(&c->cfg, b, sizeof(b)));
-	if (infer)
-		table_cellf(tb, "%.0fG %2.0f%%", c->res.mem.total_bytes / 1073741824.0,
-			    100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
-	else
-		table_cellf(tb, "%.0f%%", 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
+	table_cellf(tb, "%.0f%%", 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
 	if (infer) {
 		table_cell(tb, fmt_step(c->latency_s, a, sizeof(a)));
 		table_cellf(tb, "%d", c->replicas);
@@ -446,7 +442,7 @@ static struct table *choice_table(const struct plan *p, const struct workload *w
 	table_column(tb, "#", ALIGN_RIGHT);
 	table_column(tb, "hardware", ALIGN_LEFT);
 	table_column(tb, "layout", ALIGN_LEFT);
-	table_column(tb, infer ? "mem/GPU" : "mem", ALIGN_RIGHT);
+	table_column(tb, "mem", ALIGN_RIGHT);
 	if (infer) {
 		table_column(tb, "latency", ALIGN_RIGHT);
 		table_column(tb, "copies", ALIGN_RIGHT);
@@ -674,8 +670,8 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 		choice_row(tb, p, i + 1, plan_ranked(p, i), 0);
 	table_print(tb, stdout, 80);
 	table_free(tb);
-	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem/GPU: GiB and % of "
-		 "capacity; cost and energy per hour" :
+	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
+		 "memory; cost and energy per hour" :
 		 "layout: t tensor, p pipeline, v virtual stages, d data, e expert parallel (1s left out); "
 		 "z ZeRO stage; rs/rf selective/full recompute; m micro-batch; mem: % of each GPU's memory; "
 		 "time: to finish, checkpoints and interruptions included; cost: the run on owned "

@@ -522,6 +522,20 @@ static void print_human(const struct catalog *cat, const struct tco_inputs *in,
 		print_wrapped(notes, 2);
 	printf("\n");
 	print_inputs(cat, in);
+	if (have_bill) {
+		char sw[96];
+		snprintf(line, sizeof(line),
+			 "Bill of materials: %s %s-cooled rack%s of %.0f kW (%.0f server%s a rack); "
+			 "switches %s; %s NIC ports, %s optics; %s TB storage; %.1f kW at the wall "
+			 "(PUE %.2f)%s", num(bill.racks, 0), bill.cooling, bill.racks == 1 ? "" : "s",
+			 bill.rack_kw, bill.nodes_per_rack, bill.nodes_per_rack == 1 ? "" : "s",
+			 bom_switch_text(&bill, sw, sizeof(sw)), num(bill.nics, 0), num(bill.optics, 0),
+			 num(bill.storage_tb, 0), bill.power_kw, bill.pue,
+			 in->extra_capex_usd > 0 || !(bill.fabric_usd + bill.storage_usd > 0) ? "" :
+			 "; not priced: --addon replaces it");
+		printf("\n");
+		print_wrapped(line, 2);
+	}
 	account(in, r, NULL);
 
 	verdict(in, r, line, sizeof(line));

@@ -48,6 +48,13 @@ static double watts_of(const struct cat_part *p)
 static void size_fabric(struct bom *b, double nodes, double rails, double radix, double gbps)
 {
 	double E = nodes * rails, half = floor(radix / 2);
+	/*
+	 * Rail-optimised: rail r of every node in a group of up to K/2 nodes
+	 * lands on the same leaf; a leaf takes several rails when the group
+	 * is smaller than K/2 (72 rails of two NVL72 racks share 5 leaves).
+	 */
+	double group = fmin(nodes, half), per_leaf = fmax(1, floor(half / group));
+	double leaves = ceil(rails / per_leaf) * ceil(nodes / half);
 	memset(b->sw, 0, sizeof(b->sw));
 	b->tiers = 0;
 	b->switches = 0;
@@ -57,12 +64,10 @@ static void size_fabric(struct bom *b, double nodes, double rails, double radix,
 		b->tiers = 1;
 		b->sw[0] = (struct bom_switches){"switch", 1, radix, gbps};
 	} else if (E <= radix * half) {
-		double leaves = rails * ceil(nodes / half);
 		b->tiers = 2;
 		b->sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
 		b->sw[1] = (struct bom_switches){"spine", ceil(E / radix), radix, gbps};
 	} else {
-		double leaves = rails * ceil(nodes / half);
 		b->tiers = 3;
 		b->sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
 		b->sw[1] = (struct bom_switches){"spine", leaves, radix, gbps};

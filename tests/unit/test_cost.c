@@ -421,6 +421,14 @@ static void test_bom(void **state)
 	assert_near(b.switch_usd, 12 * sw->price_usd, 1e-6);
 	assert_near(b.optics_usd, 2 * 512 * opt->price_usd, 1e-6);
 
+	/* two NVL72-like racks of 72 rails: rails share leaves when a group is small */
+	in.nodes = 2;
+	in.ports_per_node = 72;
+	assert_int_equal(bom_build(&b, cat, &in, &err), 0);
+	assert_int_equal(b.tiers, 2);
+	assert_true(b.sw[0].count == 5 && b.sw[1].count == 3);
+	in.ports_per_node = 8;
+
 	/* 512 nodes, 4096 ports > 64 x 32: three tiers */
 	in.nodes = 512;
 	assert_int_equal(bom_build(&b, cat, &in, &err), 0);
