@@ -227,8 +227,8 @@ static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct
 			n->ratio_time = c->fabric_best_step_s / c->res.time.step_s;
 			NOTEF(n->text,
 				 "%s (one port per GPU) is enough: the fastest fabric would gain %.1f%% "
-				 "(step %.3g s) and its NICs, switches and optics cost more, so the slowest "
-				 "fabric within 2%% of the fastest is kept",
+				 "(step %.3g s); of the fabrics within 2%% of the fastest, the one whose "
+				 "NICs, switches and optics cost least to buy is kept",
 				 p->fab[c->fabric].link->row.key,
 				 100 * (1 - c->fabric_best_step_s / c->res.time.step_s), c->fabric_best_step_s);
 		}

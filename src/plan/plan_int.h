@@ -70,5 +70,15 @@ int plan_search(struct plan *p);
 /* rank.c: scores, constraints, ranking, front. */
 void plan_rank(struct plan *p);
 void plan_score_choice(const struct plan *p, struct plan_choice *c);
+/* The bill of materials' fabric (switches, NICs, optics, cables) for nodes of hw on fabric f. */
+double plan_fabric_capex(const struct plan *p, size_t hw, uint32_t nodes, int fabric);
+/*
+ * Of the fabrics whose best step is within PLAN_FABRIC_SLACK of the fastest
+ * (step_s[f] finite, ok[f] set), the one whose fabric costs least to buy;
+ * ties go to the slower.  -1 when none.
+ */
+int plan_pick_fabric(const struct plan *p, size_t hw, uint32_t nodes, const double *step_s,
+		     const unsigned char *ok, size_t nfab);
+#define PLAN_FABRIC_SLACK 1.02
 
 #endif

@@ -74,6 +74,20 @@ static int choice_bom(const struct plan *p, const struct plan_choice *c, struct 
 	return bom_build(b, p->cat, &in, &err);
 }
 
+double plan_fabric_capex(const struct plan *p, size_t hw, uint32_t nodes, int fabric)
+{
+	struct plan_choice c;
+	struct bom b;
+	memset(&c, 0, sizeof(c));
+	c.hw = (uint32_t)hw;
+	c.nodes = nodes;
+	c.gpus = (int)nodes * p->hw[hw].gpus_per_node;
+	c.fabric = fabric;
+	if (choice_bom(p, &c, &b))
+		return INFINITY;
+	return b.fabric_usd;
+}
+
 /*
  * Checkpoint bytes: bf16 weights plus the optimizer's fp32 state
  * (AdamW: master copy and two moments, 14 bytes a parameter; SGD with

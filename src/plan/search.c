@@ -18,9 +18,10 @@
  *      same layout an exhaustive scan would give (ties go to the earlier
  *      layout in enumeration order, as in an exhaustive scan).
  *
- * Generic nodes on several nodes try every fabric; since the catalog prices
- * no network, the slot keeps the slowest fabric whose best step is within
- * PLAN_FABRIC_SLACK of the fastest fabric's (docs/plan.md).
+ * Generic nodes on several nodes try every fabric their host can feed; of
+ * those whose best step is within PLAN_FABRIC_SLACK of the fastest
+ * fabric's, the slot keeps the one whose switches, NICs and optics cost
+ * least to buy (plan_pick_fabric, docs/plan.md).
  */
 #include <math.h>
 #include <pthread.h>
@@ -33,8 +34,6 @@
 #include "plan/plan_int.h"
 #include "util/xalloc.h"
 
-/* A fabric is good enough when its best step is within 2 % of the fastest fabric's. */
-#define PLAN_FABRIC_SLACK 1.02
 /* Largest micro-batch tried. */
 #define PLAN_MAX_MICRO_BATCH 1024
 /* Largest virtual pipeline (interleaving) factor tried. */
@@ -273,6 +272,7 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 	double min_bytes = INFINITY;
 	size_t s, nlay;
 	struct best *per_fab = xcalloc(p->nfab + 1, sizeof(*per_fab));
+	double *step = xcalloc(p->nfab + 1, sizeof(*step));
 
 	enumerate_train(wk, it, &min_bytes);
 	nlay = wk->nlay;
@@ -320,9 +320,9 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 				if (exact[f] && per_fab[f].step_s < fastest)
 					fastest = per_fab[f].step_s;
 			}
-			for (f = 0; f < nnet && pick < 0; f++)
-				if (exact[f] && per_fab[f].step_s <= fastest * PLAN_FABRIC_SLACK)
-					pick = (int)f;
+			for (f = 0; f < nnet; f++)
+				step[f] = exact[f] ? per_fab[f].step_s : INFINITY;
+			pick = plan_pick_fabric(p, c->hw, c->nodes, step, exact, nnet);
 			if (pick >= 0) {
 				store(p, c, &per_fab[pick], pick);
 				c->fabric_best_step_s = fastest;
@@ -330,6 +330,7 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 		}
 	}
 	free(per_fab);
+	free(step);
 }
 
 /* ---- inference ---- */

@@ -633,6 +633,28 @@ int plan_fabric_allowed(const struct plan *p, size_t hw, size_t f)
 	return !(cat_has(h->max_nic_gbps) && gbit > h->max_nic_gbps * 1.001);
 }
 
+int plan_pick_fabric(const struct plan *p, size_t hw, uint32_t nodes, const double *step_s,
+		     const unsigned char *ok, size_t nfab)
+{
+	double fastest = INFINITY, best_usd = INFINITY;
+	size_t f;
+	int pick = -1;
+	for (f = 0; f < nfab; f++)
+		if (ok[f] && step_s[f] < fastest)
+			fastest = step_s[f];
+	for (f = 0; f < nfab; f++) {
+		double usd;
+		if (!ok[f] || !(step_s[f] <= fastest * PLAN_FABRIC_SLACK))
+			continue;
+		usd = plan_fabric_capex(p, hw, nodes, (int)f);
+		if (pick < 0 || usd < best_usd) {
+			pick = (int)f;
+			best_usd = usd;
+		}
+	}
+	return pick;
+}
+
 void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,
 		      struct model_config *cfg)
 {
