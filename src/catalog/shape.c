@@ -95,7 +95,7 @@ int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, c
 				}
 			}
 			for (j = 0; j < np && o < sizeof(list); j++)
-				o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+				o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%.23s",
 						      j == 0 ? "" : j + 1 == np ? " or " : ", ", piece[j]);
 		}
 		snprintf(why, why_len, "%s of %s holds %s GPUs, not %d (gpus.csv node_gpus)", form_words(g),
