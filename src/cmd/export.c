@@ -261,7 +261,7 @@ int cmd_export(int argc, char **argv)
 	/* after the signal mask, so the kubelet thread inherits it */
 	if (!once_flag && (kube_flag || !access(kubelet_socket, F_OK))) {
 		/* off the scrape path: a thread asks the kubelet, the collector reads its last answer */
-		kube = kube_start(kubelet_socket, kube_interval_s, fmin(2.0, kube_interval_s), err, sizeof(err));
+		kube = kube_start(kubelet_socket, kube_interval_s, 2.0, err, sizeof(err));
 		if (!kube)
 			warning("gpuscope export: --kubernetes: %s; serving without pod labels", err);
 	}
