@@ -424,7 +424,8 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 						if (model_memory(w, &t.cfg, &mem))
 							break;
 						if (!mem.fits) {
-							if (b == 1 && mem.total_bytes < c->min_bytes)
+							/* a MIG slice too small says nothing of what would fit: whole GPUs answer that */
+							if (b == 1 && mem.total_bytes < c->min_bytes && !hw->mig)
 								c->min_bytes = mem.total_bytes;
 							break;
 						}
