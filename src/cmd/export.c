@@ -23,6 +23,7 @@
 #include "export/collector.h"
 #include "export/counters.h"
 #include "export/kube.h"
+#include "export/log.h"
 #include "export/server.h"
 #include "export/view.h"
 #include "export/webconfig.h"
@@ -35,6 +36,7 @@ static const char *collectors_path, *kubelet_socket = KUBE_DEFAULT_SOCKET;
 static double kube_interval_s = 5.0;
 static int kube_flag;
 static const char *nvml_path, *kmsg_flag = "/dev/kmsg";
+static const char *log_level_flag = "info", *log_format_flag = "logfmt";
 static double interval_s = 1.0, collect_timeout_s = 5.0, http_timeout_s = 10.0, xid_window_s = 300;
 static long max_connections = 64, max_per_ip = 16, http_threads = 2;
 static int processes_flag, allow_no_gpu, once_flag, no_hostname, no_pcie;
@@ -66,6 +68,9 @@ static const struct opt export_opts[] = {
 	OPT_GROUP_("library"),
 	OPT_STRING_("nvml", &nvml_path, "PATH", "load NVML from PATH, not libnvidia-ml.so.1"),
 	OPT_FLAG_("allow-no-gpu", &allow_no_gpu, "no NVML or GPU: serve the exporter's own metrics"),
+	OPT_GROUP_("logging"),
+	OPT_STRING_("log-level", &log_level_flag, "LEVEL", "debug, info (default), warn or error"),
+	OPT_STRING_("log-format", &log_format_flag, "FORMAT", "logfmt (default) or json"),
 	OPT_GROUP_("other"),
 	OPT_FLAG_("once", &once_flag, "print one collection (text format) and exit"),
 	OPT_END_(),
@@ -179,6 +184,8 @@ int cmd_export(int argc, char **argv)
 		usage_error("option '--http-timeout' must be between 1s and 1h");
 	if (!(xid_window_s >= 1 && xid_window_s <= 3600))
 		usage_error("option '--xid-window' must be between 1s and 1h");
+	if (xlog_setup(log_level_flag, log_format_flag, err, sizeof(err)))
+		usage_error("%s", err);
 	if (web_config_path)
 		wc = load_web_config_or_die(web_config_path);
 	if (collectors_path) {
@@ -304,9 +311,8 @@ int cmd_export(int argc, char **argv)
 		web_config_free(wc);
 		die("gpuscope export: %s", err);
 	}
-	fprintf(stderr, "gpuscope export: serving %u GPU%s on %s/metrics (names %s, interval %g s)\n",
-		ndevs, ndevs == 1 ? "" : "s", server_url(srv), names_flag, interval_s);
-	fflush(stderr);
+	xlog(LOG_INFO, "gpuscope export: serving %u GPU%s on %s/metrics (names %s, interval %g s)",
+	     ndevs, ndevs == 1 ? "" : "s", server_url(srv), names_flag, interval_s);
 
 	for (;;) {
 		int sig = sigwaitinfo(&sigs, NULL);
@@ -320,7 +326,7 @@ int cmd_export(int argc, char **argv)
 			struct diag derr;
 			char msg[1024];
 			if (!web_config_path) {
-				fprintf(stderr, "gpuscope export: SIGHUP: no --web-config to reload\n");
+				xlog(LOG_WARN, "gpuscope export: SIGHUP: no --web-config to reload");
 				continue;
 			}
 			diag_clear(&derr);
@@ -334,10 +340,10 @@ int cmd_export(int argc, char **argv)
 				web_config_free(nwc);
 				continue;
 			}
-			fprintf(stderr, "gpuscope export: reloaded '%s' (%s)\n", web_config_path, server_url(srv));
+			xlog(LOG_INFO, "gpuscope export: reloaded '%s' (%s)", web_config_path, server_url(srv));
 			continue;
 		}
-		fprintf(stderr, "gpuscope export: %s, stopping\n", sig == SIGINT ? "interrupted" : "terminated");
+		xlog(LOG_INFO, "gpuscope export: %s, stopping", sig == SIGINT ? "interrupted" : "terminated");
 		break;
 	}
 	server_stop(srv);

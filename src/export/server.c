@@ -11,10 +11,12 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -22,11 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
+#include "export/log.h"
 #include "util/error.h"
 #include "util/xalloc.h"
 
@@ -282,23 +286,112 @@ static int client_cert_ok(const struct web_config *wc, struct MHD_Connection *co
 
 /* ---- the server ---- */
 
+/*
+ * Connections are accepted here, not by libmicrohttpd, so that every one
+ * is accounted for before it is handed over (MHD_add_connection):
+ *  - a client over --max-per-ip gets "429 Too Many Requests" and one past
+ *    --max-connections "503 Service Unavailable", at once, instead of a
+ *    silent close or a wait in the backlog (plain HTTP; a TLS client is
+ *    closed: it has not finished its handshake);
+ *  - at --max-connections, the oldest connection that has not had an
+ *    answer after EVICT_AFTER_S (a slowloris sending a header line every
+ *    few seconds), or else the oldest idle keep-alive one, is closed to
+ *    make room: half-open connections cannot lock the scrapers out;
+ *  - a TLS reload hands new connections to the new daemon and lets the old
+ *    one finish what it is answering before it stops.
+ */
+#define EVICT_AFTER_S 0.5
+#define LINGER_MAX 256
+#define LINGER_S 1.0
+#define AUTH_BOOK 256
+#define AUTH_FREE_FAILS 3       /* wrong passwords an address may send before it waits */
+#define AUTH_BACKOFF_MIN_S 0.25
+#define AUTH_BACKOFF_MAX_S 30.0
+#define AUTH_FORGET_S 60.0
+#define AUTH_QUEUE_MAX 8        /* requests waiting for the bcrypt thread */
+
+struct conn {
+	int fd;
+	struct sockaddr_storage addr;
+	socklen_t alen;
+	double accepted_s;
+	struct MHD_Daemon *d;       /* the daemon it was handed to */
+	struct MHD_Connection *mc;  /* set when libmicrohttpd reports it started */
+	int in_request;             /* a request line read, its answer not finished */
+	int answering;              /* the handler took the request */
+	unsigned served;            /* answers completed */
+	int evicted;
+	struct auth_job *job;       /* a password being checked for its request */
+	struct conn *next;
+};
+
+/*
+ * A password to check with bcrypt (50-100 ms at cost 10).  The request's
+ * connection is suspended meanwhile and the bcrypt thread checks it, so
+ * the server threads go on answering everybody else.
+ */
+struct auth_job {
+	struct MHD_Connection *mc;
+	struct wc_ref *ref;         /* the configuration it is checked against, held */
+	unsigned char ip[16];
+	char creds[1024];           /* user, NUL, password */
+	int result;                 /* 1 allowed, 0 refused; once done */
+	int done;
+	struct auth_job *next;      /* the queue */
+};
+
+/* An address that sent wrong passwords: it waits before the next bcrypt. */
+struct auth_fail {
+	unsigned char ip[16];
+	unsigned fails;
+	double until_s, last_s;
+};
+
 struct wc_ref {
 	struct web_config *wc;      /* NULL: no web config */
 	int refs;
 };
 
+struct lingering {
+	int fd;
+	double until_s;
+};
+
 struct server {
 	struct server_opts o;
-	int fd;                     /* the listening socket, shared by successive daemons */
+	int fd;                     /* the listening socket */
+	int wake[2];                /* wakes the acceptor (stop) */
+	pthread_t acceptor;
+	int acceptor_started;
 	char hostport[128];
 	char url[160];
 	pthread_mutex_t lock;
-	struct MHD_Daemon *d;
-	struct wc_ref *cfg;         /* guarded by lock */
+	/* guarded by lock */
+	struct MHD_Daemon *d;       /* the daemon new connections go to */
+	int tls;                    /* d speaks TLS */
+	int stopping;
+	struct wc_ref *cfg;
+	struct conn *conns;
+	unsigned nconns;
+	struct auth_fail auth[AUTH_BOOK];
+	pthread_cond_t auth_cv;     /* jobs for the bcrypt thread */
+	struct auth_job *auth_head, *auth_tail;
+	unsigned auth_queued;       /* jobs queued or reserved */
+	int auth_stop;
+	pthread_t auth_thread;
+	int auth_started;
+	/* acceptor-private */
+	struct lingering linger[LINGER_MAX];
+	unsigned nlinger;
+	struct pollfd pfd[2 + LINGER_MAX];
 	atomic_ullong scrapes;
 	char *landing;
 	size_t landing_len;
 };
+
+static struct xlog_limit http_log = XLOG_LIMIT_INIT(10, 10.0);
+static struct xlog_limit refuse_log = XLOG_LIMIT_INIT(5, 10.0);
+static struct xlog_limit auth_log = XLOG_LIMIT_INIT(5, 10.0);
 
 static struct wc_ref *cfg_acquire(struct server *s)
 {
@@ -322,33 +415,83 @@ static void cfg_release(struct server *s, struct wc_ref *r)
 	}
 }
 
-static void add_config_headers(struct MHD_Response *resp, const struct web_config *wc)
+/* The address as 16 bytes (IPv4 as ::ffff:a.b.c.d), for per-address limits. */
+static void ip_key(const struct sockaddr *sa, unsigned char out[16])
 {
-	size_t i;
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	if (!wc)
-		return;
-	for (i = 0; wc && i < wc->nheaders; i++)
-		MHD_add_response_header(resp, wc->headers[i].name, wc->headers[i].value);
+	memset(out, 0, 16);
+	if (sa && sa->sa_family == AF_INET) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	} else if (sa && sa->sa_family == AF_INET6) {
+		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	}
 }
 
-static enum MHD_Result reply(struct MHD_Connection *conn, const struct web_config *wc,
+static void ip_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	snprintf(buf, len, "?");
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, buf, (socklen_t)len);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, buf, (socklen_t)len);
+}
+
+/* ---- answers ---- */
+
+/* Queues resp with the configured headers; Connection: close on a daemon being drained. */
+static enum MHD_Result queue(struct server *s, struct MHD_Connection *conn, const struct web_config *wc,
+			     unsigned status, struct MHD_Response *resp)
+{
+	const union MHD_ConnectionInfo *ci;
+	enum MHD_Result rc;
+	size_t i;
+	int draining = 0;
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	for (i = 0; wc && i < wc->nheaders; i++)
+		MHD_add_response_header(resp, wc->headers[i].name, wc->headers[i].value);
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	pthread_mutex_lock(&s->lock);
+	if (ci && ci->socket_context) {
+		struct conn *c = ci->socket_context;
+		c->answering = 1;
+		draining = c->d != s->d;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (draining)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	rc = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+static enum MHD_Result reply(struct server *s, struct MHD_Connection *conn, const struct web_config *wc,
 			     unsigned status, const char *type, const char *body)
 {
 	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(body), (void *)body,
 								    MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result rc;
 	if (!resp)
 		return MHD_NO;
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	add_config_headers(resp, wc);
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
-	rc = MHD_queue_response(conn, status, resp);
-	MHD_destroy_response(resp);
-	return rc;
+	return queue(s, conn, wc, status, resp);
+}
+
+static enum MHD_Result reply_retry(struct server *s, struct MHD_Connection *conn,
+				   const struct web_config *wc, unsigned retry_s)
+{
+	static const char body[] = "Too Many Requests\n";
+	char secs[16];
+	struct MHD_Response *resp = MHD_create_response_from_buffer(sizeof(body) - 1, (void *)body,
+								    MHD_RESPMEM_PERSISTENT);
+	if (!resp)
+		return MHD_NO;
+	snprintf(secs, sizeof(secs), "%u", retry_s ? retry_s : 1);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, secs);
+	return queue(s, conn, wc, MHD_HTTP_TOO_MANY_REQUESTS, resp);
 }
 
 /* RFC 4648 base64, for the Authorization header; returns the decoded length or -1. */
@@ -385,30 +528,225 @@ static int b64_decode(const char *in, char *out, size_t out_len)
 	return (int)n;
 }
 
-/* Basic auth against basic_auth_users; 1 when allowed (or no users are configured). */
-static int authorized(struct MHD_Connection *conn, struct web_config *wc)
+int server_basic_credentials(const char *header, char *buf, size_t len, const char **user,
+			     const char **password)
 {
-	const char *h;
-	char dec[1024], *colon;
+	char *colon;
 	int n;
-	if (!wc || !wc->nusers)
-		return 1;
-	h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
-	if (!h || strncasecmp(h, "Basic ", 6))
-		return 0;
-	h += 6;
-	while (*h == ' ')
-		h++;
-	n = b64_decode(h, dec, sizeof(dec));
-	if (n < 0 || memchr(dec, '\0', (size_t)n))
-		return 0;
-	colon = strchr(dec, ':');
+	if (!header || strncasecmp(header, "Basic ", 6))
+		return -1;
+	header += 6;
+	while (*header == ' ')
+		header++;
+	n = b64_decode(header, buf, len);
+	if (n < 0 || memchr(buf, '\0', (size_t)n))
+		return -1;
+	colon = strchr(buf, ':');
 	if (!colon)
-		return 0;
+		return -1;
 	*colon = '\0';
-	n = web_config_check_user(wc, dec, colon + 1);
+	*user = buf;
+	*password = colon + 1;
+	return 0;
+}
+
+enum auth_verdict { AUTH_OK, AUTH_DENIED, AUTH_WAIT };
+
+/* The address's entry in the book of wrong passwords (lock held); NULL when absent and !create. */
+static struct auth_fail *auth_entry(struct server *s, const unsigned char ip[16], int create, double now)
+{
+	struct auth_fail *oldest = &s->auth[0];
+	unsigned i;
+	for (i = 0; i < AUTH_BOOK; i++) {
+		struct auth_fail *e = &s->auth[i];
+		if (e->fails && !memcmp(e->ip, ip, 16)) {
+			if (now - e->last_s > AUTH_FORGET_S)
+				e->fails = 0;
+			return e->fails || create ? e : NULL;
+		}
+		if (!e->fails || e->last_s < oldest->last_s)
+			oldest = e->fails && oldest->fails ? (e->last_s < oldest->last_s ? e : oldest) : e;
+	}
+	if (!create)
+		return NULL;
+	memset(oldest, 0, sizeof(*oldest));
+	memcpy(oldest->ip, ip, 16);
+	return oldest;
+}
+
+/* Counts a refusal or clears the address's record (lock held). */
+static void auth_note(struct server *s, const unsigned char ip[16], int ok, double now)
+{
+	struct auth_fail *e = auth_entry(s, ip, !ok, now);
+	if (!e)
+		return;
+	if (ok) {
+		e->fails = 0;
+		return;
+	}
+	e->fails++;
+	e->last_s = now;
+	if (e->fails >= AUTH_FREE_FAILS)
+		e->until_s = now + fmin(AUTH_BACKOFF_MAX_S,
+					AUTH_BACKOFF_MIN_S * pow(2, fmin(e->fails - AUTH_FREE_FAILS, 20)));
+}
+
+static void auth_job_free(struct server *s, struct auth_job *j)
+{
+	if (!j)
+		return;
+	explicit_bzero(j->creds, sizeof(j->creds));
+	cfg_release(s, j->ref);
+	free(j);
+}
+
+/* The bcrypt thread: checks queued passwords one at a time and resumes their requests. */
+static void *auth_main(void *arg)
+{
+	struct server *s = arg;
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct auth_job *j;
+		struct MHD_Connection *mc;
+		int ok = 0, stopping;
+		while (!s->auth_head && !s->auth_stop)
+			pthread_cond_wait(&s->auth_cv, &s->lock);
+		if (!s->auth_head)
+			break;
+		j = s->auth_head;
+		s->auth_head = j->next;
+		if (!s->auth_head)
+			s->auth_tail = NULL;
+		stopping = s->auth_stop;
+		pthread_mutex_unlock(&s->lock);
+		/* when stopping, the suspended requests only need to be let go */
+		if (!stopping)
+			ok = web_config_check_user(j->ref->wc, j->creds, j->creds + strlen(j->creds) + 1);
+		explicit_bzero(j->creds, sizeof(j->creds));
+		pthread_mutex_lock(&s->lock);
+		if (!stopping)
+			auth_note(s, j->ip, ok, mono_now());
+		s->auth_queued--;
+		mc = j->mc;
+		j->result = ok;
+		j->done = 1;
+		pthread_mutex_unlock(&s->lock);
+		if (!ok && !stopping) {
+			char text[INET6_ADDRSTRLEN];
+			struct sockaddr_in6 a6;
+			memset(&a6, 0, sizeof(a6));
+			a6.sin6_family = AF_INET6;
+			memcpy(&a6.sin6_addr, j->ip, 16);
+			ip_text((const struct sockaddr *)&a6, text, sizeof(text));
+			xlog_limited(&auth_log, LOG_INFO, "export: http: wrong user or password from %s", text);
+		}
+		/* the job stays the request's (struct conn): its handler reads the result */
+		MHD_resume_connection(mc);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* The connection's record (libmicrohttpd's socket context), or NULL. */
+static struct conn *conn_of(struct MHD_Connection *mc)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci ? ci->socket_context : NULL;
+}
+
+/*
+ * Basic auth against basic_auth_users.  A password verified before is
+ * answered from the cache.  Otherwise the request is suspended and its
+ * password handed to the bcrypt thread (AUTH_SUSPENDED); when it is
+ * resumed, the handler is called again and the result is here.  An
+ * address that sent AUTH_FREE_FAILS wrong passwords waits before its next
+ * check, doubling from AUTH_BACKOFF_MIN_S to AUTH_BACKOFF_MAX_S, and at
+ * most AUTH_QUEUE_MAX checks wait: so clients guessing passwords get a
+ * few hashes a second at most, and neither they nor the hashing hold up
+ * the scrapers whose passwords are cached.
+ */
+enum { AUTH_SUSPENDED = AUTH_WAIT + 1 };
+
+static int authorized(struct server *s, struct MHD_Connection *conn, struct wc_ref *r, unsigned *retry_s)
+{
+	struct web_config *wc = r->wc;
+	const union MHD_ConnectionInfo *ci;
+	const char *user, *password;
+	char dec[1024];
+	unsigned char ip[16];
+	struct auth_fail *e;
+	struct auth_job *j = NULL;
+	struct conn *c;
+	double now;
+	int v = AUTH_DENIED;
+
+	if (!wc || !wc->nusers)
+		return AUTH_OK;
+	c = conn_of(conn);
+	pthread_mutex_lock(&s->lock);
+	if (c && c->job && c->job->done) {
+		j = c->job;
+		c->job = NULL;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (j) {
+		/* resumed: the bcrypt thread's answer, if the configuration is still the one it used */
+		int same = j->ref == r;
+		v = j->result ? AUTH_OK : AUTH_DENIED;
+		auth_job_free(s, j);
+		if (same)
+			return v;
+		v = AUTH_DENIED;
+	}
+	if (server_basic_credentials(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								 MHD_HTTP_HEADER_AUTHORIZATION),
+				     dec, sizeof(dec), &user, &password))
+		return AUTH_DENIED;
+	if (web_config_cached_user(wc, user, password)) {
+		explicit_bzero(dec, sizeof(dec));
+		return AUTH_OK;
+	}
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	ip_key(ci ? ci->client_addr : NULL, ip);
+	now = mono_now();
+	pthread_mutex_lock(&s->lock);
+	e = auth_entry(s, ip, 0, now);
+	if (e && now < e->until_s) {
+		*retry_s = (unsigned)ceil(e->until_s - now);
+		v = AUTH_WAIT;
+	} else if (!c || s->auth_queued >= AUTH_QUEUE_MAX || s->auth_stop || !s->auth_started) {
+		*retry_s = 1;
+		v = AUTH_WAIT;
+	} else {
+		s->auth_queued++;       /* reserved: queued below, after the suspension */
+		v = AUTH_SUSPENDED;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (v != AUTH_SUSPENDED) {
+		explicit_bzero(dec, sizeof(dec));
+		return v;
+	}
+	j = xcalloc(1, sizeof(*j));
+	j->mc = conn;
+	memcpy(j->ip, ip, 16);
+	/* dec holds "user\0password": keep both, NUL-separated */
+	memcpy(j->creds, dec, sizeof(j->creds));
 	explicit_bzero(dec, sizeof(dec));
-	return n;
+	/* suspend first: the bcrypt thread may resume it as soon as it is queued */
+	MHD_suspend_connection(conn);
+	pthread_mutex_lock(&s->lock);
+	r->refs++;
+	j->ref = r;
+	c->job = j;
+	if (s->auth_tail)
+		s->auth_tail->next = j;
+	else
+		s->auth_head = j;
+	s->auth_tail = j;
+	pthread_cond_signal(&s->auth_cv);
+	pthread_mutex_unlock(&s->lock);
+	return AUTH_SUSPENDED;
 }
 
 struct metrics_body {
@@ -435,11 +773,10 @@ static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *co
 	struct expo_buf tail;
 	struct MHD_IoVec iov[2];
 	struct MHD_Response *resp;
-	enum MHD_Result rc;
 	uint64_t n;
 
 	if (!snap)
-		return reply(conn, wc, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+		return reply(s, conn, wc, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
 			     "no collection yet\n");
 	n = atomic_fetch_add(&s->scrapes, 1) + 1;
 	expo_buf_init(&tail);
@@ -456,10 +793,7 @@ static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *co
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ct);
-	add_config_headers(resp, wc);
-	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	return rc;
+	return queue(s, conn, wc, MHD_HTTP_OK, resp);
 }
 
 static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *conn,
@@ -485,7 +819,72 @@ static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *con
 		}
 		snapshot_release(snap);
 	}
-	return reply(conn, wc, status, "text/plain; charset=utf-8", body);
+	return reply(s, conn, wc, status, "text/plain; charset=utf-8", body);
+}
+
+/*
+ * What a request target names.  The path is matched byte for byte, before
+ * any percent-decoding: "/metrics" and "/metrics?anything" are the metrics
+ * (a query string is ignored, as Prometheus' `params` may add one), while
+ * "/metrics%00", "/metrics/", "/%6detrics" and "http://host/metrics" are
+ * not found.  One spelling per endpoint leaves nothing for a filter in
+ * front of the exporter to miss.
+ */
+enum route { ROUTE_NONE = 1, ROUTE_METRICS, ROUTE_HEALTH, ROUTE_ROOT };
+#define ROUTE_MASK 7u
+#define REQ_SEEN 8u         /* the handler has had its first call */
+
+int server_route(const char *target)
+{
+	size_t n = strcspn(target, "?");
+	if (n == 8 && !memcmp(target, "/metrics", 8))
+		return ROUTE_METRICS;
+	if (n == 7 && !memcmp(target, "/health", 7))
+		return ROUTE_HEALTH;
+	if (n == 1 && target[0] == '/')
+		return ROUTE_ROOT;
+	return ROUTE_NONE;
+}
+
+/* libmicrohttpd's URI log callback: called with the raw request target, once per request. */
+static void *request_start(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	pthread_mutex_lock(&s->lock);
+	if (ci && ci->socket_context)
+		((struct conn *)ci->socket_context)->in_request = 1;
+	pthread_mutex_unlock(&s->lock);
+	/* the route travels as the request's context: nothing to allocate or free */
+	return (void *)(uintptr_t)server_route(uri ? uri : "");
+}
+
+static void request_done(void *cls, struct MHD_Connection *conn, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct server *s = cls;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	(void)req_cls;
+	pthread_mutex_lock(&s->lock);
+	if (ci && ci->socket_context) {
+		struct conn *c = ci->socket_context;
+		c->in_request = 0;
+		c->answering = 0;
+		if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+			c->served++;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Is this request back from the bcrypt thread?  (It was counted by the rate limit already.) */
+static int resumed(struct server *s, struct MHD_Connection *conn)
+{
+	struct conn *c = conn_of(conn);
+	int r;
+	pthread_mutex_lock(&s->lock);
+	r = c && c->job && c->job->done;
+	pthread_mutex_unlock(&s->lock);
+	return r;
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -493,21 +892,23 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 			       size_t *upload_data_size, void **req_cls)
 {
 	struct server *s = cls;
+	uintptr_t st = (uintptr_t)*req_cls;
 	struct wc_ref *r;
 	struct web_config *wc;
 	enum MHD_Result rc;
+	unsigned retry = 0;
+	int av;
 
-	static int seen;
-
+	(void)url;
 	(void)version;
 	(void)upload_data;
-	if (!*req_cls) {
+	if (!(st & REQ_SEEN)) {
 		/*
 		 * The first call comes with the headers alone; answering now would
 		 * make libmicrohttpd close the connection (the request is not read
 		 * to its end), so wait for the second call to keep it alive.
 		 */
-		*req_cls = &seen;
+		*req_cls = (void *)(st | REQ_SEEN);
 		return MHD_YES;
 	}
 	if (*upload_data_size) {
@@ -521,25 +922,67 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		cfg_release(s, r);
 		return MHD_NO;      /* closes the connection, as a failed handshake would */
 	}
-	if (wc && !web_config_rate_allow(wc)) {
-		rc = reply(conn, wc, MHD_HTTP_TOO_MANY_REQUESTS, "text/plain; charset=utf-8",
-			   "Too Many Requests\n");
-	} else if (!authorized(conn, wc)) {
-		rc = reply(conn, wc, MHD_HTTP_UNAUTHORIZED, "text/plain; charset=utf-8", "Unauthorized\n");
+	if (wc && !resumed(s, conn) && !web_config_rate_allow(wc)) {
+		rc = reply_retry(s, conn, wc, (unsigned)ceil(wc->rate_interval_s));
+	} else if ((av = authorized(s, conn, r, &retry)) == AUTH_SUSPENDED) {
+		rc = MHD_YES;       /* answered when the bcrypt thread resumes it */
+	} else if (av == AUTH_WAIT) {
+		rc = reply_retry(s, conn, wc, retry);
+	} else if (av != AUTH_OK) {
+		rc = reply(s, conn, wc, MHD_HTTP_UNAUTHORIZED, "text/plain; charset=utf-8", "Unauthorized\n");
 	} else if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
-		rc = reply(conn, wc, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
+		rc = reply(s, conn, wc, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
 			   "Method Not Allowed\n");
-	} else if (!strcmp(url, "/metrics")) {
+	} else if ((st & ROUTE_MASK) == ROUTE_METRICS) {
 		rc = serve_metrics(s, conn, wc);
-	} else if (!strcmp(url, "/health")) {
+	} else if ((st & ROUTE_MASK) == ROUTE_HEALTH) {
 		rc = serve_health(s, conn, wc);
-	} else if (!strcmp(url, "/")) {
-		rc = reply(conn, wc, MHD_HTTP_OK, "text/html; charset=utf-8", s->landing);
+	} else if ((st & ROUTE_MASK) == ROUTE_ROOT) {
+		rc = reply(s, conn, wc, MHD_HTTP_OK, "text/html; charset=utf-8", s->landing);
 	} else {
-		rc = reply(conn, wc, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "Not Found\n");
+		rc = reply(s, conn, wc, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "Not Found\n");
 	}
 	cfg_release(s, r);
 	return rc;
+}
+
+/* libmicrohttpd's STARTED and CLOSED: ties its connection to the record made at accept. */
+static void conn_notify(void *cls, struct MHD_Connection *mc, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct server *s = cls;
+	struct conn **pp, *c;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+		pthread_mutex_lock(&s->lock);
+		/* newest first: a record whose socket number was reused is older */
+		for (c = s->conns; c && ci; c = c->next)
+			if (c->fd == ci->connect_fd && !c->mc) {
+				c->mc = mc;
+				*socket_context = c;
+				break;
+			}
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	if (toe != MHD_CONNECTION_NOTIFY_CLOSED || !*socket_context)
+		return;
+	c = NULL;
+	pthread_mutex_lock(&s->lock);
+	for (pp = &s->conns; *pp; pp = &(*pp)->next)
+		if (*pp == *socket_context) {
+			c = *pp;
+			*pp = c->next;
+			s->nconns--;
+			break;
+		}
+	*socket_context = NULL;
+	pthread_mutex_unlock(&s->lock);
+	if (c) {
+		/* a checked password whose request never came back for it */
+		auth_job_free(s, c->job);
+		free(c);
+	}
 }
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
@@ -551,19 +994,19 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
 		msg[--n] = '\0';
-	/* libmicrohttpd's messages start with a capital; keep them as they are */
-	warning("export: http: %s", msg);
+	/* clients provoke these (malformed requests): a flood of them must not flood the log */
+	xlog_limited(&http_log, LOG_WARN, "export: http: %s", msg);
 }
 
-/* Starts a daemon on a duplicate of the listening socket, with wc's TLS settings. */
+/* Starts a daemon that serves the connections the acceptor hands it, with wc's TLS settings. */
 static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config *wc, char *err,
 				       size_t err_len)
 {
-	struct MHD_OptionItem opts[16];
-	/* ITC: a daemon replaced on reload must let go of the shared socket (MHD_quiesce_daemon) */
+	struct MHD_OptionItem opts[20];
+	/* ITC: connections handed over with MHD_add_connection are picked up at once */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_ITC |
-			MHD_USE_TURBO;
-	int n = 0, fd;
+			 MHD_USE_TURBO | MHD_USE_NO_LISTEN_SOCKET | MHD_ALLOW_SUSPEND_RESUME;
+	int n = 0;
 	struct MHD_Daemon *d;
 
 	if (wc && wc->tls) {
@@ -573,21 +1016,19 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 		}
 		flags |= MHD_USE_TLS;
 	}
-	fd = dup(s->fd);
-	if (fd < 0) {
-		snprintf(err, err_len, "cannot duplicate the listening socket: %s", strerror(errno));
-		return NULL;
-	}
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, fd, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, s->o.threads, NULL};
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, s->o.max_connections, NULL};
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, s->o.max_per_ip, NULL};
+	/* the limits are the acceptor's; this only keeps evicted connections from counting twice */
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
+					    (intptr_t)(s->o.max_connections * 2 + 64), NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,
 					    (intptr_t)(unsigned)ceil(s->o.timeout_s), NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 					    (intptr_t)s->o.connection_memory, NULL};
 	/* refuse what RFC 9112 says to refuse (an HTTP/1.1 request without Host ...) */
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)request_start, s};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)request_done, s};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)conn_notify, s};
 	if (wc && wc->tls) {
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, wc->key_pem};
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, wc->cert_pem};
@@ -609,13 +1050,206 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 	d = MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
 			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
-	if (!d) {
-		close(fd);
+	if (!d)
 		snprintf(err, err_len, "libmicrohttpd could not start%s",
 			 wc && wc->tls ? " (check the certificate, the key and the TLS settings)" : "");
-	}
 	return d;
 }
+
+/* ---- the acceptor ---- */
+
+static const char resp_429[] =
+	"HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; charset=utf-8\r\n"
+	"Content-Length: 46\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+	"too many open connections from this address\r\n";
+static const char resp_503[] =
+	"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+	"Content-Length: 22\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+	"too many connections\r\n";
+
+/*
+ * Answers a refused connection and closes it.  The answer is written
+ * before the request is read; closing a socket with unread input would
+ * reset it and could destroy the answer in flight, so the socket lingers
+ * (its input drained) until the client closes or LINGER_S passes.
+ */
+static void refuse(struct server *s, int fd, int too_many_from_ip, int tls, const struct sockaddr *sa)
+{
+	char text[INET6_ADDRSTRLEN];
+	ip_text(sa, text, sizeof(text));
+	xlog_limited(&refuse_log, LOG_WARN, "export: http: refused a connection from %s: %s", text,
+		     too_many_from_ip ? "too many from that address (--max-per-ip)"
+				      : "too many connections (--max-connections)");
+	if (tls) {
+		close(fd);
+		return;
+	}
+	if (too_many_from_ip)
+		(void)!send(fd, resp_429, sizeof(resp_429) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	else
+		(void)!send(fd, resp_503, sizeof(resp_503) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	shutdown(fd, SHUT_WR);
+	if (s->nlinger == LINGER_MAX) {
+		close(fd);
+		return;
+	}
+	s->linger[s->nlinger].fd = fd;
+	s->linger[s->nlinger].until_s = mono_now() + LINGER_S;
+	s->nlinger++;
+}
+
+/* The connection to close for room (lock held): see the comment at the top of this part. */
+static struct conn *pick_victim(struct server *s, double now)
+{
+	struct conn *c, *slow = NULL, *idle = NULL;
+	for (c = s->conns; c; c = c->next) {
+		if (c->evicted || !c->mc || c->answering)
+			continue;
+		if (!c->served && now - c->accepted_s >= EVICT_AFTER_S) {
+			if (!slow || c->accepted_s < slow->accepted_s)
+				slow = c;
+		} else if (c->served && !c->in_request) {
+			if (!idle || c->accepted_s < idle->accepted_s)
+				idle = c;
+		}
+	}
+	return slow ? slow : idle;
+}
+
+static void admit(struct server *s, int fd, const struct sockaddr_storage *ss, socklen_t len)
+{
+	unsigned char ip[16], other[16];
+	struct conn *c, **pp, *rec = NULL;
+	struct MHD_Daemon *d;
+	unsigned same = 0, live = 0;
+	int over_ip = 0, full = 0, tls;
+	double now = mono_now();
+
+	ip_key((const struct sockaddr *)ss, ip);
+	pthread_mutex_lock(&s->lock);
+	for (pp = &s->conns; *pp;) {
+		c = *pp;
+		/* handed over but never started: libmicrohttpd dropped it */
+		if (!c->mc && now - c->accepted_s > 5.0) {
+			*pp = c->next;
+			s->nconns--;
+			free(c);
+			continue;
+		}
+		if (!c->evicted) {
+			live++;
+			ip_key((const struct sockaddr *)&c->addr, other);
+			same += !memcmp(ip, other, 16);
+		}
+		pp = &c->next;
+	}
+	if (same >= s->o.max_per_ip) {
+		over_ip = 1;
+	} else if (live >= s->o.max_connections) {
+		struct conn *v = pick_victim(s, now);
+		if (v) {
+			/* libmicrohttpd sees the socket end and closes it (the record goes then) */
+			shutdown(v->fd, SHUT_RDWR);
+			v->evicted = 1;
+		} else {
+			full = 1;
+		}
+	}
+	tls = s->tls;
+	d = s->d;
+	if (!over_ip && !full) {
+		rec = xcalloc(1, sizeof(*rec));
+		rec->fd = fd;
+		memcpy(&rec->addr, ss, len);
+		rec->alen = len;
+		rec->accepted_s = now;
+		rec->d = d;
+		rec->next = s->conns;
+		s->conns = rec;
+		s->nconns++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!rec) {
+		refuse(s, fd, over_ip, tls, (const struct sockaddr *)ss);
+		return;
+	}
+	if (MHD_add_connection(d, fd, (const struct sockaddr *)ss, len) != MHD_YES) {
+		/* libmicrohttpd closed the socket */
+		pthread_mutex_lock(&s->lock);
+		for (pp = &s->conns; *pp; pp = &(*pp)->next)
+			if (*pp == rec && !rec->mc) {
+				*pp = rec->next;
+				s->nconns--;
+				free(rec);
+				break;
+			}
+		pthread_mutex_unlock(&s->lock);
+	}
+}
+
+static void linger_service(struct server *s, const struct pollfd *p, double now)
+{
+	unsigned i = 0;
+	while (i < s->nlinger) {
+		char junk[4096];
+		int done = now >= s->linger[i].until_s;
+		if (!done && p[i].revents) {
+			ssize_t n = recv(s->linger[i].fd, junk, sizeof(junk), MSG_DONTWAIT);
+			done = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+		}
+		if (done) {
+			close(s->linger[i].fd);
+			s->linger[i] = s->linger[--s->nlinger];
+			/* p[] is not compacted with it: look again at the next round */
+			break;
+		}
+		i++;
+	}
+}
+
+static void *acceptor_main(void *arg)
+{
+	struct server *s = arg;
+	struct pollfd *p = s->pfd;
+	for (;;) {
+		unsigned i, n = 0;
+		int stopping;
+		p[n++] = (struct pollfd){s->fd, POLLIN, 0};
+		p[n++] = (struct pollfd){s->wake[0], POLLIN, 0};
+		for (i = 0; i < s->nlinger; i++)
+			p[n++] = (struct pollfd){s->linger[i].fd, POLLIN, 0};
+		if (poll(p, n, s->nlinger ? 100 : -1) < 0 && errno != EINTR)
+			break;
+		pthread_mutex_lock(&s->lock);
+		stopping = s->stopping;
+		pthread_mutex_unlock(&s->lock);
+		if (stopping)
+			break;
+		if (p[0].revents) {
+			for (i = 0; i < 64; i++) {
+				struct sockaddr_storage ss;
+				socklen_t len = sizeof(ss);
+				int fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+				if (fd < 0) {
+					if (errno == EMFILE || errno == ENFILE) {
+						xlog_limited(&refuse_log, LOG_WARN, "export: http: accept: %s",
+							     strerror(errno));
+						poll(NULL, 0, 50);
+					}
+					break;
+				}
+				admit(s, fd, &ss, len);
+			}
+		}
+		if (s->nlinger)
+			linger_service(s, p + 2, mono_now());
+	}
+	while (s->nlinger)
+		close(s->linger[--s->nlinger].fd);
+	return NULL;
+}
+
+/* ---- lifecycle ---- */
 
 static void build_landing(struct server *s)
 {
@@ -642,7 +1276,7 @@ static int open_listener(struct server *s, char *err, size_t err_len)
 	int fd, one = 1, zero = 0;
 	char text[96];
 
-	fd = socket(a.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(a.ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 && a.any && (errno == EAFNOSUPPORT || errno == EPROTONOSUPPORT)) {
 		/* no IPv6 on this host: every IPv4 address */
 		struct sockaddr_in *a4 = (struct sockaddr_in *)&a.ss;
@@ -651,7 +1285,7 @@ static int open_listener(struct server *s, char *err, size_t err_len)
 		a4->sin_addr.s_addr = htonl(INADDR_ANY);
 		a4->sin_port = htons((uint16_t)a.port);
 		a.len = sizeof(*a4);
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	}
 	if (fd < 0) {
 		snprintf(err, err_len, "cannot create a socket: %s", strerror(errno));
@@ -692,19 +1326,39 @@ static void set_url_scheme(struct server *s, int tls)
 	snprintf(s->url, sizeof(s->url), "%s://%s", tls ? "https" : "http", s->hostport);
 }
 
+/* Stops the bcrypt thread; the requests it still had are resumed (and refused). */
+static void auth_stop(struct server *s)
+{
+	if (!s->auth_started)
+		return;
+	pthread_mutex_lock(&s->lock);
+	s->auth_stop = 1;
+	pthread_cond_signal(&s->auth_cv);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->auth_thread, NULL);
+	s->auth_started = 0;
+}
+
 struct server *server_start(const struct server_opts *o, struct web_config *wc, char *err,
 			    size_t err_len)
 {
 	struct server *s = xcalloc(1, sizeof(*s));
+	int rc;
 	s->o = *o;
 	s->fd = -1;
+	s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->auth_cv, NULL);
 	atomic_init(&s->scrapes, 0);
 	s->cfg = xcalloc(1, sizeof(*s->cfg));
 	s->cfg->refs = 1;
 	build_landing(s);
 	if (open_listener(s, err, err_len))
 		goto fail;
+	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK)) {
+		snprintf(err, err_len, "pipe: %s", strerror(errno));
+		goto fail;
+	}
 	/*
 	 * The configuration is in place before the first worker starts: a
 	 * request in the backlog is served as soon as the daemon runs, and it
@@ -716,13 +1370,36 @@ struct server *server_start(const struct server_opts *o, struct web_config *wc, 
 		s->cfg->wc = NULL; /* the caller keeps wc on failure */
 		goto fail;
 	}
-	set_url_scheme(s, wc && wc->tls);
+	s->tls = wc && wc->tls;
+	rc = pthread_create(&s->auth_thread, NULL, auth_main, s);
+	if (rc) {
+		snprintf(err, err_len, "cannot start the bcrypt thread: %s", strerror(rc));
+		MHD_stop_daemon(s->d);
+		s->cfg->wc = NULL;
+		goto fail;
+	}
+	s->auth_started = 1;
+	rc = pthread_create(&s->acceptor, NULL, acceptor_main, s);
+	if (rc) {
+		snprintf(err, err_len, "cannot start the acceptor thread: %s", strerror(rc));
+		auth_stop(s);
+		MHD_stop_daemon(s->d);
+		s->cfg->wc = NULL;
+		goto fail;
+	}
+	s->acceptor_started = 1;
+	set_url_scheme(s, s->tls);
 	return s;
 fail:
 	if (s->fd >= 0)
 		close(s->fd);
+	if (s->wake[0] >= 0) {
+		close(s->wake[0]);
+		close(s->wake[1]);
+	}
 	free(s->cfg);
 	free(s->landing);
+	pthread_cond_destroy(&s->auth_cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return NULL;
@@ -746,37 +1423,60 @@ static int tls_differs(const struct web_config *a, const struct web_config *b)
 	       (a->client_auth != CLIENT_AUTH_NONE) != (b->client_auth != CLIENT_AUTH_NONE);
 }
 
+/*
+ * Lets a replaced daemon finish: waits until each of its connections is
+ * idle between requests, at most until the deadline.  A connection that
+ * has had no answer yet counts as busy (its handshake or its request may
+ * still be on the way).  Its answers say "Connection: close" (queue()),
+ * so keep-alive clients move to the new daemon.
+ */
+static void drain(struct server *s, struct MHD_Daemon *old, double deadline)
+{
+	for (;;) {
+		struct conn *c;
+		unsigned busy = 0, jobs = 0;
+		double now = mono_now();
+		pthread_mutex_lock(&s->lock);
+		for (c = s->conns; c; c = c->next)
+			if (c->d == old) {
+				busy += !c->evicted && (c->in_request || !c->served);
+				/* never past the deadline with a suspended request: it must be resumed first */
+				jobs += c->job && !c->job->done;
+			}
+		pthread_mutex_unlock(&s->lock);
+		if ((!busy || now >= deadline) && !jobs)
+			return;
+		poll(NULL, 0, 10);
+	}
+}
+
 int server_reload(struct server *s, struct web_config *wc, char *err, size_t err_len)
 {
 	struct wc_ref *old, *nr;
-	struct MHD_Daemon *old_d = NULL;
+	struct MHD_Daemon *d = NULL, *old_d = NULL;
 	pthread_mutex_lock(&s->lock);
 	old = s->cfg;
 	pthread_mutex_unlock(&s->lock);
 	if (tls_differs(old->wc, wc)) {
-		/* the new daemon takes over the socket; then the old one stops */
-		struct MHD_Daemon *d = daemon_start(s, wc, err, err_len);
+		d = daemon_start(s, wc, err, err_len);
 		if (!d)
 			return -1;
-		old_d = s->d;
-		s->d = d;
 	}
 	nr = xcalloc(1, sizeof(*nr));
 	nr->wc = wc;
 	nr->refs = 1;
 	pthread_mutex_lock(&s->lock);
 	s->cfg = nr;
+	if (d) {
+		/* new connections go to the new daemon from now on */
+		old_d = s->d;
+		s->d = d;
+		s->tls = wc && wc->tls;
+	}
 	pthread_mutex_unlock(&s->lock);
 	if (old_d) {
-		/*
-		 * Stopping a daemon shuts its listening socket down, which would
-		 * stop the new one too (they share it): quiesce first, then close
-		 * the old daemon's duplicate ourselves.
-		 */
-		MHD_socket q = MHD_quiesce_daemon(old_d);
+		drain(s, old_d, mono_now() + fmin(s->o.timeout_s, SERVER_DRAIN_MAX_S));
 		MHD_stop_daemon(old_d);
-		if (q != MHD_INVALID_SOCKET)
-			close(q);
 	}
 	set_url_scheme(s, wc && wc->tls);
 	cfg_release(s, old);
@@ -785,14 +1485,32 @@ int server_reload(struct server *s, struct web_config *wc, char *err, size_t err
 
 void server_stop(struct server *s)
 {
+	struct conn *c;
 	if (!s)
 		return;
+	if (s->acceptor_started) {
+		pthread_mutex_lock(&s->lock);
+		s->stopping = 1;
+		pthread_mutex_unlock(&s->lock);
+		(void)!write(s->wake[1], "x", 1);
+		pthread_join(s->acceptor, NULL);
+	}
+	/* no suspended request may remain when the daemon stops */
+	auth_stop(s);
 	if (s->d)
 		MHD_stop_daemon(s->d);
 	if (s->fd >= 0)
 		close(s->fd);
+	close(s->wake[0]);
+	close(s->wake[1]);
+	while ((c = s->conns)) {
+		s->conns = c->next;
+		auth_job_free(s, c->job);
+		free(c);
+	}
 	cfg_release(s, s->cfg);
 	free(s->landing);
+	pthread_cond_destroy(&s->auth_cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -64,6 +64,23 @@ void server_stop(struct server *s);
 /* "http://127.0.0.1:9400" with the real port (static storage of the server). */
 const char *server_url(const struct server *s);
 
+/*
+ * What a raw request target (before percent-decoding) names: 2 /metrics,
+ * 3 /health, 4 the landing page /, 1 nothing.  The path must match byte
+ * for byte; a query string is ignored.
+ */
+int server_route(const char *target);
+/*
+ * Decodes an Authorization header "Basic BASE64(user:password)" into buf
+ * and points user and password into it.  Returns 0, or -1 when the header
+ * is absent or malformed (not base64, no colon, a NUL inside).
+ */
+int server_basic_credentials(const char *header, char *buf, size_t len, const char **user,
+			     const char **password);
+
+/* A TLS reload waits at most this long (and --http-timeout) for the old daemon's requests. */
+#define SERVER_DRAIN_MAX_S 10.0
+
 /* 1 when libmicrohttpd was built with TLS and GnuTLS's certificate calls can be found. */
 int server_tls_available(void);
 

@@ -773,20 +773,43 @@ static int parse_rate(struct ctx *x, yaml_node_t *n)
 
 /* ---- whole file ---- */
 
+#define AUTH_GOOD 16
+#define AUTH_BAD 64
+
 struct web_auth_cache {
 	pthread_mutex_t lock;       /* the cache entries */
 	pthread_mutex_t bcrypt;     /* one bcrypt at a time, and the crypt_data */
 	struct crypt_data *cd;
-	struct {
+	/*
+	 * Verified credentials apart from refused ones: a flood of wrong
+	 * passwords churns the refusals and cannot push a scraper's verified
+	 * password out, which would put it back behind bcrypt.
+	 */
+	struct auth_entry {
 		char *user, *password;
-		int ok;
-	} e[64];
-	unsigned next;
+	} good[AUTH_GOOD], bad[AUTH_BAD];
+	unsigned good_next, bad_next;
 	/* rate limit */
 	pthread_mutex_t rate;
 	double tokens;
 	struct timespec last;
 };
+
+static void auth_entry_clear(struct auth_entry *e)
+{
+	if (e->password)
+		explicit_bzero(e->password, strlen(e->password));
+	free(e->user);
+	free(e->password);
+	e->user = e->password = NULL;
+}
+
+static void auth_entry_set(struct auth_entry *e, const char *user, const char *password)
+{
+	auth_entry_clear(e);
+	e->user = xstrdup(user);
+	e->password = xstrdup(password);
+}
 
 void web_config_free(struct web_config *c)
 {
@@ -814,12 +837,10 @@ void web_config_free(struct web_config *c)
 	}
 	free(c->users);
 	if (c->cache) {
-		for (i = 0; i < 64; i++) {
-			if (c->cache->e[i].password)
-				explicit_bzero(c->cache->e[i].password, strlen(c->cache->e[i].password));
-			free(c->cache->e[i].user);
-			free(c->cache->e[i].password);
-		}
+		for (i = 0; i < AUTH_GOOD; i++)
+			auth_entry_clear(&c->cache->good[i]);
+		for (i = 0; i < AUTH_BAD; i++)
+			auth_entry_clear(&c->cache->bad[i]);
 		free(c->cache->cd);
 		pthread_mutex_destroy(&c->cache->lock);
 		pthread_mutex_destroy(&c->cache->bcrypt);
@@ -963,6 +984,26 @@ static int same_secret(const char *a, const char *b)
 #define FAKE_PASSWORD "gpuscope-unknown-user"
 static const char FAKE_HASH[] = "$2y$10$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6";
 
+/* Is (user, password) in the table?  k->lock held. */
+static int auth_find(const struct auth_entry *t, size_t n, const char *user, const char *password)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (t[i].user && !strcmp(t[i].user, user) && same_secret(t[i].password, password))
+			return 1;
+	return 0;
+}
+
+int web_config_cached_user(struct web_config *c, const char *user, const char *password)
+{
+	struct web_auth_cache *k = c->cache;
+	int hit;
+	pthread_mutex_lock(&k->lock);
+	hit = auth_find(k->good, AUTH_GOOD, user, password);
+	pthread_mutex_unlock(&k->lock);
+	return hit;
+}
+
 int web_config_check_user(struct web_config *c, const char *user, const char *password)
 {
 	struct web_auth_cache *k = c->cache;
@@ -970,7 +1011,6 @@ int web_config_check_user(struct web_config *c, const char *user, const char *pa
 	const char *got;
 	int known = 0, ok, hit = -1;
 	size_t i;
-	unsigned slot;
 
 	for (i = 0; i < c->nusers; i++)
 		if (!strcmp(c->users[i].name, user)) {
@@ -979,11 +1019,10 @@ int web_config_check_user(struct web_config *c, const char *user, const char *pa
 			break;
 		}
 	pthread_mutex_lock(&k->lock);
-	for (i = 0; i < 64; i++)
-		if (k->e[i].user && !strcmp(k->e[i].user, user) && same_secret(k->e[i].password, password)) {
-			hit = k->e[i].ok;
-			break;
-		}
+	if (auth_find(k->good, AUTH_GOOD, user, password))
+		hit = 1;
+	else if (auth_find(k->bad, AUTH_BAD, user, password))
+		hit = 0;
 	pthread_mutex_unlock(&k->lock);
 	if (hit >= 0)
 		return hit && known;
@@ -997,14 +1036,10 @@ int web_config_check_user(struct web_config *c, const char *user, const char *pa
 	ok = ok && known;
 
 	pthread_mutex_lock(&k->lock);
-	slot = k->next++ % 64;
-	if (k->e[slot].password)
-		explicit_bzero(k->e[slot].password, strlen(k->e[slot].password));
-	free(k->e[slot].user);
-	free(k->e[slot].password);
-	k->e[slot].user = xstrdup(user);
-	k->e[slot].password = xstrdup(password);
-	k->e[slot].ok = ok;
+	if (ok)
+		auth_entry_set(&k->good[k->good_next++ % AUTH_GOOD], user, password);
+	else
+		auth_entry_set(&k->bad[k->bad_next++ % AUTH_BAD], user, password);
 	pthread_mutex_unlock(&k->lock);
 	return ok;
 }

@@ -92,10 +92,14 @@ void web_config_free(struct web_config *c);
 /*
  * Checks a user name and password against basic_auth_users.  Returns 1 when
  * they match, 0 otherwise.  Unknown users cost as much as known ones (a
- * fixed hash is checked), results are cached per (user, password), and
- * bcrypt runs one at a time, as the toolkit does.  Thread-safe.
+ * fixed hash is checked); verified and refused credentials are cached
+ * apart, so wrong passwords cannot evict a verified one; bcrypt runs one
+ * at a time.  Thread-safe; it may take a bcrypt's time (the exporter calls
+ * it from a thread of its own, see server.c).
  */
 int web_config_check_user(struct web_config *c, const char *user, const char *password);
+/* 1 when (user, password) was verified before and is still cached; never hashes. */
+int web_config_cached_user(struct web_config *c, const char *user, const char *password);
 
 /*
  * Token bucket of rate_limit: returns 1 when a request may proceed.  Refills

@@ -5,18 +5,34 @@
 #include <string.h>
 
 static const char *progname = "gpuscope";
+static void (*handler)(const char *kind, const char *msg);
+
+void error_set_handler(void (*fn)(const char *kind, const char *msg))
+{
+	handler = fn;
+}
 
 void error_set_progname(const char *name)
 {
 	progname = name;
 }
 
+/* Formats the whole line first and writes it at once: threads' messages never interleave. */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	char msg[2048];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	fflush(stdout);
-	fprintf(stderr, "%s: %s", progname, prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (handler) {
+		char kind[16];
+		snprintf(kind, sizeof(kind), "%.*s", (int)strcspn(prefix, ":"), prefix);
+		handler(kind, msg);
+		return;
+	}
+	flockfile(stderr);
+	fprintf(stderr, "%s: %s%s\n", progname, prefix, msg);
+	fflush(stderr);
+	funlockfile(stderr);
 }
 
 int error(const char *fmt, ...)

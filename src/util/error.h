@@ -43,6 +43,11 @@ GS_NORETURN void bug_fl(const char *file, int line, const char *fmt, ...) GS_PRI
 
 /* Program name used as the prefix of messages ("gpuscope"). */
 void error_set_progname(const char *name);
+/*
+ * Sends error(), warning() and die() messages to fn instead of stderr
+ * (kind: "error", "warning", "fatal" or "usage error"); a daemon's log.
+ */
+void error_set_handler(void (*fn)(const char *kind, const char *msg));
 
 /*
  * A located diagnostic, like jansson's json_error_t: library parsers fill one

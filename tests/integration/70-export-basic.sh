@@ -103,6 +103,20 @@ wait_metric() {
 }
 CURL_AUTH=()
 
+# tls_pair DIR: two self-signed certificates for 127.0.0.1 and a web config for
+# each (DIR/tls-a.yml, DIR/tls-b.yml), with DIR/tls.yml a copy of the first:
+# swap them and send SIGHUP to rotate the certificate.
+tls_pair() {
+	local n
+	mkdir -p "$1"
+	for n in a b; do
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$1/$n.key" \
+			-out "$1/$n.crt" -subj "/CN=127.0.0.1" -days 2 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+		printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' "$1/$n.crt" "$1/$n.key" >"$1/tls-$n.yml"
+	done
+	cp "$1/tls-a.yml" "$1/tls.yml"
+}
+
 # A free TCP port on 127.0.0.1 (for servers that cannot be given port 0).
 free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
