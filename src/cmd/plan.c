@@ -287,7 +287,11 @@ static const char *fmt_si(double v, char *b, size_t len)
 static const char *fmt_usd(double v, char *b, size_t len)
 {
 	char t[32];
-	if (v < 9.995)
+	if (!isfinite(v) || v < 0)
+		snprintf(b, len, "-");  /* unknown, never "$inf" or "$-nan" */
+	else if (v > 0 && v < 0.005)
+		snprintf(b, len, "<$0.01");
+	else if (v < 9.995)
 		snprintf(b, len, "$%.2f", v);
 	else if (v < 1000)
 		snprintf(b, len, "$%.0f", v);
@@ -301,6 +305,8 @@ static const char *fmt_dur(double s, char *b, size_t len)
 {
 	if (!(s > 0) || !isfinite(s))
 		snprintf(b, len, "-");
+	else if (s < 0.0005)
+		snprintf(b, len, "<1ms");
 	else if (s < 1)
 		snprintf(b, len, "%.0fms", s * 1e3);
 	else if (s < 60)

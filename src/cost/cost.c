@@ -43,11 +43,11 @@
 
 static const struct tco_input_desc inputs[TCO_NINPUTS] = {
 	[TCO_IN_COUNT] = {"count", NULL, "servers", "number of servers", 1, 1e6, 0},
-	[TCO_IN_PRICE] = {"price", NULL, "USD", "price per server", 0, 1e10, 0},
+	[TCO_IN_PRICE] = {"price", NULL, "USD", "price per server", 0, 1e10, 1},
 	[TCO_IN_POWER] = {"power-kw", NULL, "kW", "full-load power per server", 0, 1e4, 1},
 	[TCO_IN_IDLE] = {"idle-kw", NULL, "kW", "idle power per server", 0, 1e4, 0},
 	[TCO_IN_RACK_UNITS] = {"rack-units", NULL, "U", "rack units per server", 0, 1000, 0},
-	[TCO_IN_YEARS] = {"years", "depreciation_years", "years", "years of service", 0, 30, 1},
+	[TCO_IN_YEARS] = {"years", "depreciation_years", "years", "years of service", 0.25, 30, 0},
 	[TCO_IN_UTILISATION] = {"utilisation", NULL, "%", "utilisation", 0, 100, 1},
 	[TCO_IN_ELECTRICITY] = {"electricity", "electricity_usd_per_kwh", "USD/kWh",
 				"electricity price", 0, 10, 0},

@@ -61,7 +61,8 @@ int workload_finish(struct workload *w, struct diag *err)
 	if (d->layers <= 0 || d->layers > 100000)
 		return diag_set(err, w->name, 0, 0, "layers", "layer count %d is not between 1 and 100000", d->layers);
 	if (d->hidden <= 0 || d->hidden > MAX_DIM)
-		return diag_set(err, w->name, 0, 0, "hidden", "hidden size %d is not a positive width", d->hidden);
+		return diag_set(err, w->name, 0, 0, "hidden", "hidden size %d is not between 1 and %d", d->hidden,
+				MAX_DIM);
 	if (d->heads <= 0 || d->heads > d->hidden)
 		return diag_set(err, w->name, 0, 0, "heads", "attention heads %d must be between 1 and the hidden size %d",
 				d->heads, d->hidden);
@@ -82,7 +83,8 @@ int workload_finish(struct workload *w, struct diag *err)
 		return diag_set(err, w->name, 0, 0, "head_dim", "heads x head_dim = %.0f is wider than any model",
 				(double)d->heads * d->head_dim);
 	if (d->ffn_hidden <= 0 || d->ffn_hidden > MAX_DIM)
-		return diag_set(err, w->name, 0, 0, "ffn-hidden", "MLP width %d is not a positive width", d->ffn_hidden);
+		return diag_set(err, w->name, 0, 0, "ffn-hidden", "MLP width %d is not between 1 and %d",
+				d->ffn_hidden, MAX_DIM);
 	if (d->vocab < 0 || d->vocab > 100000000)
 		return diag_set(err, w->name, 0, 0, "vocab", "vocabulary %d is not valid", d->vocab);
 	if (d->experts < 0 || d->experts > 100000)
@@ -541,6 +543,11 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 		strcat(missing, ", num_attention_heads");
 	if (!hv && !in_list(mtype, encoder_types))
 		strcat(missing, ", vocab_size");
+	else if (hv && !vocab) {
+		/* as wrong as a missing one: there is nothing to embed */
+		json_decref(root);
+		return diag_set(err, name, 0, 0, "vocab_size", "'vocab_size' must be at least 1, got 0");
+	}
 	if (missing[0]) {
 		diag_set(err, name, 0, 0, missing + 2,
 			 "missing keys %s%s%s%s; gpuscope reads transformer configs (llama, mistral, mixtral, qwen2, "
@@ -596,7 +603,10 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 		json_t *a = json_object_get(root, "architectures");
 		if (json_is_array(a) && json_array_size(a) > 0 && json_is_string(json_array_get(a, 0)))
 			arch = json_string_value(json_array_get(a, 0));
-		snprintf(w->name, sizeof(w->name), "%s", arch ? arch : mtype ? mtype : "config.json");
+		const char *nm = arch ? arch : mtype ? mtype : "config.json";
+		/* cut on a character boundary: JSON output takes only whole UTF-8 */
+		snprintf(w->name, sizeof(w->name), "%.*s", (int)utf8_prefix(nm, sizeof(w->name) - 1), nm);
+		utf8_scrub(w->name);
 	}
 	dtype = hf_str(root, "torch_dtype");
 	if (!dtype)

@@ -93,7 +93,11 @@ static const char *main_comm(const struct model_config *cfg, const struct model_
 /* "$0.98", "$46", "$1,234,567" rounded to what the figure's size deserves. */
 static const char *money(double v, char *buf, size_t len)
 {
-	if (v < 10)
+	if (!isfinite(v) || v < 0)
+		snprintf(buf, len, "an unknown amount");
+	else if (v > 0 && v < 0.005)
+		snprintf(buf, len, "under $0.01");
+	else if (v < 10)
 		snprintf(buf, len, "$%.2f", v);
 	else if (v < 1e4)
 		snprintf(buf, len, "$%.0f", v);
@@ -375,19 +379,17 @@ static void alt_tiers(const struct plan *p, const struct plan_choice *c, struct 
 	if (plan_arch_of(p, c) == PLAN_ARCH_NODE_PCIE || plan_arch_of(p, c) == PLAN_ARCH_NODES_ONE_GPU ||
 	    plan_arch_of(p, c) == PLAN_ARCH_ONE_GPU)
 		return;
-	for (h = 0; h < p->nhw; h++) {
-		size_t i;
-		for (i = 0; i < p->nall; i++) {
-			const struct plan_choice *o = &p->all[i];
-			enum plan_arch a;
-			if (o->hw != h || !o->fits || o->violates)
-				continue;
-			a = plan_arch_of(p, o);
-			if (a != PLAN_ARCH_NODE_PCIE && a != PLAN_ARCH_NODES_ONE_GPU)
-				continue;
-			if (!pcie || o->score < pcie->score || (o->score == pcie->score && o < pcie))
-				pcie = o;
-		}
+	/* one pass: the pick (least score, then first) does not depend on the order of the visit */
+	for (h = 0; h < p->nall; h++) {
+		const struct plan_choice *o = &p->all[h];
+		enum plan_arch a;
+		if (!o->fits || o->violates)
+			continue;
+		a = plan_arch_of(p, o);
+		if (a != PLAN_ARCH_NODE_PCIE && a != PLAN_ARCH_NODES_ONE_GPU)
+			continue;
+		if (!pcie || o->score < pcie->score || (o->score == pcie->score && o < pcie))
+			pcie = o;
 	}
 	if (pcie)
 		ratio_note(p, c, pcie, ex, "pcie", "best with no NVLink between GPUs (PCIe, or one GPU per node)");

@@ -147,6 +147,10 @@ int unit_parse_duration(const char *text, double *seconds, char *why, unsigned w
 		snprintf(why, why_len, "duration '%s' is negative", text);
 		return -1;
 	}
+	if (!isfinite(v * f)) {
+		snprintf(why, why_len, "duration '%s' is too long", text);
+		return -1;
+	}
 	*seconds = v * f;
 	return 0;
 }

@@ -30,6 +30,17 @@ refused --budget -5 "more than 0" plan llama2-7b
 refused --latency-target 0 "more than 0" plan llama2-7b --task infer
 refused --rate 1e300 "at most" plan llama2-7b --task infer
 
+# a run shorter than a step: no "$0.00" for something that costs, no "0ms"
+expect_rc 0 plan llama2-7b --tokens 1
+case "$OUT" in *'$0.00'*|*' 0ms'*|*inf*|*nan*) fail "plan --tokens 1 prints zero, inf or nan: $OUT";; esac
+expect_out '<$0.01'
+
+# tco: a free server and a service of 30 ms printed $0.00 and $infM
+expect_rc 2 tco --server dgx-h100 --price 0
+expect_err "more than 0"
+expect_rc 2 tco --server dgx-h100 --years 1e-9
+expect_err "at least 0.25"
+
 # tp x pp overflowed an int, then divided by zero
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --tp 65536 --pp 65536 --gpus 8
 expect_no_crash
@@ -66,4 +77,30 @@ assert c["H-6"]["predicted"] is not None
 ' || fail "validate hostile rows"
 expect_rc 0 validate "$TMP/cases.csv"
 case "$OUT" in *inf*|*nan*) fail "validate prints inf or nan: $OUT";; esac
+
+# config.json: a zero vocabulary is as wrong as a missing one; a huge width says its range;
+# a name cut at 63 bytes inside a character keeps "name" in --json
+python3 - "$TMP" <<'PY'
+import json, sys
+base = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 11008,
+        "vocab_size": 32000, "max_position_embeddings": 4096}
+def write(name, **kw):
+    c = dict(base, **kw)
+    with open(sys.argv[1] + "/" + name, "w", encoding="utf-8") as f:
+        json.dump(c, f, ensure_ascii=False)
+write("vocab0.json", vocab_size=0)
+write("wide.json", hidden_size=1000000000)
+write("name.json", architectures=["A" * 62 + "\u00e9\u00e9"])
+PY
+expect_rc 2 estimate --model "$TMP/vocab0.json" --gpu a100-sxm4-80gb
+expect_err "'vocab_size' must be at least 1"
+expect_rc 2 estimate --model "$TMP/wide.json" --gpu a100-sxm4-80gb
+expect_err "hidden size 1000000000 is not between 1 and"
+expect_rc 0 estimate --model "$TMP/name.json" --gpu a100-sxm4-80gb --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+w = json.load(sys.stdin)["workload"]
+assert w["name"] == "A" * 62, w.get("name")
+' || fail "a name cut inside a character"
 finish

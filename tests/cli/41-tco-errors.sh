@@ -14,7 +14,7 @@ bad --electricity "must not be negative, got -0.1 USD/kWh" --server dgx-h100 --e
 bad --utilisation "at most 100 %" --server dgx-h100 --utilisation 120
 bad --utilisation "more than 0 %" --server dgx-h100 --utilisation 0
 bad --utilisation "must not be negative" --server dgx-h100 --utilisation -5
-bad --years "more than 0 years" --server dgx-h100 --years 0
+bad --years "at least 0.25 years" --server dgx-h100 --years 0
 bad --price "must not be negative" --server dgx-h100 --price -5
 bad --colo "must not be negative" --server dgx-h100 --colo -1
 bad --pue "at least 1" --server dgx-h100 --pue 0.5

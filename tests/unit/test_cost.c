@@ -245,7 +245,7 @@ static void test_bad_input(void **state)
 	expect_bad(&in, "utilisation", "more than 0 %");
 	dgx_h100(&in);
 	in.value[TCO_IN_YEARS] = 0;
-	expect_bad(&in, "years", "more than 0 years");
+	expect_bad(&in, "years", "at least 0.25 years");
 	dgx_h100(&in);
 	in.value[TCO_IN_PRICE] = NAN;
 	expect_bad(&in, "price", "give --price");
