@@ -50,6 +50,8 @@ struct layout {
 /* Tensor-parallel degrees counted separately, so each slot counts only the layouts it could run. */
 #define PLAN_MAX_TP 1024
 
+struct enum_cache;
+
 struct worker {
 	struct plan *p;
 	struct layout *lay;
@@ -59,6 +61,7 @@ struct worker {
 	struct plan_stats st;
 	atomic_size_t *next, *done;
 	const size_t *order;
+	struct enum_cache *cache;
 	pthread_t th;
 };
 
@@ -266,6 +269,267 @@ static void store(struct plan *p, struct plan_choice *c, const struct best *b, i
 	c->fits = 1;
 }
 
+/*
+ * Shared enumerations.  Steps 1 and 2 read nothing of a GPU but its
+ * modelled columns (memory, bandwidth, peaks, power, links ...): two
+ * catalog rows that differ only in key, name, aliases, price or source
+ * enumerate the same layouts with the same bounds.  A fleet catalog lists
+ * many such rows (one per card, or per purchase), so items whose GPU has
+ * the same modelled columns, count and largest node share one enumeration:
+ * the first worker to reach one computes it, the others copy it.  The
+ * result of every item is exactly what it would be without sharing.
+ */
+struct enum_entry {
+	int state;                     /* 0 not started, 1 being computed, 2 done */
+	struct layout *lay;
+	size_t nlay;
+	double min_bytes;
+	uint64_t *enumerated_tp;       /* [PLAN_MAX_TP + 1] */
+	atomic_int slots_done;         /* the item's own slots are decided: twins may copy them */
+};
+
+struct enum_cache {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	size_t *rep;                   /* per item: the item whose enumeration it shares */
+	struct enum_entry *e;          /* per item; used where rep[i] == i and others share it */
+};
+
+static int gpu_col_modelled(const struct cat_column *c)
+{
+	static const char *const not_modelled[] = {"key", "name", "aliases", "source", "as_of",
+						   "confidence", "price_usd"};
+	size_t i;
+	for (i = 0; i < sizeof(not_modelled) / sizeof(not_modelled[0]); i++)
+		if (!strcmp(c->name, not_modelled[i]))
+			return 0;
+	return 1;
+}
+
+static int same_gpu_model(const struct cat_gpu *a, const struct cat_gpu *b)
+{
+	const struct cat_schema *s = catalog_schema(CAT_GPUS);
+	size_t i;
+	if (a == b)
+		return 1;
+	for (i = 0; i < s->ncols; i++) {
+		const struct cat_column *c = &s->cols[i];
+		const char *x = (const char *)a + c->offset, *y = (const char *)b + c->offset;
+		if (!gpu_col_modelled(c))
+			continue;
+		if (c->type == CAT_COL_NUM) {
+			double u = *(const double *)x, v = *(const double *)y;
+			if (!(u == v || (isnan(u) && isnan(v))))
+				return 0;
+		} else {
+			const char *u = *(char *const *)x, *v = *(char *const *)y;
+			if (u != v && (!u || !v || strcmp(u, v)))
+				return 0;
+		}
+	}
+	return 1;
+}
+
+static uint64_t gpu_model_hash(const struct cat_gpu *g)
+{
+	const struct cat_schema *s = catalog_schema(CAT_GPUS);
+	uint64_t h = 1469598103934665603ULL;
+	size_t i, k;
+	for (i = 0; i < s->ncols; i++) {
+		const struct cat_column *c = &s->cols[i];
+		const char *x = (const char *)g + c->offset;
+		if (!gpu_col_modelled(c))
+			continue;
+		if (c->type == CAT_COL_NUM) {
+			double v = *(const double *)x;
+			unsigned char b[sizeof(double)];
+			if (isnan(v))
+				v = -1;
+			memcpy(b, &v, sizeof(b));
+			for (k = 0; k < sizeof(b); k++)
+				h = (h ^ b[k]) * 1099511628211ULL;
+		} else {
+			const char *t = *(char *const *)x;
+			for (; t && *t; t++)
+				h = (h ^ (unsigned char)*t) * 1099511628211ULL;
+			h = (h ^ 0xff) * 1099511628211ULL;
+		}
+	}
+	return h;
+}
+
+struct item_hash {
+	uint64_t h;
+	size_t idx;
+};
+
+static int cmp_item_hash(const void *a, const void *b)
+{
+	const struct item_hash *x = a, *y = b;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void enum_cache_init(struct enum_cache *c, const struct plan *p)
+{
+	struct item_hash *k = xcalloc(p->nitems + 1, sizeof(*k));
+	size_t i, j;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
+	c->rep = xcalloc(p->nitems + 1, sizeof(*c->rep));
+	c->e = xcalloc(p->nitems + 1, sizeof(*c->e));
+	for (i = 0; i < p->nitems; i++) {
+		const struct plan_item *it = &p->items[i];
+		k[i].h = gpu_model_hash(it->gpu) ^ ((uint64_t)it->gpus * 0x9e3779b97f4a7c15ULL) ^
+			 ((uint64_t)it->max_gpn << 40);
+		k[i].idx = i;
+		c->rep[i] = i;
+	}
+	if (p->nitems > 1)
+		qsort(k, p->nitems, sizeof(*k), cmp_item_hash);
+	/* within a run of equal hashes, each item shares with the first equal one before it */
+	for (i = 0; i < p->nitems; i = j) {
+		for (j = i + 1; j < p->nitems && k[j].h == k[i].h; j++) {
+			const struct plan_item *b = &p->items[k[j].idx];
+			size_t r;
+			for (r = i; r < j; r++) {
+				const struct plan_item *a = &p->items[k[r].idx];
+				if (c->rep[k[r].idx] == k[r].idx && a->gpus == b->gpus &&
+				    a->max_gpn == b->max_gpn && same_gpu_model(a->gpu, b->gpu)) {
+					c->rep[k[j].idx] = k[r].idx;
+					break;
+				}
+			}
+		}
+	}
+	free(k);
+}
+
+static void enum_cache_free(struct enum_cache *c, size_t nitems)
+{
+	size_t i;
+	for (i = 0; i < nitems; i++) {
+		free(c->e[i].lay);
+		free(c->e[i].enumerated_tp);
+	}
+	free(c->e);
+	free(c->rep);
+	pthread_cond_destroy(&c->cv);
+	pthread_mutex_destroy(&c->mu);
+}
+
+/* Steps 1 and 2 for an item, computed once per class of items that share them. */
+static void enumerate_shared(struct worker *wk, const struct plan_item *it, double *min_bytes)
+{
+	struct enum_cache *c = wk->cache;
+	size_t idx = (size_t)(it - wk->p->items), r = c->rep[idx];
+	struct enum_entry *e = &c->e[r];
+	int mine;
+
+	pthread_mutex_lock(&c->mu);
+	while (e->state == 1)
+		pthread_cond_wait(&c->cv, &c->mu);
+	mine = e->state == 0;
+	if (mine)
+		e->state = 1;
+	pthread_mutex_unlock(&c->mu);
+	if (mine) {
+		enumerate_train(wk, it, min_bytes);
+		pthread_mutex_lock(&c->mu);
+		e->lay = xmalloc((wk->nlay ? wk->nlay : 1) * sizeof(*e->lay));
+		if (wk->nlay)
+			memcpy(e->lay, wk->lay, wk->nlay * sizeof(*e->lay));
+		e->nlay = wk->nlay;
+		e->min_bytes = *min_bytes;
+		e->enumerated_tp = xmalloc(sizeof(wk->enumerated_tp));
+		memcpy(e->enumerated_tp, wk->enumerated_tp, sizeof(wk->enumerated_tp));
+		e->state = 2;
+		pthread_cond_broadcast(&c->cv);
+		pthread_mutex_unlock(&c->mu);
+		return;
+	}
+	/* done: read-only from here on */
+	wk->nlay = 0;
+	if (e->nlay) {
+		XGROW(wk->lay, wk->cap, e->nlay);
+		memcpy(wk->lay, e->lay, e->nlay * sizeof(*e->lay));
+	}
+	wk->nlay = e->nlay;
+	*min_bytes = e->min_bytes;
+	memcpy(wk->enumerated_tp, e->enumerated_tp, sizeof(wk->enumerated_tp));
+}
+
+/*
+ * Step 3 shared as well: a slot decides the same layout and fabric as a
+ * slot of the item it shares an enumeration with when everything
+ * plan_slot_config() gives the model is the same (the GPU's modelled
+ * columns already are).  Returns the twin item when its slots are decided,
+ * else NULL (never waits: the twin may come later in a single thread).
+ */
+static const struct plan_item *slots_twin(struct worker *wk, const struct plan_item *it)
+{
+	struct enum_cache *c = wk->cache;
+	size_t idx = (size_t)(it - wk->p->items), r = c->rep[idx];
+	const struct plan_item *t = &wk->p->items[r];
+	if (r == idx || !atomic_load(&c->e[r].slots_done))
+		return NULL;
+	return t;
+}
+
+/*
+ * Do two generic options of this many nodes pick among the fabrics alike:
+ * the same links, the same fabrics allowed, and the same fabric capex (the
+ * tie-break of plan_pick_fabric)?
+ */
+static int same_net(const struct plan *p, size_t ha, size_t hb, uint32_t nodes)
+{
+	size_t f;
+	for (f = 0; f < p->nfab; f++) {
+		const struct plan_net *x = &p->net[ha * p->nfab + f], *y = &p->net[hb * p->nfab + f];
+		if (x->gbps_per_gpu != y->gbps_per_gpu || x->lat_us != y->lat_us ||
+		    plan_fabric_allowed(p, ha, f) != plan_fabric_allowed(p, hb, f) ||
+		    plan_fabric_capex(p, ha, nodes, (int)f) != plan_fabric_capex(p, hb, nodes, (int)f))
+			return 0;
+	}
+	return 1;
+}
+
+/* Copies slot t's decision into c when the two slots model alike; 1 when done, 0: not alike. */
+static int copy_twin_slot(struct plan *p, const struct plan_choice *t, struct plan_choice *c)
+{
+	const struct plan_hw *a = &p->hw[t->hw], *b = &p->hw[c->hw];
+	struct layout l;
+	if (a->kind != b->kind || a->gpus_per_node != b->gpus_per_node || t->gpus != c->gpus ||
+	    t->nodes != c->nodes || a->intra_kind != b->intra_kind || a->intra_gbps != b->intra_gbps ||
+	    a->intra_lat_us != b->intra_lat_us || a->intra_nvls != b->intra_nvls ||
+	    a->host_gbps != b->host_gbps || a->cpu_cores_per_gpu != b->cpu_cores_per_gpu ||
+	    a->mig != b->mig || a->own_inter_gbps_per_gpu != b->own_inter_gbps_per_gpu ||
+	    a->own_inter_lat_us != b->own_inter_lat_us ||
+	    (a->kind == PLAN_HW_GENERIC && c->nodes > 1 && !same_net(p, t->hw, c->hw, c->nodes)))
+		return 0;
+	if (!t->fits)
+		return 1;  /* nothing fit there: nothing fits here */
+	memset(&l, 0, sizeof(l));
+	l.prec = (uint8_t)t->cfg.precision;
+	l.tp = (uint16_t)t->cfg.tp;
+	l.pp = (uint16_t)t->cfg.pp;
+	l.vpp = (uint16_t)t->cfg.vpp;
+	l.ep = (uint16_t)t->cfg.ep;
+	l.dp = (uint32_t)t->cfg.dp;
+	l.zero = (uint8_t)t->cfg.zero;
+	l.rc = (uint8_t)t->cfg.recompute;
+	l.loader = (uint8_t)t->cfg.loader;
+	l.mb = (uint32_t)t->cfg.micro_batch;
+	plan_slot_config(p, c, t->fabric, &c->cfg);
+	apply_layout(&c->cfg, &l, p->global_batch);
+	c->res = t->res;
+	c->fabric = t->fabric;
+	c->fabric_best_step_s = t->fabric_best_step_s;
+	c->fits = 1;
+	return 1;
+}
+
 static void item_train(struct worker *wk, const struct plan_item *it)
 {
 	struct plan *p = wk->p;
@@ -273,8 +537,10 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 	size_t s, nlay;
 	struct best *per_fab = xcalloc(p->nfab + 1, sizeof(*per_fab));
 	double *step = xcalloc(p->nfab + 1, sizeof(*step));
+	const struct plan_item *twin;
 
-	enumerate_train(wk, it, &min_bytes);
+	enumerate_shared(wk, it, &min_bytes);
+	twin = slots_twin(wk, it);
 	nlay = wk->nlay;
 	for (s = 0; s < it->nslots; s++) {
 		struct plan_choice *c = &p->all[it->slots[s]];
@@ -294,6 +560,15 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 		wk->st.configs += enumerated * nnet;
 		if (!nlay)
 			continue;
+		if (twin) {
+			/* the twin's slots are in hardware order too: catalog servers may sit between */
+			size_t k;
+			for (k = 0; k < twin->nslots; k++)
+				if (copy_twin_slot(p, &p->all[twin->slots[k]], c))
+					break;
+			if (k < twin->nslots)
+				continue;
+		}
 		if (!generic_multi) {
 			scan_slot(wk, c, -1, INFINITY, &per_fab[0]);
 			if (per_fab[0].l)
@@ -331,6 +606,12 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 	}
 	free(per_fab);
 	free(step);
+	{
+		struct enum_cache *ec = wk->cache;
+		size_t idx = (size_t)(it - p->items);
+		if (ec->rep[idx] == idx)
+			atomic_store(&ec->e[idx].slots_done, 1);
+	}
 }
 
 /* ---- inference ---- */
@@ -537,6 +818,7 @@ int plan_search(struct plan *p)
 	size_t i, *order;
 	struct worker *wk;
 	atomic_size_t next, done;
+	struct enum_cache cache;
 	double t0 = now_s();
 
 	if (nt <= 0) {
@@ -563,6 +845,7 @@ int plan_search(struct plan *p)
 	}
 	atomic_init(&next, 0);
 	atomic_init(&done, 0);
+	enum_cache_init(&cache, p);
 	wk = xcalloc((size_t)nt, sizeof(*wk));
 	for (i = 0; i < (size_t)nt; i++) {
 		wk[i].exact = xcalloc(p->nfab + 1, 1);
@@ -570,6 +853,7 @@ int plan_search(struct plan *p)
 		wk[i].next = &next;
 		wk[i].done = &done;
 		wk[i].order = order;
+		wk[i].cache = &cache;
 	}
 	if (nt == 1 && !p->req.progress) {
 		worker_main(&wk[0]);
@@ -604,6 +888,7 @@ int plan_search(struct plan *p)
 	}
 	p->stats.threads = nt;
 	p->stats.wall_s = now_s() - t0;
+	enum_cache_free(&cache, p->nitems);
 	free(wk);
 	free(order);
 	return 0;

@@ -5,6 +5,7 @@
  * here is computed once per plan, so the search loop only copies numbers.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -569,7 +570,7 @@ static void build_slots(struct plan *p)
 {
 	size_t h, cap = 0, icap = 0, i;
 	int *item_of = NULL;  /* temporary: for each slot, its item */
-	size_t item_cap = 0;
+	size_t item_cap = 0, nslot, *slot;  /* slot: item index + 1, 0 empty */
 
 	for (h = 0; h < p->nhw; h++) {
 		const struct plan_hw *hw = &p->hw[h];
@@ -590,13 +591,21 @@ static void build_slots(struct plan *p)
 		}
 	}
 	XGROW(item_of, item_cap, p->nall);
+	/* items by (GPU, count) in an open-addressing index: a fleet catalog has thousands */
+	nslot = 64;
+	while (nslot < 2 * (p->nall + 1))
+		nslot *= 2;
+	slot = xcalloc(nslot, sizeof(*slot));
 	for (i = 0; i < p->nall; i++) {
 		const struct plan_hw *hw = &p->hw[p->all[i].hw];
-		size_t k;
-		for (k = 0; k < p->nitems; k++)
-			if (p->items[k].gpu == hw->gpu && p->items[k].gpus == p->all[i].gpus)
+		size_t k, hk = ((size_t)(uintptr_t)hw->gpu / sizeof(void *) * 31 + (size_t)p->all[i].gpus) *
+			      0x9e3779b9u & (nslot - 1);
+		for (; slot[hk]; hk = (hk + 1) & (nslot - 1))
+			if (p->items[slot[hk] - 1].gpu == hw->gpu && p->items[slot[hk] - 1].gpus == p->all[i].gpus)
 				break;
+		k = slot[hk] ? slot[hk] - 1 : p->nitems;
 		if (k == p->nitems) {
+			slot[hk] = k + 1;
 			XGROW(p->items, icap, p->nitems);
 			memset(&p->items[k], 0, sizeof(p->items[k]));
 			p->items[k].gpu = hw->gpu;
@@ -622,6 +631,7 @@ static void build_slots(struct plan *p)
 		/* layouts grow with the divisors of the count; slots with fabrics cost more */
 		it->work = (double)it->nslots * (1 + log2(it->gpus + 1));
 	}
+	free(slot);
 	free(item_of);
 }
 
