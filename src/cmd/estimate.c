@@ -47,15 +47,16 @@ static const struct opt estimate_opts[] = {
 	OPT_INT_("ep", &ep, "N", "expert parallel degree (within data parallelism)", 1, 65536),
 	OPT_INT_("vpp", &vpp, "N", "interleaved pipeline stages per GPU", 1, 1024),
 	OPT_INT_("zero", &zero, "0-3", "ZeRO stage (FSDP full sharding is 3)", 0, 3),
-	OPT_STRING_("recompute", &recompute_s, "MODE", "activation recompute: none, selective or full"),
+	OPT_STRING_("recompute", &recompute_s, "MODE", "activation recompute: none, selective, selective-op or full"),
 	OPT_FLAG_("seq-parallel", &seq_parallel, "sequence parallelism (with --tp)"),
 	OPT_INT_("micro-batch", &micro_batch, "N", "samples per micro-batch", 1, 1000000),
 	WORKLOAD_OPT_GLOBAL_BATCH(wo, "samples per optimizer step"),
 	WORKLOAD_OPT_SEQ_LEN(wo),
-	WORKLOAD_OPT_OPTIMIZER(wo, "adamw, sgd or adam8bit"),
-	OPT_STRING_("offload", &offload_s, "WHAT", "optimizer or params (to host memory)"),
+	WORKLOAD_OPT_OPTIMIZER(wo, "adamw, adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, sgd-momentum, sgd"),
+	OPT_STRING_("offload", &offload_s, "WHAT", "optimizer or optimizer+params (to host memory)"),
 	OPT_STRING_("flash-attention", &flash_s, "on|off", "fused attention (default on)"),
 	WORKLOAD_OPT_LORA_RANK(wo),
+	WORKLOAD_OPT_MEMORY(wo),
 	OPT_GROUP_("inference"),
 	OPT_INT_("batch", &batch, "N", "concurrent requests", 1, 1000000),
 	WORKLOAD_OPT_PROMPT_LEN(wo),
@@ -67,7 +68,7 @@ static const struct opt estimate_opts[] = {
 	OPT_STRING_("engine", &engine_s, "NAME", "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy, tgi"),
 	OPT_STRING_("batching", &batching_s, "KIND", "continuous (serving engines' default) or static"),
 	OPT_INT_("max-seqs", &max_seqs, "N", "continuous batching: cap on running sequences", 1, 10000000),
-	OPT_STRING_("weight-precision", &wprec_s, "P", "stored weights: bf16, fp16, fp8, int8 or int4 (weight-only)"),
+	OPT_STRING_("weight-precision", &wprec_s, "P", "stored weights: bf16, fp16, fp8, int8, int4 or nf4 (weight-only; a LoRA/QLoRA base)"),
 	OPT_DURATION_POSITIVE_("ttft-target", &ttft_target, "TIME", "serving: time to first token to meet (200ms)", 3600),
 	OPT_DURATION_POSITIVE_("tpot-target", &tpot_target, "TIME", "serving: time per output token to meet (20ms)", 3600),
 	OPT_STRING_("input-shape", &shape_s, "SHAPE", "per-sample input: 224x224, 128x128x128, 240000"),
@@ -183,13 +184,14 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 					  "fp32, tf32, fp16, bf16, fp8");
 	if (recompute_s)
 		q.recompute = enum_or_die("recompute", recompute_s, model_recompute_from_name(recompute_s),
-					  "none, selective, full");
+					  "none, selective, selective-op, full");
 	if (wo.optimizer)
 		q.optimizer = enum_or_die("optimizer", wo.optimizer, model_optimizer_from_name(wo.optimizer),
-					  "adamw, sgd, adam8bit");
+					  "adamw, adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, "
+					  "sgd-momentum, sgd");
 	if (offload_s)
 		q.offload = enum_or_die("offload", offload_s, model_offload_from_name(offload_s),
-					"none, optimizer, params");
+					"none, optimizer, optimizer+params");
 	if (kvprec_s)
 		q.kv_precision = enum_or_die("kv-cache-precision", kvprec_s, model_precision_from_name(kvprec_s),
 					     "fp16, bf16, fp8, int8, int4");
@@ -217,7 +219,7 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 		q.engine = enum_or_die("engine", engine_s, model_engine_from_name(engine_s), model_engine_names_text());
 	if (wprec_s)
 		q.weight_precision = enum_or_die("weight-precision", wprec_s, model_precision_from_name(wprec_s),
-						 "bf16, fp16, fp8, int8, int4");
+						 "bf16, fp16, fp8, int8, int4, nf4");
 	if (mig)
 		q.mig = (int)mig;
 	if (shape_s && workload_parse_shape(shape_s, &q.input_elems, &q.input_dims))
@@ -230,6 +232,11 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
 		die_usage("gpuscope estimate: %s", err.msg);
 	}
+	if ((c->offload != MODEL_OFFLOAD_NONE || c->activation_offload) && !(wo.host_memory_gib > 0) &&
+	    !(q.server && q.server->ram_gib > 0))
+		die_usage("gpuscope estimate: --%s needs the host memory it fills: give --host-memory GIB "
+			  "(per server) or --server NAME", c->offload != MODEL_OFFLOAD_NONE ? "offload" :
+			  "activation-offload");
 	if (gpus_per_node && !q.server) {
 		/* nodes that cannot be bought; part of one node (gpus == gpus per node) is fine */
 		char shape_why[256];
@@ -444,6 +451,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 	mem_row(tb, "KV cache", m->kv_cache_bytes, m->total_bytes);
 	mem_row(tb, "buffers and workspaces", m->buffers_bytes, m->total_bytes);
 	mem_row(tb, "allocator reserve", m->reserve_bytes, m->total_bytes);
+	mem_row(tb, "paged optimizer states", m->paged_bytes, m->total_bytes);
 	mem_row(tb, "CUDA context and NCCL", m->context_bytes, m->total_bytes);
 	breakdown_print(tb, "total", fmt_gib(m->total_bytes, b, sizeof(b)));
 	printf("%s: %.2f of %.2f GiB usable", m->fits ? "fits" : "DOES NOT FIT", m->total_bytes / 1073741824.0,
@@ -451,8 +459,16 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 	if (!infer && max_mb > 0)
 		printf("; largest micro-batch: %d", max_mb);
 	printf("\n");
-	if (m->host_bytes > 0)
-		printf("offloaded: %.2f GiB per GPU in host memory\n", m->host_bytes / 1073741824.0);
+	printf("GiB as PyTorch counts: allocated %.2f, reserved %.2f; nvidia-smi: %.2f\n",
+	       m->allocated_bytes / 1073741824.0, m->reserved_bytes / 1073741824.0, m->total_bytes / 1073741824.0);
+	if (m->host_bytes > 0) {
+		printf("offloaded: %.2f GiB per GPU in host memory", m->host_bytes / 1073741824.0);
+		if (wo.host_memory_gib > 0)
+			printf(", %.0f of %.0f GiB per server%s", m->host_bytes * c->gpus_per_node / 1073741824.0,
+			       wo.host_memory_gib,
+			       m->host_bytes * c->gpus_per_node > wo.host_memory_gib * 1073741824.0 ? ": DOES NOT FIT" : "");
+		printf("\n");
+	}
 
 	if (infer) {
 		const struct model_infer *in = &r->infer;
@@ -679,6 +695,9 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 	json_object_set_new(x, "buffers_bytes", num(m->buffers_bytes));
 	json_object_set_new(x, "allocated_bytes", num(m->allocated_bytes));
 	json_object_set_new(x, "reserve_bytes", num(m->reserve_bytes));
+	json_object_set_new(x, "reserved_bytes", num(m->reserved_bytes));
+	json_object_set_new(x, "paged_bytes", num(m->paged_bytes));
+	json_object_set_new(x, "device_bytes", num(m->total_bytes));
 	json_object_set_new(x, "context_bytes", num(m->context_bytes));
 	json_object_set_new(x, "total_bytes", num(m->total_bytes));
 	json_object_set_new(x, "capacity_bytes", num(m->capacity_bytes));

@@ -42,8 +42,9 @@ static const struct opt plan_opts[] = {
 	WORKLOAD_OPT_DIMS(wo),
 	WORKLOAD_OPT_SEQ_LEN(wo),
 	WORKLOAD_OPT_GLOBAL_BATCH(wo, "samples per optimizer step (default: docs/plan.md)"),
-	WORKLOAD_OPT_OPTIMIZER(wo, "adamw, sgd or adam8bit (default adamw)"),
+	WORKLOAD_OPT_OPTIMIZER(wo, "adamw (default), adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, sgd-momentum, sgd"),
 	WORKLOAD_OPT_LORA_RANK(wo),
+	WORKLOAD_OPT_MEMORY(wo),
 	OPT_GROUP_("amount of work"),
 	WORKLOAD_OPT_TOKENS(wo, "tokens to train on (default 1e9 for transformers)"),
 	WORKLOAD_OPT_SAMPLES(wo, "samples per epoch (per-sample models: default 1e6)"),
@@ -1081,7 +1082,8 @@ int cmd_plan(int argc, char **argv)
 	if (wo.optimizer) {
 		int o = model_optimizer_from_name(wo.optimizer);
 		if (o < 0)
-			DIE("--optimizer '%s' is not adamw, sgd or adam8bit", wo.optimizer);
+			DIE("--optimizer '%s' is not adamw, adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, "
+			    "adafactor, sgd-momentum or sgd", wo.optimizer);
 		req.base.optimizer = (enum model_optimizer)o;
 	}
 	if (req.base.task == MODEL_TASK_INFER) {

@@ -24,10 +24,11 @@
 #define CAL_FILE "cases/calibration.csv"
 
 static int json_flag, csv_flag;
-static const char *metric_filter;
+static const char *metric_filter, *set_filter;
 
 static const struct opt validate_opts[] = {
 	OPT_STRING_("metric", &metric_filter, "NAME", "only cases of this metric"),
+	OPT_STRING_("set", &set_filter, "NAME", "only cases whose set column is NAME (fit, holdout)"),
 	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {cases: [...], summary: {...}}"),
 	OPT_FLAG_("csv", &csv_flag, "print the cases as CSV"),
@@ -117,11 +118,9 @@ static int metric_known(const char *m)
 	return 0;
 }
 
-/* A weight or KV precision column: nf4 is stored as 4-bit. */
+/* A weight or KV precision column. */
 static int precision_cell(const char *s)
 {
-	if (!strcmp(s, "nf4"))
-		return MODEL_INT4;
 	return model_precision_from_name(s);
 }
 
@@ -189,14 +188,15 @@ static int how_run(const struct row *r, const struct workload *w, struct model_r
 			snprintf(why, len, "weight_precision '%s' is not one of bf16, fp16, fp8, int8, int4, nf4", wp);
 			return -1;
 		}
-		if (!infer) {
-			/* training keeps its weights at the working precision; QLoRA's base is the task's */
-			if (strcmp(wp, cell(r, "precision")) && !(!strcmp(wp, "nf4") && q->task == MODEL_TASK_QLORA)) {
+		if (!infer && strcmp(wp, cell(r, "precision"))) {
+			/* a full fine-tune trains its weights at the working precision; LoRA's base is stored apart */
+			if (q->task != MODEL_TASK_LORA && q->task != MODEL_TASK_QLORA) {
 				snprintf(why, len, "weight_precision '%s' differs from the training precision; only "
-					 "inference and QLoRA store weights apart", wp);
+					 "inference and a LoRA/QLoRA base store weights apart", wp);
 				return -1;
 			}
-		} else {
+			q->weight_precision = p;
+		} else if (infer) {
 			q->weight_precision = p;
 		}
 	}
@@ -234,22 +234,34 @@ static int second_edition(const struct row *r, struct model_request *q, char *wh
 		return -1;
 	}
 	v = cell(r, "optimizer");
-	if (*v) {
-		/* sgd-momentum keeps one buffer, the model's sgd */
-		q->optimizer = !strcmp(v, "sgd-momentum") ? MODEL_OPTIM_SGD : !strcmp(v, "adamw8bit") ?
-			       MODEL_OPTIM_ADAM8BIT : model_optimizer_from_name(v);
-		if (q->optimizer < 0) {
-			snprintf(why, len, "optimizer '%s' is not modelled", v);
-			return -1;
-		}
+	if (*v && (q->optimizer = model_optimizer_from_name(v)) < 0) {
+		snprintf(why, len, "optimizer '%s' is not modelled", v);
+		return -1;
 	}
 	v = cell(r, "offload");
-	if (*v) {
-		q->offload = !strcmp(v, "optimizer+params") ? MODEL_OFFLOAD_PARAMS : model_offload_from_name(v);
-		if (q->offload < 0) {
-			snprintf(why, len, "offload '%s' is not none, optimizer or optimizer+params", v);
-			return -1;
-		}
+	if (*v && (q->offload = model_offload_from_name(v)) < 0) {
+		snprintf(why, len, "offload '%s' is not none, optimizer or optimizer+params", v);
+		return -1;
+	}
+	v = cell(r, "master_weights");
+	if (*v && (q->master = model_master_from_name(v)) < 0) {
+		snprintf(why, len, "master_weights '%s' is not fp32 or none", v);
+		return -1;
+	}
+	v = cell(r, "lora_targets");
+	if (*v && (q->lora_targets = model_lora_targets_from_name(v)) < 0) {
+		snprintf(why, len, "lora_targets '%s' is not qv, qkv, qkvo, attn+mlp or all", v);
+		return -1;
+	}
+	v = cell(r, "logits");
+	if (*v && (q->logits = model_logits_from_name(v)) < 0) {
+		snprintf(why, len, "logits '%s' is not fp32, bf16 or chunked", v);
+		return -1;
+	}
+	if ((b = bool_cell(r, "optimizer_in_backward")) == -2 || (b >= 0 && (q->optimizer_in_backward = b, 0)) ||
+	    (b = bool_cell(r, "activation_offload")) == -2 || (b >= 0 && (q->activation_offload = b, 0))) {
+		snprintf(why, len, "optimizer_in_backward and activation_offload are 0 or 1");
+		return -1;
 	}
 	v = cell(r, "lora_rank");
 	if (*v) {
@@ -261,26 +273,13 @@ static int second_edition(const struct row *r, struct model_request *q, char *wh
 		}
 		q->lora_rank = (int)k;
 	}
-	{
-		/* columns whose values beyond the model's defaults it cannot express yet */
-		static const struct {
-			const char *col, *ok;
-		} fixed[] = {
-			{"optimizer_in_backward", "0"}, {"master_weights", "fp32"}, {"activation_offload", "0"},
-			{"lora_targets", ""}, {"logits", "fp32"}, {"tie_embeddings", ""},
-			{"memory_stat", "reserved"},
-		};
-		size_t i;
-		for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
-			v = cell(r, fixed[i].col);
-			if (*v && strcmp(v, fixed[i].ok)) {
-				snprintf(why, len, "%s '%s' is not modelled", fixed[i].col, v);
-				return -1;
-			}
-		}
+	v = cell(r, "memory_stat");
+	if (*v && model_memory_stat_from_name(v) < 0) {
+		snprintf(why, len, "memory_stat '%s' is not allocated, reserved or device", v);
+		return -1;
 	}
-	if (!strcmp(cell(r, "recompute"), "selective-op")) {
-		snprintf(why, len, "recompute 'selective-op' is not modelled");
+	if (bool_cell(r, "tie_embeddings") == -2) {
+		snprintf(why, len, "tie_embeddings '%s' is not 0 or 1", cell(r, "tie_embeddings"));
 		return -1;
 	}
 	return 0;
@@ -474,6 +473,16 @@ static double predict(const struct catalog *cat, const struct row *r, struct vca
 			w.d.max_seq = (int)seq;
 	}
 
+	{
+		int tie = bool_cell(r, "tie_embeddings");
+		if (tie >= 0 && w.kind == WORKLOAD_TRANSFORMER && tie != w.d.tied_embeddings) {
+			w.d.tied_embeddings = tie;
+			if (workload_finish(&w, &err)) {
+				snprintf(vc->reason, sizeof(vc->reason), "%s: %s", err.field, err.msg);
+				return NAN;
+			}
+		}
+	}
 	if (*task_s) {
 		q.task = model_task_from_name(task_s);
 		if (q.task < 0) {
@@ -519,8 +528,12 @@ static double predict(const struct catalog *cat, const struct row *r, struct vca
 		snprintf(vc->reason, sizeof(vc->reason), "the model cannot evaluate this configuration");
 		return NAN;
 	}
-	if (!strcmp(m, "memory_gib_per_gpu"))
-		return (res.mem.allocated_bytes + res.mem.reserve_bytes) / 1073741824.0;
+	if (!strcmp(m, "memory_gib_per_gpu")) {
+		/* the statistic the figure is: reserved when the case does not say */
+		int st = *cell(r, "memory_stat") ? model_memory_stat_from_name(cell(r, "memory_stat")) : MODEL_MEM_RESERVED;
+		return (st == MODEL_MEM_ALLOCATED ? res.mem.allocated_bytes :
+			st == MODEL_MEM_DEVICE ? res.mem.total_bytes : res.mem.reserved_bytes) / 1073741824.0;
+	}
 	if (c.task == MODEL_TASK_INFER) {
 		if (!strcmp(m, "first_token_ms"))
 			return res.infer.prefill_s * 1e3;
@@ -564,7 +577,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 struct stats {
-	size_t given, predicted;
+	size_t given, predicted, within20;  /* within20: predictions within 20 % of the measurement */
 	double median, worst;
 	const char *worst_id;
 };
@@ -582,7 +595,7 @@ static struct stats stats_of(const struct vcase *cs, size_t n, const char *m, co
 static struct stats stats_where(const struct vcase *cs, size_t n, const char *m, const char *g,
 				const char *cls, const char *set)
 {
-	struct stats s = {0, 0, NAN, NAN, NULL};
+	struct stats s = {0, 0, 0, NAN, NAN, NULL};
 	double *errs = xcalloc(n ? n : 1, sizeof(double));
 	size_t i, k;
 	for (i = 0; i < n; i++) {
@@ -602,6 +615,7 @@ static struct stats stats_where(const struct vcase *cs, size_t n, const char *m,
 		if (isnan(cs[i].predicted))
 			continue;
 		errs[s.predicted] = fabs((cs[i].predicted - cs[i].measured) / cs[i].measured);
+		s.within20 += errs[s.predicted] <= 0.2;
 		if (isnan(s.worst) || errs[s.predicted] > s.worst) {
 			s.worst = errs[s.predicted];
 			s.worst_id = cs[i].id;
@@ -624,8 +638,9 @@ static json_t *jnum(double v)
 
 static json_t *stats_json(struct stats s)
 {
-	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o}", "cases", (json_int_t)s.given,
+	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:o, s:o}", "cases", (json_int_t)s.given,
 			 "predicted", (json_int_t)s.predicted,
+			 "within_20pct", jnum(s.predicted ? (double)s.within20 / s.predicted : NAN),
 			 "coverage", jnum(s.given ? (double)s.predicted / s.given : NAN),
 			 "median_abs_error", jnum(s.median), "worst_abs_error", jnum(s.worst),
 			 "worst_id", s.worst_id ? json_string(s.worst_id) : json_null());
@@ -638,6 +653,7 @@ static void stats_row(struct table *tb, const char *name, struct stats s)
 	table_cell(tb, name);
 	table_cellf(tb, "%zu/%zu", s.predicted, s.given);
 	table_cell(tb, fmt_num(100 * s.median, 1, b, sizeof(b)));
+	table_cell(tb, s.predicted ? fmt_num(100.0 * s.within20 / s.predicted, 0, b, sizeof(b)) : "-");
 	table_cell(tb, fmt_num(100 * s.worst, 1, b, sizeof(b)));
 	table_cell(tb, s.worst_id ? s.worst_id : "-");
 }
@@ -775,6 +791,7 @@ static void report(const struct vcase *cs, size_t n, enum output_format fmt)
 	table_column(tb, "metric", ALIGN_LEFT);
 	table_column(tb, "predicted", ALIGN_RIGHT);
 	table_column(tb, "median", ALIGN_RIGHT);
+	table_column(tb, "<=20%", ALIGN_RIGHT);
 	table_column(tb, "worst", ALIGN_RIGHT);
 	table_column(tb, "worst case", ALIGN_LEFT);
 	for (k = 0; k < NMETRICS; k++) {
@@ -873,6 +890,8 @@ int cmd_validate(int argc, char **argv)
 		r.rec = &rec;
 		r.file = name;
 		if (metric_filter && strcmp(cell(&r, "metric"), metric_filter))
+			continue;
+		if (set_filter && strcmp(cell(&r, "set"), set_filter))
 			continue;
 		XGROW(cs, cap, n + 1);
 		vc = &cs[n++];

@@ -52,6 +52,17 @@ void workload_opts_load(const struct workload_opts *o, struct workload *w)
 		die_usage("gpuscope %s: give --model NAME (see --list-models), --model config.json, "
 			  "or --layers/--hidden/--heads/--vocab", o->cmd);
 	}
+	if (o->tie_embeddings) {
+		int tie = !strcmp(o->tie_embeddings, "on") ? 1 : !strcmp(o->tie_embeddings, "off") ? 0 : -1;
+		if (tie < 0)
+			die_usage("gpuscope %s: --tie-embeddings expects on or off, got '%s'", o->cmd,
+				  o->tie_embeddings);
+		if (w->kind != WORKLOAD_TRANSFORMER)
+			die_usage("gpuscope %s: --tie-embeddings applies to transformers", o->cmd);
+		w->d.tied_embeddings = tie;
+		if (!dims && workload_finish(w, &err))
+			die_usage("gpuscope %s: --%s: %s", o->cmd, err.field, err.msg);
+	}
 	if (!dims)
 		return;
 
@@ -94,10 +105,43 @@ void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
 	c->train_tokens = o->tokens;
 	c->train_samples = o->samples;
 	c->epochs = o->epochs;
+	{
+		/* the memory settings, through the request so they are parsed in one place */
+		struct model_request q;
+		model_request_init(&q);
+		workload_opts_request(o, &q);
+		if (q.master != MODEL_UNSET)
+			c->master = (enum model_master)q.master;
+		if (q.lora_targets != MODEL_UNSET)
+			c->lora_targets = (enum model_lora_targets)q.lora_targets;
+		if (q.logits != MODEL_UNSET)
+			c->logits = (enum model_logits)q.logits;
+		c->optimizer_in_backward = o->optimizer_in_backward;
+		c->activation_offload = o->activation_offload;
+	}
+}
+
+/* A named value of one of the model's enumerations, or die naming the flag. */
+static int named(const struct workload_opts *o, const char *flag, const char *v, int value, const char *valid)
+{
+	if (value < 0)
+		die_usage("gpuscope %s: --%s '%s' is not one of %s", o->cmd, flag, v, valid);
+	return value;
 }
 
 void workload_opts_request(const struct workload_opts *o, struct model_request *q)
 {
+	if (o->master)
+		q->master = named(o, "master-weights", o->master, model_master_from_name(o->master), "fp32, none");
+	if (o->lora_targets)
+		q->lora_targets = named(o, "lora-targets", o->lora_targets, model_lora_targets_from_name(o->lora_targets),
+					"qv, qkv, qkvo, attn+mlp, all");
+	if (o->logits)
+		q->logits = named(o, "logits", o->logits, model_logits_from_name(o->logits), "fp32, bf16, chunked");
+	if (o->optimizer_in_backward)
+		q->optimizer_in_backward = 1;
+	if (o->activation_offload)
+		q->activation_offload = 1;
 	q->seq_len = o->seq_len ? (int)o->seq_len : MODEL_UNSET;
 	q->global_batch = o->global_batch ? (int)o->global_batch : MODEL_UNSET;
 	q->lora_rank = o->lora_rank ? (int)o->lora_rank : MODEL_UNSET;

@@ -32,6 +32,10 @@ struct workload_opts {
 	long seq_len, global_batch, lora_rank, prompt_len;
 	long output_len;            /* -1 when not given (the initialiser sets it): 0 is a value */
 	double tokens, samples, epochs;
+	/* how memory is held (WORKLOAD_OPT_MEMORY) */
+	const char *master, *lora_targets, *logits, *tie_embeddings;
+	int optimizer_in_backward, activation_offload;
+	double host_memory_gib;     /* per server; 0 not given */
 };
 
 /* Entries whose help text says the command's own default. */
@@ -59,6 +63,14 @@ struct workload_opts {
 #define WORKLOAD_OPT_PROMPT_LEN(o) OPT_INT_("prompt-len", &(o).prompt_len, "N", "prompt tokens", 1, 10000000)
 #define WORKLOAD_OPT_OUTPUT_LEN(o) \
 	OPT_INT_("output-len", &(o).output_len, "N", "generated tokens (0: the prompt's forward pass only)", 0, 10000000)
+#define WORKLOAD_OPT_MEMORY(o) \
+	OPT_STRING_("master-weights", &(o).master, "fp32|none", "fp32 master weights, or none (pure 16-bit training)"), \
+	OPT_FLAG_("optimizer-in-backward", &(o).optimizer_in_backward, "apply and free each gradient during backward"), \
+	OPT_FLAG_("activation-offload", &(o).activation_offload, "hold activations in host memory until backward"), \
+	OPT_POSITIVE_("host-memory", &(o).host_memory_gib, "GIB", "host memory per server (needed by offload)", 0, 1e7), \
+	OPT_STRING_("lora-targets", &(o).lora_targets, "SET", "LoRA on qv, qkv, qkvo, attn+mlp (default) or all"), \
+	OPT_STRING_("logits", &(o).logits, "HOW", "logits for the loss: fp32 (default), bf16 or chunked"), \
+	OPT_STRING_("tie-embeddings", &(o).tie_embeddings, "on|off", "output head shares the input embedding")
 #define WORKLOAD_OPT_EPOCHS(o) OPT_POSITIVE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
 
 /*

@@ -132,7 +132,7 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + 2 * lt.mem + lt.tp_comm + lt.ep_comm + qlora_dq;
 	if (lora) {
 		/* adapters: forward, and both gradients, of r x (in + out) per matrix: small GEMMs */
-		double ad = c->lora_rank * w->params_lora_per_rank / d->layers / t;
+		double ad = c->lora_rank * lora_params_per_rank(w, c) / d->layers / t;
 		double tad = 2 * T * ad / (h->peak * h->emax * 0.3);
 		fwd += tad;
 		bwd += 2 * tad;
@@ -141,6 +141,9 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		rec = fwd - qlora_dq * 0;
 	else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE && !flash_on(c))
 		rec = lt.attn_fwd;
+	else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE_OP)
+		/* the matmuls whose outputs were not kept run again, with the cheap ops between them */
+		rec = (1 - TUNE_SELECTIVE_OP_KEEP) * (lt.gemm + lt.mem);
 
 	/* output layer and loss on the last stage */
 	if (d->vocab > 0) {

@@ -27,6 +27,10 @@ void model_config_defaults(struct model_config *c)
 	c->offload = MODEL_OFFLOAD_NONE;
 	c->kv_precision = MODEL_BF16;
 	c->output_len = MODEL_UNSET;
+	c->master = MODEL_MASTER_FP32;
+	c->lora_targets = MODEL_LORA_ATTN_MLP;
+	c->weight_precision = -1;
+	c->logits = MODEL_LOGITS_FP32;
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
 	c->engine = MODEL_ENGINE_EAGER;
@@ -139,12 +143,7 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 		return -1;
 	if (wp >= 0) {
 		if (wp >= MODEL_PRECISION_COUNT || wp == MODEL_FP32 || wp == MODEL_TF32)
-			return diag_set(err, "", 0, 0, "weight-precision", "use bf16, fp16, fp8, int8 or int4");
-		if (c->task != MODEL_TASK_INFER && wp != (int)c->precision)
-			return diag_set(err, "", 0, 0, "weight-precision",
-					"--weight-precision %s applies to inference (training keeps %s weights); "
-					"for a 4-bit frozen base use --task qlora", model_precision_name(wp),
-					model_precision_name(c->precision));
+			return diag_set(err, "", 0, 0, "weight-precision", "use bf16, fp16, fp8, int8, int4 or nf4");
 	}
 	if (c->mig > 0) {
 		double cs, ms;
@@ -172,6 +171,36 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 					w->s.input_dims == 3 ? "depth x height x width" : w->s.input_dims == 2 ?
 					"height x width" : "samples");
 	}
+	return 0;
+}
+
+/* Memory settings that contradict each other or the task, each naming its flag. */
+static int memory_settings_check(const struct workload *w, const struct model_config *c, struct diag *err)
+{
+	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;
+	int wp = c->weight_precision;
+	if (wp >= 0 && wp != (int)c->precision && c->task != MODEL_TASK_INFER && !lora)
+		return diag_set(err, "", 0, 0, "weight-precision",
+				"--weight-precision %s stores a frozen base, but a %s run trains every weight; "
+				"use --task lora or qlora, or drop --weight-precision", model_precision_name(wp),
+				model_task_name(c->task));
+	if (c->task == MODEL_TASK_QLORA && wp >= 0 && wp != MODEL_NF4 && wp != MODEL_INT4)
+		return diag_set(err, "", 0, 0, "weight-precision",
+				"--task qlora keeps its base in 4 bits; --weight-precision %s is a LoRA base "
+				"(use --task lora)", model_precision_name(wp));
+	if (lora && w->kind == WORKLOAD_TRANSFORMER && c->lora_rank > w->d.hidden)
+		return diag_set(err, "", 0, 0, "lora-rank", "--lora-rank %d exceeds the hidden size %d of '%s': "
+				"a low-rank adapter has a rank below it", c->lora_rank, w->d.hidden, w->name);
+	if (c->optimizer_in_backward && c->task != MODEL_TASK_INFER &&
+	    (long)c->micro_batch * c->dp != c->global_batch)
+		return diag_set(err, "", 0, 0, "optimizer-in-backward",
+				"--optimizer-in-backward applies each gradient as it arrives: it cannot accumulate "
+				"micro-batches (global batch %d, micro-batch x dp = %ld)", c->global_batch,
+				(long)c->micro_batch * c->dp);
+	if (c->master == MODEL_MASTER_NONE && (c->precision == MODEL_FP32 || c->precision == MODEL_TF32))
+		return diag_set(err, "", 0, 0, "master-weights",
+				"--master-weights none is pure 16-bit training; --precision %s has no lower copy",
+				model_precision_name(c->precision));
 	return 0;
 }
 
@@ -218,6 +247,8 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 		return diag_set(err, "", 0, 0, "zero", "--zero %d is not a ZeRO stage; use 0, 1, 2 or 3", c->zero);
 	if (c->offload == MODEL_OFFLOAD_PARAMS && c->zero != 3)
 		return diag_set(err, "", 0, 0, "offload", "--offload params needs --zero 3 (parameters are offloaded from their shards)");
+	if (memory_settings_check(w, c, err))
+		return -1;
 	if (c->micro_batch < 1 || c->micro_batch > 1000000)
 		return diag_set(err, "", 0, 0, "micro-batch", "--micro-batch %d is not between 1 and 1000000", c->micro_batch);
 	if (c->seq_len < 1 || c->seq_len > 10000000)

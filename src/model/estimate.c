@@ -9,10 +9,34 @@
 
 #include "model/model_int.h"
 
-/* Optimizer update: memory-bound over the local shard (AdamW ~ 30 B/param). */
+/*
+ * Optimizer update: memory-bound over the local shard, bytes read and
+ * written per parameter: AdamW ~30 (weights, gradient, master, two moments),
+ * 8-bit AdamW ~18, bf16 AdamW ~16, SGD with momentum ~16, Adafactor ~12,
+ * plain SGD ~10.
+ */
 double optimizer_s_of(const struct model_config *c, const struct hw *h, double params_local)
 {
-	double per = c->optimizer == MODEL_OPTIM_SGD ? 16 : c->optimizer == MODEL_OPTIM_ADAM8BIT ? 18 : 30;
+	double per;
+	switch (c->optimizer) {
+	case MODEL_OPTIM_SGD_MOMENTUM:
+	case MODEL_OPTIM_ADAMW_BF16:
+		per = 16;
+		break;
+	case MODEL_OPTIM_ADAMW8BIT:
+	case MODEL_OPTIM_PAGED_ADAMW8BIT:
+		per = 18;
+		break;
+	case MODEL_OPTIM_ADAFACTOR:
+		per = 12;
+		break;
+	case MODEL_OPTIM_SGD:
+		per = 10;
+		break;
+	default:
+		per = 30;
+		break;
+	}
 	return params_local * per * h->inv_bw;
 }
 
@@ -144,6 +168,20 @@ static void optimizer_time(const struct model_config *c, const struct hw *h, dou
 	}
 }
 
+/*
+ * Activation offload: what waits in host memory goes down after forward and
+ * back up before backward, over PCIe at the pinned-copy rate; copies overlap
+ * the compute of one micro-batch, the rest is exposed.
+ */
+static double activation_offload_s(const struct model_config *c, const struct model_memory *m, double m_mb,
+				   double t_mb)
+{
+	double pcie = (c->host_gbps > 0 ? c->host_gbps : 25) * 1e9 * TUNE_H2D_EFF;
+	double moved = 2 * m->host_bytes * m_mb / pcie;
+	double cover = m_mb * t_mb;
+	return moved > cover ? moved - cover : 0;
+}
+
 /* One training step of a transformer; returns its GPU time. */
 static double step_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 			       struct model_result *r)
@@ -170,12 +208,17 @@ static double step_transformer(const struct workload *w, const struct model_conf
 	params_local = layer_params_gpu(w, c) * model_stage_layers(w, c) +
 		       (w->params_embedding / c->tp) * (c->pp == 1 ? 1 : 0.5) + w->params_head / c->tp;
 	if (lora)
-		params_local = c->lora_rank * w->params_lora_per_rank / (c->tp * c->pp);
+		params_local = c->lora_rank * lora_params_per_rank(w, c) / (c->tp * c->pp);
 	{
 		double wbytes = params_local * (lora ? 4 : sb.weight);
 		if (c->dp > 1)
 			dp_time(c, &tp, m_mb, t_mb, params_local * (lora ? 4 : sb.grad), wbytes, tm);
+		/* a LoRA base offloaded with its parameters streams in like full weights */
+		if (lora && c->offload == MODEL_OFFLOAD_PARAMS)
+			wbytes += r->mem.host_bytes;
 		optimizer_time(c, h, params_local, wbytes, m_mb, t_mb, tm);
+		if (c->activation_offload)
+			tm->offload_s += activation_offload_s(c, &r->mem, m_mb, t_mb);
 	}
 	step_gpu = m_mb * t_mb + tm->pp_bubble_s + tm->pp_p2p_s + tm->dp_comm_s + tm->zero_comm_s +
 		   tm->optimizer_s + tm->offload_s;

@@ -13,27 +13,112 @@
 /* Memory                                                                     */
 
 /*
- * Mixed precision (fp16/bf16/fp8): 16-bit working weights 2 B, fp32
- * gradients 4 B (accumulated in fp32), fp32 master copy 4 B + optimizer
- * states (AdamW 8 B, SGD momentum 4 B, 8-bit Adam 2 B): 18 B/parameter with
- * AdamW (Megatron theoretical_memory_usage, Korthikanti 2022; Transformer
- * Math 101).  FP32/TF32: weights 4, gradients 4, states only: 16 B.
+ * Optimizer state per trained parameter, bytes: AdamW two fp32 moments (8),
+ * or two bf16 ones (4) when it runs on bf16 parameters without master
+ * weights (torch.optim keeps states in the parameter's dtype); 8-bit AdamW
+ * two block-quantised bytes (bitsandbytes, Dettmers et al. 2022: 2 B plus
+ * one fp32 absmax per 2048 values); Adafactor a factored second moment, a
+ * row and a column per matrix (about 4 (1/h + 1/f) B per parameter,
+ * TUNE_ADAFACTOR_BYTES); SGD with momentum one buffer, plain SGD none.
+ * Paged variants hold the same bytes in unified memory (paged_states()).
  */
-/* Optimizer states per parameter: AdamW two fp32 moments, SGD one momentum, 8-bit Adam two bytes. */
 double optim_states_bytes(const struct model_config *c)
 {
-	return c->optimizer == MODEL_OPTIM_SGD ? 4 : c->optimizer == MODEL_OPTIM_ADAM8BIT ? 2 : 8;
+	int pure = c->master == MODEL_MASTER_NONE && c->precision != MODEL_FP32 && c->precision != MODEL_TF32;
+	switch (c->optimizer) {
+	case MODEL_OPTIM_ADAMW:
+	case MODEL_OPTIM_PAGED_ADAMW:
+		return pure ? 4 : 8;
+	case MODEL_OPTIM_ADAMW_BF16:
+		return 4;
+	case MODEL_OPTIM_ADAMW8BIT:
+	case MODEL_OPTIM_PAGED_ADAMW8BIT:
+		return 2 + 8.0 / 2048;
+	case MODEL_OPTIM_ADAFACTOR:
+		return TUNE_ADAFACTOR_BYTES;
+	case MODEL_OPTIM_SGD_MOMENTUM:
+		return pure ? 2 : 4;
+	default:
+		return 0;
+	}
 }
 
+/* Paged optimizers keep their states in CUDA unified memory, outside PyTorch's allocator. */
+static int paged_states(const struct model_config *c)
+{
+	return c->optimizer == MODEL_OPTIM_PAGED_ADAMW || c->optimizer == MODEL_OPTIM_PAGED_ADAMW8BIT;
+}
+
+/*
+ * Bytes per parameter of each training state.  Mixed precision
+ * (fp16/bf16/fp8) with fp32 master weights: 16-bit working weights 2 B,
+ * fp32 gradients 4 B (accumulated in fp32), master copy 4 B + the states:
+ * 18 B with AdamW (Megatron theoretical_memory_usage, Korthikanti 2022;
+ * Transformer Math 101).  Pure 16-bit training (no master weights): 2 B
+ * weights, 2 B gradients, states in 16 bits: 8 B with AdamW.  FP32/TF32:
+ * weights 4, gradients 4, states only: 16 B.
+ */
 struct state_bytes state_bytes_of(const struct model_config *c)
 {
 	struct state_bytes s;
 	double states = optim_states_bytes(c);
 	int full = c->precision == MODEL_FP32 || c->precision == MODEL_TF32;
+	int pure = c->master == MODEL_MASTER_NONE && !full;
 	s.weight = full ? 4 : 2;
-	s.grad = 4;
-	s.optim = states + (full ? 0 : 4);
+	s.grad = full ? 4 : pure ? 2 : 4;
+	s.optim = states + (full || pure ? 0 : 4);
 	return s;
+}
+
+/* Bytes per stored weight: NF4 and GPTQ/AWQ int4 with their block scales, int8/fp8 one byte. */
+static double stored_weight_bytes(const struct model_config *c)
+{
+	int p = c->weight_precision >= 0 ? c->weight_precision :
+		c->task == MODEL_TASK_QLORA ? MODEL_NF4 : (int)c->precision;
+	switch (p) {
+	case MODEL_NF4:
+		return TUNE_NF4_BITS / 8;
+	case MODEL_INT4:
+		return TUNE_INT4_BITS / 8;
+	case MODEL_INT8:
+	case MODEL_FP8:
+		return 1;
+	case MODEL_FP32:
+	case MODEL_TF32:
+		return 4;
+	default:
+		return 2;
+	}
+}
+
+/*
+ * LoRA adapter parameters per unit of rank, whole model: r (in + out) for
+ * each adapted matrix of each block (q: h to q, k and v: h to kv, o: q to h,
+ * the MLP's two or three h-f matrices per expert), and with "all" the
+ * output head (h to V).
+ */
+double lora_params_per_rank(const struct workload *w, const struct model_config *c)
+{
+	const struct workload_dims *d = &w->d;
+	double h = d->hidden, q = w->q_dim, kv = w->kv_dim, f = d->ffn_hidden;
+	double experts = d->experts > 1 ? d->experts : 1;
+	double qm = h + q, km = h + kv, vm = h + kv, om = q + h, mlp = experts * (d->gated_mlp ? 3 : 2) * (h + f);
+	double per_layer;
+	switch (c->lora_targets) {
+	case MODEL_LORA_QV:
+		per_layer = qm + vm;
+		break;
+	case MODEL_LORA_QKV:
+		per_layer = qm + km + vm;
+		break;
+	case MODEL_LORA_QKVO:
+		per_layer = qm + km + vm + om;
+		break;
+	default:
+		per_layer = qm + km + vm + om + mlp;
+		break;
+	}
+	return d->layers * per_layer + (c->lora_targets == MODEL_LORA_ALL ? h + d->vocab : 0);
 }
 
 /*
@@ -123,8 +208,7 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 	params = block + embed + head;
 
 	if (c->task == MODEL_TASK_INFER) {
-		double wb = model_precision_bytes(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision :
-						   c->precision);
+		double wb = stored_weight_bytes(c);
 		double kvb = model_precision_bytes(c->kv_precision);
 		double B = c->batch, ctx = (double)c->prompt_len + c->output_len;
 		double kv_gpu = w->kv_dim / t;
@@ -151,40 +235,57 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 
 	if (lora) {
 		/*
-		 * LoRA: the base is frozen (no gradients, no optimizer) in 16-bit;
-		 * QLoRA stores the block matrices in 4-bit NF4 with double
-		 * quantization, 4.127 bits per parameter (Dettmers et al. 2023,
-		 * sec. 3), keeping embeddings, head and norms in 16-bit.  Adapters
-		 * train in fp32 with AdamW: 16 B per adapter parameter.
+		 * LoRA: the base is frozen (no gradients, no optimizer) at its
+		 * stored precision: 16-bit, or for QLoRA the block matrices in NF4
+		 * with double quantisation, 4.127 bits per parameter (Dettmers et
+		 * al. 2023, sec. 3), int4/int8/fp8 likewise, embeddings, head and
+		 * norms in 16-bit.  Under ZeRO-3/FSDP the frozen base is sharded
+		 * like any parameter, with the layer in use and the one prefetched
+		 * gathered.  Adapters train in fp32 (PEFT's default: 4 B weights,
+		 * 4 B gradients, the states) or in 16 bits without master weights.
 		 */
 		double wb16 = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
-		double adapters = c->lora_rank * w->params_lora_per_rank / (t * p);
-		if (c->task == MODEL_TASK_QLORA) {
-			double norms = 2.0 * d->hidden * (d->has_bias ? 2 : 1) * Ls;
-			double mats = block - norms;
-			o->weights_bytes = mats * (4.127 / 8) + (norms + embed + head) * wb16;
-			/* one layer dequantized to 16-bit for its matmuls */
+		double adapters = c->lora_rank * lora_params_per_rank(w, c) / (t * p);
+		double zw = c->zero >= 3 ? dp : 1;
+		double ab = c->master == MODEL_MASTER_NONE ? wb16 : 4;
+		double norms = 2.0 * d->hidden * (d->has_bias ? 2 : 1) * Ls;
+		double mats = block - norms, wq = stored_weight_bytes(c);
+		o->weights_bytes = (mats * wq + (norms + embed + head) * wb16) / zw;
+		/* one layer dequantized to 16-bit for its matmuls */
+		if (wq < 2)
 			frozen16 = lp * 2;
-		} else {
-			o->weights_bytes = params * wb16;
+		if (c->zero >= 3)
+			frozen16 += 2 * lp * wq;
+		if (c->offload == MODEL_OFFLOAD_PARAMS) {
+			o->host_bytes += o->weights_bytes;
+			o->weights_bytes = 0;
 		}
-		/* fp32 adapter weights and gradients, plus optimizer states (no master copy: already fp32) */
-		o->lora_bytes = adapters * (4 + 4 + optim_states_bytes(c));
+		o->lora_bytes = adapters * (ab + ab + optim_states_bytes(c)) / zw;
 	} else {
 		double zw = c->zero >= 3 ? dp : 1, zg = c->zero >= 2 ? dp : 1, zo = c->zero >= 1 ? dp : 1;
 		o->weights_bytes = params * sb.weight / zw;
 		o->gradients_bytes = params * sb.grad / zg;
 		o->optimizer_bytes = params * sb.optim / zo;
+		if (c->optimizer_in_backward) {
+			/* gradients are applied and freed as they arrive: the largest tensor's at most */
+			double largest = fmax(lp, (double)d->vocab * d->hidden / t);
+			o->gradients_bytes = fmin(o->gradients_bytes, largest * sb.grad / zg);
+		}
 		if (c->offload != MODEL_OFFLOAD_NONE) {
 			/* ZeRO-Offload: optimizer states and master weights live in host memory */
 			o->host_bytes += o->optimizer_bytes;
 			o->optimizer_bytes = 0;
 			if (c->offload == MODEL_OFFLOAD_PARAMS) {
-				o->host_bytes += o->weights_bytes;
+				o->host_bytes += o->weights_bytes + o->gradients_bytes;
 				o->weights_bytes = 0;
+				o->gradients_bytes = 0;
 			}
+		} else if (paged_states(c)) {
+			/* paged states live in unified memory: on the device, outside the allocator */
+			o->paged_bytes = params * optim_states_bytes(c) / zo;
+			o->optimizer_bytes -= o->paged_bytes;
 		}
-		if (c->zero >= 3) {
+		if (c->zero >= 3 || c->offload == MODEL_OFFLOAD_PARAMS) {
 			/* gathered parameters of the layer in use and the one prefetched */
 			frozen16 = 2 * lp * sb.weight;
 		}
@@ -218,6 +319,9 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 	} else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE) {
 		/* scores are not stored; the layer in backward rebuilds its own */
 		o->activations_bytes = Ls * inflight * act_layer + attn_scores_bytes(w, c, e, b);
+	} else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE_OP) {
+		/* PyTorch per-op checkpointing saves every other matmul's output (TUNE_SELECTIVE_OP_KEEP) */
+		o->activations_bytes = Ls * inflight * act_layer * TUNE_SELECTIVE_OP_KEEP + act_layer;
 	} else {
 		o->activations_bytes = Ls * inflight * act_layer;
 	}
@@ -226,12 +330,26 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		o->activations_bytes += inflight * (e + (d->dropout > 0 ? 1 : 0)) * T * d->hidden /
 					(c->seq_parallel ? t : 1);
 	/*
-	 * Output layer and loss on the last stage: fp32 logits and their
-	 * log-softmax, 8 B per logit (models that upcast logits for the loss),
-	 * plus the 16-bit logits: (e + 8) T V / t.
+	 * Activation offload: what backward needs later waits in host memory;
+	 * the layer being computed and the one being copied stay.
 	 */
-	if (last && d->vocab > 0)
-		o->logits_bytes = (e + 8) * T * d->vocab / t;
+	if (c->activation_offload && o->activations_bytes > 2 * act_layer) {
+		o->host_bytes += o->activations_bytes - 2 * act_layer;
+		o->activations_bytes = 2 * act_layer;
+	}
+	/*
+	 * Output layer and loss on the last stage.  Upcast for the loss (fp32):
+	 * the 16-bit logits, their fp32 copy and its log-softmax, (e + 8) T V / t.
+	 * Whole in 16 bits: the logits and the log-softmax, 2e T V / t.  Chunked
+	 * cross-entropy: the fp32 path over one chunk of TUNE_LOGIT_CHUNKS at a
+	 * time, with the 16-bit logits of all of them kept for backward.
+	 */
+	if (last && d->vocab > 0) {
+		double logits = T * d->vocab / t;
+		o->logits_bytes = c->logits == MODEL_LOGITS_BF16 ? 2 * e * logits :
+				  c->logits == MODEL_LOGITS_CHUNKED ? e * logits + 8 * logits / TUNE_LOGIT_CHUNKS :
+				  (e + 8) * logits;
+	}
 	o->buffers_bytes = frozen16 + TUNE_WORKSPACE_BYTES;
 	if (c->dp > 1 && c->zero < 3 && !lora)
 		o->buffers_bytes += TUNE_BUCKET_BYTES;
@@ -245,8 +363,9 @@ static void mem_finish(const struct model_config *c, const struct hw *h, struct 
 			     o->activations_bytes + o->logits_bytes + o->lora_bytes +
 			     o->kv_cache_bytes + o->buffers_bytes;
 	o->reserve_bytes = o->allocated_bytes * TUNE_RESERVE_FRACTION;
+	o->reserved_bytes = o->allocated_bytes + o->reserve_bytes;
 	o->context_bytes = TUNE_CONTEXT_BYTES + groups * TUNE_NCCL_BYTES;
-	o->total_bytes = o->allocated_bytes + o->reserve_bytes + o->context_bytes;
+	o->total_bytes = o->reserved_bytes + o->paged_bytes + o->context_bytes;
 	o->capacity_bytes = h->mem;
 	o->fits = o->total_bytes <= o->capacity_bytes;
 }

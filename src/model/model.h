@@ -59,8 +59,9 @@ enum model_precision {
 	MODEL_FP16,
 	MODEL_BF16,
 	MODEL_FP8,
-	MODEL_INT8,            /* KV cache only */
-	MODEL_INT4,            /* KV cache only */
+	MODEL_INT8,            /* stored weights and KV cache only */
+	MODEL_INT4,            /* stored weights (GPTQ/AWQ, group 128) and KV cache only */
+	MODEL_NF4,             /* stored weights only: QLoRA's NormalFloat 4 with double quantisation */
 	MODEL_PRECISION_COUNT
 };
 
@@ -68,20 +69,60 @@ enum model_recompute {
 	MODEL_RECOMPUTE_NONE,
 	MODEL_RECOMPUTE_SELECTIVE, /* attention core only (Korthikanti 2022) */
 	MODEL_RECOMPUTE_FULL,      /* whole layer, input checkpointed */
+	MODEL_RECOMPUTE_SELECTIVE_OP, /* PyTorch per-op selective checkpointing: every other matmul saved */
 	MODEL_RECOMPUTE_COUNT
 };
 
 enum model_optimizer {
-	MODEL_OPTIM_ADAMW,     /* two fp32 moments */
-	MODEL_OPTIM_SGD,       /* one fp32 momentum buffer */
-	MODEL_OPTIM_ADAM8BIT,  /* two 8-bit moments (bitsandbytes) */
+	MODEL_OPTIM_ADAMW,          /* "adamw": two fp32 moments (bf16 ones without master weights) */
+	MODEL_OPTIM_SGD_MOMENTUM,   /* "sgd-momentum": one momentum buffer */
+	MODEL_OPTIM_ADAMW8BIT,      /* "adamw8bit": two 8-bit block-quantised moments (bitsandbytes) */
+	MODEL_OPTIM_ADAMW_BF16,     /* "adamw-bf16": two bf16 moments */
+	MODEL_OPTIM_PAGED_ADAMW,    /* "paged-adamw": fp32 moments in CUDA unified memory */
+	MODEL_OPTIM_PAGED_ADAMW8BIT, /* "paged-adamw8bit": 8-bit moments in unified memory */
+	MODEL_OPTIM_ADAFACTOR,      /* "adafactor": factored second moment, no first moment */
+	MODEL_OPTIM_SGD,            /* "sgd": no state */
 	MODEL_OPTIM_COUNT
+};
+
+/* The fp32 master copy of the weights: kept (mixed precision) or not (pure 16-bit training). */
+enum model_master {
+	MODEL_MASTER_FP32,
+	MODEL_MASTER_NONE,
+	MODEL_MASTER_COUNT
+};
+
+/* Which weight matrices of each block carry LoRA adapters. */
+enum model_lora_targets {
+	MODEL_LORA_ATTN_MLP,   /* "attn+mlp": every linear layer of the blocks */
+	MODEL_LORA_QV,
+	MODEL_LORA_QKV,
+	MODEL_LORA_QKVO,
+	MODEL_LORA_ALL,        /* "all": the blocks and the output head */
+	MODEL_LORA_TARGETS_COUNT
+};
+
+/* How the output layer's logits are held for the loss. */
+enum model_logits {
+	MODEL_LOGITS_FP32,     /* whole, upcast to fp32 with their log-softmax */
+	MODEL_LOGITS_BF16,     /* whole, in 16 bits */
+	MODEL_LOGITS_CHUNKED,  /* computed and consumed in chunks (chunked cross-entropy) */
+	MODEL_LOGITS_COUNT
+};
+
+/* Which statistic a memory figure is. */
+enum model_memory_stat {
+	MODEL_MEM_RESERVED,    /* torch.cuda.max_memory_reserved */
+	MODEL_MEM_ALLOCATED,   /* torch.cuda.max_memory_allocated */
+	MODEL_MEM_DEVICE,      /* the device's used memory as nvidia-smi shows it */
+	MODEL_MEM_STAT_COUNT
 };
 
 enum model_offload {
 	MODEL_OFFLOAD_NONE,
 	MODEL_OFFLOAD_OPTIMIZER, /* optimizer states and master weights in host memory (ZeRO-Offload) */
-	MODEL_OFFLOAD_PARAMS,    /* optimizer and parameters in host memory (ZeRO-Infinity, stage 3) */
+	MODEL_OFFLOAD_PARAMS,    /* "optimizer+params": optimizer and parameters in host memory (ZeRO-3
+				    offload, FSDP cpu_offload); "params" is accepted too */
 	MODEL_OFFLOAD_COUNT
 };
 
@@ -109,12 +150,20 @@ int model_recompute_from_name(const char *s);
 const char *model_optimizer_name(enum model_optimizer o);
 int model_optimizer_from_name(const char *s);
 const char *model_offload_name(enum model_offload o);
-int model_offload_from_name(const char *s);   /* "none", "optimizer", "params" */
+int model_offload_from_name(const char *s);   /* "none", "optimizer", "optimizer+params" ("params") */
+const char *model_master_name(enum model_master m);
+int model_master_from_name(const char *s);
+const char *model_lora_targets_name(enum model_lora_targets t);
+int model_lora_targets_from_name(const char *s);
+const char *model_logits_name(enum model_logits l);
+int model_logits_from_name(const char *s);
+const char *model_memory_stat_name(enum model_memory_stat s);
+int model_memory_stat_from_name(const char *s);
 const char *model_loader_name(enum model_loader l);
 int model_loader_from_name(const char *s);
 const char *model_link_name(enum model_link l);
 
-/* Bytes of one element at a precision (fp32/tf32 4, fp16/bf16 2, fp8/int8 1, int4 0.5). */
+/* Bytes of one element at a precision (fp32/tf32 4, fp16/bf16 2, fp8/int8 1, int4 0.53, nf4 0.52). */
 double model_precision_bytes(enum model_precision p);
 
 /* ---------------------------------------------------------------------------
@@ -271,8 +320,13 @@ struct model_config {
 	int global_batch;              /* samples per optimizer step, all data-parallel ranks */
 	int seq_len;                   /* tokens per sample */
 	enum model_optimizer optimizer;
+	enum model_master master;      /* fp32 master weights or none (pure 16-bit) */
+	int optimizer_in_backward;     /* each gradient applied and freed during backward */
 	enum model_offload offload;
+	int activation_offload;        /* activations held in host memory between forward and backward */
 	int lora_rank;
+	enum model_lora_targets lora_targets;
+	enum model_logits logits;
 
 	/* inference (task MODEL_TASK_INFER) */
 	int batch;                     /* concurrent requests */
@@ -292,7 +346,8 @@ struct model_config {
 
 	/* how the work runs (model/engine.h); defaults: eager, weights at the compute precision */
 	enum model_engine engine;
-	int weight_precision;          /* enum model_precision of the stored weights; -1: cfg->precision */
+	int weight_precision;          /* enum model_precision of the stored weights; -1: cfg->precision
+					  (QLoRA's frozen base: NF4) */
 	/* per-sample workloads: input size; 0 = the preset's own (workload s.input_shape) */
 	double input_elems;            /* product of the --input-shape dimensions */
 	int input_dims;                /* how many dimensions it has */
@@ -357,6 +412,7 @@ struct model_request {
 	const char *network;                /* NULL: the server's NICs or the usual fabric */
 	int gpus, gpus_per_node;
 	int task, precision, kv_precision, recompute, optimizer, offload, flash, loader, cudnn_benchmark;
+	int master, optimizer_in_backward, activation_offload, lora_targets, logits;
 	int tp, pp, dp, ep, vpp, zero, seq_parallel;
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
@@ -438,8 +494,10 @@ struct model_memory {
 	double buffers_bytes;          /* ZeRO gather buffers, communication buckets, workspaces */
 	double allocated_bytes;        /* sum of the above: torch.cuda.max_memory_allocated */
 	double reserve_bytes;          /* caching allocator fragmentation */
+	double reserved_bytes;         /* allocated + reserve: torch.cuda.max_memory_reserved */
+	double paged_bytes;            /* paged optimizer states in unified memory, outside the allocator */
 	double context_bytes;          /* CUDA context, cuBLAS/cuDNN handles, NCCL */
-	double total_bytes;            /* allocated + reserve + context */
+	double total_bytes;            /* reserved + paged + context: the device's used memory (nvidia-smi) */
 	double capacity_bytes;         /* the GPU's memory */
 	double host_bytes;             /* offloaded to host memory, per GPU */
 	int fits;                      /* total_bytes <= capacity_bytes */

@@ -57,6 +57,7 @@ struct state_bytes {
 double optim_states_bytes(const struct model_config *c);
 struct state_bytes state_bytes_of(const struct model_config *c);
 double layer_params_gpu(const struct workload *w, const struct model_config *c);
+double lora_params_per_rank(const struct workload *w, const struct model_config *c);
 double attn_scores_bytes(const struct workload *w, const struct model_config *c, double e, double b);
 
 /* compute.c */

@@ -9,18 +9,30 @@
 /* Names                                                                      */
 
 static const char *const task_names[] = {"pretrain", "finetune", "lora", "qlora", "infer"};
-static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4"};
-static const char *const recompute_names[] = {"none", "selective", "full"};
-static const char *const optimizer_names[] = {"adamw", "sgd", "adam8bit"};
-static const char *const offload_names[] = {"none", "optimizer", "params"};
+static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "nf4"};
+static const char *const recompute_names[] = {"none", "selective", "full", "selective-op"};
+static const char *const optimizer_names[] = {"adamw", "sgd-momentum", "adamw8bit", "adamw-bf16", "paged-adamw",
+					       "paged-adamw8bit", "adafactor", "sgd"};
+static const char *const offload_names[] = {"none", "optimizer", "optimizer+params"};
+static const char *const master_names[] = {"fp32", "none"};
+static const char *const lora_targets_names[] = {"attn+mlp", "qv", "qkv", "qkvo", "all"};
+static const char *const logits_names[] = {"fp32", "bf16", "chunked"};
+static const char *const memory_stat_names[] = {"reserved", "allocated", "device"};
+
+/* Older spellings still accepted. */
+static const char *const aliases[][2] = {{"adam8bit", "adamw8bit"}, {"params", "optimizer+params"}};
 static const char *const loader_names[] = {"cpu", "dali"};
 static const char *const link_names[] = {"none", "pcie", "nvlink", "nvswitch"};
 
 static int name_index(const char *const *names, int n, const char *s)
 {
+	size_t a;
 	int i;
 	if (!s)
 		return -1;
+	for (a = 0; a < sizeof(aliases) / sizeof(aliases[0]); a++)
+		if (!strcmp(s, aliases[a][0]))
+			s = aliases[a][1];
 	for (i = 0; i < n; i++)
 		if (!strcmp(names[i], s))
 			return i;
@@ -42,6 +54,10 @@ NAMEFN(recompute, recompute_names, MODEL_RECOMPUTE_COUNT)
 NAMEFN(optimizer, optimizer_names, MODEL_OPTIM_COUNT)
 NAMEFN(offload, offload_names, MODEL_OFFLOAD_COUNT)
 NAMEFN(loader, loader_names, MODEL_LOADER_COUNT)
+NAMEFN(master, master_names, MODEL_MASTER_COUNT)
+NAMEFN(lora_targets, lora_targets_names, MODEL_LORA_TARGETS_COUNT)
+NAMEFN(logits, logits_names, MODEL_LOGITS_COUNT)
+NAMEFN(memory_stat, memory_stat_names, MODEL_MEM_STAT_COUNT)
 #undef NAMEFN
 
 const char *model_link_name(enum model_link l)
@@ -63,6 +79,8 @@ double model_precision_bytes(enum model_precision p)
 		return 1;
 	case MODEL_INT4:
 		return 0.5;
+	case MODEL_NF4:
+		return TUNE_NF4_BITS / 8;
 	default:
 		return 2;
 	}

@@ -17,6 +17,8 @@ void model_request_init(struct model_request *q)
 	q->gpus = q->gpus_per_node = MODEL_UNSET;
 	q->task = q->precision = q->kv_precision = q->recompute = q->optimizer = q->offload = MODEL_UNSET;
 	q->flash = q->loader = q->cudnn_benchmark = MODEL_UNSET;
+	q->master = q->optimizer_in_backward = q->activation_offload = q->lora_targets = MODEL_UNSET;
+	q->logits = MODEL_UNSET;
 	q->tp = q->pp = q->dp = q->ep = q->vpp = q->zero = q->seq_parallel = MODEL_UNSET;
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
 	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
@@ -155,6 +157,11 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->recompute = (enum model_recompute)PICK(recompute, MODEL_RECOMPUTE_NONE);
 	c->optimizer = (enum model_optimizer)PICK(optimizer, MODEL_OPTIM_ADAMW);
 	c->offload = (enum model_offload)PICK(offload, MODEL_OFFLOAD_NONE);
+	c->master = (enum model_master)PICK(master, MODEL_MASTER_FP32);
+	c->optimizer_in_backward = PICK(optimizer_in_backward, 0);
+	c->activation_offload = PICK(activation_offload, 0);
+	c->lora_targets = (enum model_lora_targets)PICK(lora_targets, MODEL_LORA_ATTN_MLP);
+	c->logits = (enum model_logits)PICK(logits, MODEL_LOGITS_FP32);
 	c->zero = PICK(zero, c->offload == MODEL_OFFLOAD_PARAMS ? 3 : 0);
 	c->loader = (enum model_loader)PICK(loader, MODEL_LOADER_CPU);
 	c->cudnn_benchmark = PICK(cudnn_benchmark, 1);
@@ -371,13 +378,13 @@ const char *model_config_flags(const struct workload *w, const struct model_conf
 	    c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp, c->pp, c->dp);
 	if (w->kind == WORKLOAD_TRANSFORMER)
 		PUT(" --seq-len %d --flash-attention %s", c->seq_len, flash_on(c) ? "on" : "off");
+	if (c->weight_precision >= 0)
+		PUT(" --weight-precision %s", model_precision_name((enum model_precision)c->weight_precision));
 	if (c->task == MODEL_TASK_INFER) {
 		PUT(" --batch %d --prompt-len %d --output-len %d --kv-cache-precision %s", c->batch, c->prompt_len,
 		    c->output_len, model_precision_name(c->kv_precision));
 		if (c->cuda_graphs)
 			PUT(" --cuda-graphs");
-		if (c->weight_precision >= 0)
-			PUT(" --weight-precision %s", model_precision_name((enum model_precision)c->weight_precision));
 		if (c->mig > 0)
 			PUT(" --mig %d", c->mig);
 	} else {
@@ -392,8 +399,16 @@ const char *model_config_flags(const struct workload *w, const struct model_conf
 		    model_optimizer_name(c->optimizer));
 		if (c->offload != MODEL_OFFLOAD_NONE)
 			PUT(" --offload %s", model_offload_name(c->offload));
+		if (c->master != MODEL_MASTER_FP32)
+			PUT(" --master-weights %s", model_master_name(c->master));
+		if (c->optimizer_in_backward)
+			PUT(" --optimizer-in-backward");
+		if (c->activation_offload)
+			PUT(" --activation-offload");
 		if (c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA)
-			PUT(" --lora-rank %d", c->lora_rank);
+			PUT(" --lora-rank %d --lora-targets %s", c->lora_rank, model_lora_targets_name(c->lora_targets));
+		if (w->kind == WORKLOAD_TRANSFORMER && c->logits != MODEL_LOGITS_FP32)
+			PUT(" --logits %s", model_logits_name(c->logits));
 		if (w->kind == WORKLOAD_PER_SAMPLE) {
 			if (c->loader == MODEL_LOADER_DALI)
 				PUT(" --data-loader dali");

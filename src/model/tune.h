@@ -78,4 +78,19 @@
 #define TUNE_DALI_CPU_RELIEF 10.0
 #define TUNE_DALI_GPU_SHARE 0.1
 
+/*
+ * Memory as frameworks hold it (docs/model.md, "Memory"):
+ * NF4 with double quantisation, bits per weight (Dettmers et al. 2023 sec. 3:
+ * 4 + 32/64 for the first-level absmax, 8/64 + 32/(64 x 256) with DQ);
+ * GPTQ/AWQ int4 with one fp16 scale and zero per group of 128 (4 + 32/128).
+ */
+#define TUNE_NF4_BITS 4.127
+#define TUNE_INT4_BITS 4.25
+/* Adafactor's factored second moment: a row and a column of fp32 per matrix, about 4 (1/h + 1/f) B per parameter */
+#define TUNE_ADAFACTOR_BYTES 0.002
+/* PyTorch per-op selective checkpointing ("op" policy): every other matmul output kept, about half a layer */
+#define TUNE_SELECTIVE_OP_KEEP 0.5
+/* chunked cross-entropy: the output split in 8 chunks (torchtune's CEWithChunkedOutputLoss default) */
+#define TUNE_LOGIT_CHUNKS 8.0
+
 #endif

@@ -97,9 +97,9 @@ double plan_fabric_capex(const struct plan *p, size_t hw, uint32_t nodes, int fa
 static double checkpoint_bytes(const struct plan *p)
 {
 	double params = p->req.w->params, per = 14;
-	if (p->base.optimizer == MODEL_OPTIM_SGD)
+	if (p->base.optimizer == MODEL_OPTIM_SGD_MOMENTUM)
 		per = 10;
-	else if (p->base.optimizer == MODEL_OPTIM_ADAM8BIT)
+	else if (p->base.optimizer == MODEL_OPTIM_ADAMW8BIT)
 		per = 8;
 	if (p->base.task == MODEL_TASK_LORA || p->base.task == MODEL_TASK_QLORA)
 		params *= 0.01;

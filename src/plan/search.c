@@ -132,7 +132,6 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
 	int experts = transformer && w->d.experts > 1 ? w->d.experts : 1;
 	int nloaders = !transformer && w->s.dali_per_gpu > 0 ? 2 : 1;
-	int lora = p->base.task == MODEL_TASK_LORA || p->base.task == MODEL_TASK_QLORA;
 	struct model_config cfg = p->base;
 	uint32_t seq = 0;
 
@@ -160,9 +159,6 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 						int zero, nzero = dp > 1 ? 4 : 1, rc;
 						if (experts % ep || dp % ep)
 							continue;
-						/* LoRA trains adapters only: ZeRO has nothing worth sharding */
-						if (lora)
-							nzero = 1;
 						for (zero = 0; zero < nzero; zero++)
 							for (rc = 0; rc < 2; rc++) {
 								int loader;
