@@ -347,8 +347,9 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 	if (last && d->vocab > 0) {
 		double logits = T * d->vocab / t;
 		o->logits_bytes = c->logits == MODEL_LOGITS_BF16 ? 2 * e * logits :
-				  c->logits == MODEL_LOGITS_CHUNKED ? e * logits + 8 * logits / TUNE_LOGIT_CHUNKS :
-				  (e + 8) * logits;
+				  c->logits == MODEL_LOGITS_CHUNKED ?
+				  e * logits + TUNE_LOGITS_FP32_BYTES * logits / TUNE_LOGIT_CHUNKS :
+				  (e + TUNE_LOGITS_FP32_BYTES) * logits;
 	}
 	o->buffers_bytes = frozen16 + TUNE_WORKSPACE_BYTES;
 	if (c->dp > 1 && c->zero < 3 && !lora)
@@ -362,7 +363,12 @@ static void mem_finish(const struct model_config *c, const struct hw *h, struct 
 	o->allocated_bytes = o->weights_bytes + o->gradients_bytes + o->optimizer_bytes +
 			     o->activations_bytes + o->logits_bytes + o->lora_bytes +
 			     o->kv_cache_bytes + o->buffers_bytes;
-	o->reserve_bytes = o->allocated_bytes * TUNE_RESERVE_FRACTION;
+	/*
+	 * FSDP/ZeRO-3 all-gathers a layer's parameters into blocks freed on
+	 * another stream (record_stream): the allocator keeps more in reserve.
+	 */
+	o->reserve_bytes = o->allocated_bytes *
+			   (TUNE_RESERVE_FRACTION + (c->zero >= 3 && c->dp > 1 ? TUNE_RESERVE_SHARDED : 0));
 	o->reserved_bytes = o->allocated_bytes + o->reserve_bytes;
 	o->context_bytes = TUNE_CONTEXT_BYTES + groups * TUNE_NCCL_BYTES;
 	o->total_bytes = o->reserved_bytes + o->paged_bytes + o->context_bytes;

@@ -34,8 +34,26 @@
 #define TUNE_CNN_CKPT_FRACTION 0.25
 /* extra workspace cudnn.benchmark may pick */
 #define TUNE_CUDNN_BENCH_BYTES (256.0 * 1048576)
-/* caching-allocator fragmentation, share of allocated bytes */
-#define TUNE_RESERVE_FRACTION 0.06
+/*
+ * caching-allocator fragmentation, share of allocated bytes: reserved /
+ * allocated is 1.03-1.05 in four runs of peft issue #1469 and 1.01 in
+ * torchtune issue #1398 (unsharded; small models above 1.1 left out)
+ */
+#define TUNE_RESERVE_FRACTION 0.04
+/*
+ * ... and the extra reserve of FSDP/ZeRO-3 (gathered layers freed across
+ * streams): reserved/allocated is 1.12-1.24 in AnswerDotAI fsdp_qlora
+ * benchmarks (7B LoRA), 1.27 and 1.31 in llama-cookbook PRs #41 and #165,
+ * 1.27-1.36 in torchtitan PR #165; 0.15, 0.20 and 0.25 were tried on the
+ * fit set of data/cases/memory.csv, 0.15 fitted best
+ */
+#define TUNE_RESERVE_SHARDED 0.15
+/*
+ * fp32 bytes per logit beside the 16-bit logits when the loss upcasts them:
+ * the fp32 logits and their log-softmax (Megatron's loss; 8, 10 and 12
+ * were tried on the fit set of data/cases/memory.csv, 8 fitted best)
+ */
+#define TUNE_LOGITS_FP32_BYTES 10.0
 /* CUDA context with cuBLAS/cuDNN handles; NCCL buffers per process group */
 #define TUNE_CONTEXT_BYTES (512.0 * 1048576)
 #define TUNE_NCCL_BYTES (256.0 * 1048576)
