@@ -377,7 +377,8 @@ const char *model_config_flags(const struct workload *w, const struct model_conf
 	PUT("--task %s --gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d --dp %d", model_task_name(c->task),
 	    c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp, c->pp, c->dp);
 	if (w->kind == WORKLOAD_TRANSFORMER)
-		PUT(" --seq-len %d --flash-attention %s", c->seq_len, flash_on(c) ? "on" : "off");
+		PUT(" --seq-len %d --flash-attention %s --tie-embeddings %s", c->seq_len, flash_on(c) ? "on" : "off",
+		    w->d.tied_embeddings ? "on" : "off");
 	if (c->weight_precision >= 0)
 		PUT(" --weight-precision %s", model_precision_name((enum model_precision)c->weight_precision));
 	if (c->task == MODEL_TASK_INFER) {

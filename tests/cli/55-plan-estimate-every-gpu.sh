@@ -43,5 +43,9 @@ while read -r gpu; do
 	roundtrip llama2-7b --task infer --rate 2 --gpu "$gpu"
 	roundtrip resnet50 --gpu "$gpu"
 done <"$TMP/gpus"
+# the memory settings travel in the line too
+roundtrip llama2-7b --gpu a100-sxm4-80gb --master-weights none --optimizer adamw8bit
+roundtrip llama2-7b --task lora --gpu a100-sxm4-80gb --lora-targets qv --tie-embeddings on
+roundtrip llama2-7b --task qlora --gpu a100-sxm4-80gb --logits chunked
 [ "$CHECKED" -ge 60 ] || fail "only $CHECKED plans were checked against estimate"
 finish
