@@ -65,7 +65,7 @@ expect_out " 4. skip workload estimate: no workload given"
 expect_width 80
 expect_rc 1 check "${ARGS[@]}" --no-libs --no-python --symptom oom --gpu 1 --workload llama2-7b
 expect_out "workload: llama2-7b, finetune, bf16, micro-batch 1 on 4 x"
-expect_out " 4. fail workload estimate: the workload needs 141.9 GiB per GPU; gpu 1 has 49.5"
+expect_out " 4. fail workload estimate: the workload needs 139.5 GiB per GPU; gpu 1 has 49.5"
 expect_rc 1 check "${ARGS[@]}" --no-libs --no-python --symptom busy --json
 expect_json
 printf '%s' "$OUT" | python3 -c '
