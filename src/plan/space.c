@@ -406,7 +406,8 @@ static void add_mig(struct plan *p, size_t *cap)
 		for (k = 0; k < sizeof(profiles) / sizeof(profiles[0]); k++) {
 			double cs, ms;
 			struct plan_hw *h;
-			if (model_mig_share(whole->gpu, profiles[k], &cs, &ms) || cs >= 1)
+			/* p->hw[i], not whole: new_hw below may have moved the array */
+			if (model_mig_share(p->hw[i].gpu, profiles[k], &cs, &ms) || cs >= 1)
 				continue;
 			h = new_hw(p, cap);
 			*h = p->hw[i];   /* new_hw may move p->hw */
