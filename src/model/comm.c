@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/model_int.h"
+#include "model/vendor.h"
 
 /* ------------------------------------------------------------------------- */
 /* Collectives                                                                */
@@ -32,6 +33,25 @@ static double intra_busbw(const struct model_config *c, enum coll k)
 	default:
 		return bw * TUNE_PCIE_COLL_EFF;
 	}
+}
+
+/*
+ * Share of a GPU's direct links that a group of g GPUs of one server can use.
+ * Boards that join every pair of GPUs by links of their own (AMD Infinity
+ * Fabric on MI300X/MI325X platforms: 7 x 64 GB/s, one link to each peer;
+ * HLS-Gaudi 2/3: 21 ports, 3 to each peer) give a collective of g GPUs only
+ * the g - 1 links to its peers: g - 1 of `mesh_links`.  Switch fabrics and
+ * NVLink boards give any group the whole rate.
+ */
+static double mesh_share(const struct model_config *c, int g)
+{
+	int links;
+	if (c->intra_kind != MODEL_LINK_NVLINK || !c->gpu)
+		return 1;
+	links = model_vendor_eff(c->gpu)->mesh_links;
+	if (links <= 0 || g - 1 >= links)
+		return 1;
+	return g > 1 ? (double)(g - 1) / links : 1;
 }
 
 /* ceil(log2(n)) for n >= 1, without libm: tree depth of a collective */
@@ -79,7 +99,7 @@ double coll_s(const struct model_config *c, enum coll k, double bytes, int n, in
 		g = n;
 	if (g < 1)
 		g = 1;
-	intra = intra_busbw(c, k);
+	intra = intra_busbw(c, k) * mesh_share(c, g);
 	if (g >= n) {
 		bw = intra;
 		lat = c->intra_lat_us * 1e-6;

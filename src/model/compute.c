@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/model_int.h"
+#include "model/vendor.h"
 
 /* ------------------------------------------------------------------------- */
 /* Time: transformers                                                         */
@@ -91,11 +92,14 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 * Tensor parallelism: two all-reduces of e T h bytes per layer forward
 	 * (Megatron, Shoeybi 2019), or all-gather + reduce-scatter pairs of
 	 * the same volume with sequence parallelism; inside the server when tp
-	 * fits in it.
+	 * fits in it.  Stacks that run collectives on engines of their own
+	 * (Gaudi's DMA/NIC engines) hide a share of them under compute
+	 * (model/vendor.c, tp_hidden).
 	 */
 	if (c->tp > 1) {
 		int g = per_node(c, c->tp, 1);
-		lt->tp_comm = 2 * coll_s(c, COLL_AR, e * T * hd, c->tp, g, 0);
+		lt->tp_comm = 2 * coll_s(c, COLL_AR, e * T * hd, c->tp, g, 0) *
+			      (1 - model_vendor_eff(c->gpu)->tp_hidden);
 	} else {
 		lt->tp_comm = 0;
 	}

@@ -18,10 +18,18 @@
  *              framework kernels at 0.56 of a 0.80 stream rate (0.45 of 5.3 TB/s), fitted by a
  *              grid search to vLLM on MI300X (P4-001..003, P4-005/006, P5-001..003, P5-005..007;
  *              fit median 5.6 %); 16-bit and the stream rate are estimates
- *   gaudi2     SynapseAI MME: fp8 0.55, fitted to Gaudi 2 LLM training (P9-001, P9-003, P9-004;
- *              fit median 18 %, the layouts of those runs are not published)
- *   gaudi3     fp8 0.40 of 1,835 TFLOP/s and framework bandwidth 0.81 of a 0.80 stream rate,
- *              fitted to Gaudi 3 static-batch generation (the 15 P3 fit rows; fit median 9 %)
+ *   gaudi2     SynapseAI MME: fp8 0.55 and bf16 0.80, fitted to Gaudi 2 Megatron-DeepSpeed LLM training
+ *              (the 13 fit rows of P9 and V4: SynapseAI 1.16-1.19, layouts as Intel prints them;
+ *              fit median 5.9 %, held-aside median 12 %)
+ *   gaudi3     fp8 0.53 of 1,835 TFLOP/s and framework bandwidth 0.78 of a 0.80 stream rate,
+ *              fitted to Gaudi 3 static-batch generation (the 15 P3 fit rows; fit median 6.0 %)
+ *
+ * mesh_links: MI300X/MI325X platforms join their 8 GPUs by 7 Infinity Fabric links, one to each
+ * peer (AMD MI300X datasheet), HLS-Gaudi 2/3 by 21 RoCE ports, 3 to each peer (Intel Hot Chips
+ * 2024): a collective of g GPUs of one server has g - 1 of the 7 links (model/comm.c).
+ * tp_hidden: SynapseAI runs HCCL collectives on the DMA/NIC engines while MME and TPC compute
+ * (Intel Gaudi documentation, "Intel Gaudi Software Suite"); the hidden share of the TP
+ * collectives, 0.5, was fitted on the Gaudi 2 training fit rows (0.4-0.6 tie) and carried to Gaudi 3.
  *
  * paged_kv: decode kernels that read a paged KV cache (vLLM's PagedAttention, FlashInfer) reach
  * less of the stream bandwidth than contiguous reads; fitted to vLLM on one H100 (P6-001; P6-002
@@ -34,21 +42,22 @@
 #define TUNE_PAGED_KV_EFF 0.70
 
 static const struct model_vendor_eff table[] = {
-	/* arch, 16-bit, tf32, fp32, fp8, hbm stream, framework share of it, paged kv */
-	{"volta", 0.85, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
-	{"turing", 0.75, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
-	{"ampere", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
-	{"ada", 0.80, 0.75, 0.90, 0.70, 0.86, 1.0, TUNE_PAGED_KV_EFF},
-	{"hopper", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
-	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF},
-	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF},
-	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF},
-	{"gaudi2", 0.80, 0.80, 0.80, 0.55, 0.80, 1.0, TUNE_PAGED_KV_EFF},
-	{"gaudi3", 0.60, 0.60, 0.80, 0.40, 0.80, 0.81, TUNE_PAGED_KV_EFF},
+	/* arch, 16-bit, tf32, fp32, fp8, hbm stream, framework share of it, paged kv, mesh peers,
+	 * TP collectives hidden */
+	{"volta", 0.85, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
+	{"turing", 0.75, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
+	{"ampere", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
+	{"ada", 0.80, 0.75, 0.90, 0.70, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
+	{"hopper", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
+	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
+	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF, 0, 0},
+	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 7, 0},
+	{"gaudi2", 0.80, 0.80, 0.80, 0.55, 0.80, 1.0, TUNE_PAGED_KV_EFF, 7, 0.5},
+	{"gaudi3", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 7, 0.5},
 	/* fallbacks by ecosystem: the nearest generation's row */
-	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF},
-	{"*rocm", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF},
-	{"*synapseai", 0.60, 0.60, 0.80, 0.40, 0.80, 0.81, TUNE_PAGED_KV_EFF},
+	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
+	{"*rocm", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 7, 0},
+	{"*synapseai", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 7, 0.5},
 };
 #define NROWS (sizeof(table) / sizeof(table[0]))
 

@@ -19,6 +19,9 @@ struct model_vendor_eff {
 	double hbm;                /* stream bandwidth, fraction of the datasheet's */
 	double fw_bw;              /* what framework kernels reach of that stream rate */
 	double paged_kv;           /* paged-attention decode reads of the KV cache, fraction of hbm */
+	int mesh_links;            /* the 8-GPU board joins every pair by its own links (a full mesh with
+	                              this many peers); 0: a switch or a ring-friendly topology */
+	double tp_hidden;          /* share of the tensor-parallel collectives that runs under compute */
 };
 
 /* The row for g (never NULL: an unknown part gets the CUDA fallback).  Static. */

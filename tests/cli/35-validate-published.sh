@@ -11,7 +11,7 @@ d = json.load(sys.stdin)
 s = d["summary"]
 assert s["coverage"] == 1.0, s["coverage"]
 assert s["cases"] >= 60, s["cases"]
-assert s["median_abs_error"] < 0.12, s["median_abs_error"]
+assert s["median_abs_error"] < 0.10, s["median_abs_error"]
 for c in d["cases"]:
     r = c["predicted"] / c["measured"]
     assert 1 / 3 < r < 3, (c["id"], r)
@@ -20,6 +20,11 @@ for k in ("serving", "eager", "memory-bound", "non-nvidia-train"):
     assert k in cl and "fit" in cl[k] and "holdout" in cl[k], k
     assert cl[k]["fit"]["median_abs_error"] < 0.20, (k, cl[k]["fit"])
 assert s["sets"]["holdout"]["median_abs_error"] < 0.20, s["sets"]
+# non-NVIDIA training: Gaudi 2 Megatron-DeepSpeed runs of several releases, judged on the held-aside rows
+nv = cl["non-nvidia-train"]
+assert nv["fit"]["cases"] + nv["holdout"]["cases"] >= 18, nv
+assert nv["holdout"]["cases"] >= 5, nv
+assert nv["holdout"]["median_abs_error"] < 0.20, nv["holdout"]
 ' || fail "published cases drifted"
 
 # the human summary reports classes by set
