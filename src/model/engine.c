@@ -53,6 +53,18 @@
  */
 #define TUNE_TRT_SAMPLE_KERNELS 0.35
 #define TUNE_COMPILE_SAMPLE_KERNELS 0.67
+/*
+ * Host time of one operation of a per-sample network in eager PyTorch.  Such
+ * networks are built of one nn.Module per operation (Conv2d, BatchNorm2d,
+ * ReLU, ...), so each costs a module call (hooks, forward dispatch), the
+ * dispatcher, and for convolutions and normalisations cuDNN's host side
+ * (descriptors, plan-cache lookup): several times a bare elementwise launch.
+ * A ResNet-50 forward is 175 such operations (docs/model.md counts them).
+ * Fitted to eager ResNet-50 at batch 1-32 on A100, V100 and T4, where the
+ * latency stays at 6-8 ms whatever the GPU and batch (published.csv E5-*
+ * fit rows; every third row held out): 40 us.
+ */
+#define TUNE_EAGER_MODULE_OP_S 40e-6
 
 static const struct model_engine_info engines[MODEL_ENGINE_COUNT] = {
 	/* name, fused, serving, trains, host/kernel, host/step, host/seq, mem fraction, of free, block, max seqs */
@@ -113,6 +125,13 @@ double model_engine_sample_kernels(enum model_engine e, double eager_kernels)
 	if (e == MODEL_ENGINE_COMPILE || e == MODEL_ENGINE_CUDAGRAPHS)
 		return eager_kernels * TUNE_COMPILE_SAMPLE_KERNELS;
 	return eager_kernels * TUNE_TRT_SAMPLE_KERNELS;
+}
+
+double model_engine_sample_host_s(enum model_engine e, double eager_ops, double seqs)
+{
+	if (e == MODEL_ENGINE_EAGER)
+		return eager_ops * TUNE_EAGER_MODULE_OP_S + seqs * model_engine_info(e)->host_per_seq_s;
+	return model_engine_host_s(e, model_engine_sample_kernels(e, eager_ops), seqs);
 }
 
 double model_engine_host_s(enum model_engine e, double kernels, double seqs)

@@ -67,6 +67,15 @@ double model_engine_sample_kernels(enum model_engine e, double eager_kernels);
 double model_engine_host_s(enum model_engine e, double kernels, double seqs);
 
 /*
+ * Host time of one forward pass of a per-sample network whose eager code
+ * runs `eager_ops` module operations (convolution, normalisation,
+ * activation, add, pooling, linear; the preset's `kernels`): eager PyTorch
+ * pays TUNE_EAGER_MODULE_OP_S for each, the other engines launch their
+ * fused kernels (model_engine_sample_kernels) at their per-launch cost.
+ */
+double model_engine_sample_host_s(enum model_engine e, double eager_ops, double seqs);
+
+/*
  * Whether the engine can run `task_is_training` work; -1 with err naming the
  * option ("engine") and what to use instead when it cannot.
  */

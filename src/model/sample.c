@@ -82,9 +82,9 @@ void infer_per_sample(const struct workload *w, const struct model_config *c, co
 			     struct model_infer *o)
 {
 	enum model_engine eng = engine_of(c);
-	double kernels = model_engine_sample_kernels(eng, w->s.kernels > 0 ? w->s.kernels : 50);
+	double ops = w->s.kernels > 0 ? w->s.kernels : 50, kernels = model_engine_sample_kernels(eng, ops);
 	double gpu = c->batch * sample_fwd_s(w, c, h);
-	double cpu_s = model_engine_host_s(eng, kernels, c->batch);
+	double cpu_s = model_engine_sample_host_s(eng, ops, c->batch);
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
 	memset(o, 0, sizeof(*o));
@@ -107,7 +107,7 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 {
 	struct model_time *tm = &r->time;
 	double m_mb = (double)c->global_batch / ((double)c->dp * c->micro_batch);
-	double kernels = model_engine_sample_kernels(engine_of(c), w->s.kernels > 0 ? w->s.kernels : 50);
+	double ops = w->s.kernels > 0 ? w->s.kernels : 50, kernels = model_engine_sample_kernels(engine_of(c), ops);
 	double t_fwd = sample_fwd_s(w, c, h);
 	double per_mb = c->micro_batch * t_fwd * (c->recompute == MODEL_RECOMPUTE_FULL ? 4 : 3);
 	double floor_mb = 3 * kernels * TUNE_KERNEL_MIN_S;
@@ -131,7 +131,9 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 	}
 	tm->optimizer_s = optimizer_s_of(c, h, params / (c->zero >= 1 ? c->dp : 1));
 	step_gpu = tm->compute_s + tm->dp_comm_s + tm->optimizer_s;
-	tm->overhead_s = m_mb * 3 * kernels * launch_s_of(c) - step_gpu;
+	/* the forward's module calls from Python; autograd launches the backward's two thirds from C++ */
+	tm->overhead_s = m_mb * (model_engine_sample_host_s(engine_of(c), ops, 0) + 2 * kernels * launch_s_of(c)) -
+			 step_gpu;
 	if (tm->overhead_s < 0)
 		tm->overhead_s = 0;
 	r->model_flops_per_step = c->global_batch * 3 * w->s.fwd_flops * sample_scale(w, c);

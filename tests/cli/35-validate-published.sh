@@ -10,7 +10,7 @@ import json, sys
 d = json.load(sys.stdin)
 s = d["summary"]
 assert s["coverage"] == 1.0, s["coverage"]
-assert s["cases"] >= 60, s["cases"]
+assert s["cases"] >= 95, s["cases"]
 assert s["median_abs_error"] < 0.10, s["median_abs_error"]
 for c in d["cases"]:
     r = c["predicted"] / c["measured"]
@@ -19,6 +19,13 @@ cl = s["classes"]
 for k in ("serving", "eager", "memory-bound", "non-nvidia-train"):
     assert k in cl and "fit" in cl[k] and "holdout" in cl[k], k
     assert cl[k]["fit"]["median_abs_error"] < 0.20, (k, cl[k]["fit"])
+for k in ("serving", "eager", "memory-bound"):
+    assert cl[k]["holdout"]["median_abs_error"] < 0.20, (k, cl[k]["holdout"])
+# eager ResNet-50 at batch 1 is bound by its module calls on the host, whatever the GPU
+e5 = [c for c in d["cases"] if c["id"].startswith("E5-")]
+assert len(e5) >= 20, len(e5)
+for c in e5:
+    assert abs(c["predicted"] / c["measured"] - 1) < 0.5, (c["id"], c["predicted"], c["measured"])
 assert s["sets"]["holdout"]["median_abs_error"] < 0.20, s["sets"]
 # non-NVIDIA training: Gaudi 2 Megatron-DeepSpeed runs of several releases, judged on the held-aside rows
 nv = cl["non-nvidia-train"]
