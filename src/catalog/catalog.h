@@ -263,6 +263,11 @@ int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, c
 		      size_t why_len);
 /* The fastest NIC (Gb/s) g's host PCIe slots can feed; NaN when unknown. */
 double cat_host_max_nic_gbps(const struct catalog *c, const struct cat_gpu *g);
+/*
+ * CPU cores per GPU of a catalog server: cores x sockets / GPUs, the share
+ * of the host's cores that feeds each GPU's data loading; 0 when unknown.
+ */
+double cat_server_cores_per_gpu(const struct catalog *c, const struct cat_server *s);
 /* The first part of a kind for a scale-out link key (NULL link: any); NULL when none. */
 const struct cat_part *cat_part_for(const struct catalog *c, const char *kind, const char *link);
 

@@ -131,6 +131,15 @@ double cat_host_max_nic_gbps(const struct catalog *c, const struct cat_gpu *g)
 	return l ? l->max_nic_gbps : NAN;
 }
 
+double cat_server_cores_per_gpu(const struct catalog *c, const struct cat_server *s)
+{
+	const struct cat_cpu *cpu = s->cpu ? catalog_get(c, CAT_CPUS, s->cpu) : NULL;
+	if (!cpu || !cat_has(cpu->cores) || !cat_has(s->cpu_count) || !cat_has(s->gpu_count) ||
+	    s->gpu_count < 1)
+		return 0;
+	return cpu->cores * s->cpu_count / s->gpu_count;
+}
+
 const struct cat_part *cat_part_for(const struct catalog *c, const char *kind, const char *link)
 {
 	size_t i, n = catalog_count(c, CAT_PARTS);

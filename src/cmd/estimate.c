@@ -578,7 +578,10 @@ throughput:
 	if (r->data_cores_needed > 0) {
 		table_row(tb);
 		table_cell(tb, "CPU cores per GPU to feed it");
-		table_cellf(tb, "%.1f", r->data_cores_needed);
+		if (c->cpu_cores_per_gpu > 0)
+			table_cellf(tb, "%.1f of %.1f", r->data_cores_needed, c->cpu_cores_per_gpu);
+		else
+			table_cellf(tb, "%.1f", r->data_cores_needed);
 	}
 	limit_names(r->limits, b, sizeof(b));
 	table_row(tb);
@@ -763,6 +766,7 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 	json_object_set_new(x, "samples_per_s", num(r->samples_per_s));
 	json_object_set_new(x, "data_samples_per_s", num(r->data_samples_per_s));
 	json_object_set_new(x, "data_cores_per_gpu", num(r->data_cores_needed));
+	json_object_set_new(x, "cpu_cores_per_gpu", c->cpu_cores_per_gpu > 0 ? num(c->cpu_cores_per_gpu) : json_null());
 	json_object_set_new(o, "throughput", x);
 	json_object_set_new(o, "mfu", num(r->mfu));
 	json_object_set_new(o, "mfu_tflops_per_gpu", num(r->mfu_tflops_per_gpu));

@@ -201,7 +201,9 @@ static int fill_links(const struct catalog *cat, const struct model_request *q, 
 		c->gpus_per_node = c->gpus < 8 ? c->gpus : 8;
 	if (c->gpus_per_node > c->gpus)
 		c->gpus_per_node = c->gpus;
-	c->cpu_cores_per_gpu = q->cpu_cores_per_node > 0 ? q->cpu_cores_per_node / c->gpus_per_node : 0;
+	/* data loading: the cores given, else the server's share per GPU (what plan assumes) */
+	c->cpu_cores_per_gpu = q->cpu_cores_per_node > 0 ? q->cpu_cores_per_node / c->gpus_per_node :
+			       q->server ? cat_server_cores_per_gpu(cat, q->server) : 0;
 	if (!network && c->gpus > c->gpus_per_node && !(q->server && q->server->nic && q->server->nic_count > 0)) {
 		usual_network(cat, c->gpu, c->gpus_per_node, spec, sizeof(spec), why, sizeof(why));
 		network = spec;

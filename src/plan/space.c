@@ -100,15 +100,6 @@ size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum m
 	return n;
 }
 
-static double cores_per_gpu(const struct catalog *cat, const struct cat_server *s)
-{
-	const struct cat_cpu *c = s->cpu ? catalog_get(cat, CAT_CPUS, s->cpu) : NULL;
-	if (!c || !cat_has(c->cores) || !cat_has(s->cpu_count) || !cat_has(s->gpu_count) ||
-	    s->gpu_count < 1)
-		return 0;
-	return c->cores * s->cpu_count / s->gpu_count;
-}
-
 /*
  * CPU cores per GPU of a generic build: the mean of the catalog servers
  * whose GPUs have the same form factor (the same servers tco takes the
@@ -125,7 +116,7 @@ static double generic_cores_per_gpu(const struct catalog *cat, const struct cat_
 		double c;
 		if (!sg || !sg->form_factor || !g->form_factor || strcmp(sg->form_factor, g->form_factor))
 			continue;
-		c = cores_per_gpu(cat, s);
+		c = cat_server_cores_per_gpu(cat, s);
 		if (c > 0) {
 			sum += c;
 			used++;
@@ -201,7 +192,7 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s)
 		snprintf(h->own_network, sizeof(h->own_network), "%gx %s %g Gb/s", s->nic_count,
 			 s->nic, s->nic_gbps);
 	h->max_nodes = cfg.inter_gbps_per_gpu > 0 ? 1 << 30 : 1;
-	h->cpu_cores_per_gpu = cores_per_gpu(p->cat, s);
+	h->cpu_cores_per_gpu = cat_server_cores_per_gpu(p->cat, s);
 	h->node_power_kw = in.value[TCO_IN_POWER];
 	h->rack_units = in.value[TCO_IN_RACK_UNITS];
 	h->cooling = s->cooling;
