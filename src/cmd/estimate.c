@@ -567,7 +567,8 @@ throughput:
 	if (r->time_to_train_s > 0) {
 		table_row(tb);
 		table_cell(tb, "time to train");
-		table_cell(tb, unit_format_duration(r->time_to_train_s, b, sizeof(b)));
+		table_cellf(tb, "%s (%.0f step%s)", unit_format_duration(r->time_to_train_s, b, sizeof(b)),
+			    r->train_steps, r->train_steps == 1 ? "" : "s");
 	}
 	table_row(tb);
 	table_cell(tb, r->time_to_train_s > 0 ? "energy (GPUs), kWh" : "energy per hour (GPUs), kWh");
@@ -774,6 +775,7 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 	json_object_set_new(o, "peak_tflops", num(r->peak_tflops));
 	json_object_set_new(o, "model_flops_per_step", num(r->model_flops_per_step));
 	json_object_set_new(o, "time_to_train_s", r->time_to_train_s > 0 ? num(r->time_to_train_s) : json_null());
+	json_object_set_new(o, "train_steps", r->train_steps > 0 ? num(r->train_steps) : json_null());
 	json_object_set_new(o, "energy_kwh", num(r->energy_kwh));
 	json_object_set_new(o, "energy_basis", json_string(r->time_to_train_s > 0 ? "time_to_train" : "one_hour"));
 	json_object_set_new(o, "power_w_per_gpu", num(r->power_w));

@@ -256,72 +256,7 @@ static void progress(void *arg, size_t done, size_t total)
 	fflush(stderr);
 }
 
-/* ---- compact numbers for the 80-column table ---- */
-
-static const char *fmt_si(double v, char *b, size_t len)
-{
-	const char *u = "";
-	if (!(v >= 0) || !isfinite(v)) {
-		snprintf(b, len, "-");
-		return b;
-	}
-	if (v >= 1e12) {
-		v /= 1e12;
-		u = "T";
-	} else if (v >= 1e9) {
-		v /= 1e9;
-		u = "G";
-	} else if (v >= 1e6) {
-		v /= 1e6;
-		u = "M";
-	} else if (v >= 1e3) {
-		v /= 1e3;
-		u = "k";
-	}
-	if (!*u && v < 10)
-		snprintf(b, len, v == 0 ? "0" : "%.2f", v);
-	else
-		snprintf(b, len, v >= 100 || !*u ? "%.0f%s" : "%.3g%s", v, u);
-	return b;
-}
-
-static const char *fmt_usd(double v, char *b, size_t len)
-{
-	char t[32];
-	if (!isfinite(v) || v < 0)
-		snprintf(b, len, "-");  /* unknown, never "$inf" or "$-nan" */
-	else if (v > 0 && v < 0.005)
-		snprintf(b, len, "<$0.01");
-	else if (v < 9.995)
-		snprintf(b, len, "$%.2f", v);
-	else if (v < 1000)
-		snprintf(b, len, "$%.0f", v);
-	else
-		if (snprintf(b, len, "$%s", fmt_si(v, t, sizeof(t))) >= (int)len)
-			b[len - 1] = 0;
-	return b;
-}
-
-static const char *fmt_dur(double s, char *b, size_t len)
-{
-	if (!(s > 0) || !isfinite(s))
-		snprintf(b, len, "-");
-	else if (s < 0.0005)
-		snprintf(b, len, "<1ms");
-	else if (s < 1)
-		snprintf(b, len, "%.0fms", s * 1e3);
-	else if (s < 60)
-		snprintf(b, len, "%.2gs", s);
-	else if (s < 3600)
-		snprintf(b, len, "%.0fm", s / 60);
-	else if (s < 86400 * 2)
-		snprintf(b, len, "%.2gh", s / 3600);
-	else if (s < 86400 * 365.25 * 2)
-		snprintf(b, len, "%.0fd", s / 86400);
-	else
-		snprintf(b, len, "%.2gy", s / (86400 * 365.25));
-	return b;
-}
+/* ---- compact numbers for the 80-column table (money and durations: util/units.h) ---- */
 
 static const char *fmt_step(double s, char *b, size_t len)
 {
@@ -389,7 +324,7 @@ static void title_line(const struct workload *w, const struct plan_request *req,
 			 w->sample_unit, b->epochs);
 	else
 		snprintf(amt, sizeof(amt), "%s %s", fmt_count(b->train_samples, c, sizeof(c)), w->sample_unit);
-	snprintf(buf, len, "%s (%s parameters), %s on %s", w->name, fmt_si(w->params, n, sizeof(n)),
+	snprintf(buf, len, "%s (%s parameters), %s on %s", w->name, unit_format_si_short(w->params, n, sizeof(n)),
 		 task_words(w, b->task), amt);
 }
 
@@ -413,17 +348,17 @@ static void choice_row(struct table *tb, const struct plan *p, size_t rank, cons
 		table_cell(tb, fmt_step(c->latency_s, a, sizeof(a)));
 		table_cellf(tb, "%d", c->replicas);
 		if (!narrow)
-			table_cell(tb, fmt_si(c->res.samples_per_s * c->replicas, a, sizeof(a)));
-		table_cell(tb, fmt_usd(c->cost_usd, a, sizeof(a)));
+			table_cell(tb, unit_format_si_short(c->res.samples_per_s * c->replicas, a, sizeof(a)));
+		table_cell(tb, unit_format_usd(c->cost_usd, a, sizeof(a)));
 		if (!narrow)
-			table_cell(tb, fmt_si(c->energy_kwh, a, sizeof(a)));
+			table_cell(tb, unit_format_si_short(c->energy_kwh, a, sizeof(a)));
 	} else {
 		if (!narrow)
-			table_cell(tb, fmt_si(c->res.tokens_per_s > 0 ? c->res.tokens_per_s :
+			table_cell(tb, unit_format_si_short(c->res.tokens_per_s > 0 ? c->res.tokens_per_s :
 					      c->res.samples_per_s, a, sizeof(a)));
-		table_cell(tb, fmt_dur(c->hours * 3600, a, sizeof(a)));
-		table_cell(tb, fmt_usd(c->cost_usd, a, sizeof(a)));
-		table_cell(tb, c->has_bom ? fmt_usd(c->bom.capex_usd, a, sizeof(a)) : "rent");
+		table_cell(tb, unit_format_duration_short(c->hours * 3600, a, sizeof(a)));
+		table_cell(tb, unit_format_usd(c->cost_usd, a, sizeof(a)));
+		table_cell(tb, c->has_bom ? unit_format_usd(c->bom.capex_usd, a, sizeof(a)) : "rent");
 	}
 }
 
@@ -498,7 +433,7 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 			 "and half an interval recomputed)",
 			 100 * c->gp.goodput, 100 * c->gp.ckpt_hours / c->hours, c->gp.ckpt_write_s,
 			 unit_format_bytes(c->gp.ckpt_bytes, e1, sizeof(e1)),
-			 fmt_dur(c->gp.ckpt_every_s, e2, sizeof(e2)), 100 * c->gp.fail_hours / c->hours,
+			 unit_format_duration_short(c->gp.ckpt_every_s, e2, sizeof(e2)), 100 * c->gp.fail_hours / c->hours,
 			 c->gp.interruptions, 1000 * c->gp.fail_rate_per_gpu_hour);
 		wrap("  goodput      ", buf, 15);
 	}
@@ -509,22 +444,24 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 		if (b->tiers)
 			snprintf(fab, sizeof(fab),
 				 "%d-tier fabric %s: switches %s %s, %.0f NIC ports%s, %.0f optics, %.0f cables",
-				 b->tiers, fmt_usd(b->fabric_usd, a3, sizeof(a3)), bom_switch_text(b, sw, sizeof(sw)),
-				 fmt_usd(b->switch_usd, a4, sizeof(a4)), b->nics,
+				 b->tiers, unit_format_usd(b->fabric_usd, a3, sizeof(a3)), bom_switch_text(b, sw, sizeof(sw)),
+				 unit_format_usd(b->switch_usd, a4, sizeof(a4)), b->nics,
 				 b->nics_bought > 0 ? "" : " (in the server price)", b->optics, b->cables);
 		else
 			snprintf(fab, sizeof(fab), "no scale-out fabric");
 		snprintf(buf, sizeof(buf),
 			 "%s: %.0f server%s %s, %.0f %s-cooled rack%s of %.0f kW (%.0f server%s a rack)%s%s; "
 			 "%s; %.0f TB storage %s; %.0f kW at the wall (PUE %.2f)%s%s",
-			 fmt_usd(b->capex_usd, a1, sizeof(a1)), b->servers, b->servers == 1 ? "" : "s",
-			 fmt_usd(b->server_usd, a2, sizeof(a2)), b->racks, b->cooling,
+			 unit_format_usd(b->capex_usd, a1, sizeof(a1)), b->servers, b->servers == 1 ? "" : "s",
+			 unit_format_usd(b->server_usd, a2, sizeof(a2)), b->racks, b->cooling,
 			 b->racks == 1 ? "" : "s", b->rack_kw, b->nodes_per_rack, b->nodes_per_rack == 1 ? "" : "s",
 			 b->cooling_usd > 0 ? ", liquid plant " : "",
-			 b->cooling_usd > 0 ? fmt_usd(b->cooling_usd, a5, sizeof(a5)) : "", fab, b->storage_tb,
-			 fmt_usd(b->storage_usd, a6, sizeof(a6)), b->power_kw, b->pue,
+			 b->cooling_usd > 0 ? unit_format_usd(b->cooling_usd, a5, sizeof(a5)) : "", fab, b->storage_tb,
+			 unit_format_usd(b->storage_usd, a6, sizeof(a6)), b->power_kw, b->pue,
 			 b->missing[0] ? "; unpriced: " : "", b->missing);
 		wrap("  buy          ", buf, 15);
+	} else if (c->bom.rented) {
+		wrap("  rent         ", bom_rented_text(&c->bom, buf, sizeof(buf)), 15);
 	}
 	snprintf(buf, sizeof(buf), "gpuscope estimate %s", plan_estimate_args(p, c, flags, sizeof(flags)));
 	wrap("  check it     ", buf, 15);
@@ -559,7 +496,7 @@ static const char *fmt_choice_time(const struct plan_request *req, const struct 
 				   char *b, size_t len)
 {
 	return req->base.task == MODEL_TASK_INFER ? fmt_step(x->latency_s, b, len) :
-	       fmt_dur(x->hours * 3600, b, len);
+	       unit_format_duration_short(x->hours * 3600, b, len);
 }
 
 /* "  fastest overall: 4x8 h100-sxm5-80gb, 12d for $46k" */
@@ -571,7 +508,7 @@ static void print_overall(const struct plan *p, const char *what, const struct p
 
 	snprintf(buf, sizeof(buf), "%s overall: %ux%d %s, %s for %s", what, x->nodes,
 		 hw[x->hw].gpus_per_node, hw[x->hw].label,
-		 fmt_choice_time(plan_request_of(p), x, a, sizeof(a)), fmt_usd(x->cost_usd, b, sizeof(b)));
+		 fmt_choice_time(plan_request_of(p), x, a, sizeof(a)), unit_format_usd(x->cost_usd, b, sizeof(b)));
 	wrap("  ", buf, 2);
 }
 
@@ -600,7 +537,7 @@ static void print_no_answer(const struct plan *p)
 			 what[0], k > 1 ? (k > 2 ? ", " : " and ") : "", k > 1 ? what[1] : "",
 			 k > 2 ? " and " : "", k > 2 ? what[2] : "", m->nodes, hw[m->hw].gpus_per_node,
 			 hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)),
-			 fmt_choice_time(req, m, a, sizeof(a)), fmt_usd(m->cost_usd, b, sizeof(b)), m->power_kw,
+			 fmt_choice_time(req, m, a, sizeof(a)), unit_format_usd(m->cost_usd, b, sizeof(b)), m->power_kw,
 			 miss_words(m->miss, c, sizeof(c)));
 		wrap("", buf, 0);
 		if (plan_fastest(p) && (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0))
@@ -623,6 +560,33 @@ static void print_no_answer(const struct plan *p)
 	} else {
 		wrap("", "nothing could be evaluated with these options", 0);
 	}
+}
+
+/*
+ * A run is whole optimizer steps (model.h train_steps): where that rounds
+ * the amount asked for up by more than 1 %, say so.
+ */
+static void print_whole_steps(const struct plan *p, const struct workload *w)
+{
+	const struct model_config *b = plan_base(p);
+	int tokens = b->train_tokens > 0;
+	double asked = tokens ? b->train_tokens : b->train_samples * (b->epochs > 0 ? b->epochs : 1);
+	double per_step = (double)plan_global_batch(p) * (tokens ? b->seq_len : 1), steps;
+	char line[512], x[32], y[32], z[96];
+	if (!(asked > 0) || !(per_step > 0))
+		return;
+	steps = ceil(asked / per_step - 1e-9);
+	if (steps * per_step <= 1.01 * asked)
+		return;
+	if (tokens)
+		snprintf(z, sizeof(z), "%d x %d tokens", plan_global_batch(p), b->seq_len);
+	else
+		snprintf(z, sizeof(z), "%d %s", plan_global_batch(p), w->sample_unit);
+	snprintf(line, sizeof(line), "a run is whole optimizer steps of %s: %s %s round up to %.0f "
+		 "step%s (%s %s); times and costs are for whole steps", z, fmt_count(asked, y, sizeof(y)),
+		 tokens ? "tokens" : w->sample_unit, steps, steps == 1 ? "" : "s",
+		 unit_format_si_short(steps * per_step, x, sizeof(x)), tokens ? "tokens" : w->sample_unit);
+	wrap("  ", line, 2);
 }
 
 static void print_human(const struct plan *p, const struct workload *w, const char *title,
@@ -659,13 +623,15 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 			 (req->provider ? req->provider : "cloud instances at on-demand prices") :
 			 "owned hardware (catalog servers and generic builds, priced by TCO)",
 			 plan_objective_name(req->objective), req->max_gpus,
-			 fmt_si((double)st->configs, a, sizeof(a)), nhw,
+			 unit_format_si_short((double)st->configs, a, sizeof(a)), nhw,
 			 unit_format_duration(st->wall_s, b, sizeof(b)), st->threads);
 		wrap("  ", line, 2);
 	}
 	if (*plan_skipped(p)) {
 		wrap("  left out: ", plan_skipped(p), 2);
 	}
+	if (!infer)
+		print_whole_steps(p, w);
 	if (!n) {
 		printf("\n");
 		print_no_answer(p);
@@ -795,6 +761,7 @@ static size_t choice_fields(const struct plan *p, const struct plan_choice *c, l
 	NUM("peak_tflops", c->res.peak_tflops);
 	NUM("latency_s", c->latency_s);
 	NUM("time_to_finish_s", g->task == MODEL_TASK_INFER ? 0 : c->hours * 3600);
+	NUM("train_steps", g->task == MODEL_TASK_INFER ? 0 : c->res.train_steps);
 	NUM("hours", c->hours);
 	NUM("cost_usd", c->cost_usd);
 	NUM("usd_per_gpu_hour", hw->cost.usd_per_gpu_hour);
@@ -855,7 +822,7 @@ static json_t *choice_json(const struct plan *p, const struct plan_choice *c, lo
 	n = choice_fields(p, c, rank, f, bufs, args, sizeof(args));
 	for (i = 0; i < n; i++)
 		json_object_set_new(o, f[i].name, field_json(&f[i]));
-	json_object_set_new(o, "bom", c->has_bom ? bom_json(&c->bom) : json_null());
+	json_object_set_new(o, "bom", c->has_bom || c->bom.rented ? bom_json(&c->bom) : json_null());
 	return o;
 }
 

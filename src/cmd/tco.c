@@ -17,6 +17,7 @@
 #include "report/svg.h"
 #include "report/table.h"
 #include "util/error.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 static int json_flag, rack_unit_space, no_cloud;
@@ -133,22 +134,14 @@ static const char *num(double v, int dec)
 	return b;
 }
 
-/* Compact money for grid cells: "+$1.2M", "-$250k". */
+/* Compact money for grid cells, signed: "+$1.25M", "-$250k" (units.h's style). */
 static const char *usd_short(double v)
 {
 	char *b = next_buf();
-	double a = fabs(v);
-	const char *sign = v < 0 ? "-" : "+";
 	if (isnan(v))
 		return "-";
-	if (a >= 1e9)
-		snprintf(b, 64, "%s$%.1fG", sign, a / 1e9);
-	else if (a >= 1e6)
-		snprintf(b, 64, "%s$%.2fM", sign, a / 1e6);
-	else if (a >= 1e3)
-		snprintf(b, 64, "%s$%.0fk", sign, a / 1e3);
-	else
-		snprintf(b, 64, "%s$%.0f", sign, a);
+	b[0] = v >= 0 ? '+' : 0;
+	unit_format_usd(v, b + (v >= 0), (unsigned)sizeof(fbuf[0]) - 1);
 	return b;
 }
 

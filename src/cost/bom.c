@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cost/bom.h"
+#include "util/units.h"
 
 static double facility_or(const struct catalog *cat, const char *key, double dflt)
 {
@@ -77,6 +78,36 @@ static void size_fabric(struct bom *b, double nodes, double rails, double radix,
 	b->links = E * b->tiers;
 }
 
+/* Shared storage: tb (< 0: the per-GPU default for b->gpus), its draw and write rate. */
+static void size_storage(struct bom *b, const struct catalog *cat, double tb)
+{
+	b->storage_part = cat_part_for(cat, "storage", NULL);
+	b->storage_tb = tb >= 0 ? tb : b->gpus * facility_or(cat, "storage_tb_per_gpu", 0);
+	if (b->storage_tb > 0) {
+		b->storage_kw = b->storage_tb * watts_of(b->storage_part) / 1000;
+		b->storage_write_gbs = b->storage_part && cat_has(b->storage_part->write_gbps) ?
+				       b->storage_tb * b->storage_part->write_gbps : 0;
+	}
+}
+
+void bom_build_rented(struct bom *b, const struct catalog *cat, const struct cat_cloud *instance,
+		      double instances, double node_kw, double storage_tb)
+{
+	memset(b, 0, sizeof(*b));
+	b->rented = 1;
+	b->instance = instance;
+	b->servers = instances;
+	b->gpus = instances * (cat_has(instance->gpu_count) ? instance->gpu_count : 0);
+	b->usd_per_hour = cat_has(instance->usd_per_hour) ? instances * instance->usd_per_hour : 0;
+	b->network_gbps = cat_has(instance->network_gbps) ? instance->network_gbps : 0;
+	snprintf(b->cooling, sizeof(b->cooling), "provided");
+	/* the same storage an owned cluster would have, so checkpoints time alike; not billed apart */
+	size_storage(b, cat, storage_tb);
+	b->it_kw = instances * node_kw + b->storage_kw;
+	b->pue = 1;
+	b->power_kw = b->it_kw;
+}
+
 int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in, struct diag *err)
 {
 	double usable_u = facility_or(cat, "rack_units_usable", 42);
@@ -134,16 +165,9 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
 	}
 	b->fabric_usd = b->switch_usd + b->nic_usd + b->optics_usd + b->cables_usd;
 
-	/* storage */
-	b->storage_part = cat_part_for(cat, "storage", NULL);
-	b->storage_tb = in->storage_tb >= 0 ? in->storage_tb :
-			b->gpus * facility_or(cat, "storage_tb_per_gpu", 0);
-	if (b->storage_tb > 0) {
+	size_storage(b, cat, in->storage_tb);
+	if (b->storage_tb > 0)
 		b->storage_usd = b->storage_tb * price_of(b, b->storage_part, "storage");
-		b->storage_kw = b->storage_tb * watts_of(b->storage_part) / 1000;
-		b->storage_write_gbs = b->storage_part && cat_has(b->storage_part->write_gbps) ?
-				       b->storage_tb * b->storage_part->write_gbps : 0;
-	}
 
 	/* power and cooling */
 	b->it_kw = in->nodes * in->node_kw + b->switch_kw + b->optics * watts_of(b->optic_part) / 1000 +
@@ -176,6 +200,16 @@ json_t *bom_json(const struct bom *b)
 	json_t *o = json_object(), *sw = json_array(), *x;
 	int i;
 	json_object_set_new(o, "capex_usd", json_real(b->capex_usd));
+	json_object_set_new(o, "rented", json_boolean(b->rented));
+	if (b->rented) {
+		/* what is rented, and what comes with it */
+		json_object_set_new(o, "instance", json_string(b->instance->row.key));
+		json_object_set_new(o, "provider", b->instance->provider ? json_string(b->instance->provider) :
+				    json_null());
+		json_object_set_new(o, "usd_per_hour", json_real(b->usd_per_hour));
+		json_object_set_new(o, "network_gbps", b->network_gbps > 0 ? json_real(b->network_gbps) : json_null());
+		json_object_set_new(o, "provided", json_string("racks, cooling, network, storage, power"));
+	}
 	json_object_set_new(o, "servers", json_real(b->servers));
 	json_object_set_new(o, "gpus", json_real(b->gpus));
 	json_object_set_new(o, "server_usd", json_real(b->server_usd));
@@ -218,6 +252,10 @@ const char *bom_switch_text(const struct bom *b, char *buf, size_t len)
 	size_t o = 0;
 	int i;
 	buf[0] = 0;
+	if (b->rented) {
+		snprintf(buf, len, "provided by the cloud");
+		return buf;
+	}
 	if (!b->tiers) {
 		snprintf(buf, len, "none");
 		return buf;
@@ -228,5 +266,18 @@ const char *bom_switch_text(const struct bom *b, char *buf, size_t len)
 	if (o < len)
 		snprintf(buf + o, len - o, " (%.0f-port %.0fG%s)", b->sw[0].ports, b->sw[0].gbps,
 			 b->switch_part ? "" : ", unpriced");
+	return buf;
+}
+
+const char *bom_rented_text(const struct bom *b, char *buf, size_t len)
+{
+	char rate[32], net[48] = "network";
+	if (b->network_gbps > 0)
+		snprintf(net, sizeof(net), "network (%g Gb/s an instance)", b->network_gbps);
+	snprintf(buf, len, "nothing to buy: %.0f x %s (%s, %.0f GPUs) rented at %s/h; %s, %.0f TB storage, "
+		 "racks, cooling and power (%.0f kW drawn) come with the instance%s", b->servers,
+		 b->instance->row.key, b->instance->provider ? b->instance->provider : "cloud", b->gpus,
+		 unit_format_usd(b->usd_per_hour, rate, sizeof(rate)), net, b->storage_tb, b->power_kw,
+		 b->servers == 1 ? "" : "s");
 	return buf;
 }

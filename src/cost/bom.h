@@ -19,6 +19,11 @@
  *   storage     storage_tb_per_gpu x GPUs unless given; write bandwidth
  *               from the part's GB/s per TB
  *   power       IT = servers + switches + optics + storage; wall = IT x PUE
+ *   rented      cloud instances (bom_build_rented): nothing is bought
+ *               (capex 0, rented set); the bill says what is rented (the
+ *               instances and their hourly rate) and what the cloud
+ *               provides with them (network, storage, racks, cooling,
+ *               power, none of them billed apart)
  *
  * Ownership: pointers in struct bom point into the catalog.
  */
@@ -55,7 +60,7 @@ struct bom_switches {
 struct bom {
 	double servers, gpus;
 	double server_usd;
-	char cooling[8];               /* "air" | "liquid" */
+	char cooling[12];              /* "air" | "liquid" | "provided" (rented) */
 	double rack_kw, nodes_per_rack, racks;
 	int tiers;                     /* switch tiers; 0: no scale-out fabric */
 	struct bom_switches sw[3];
@@ -70,6 +75,11 @@ struct bom {
 	double capex_usd;              /* servers + fabric + storage + cooling */
 	double it_kw, pue, power_kw;   /* power_kw at the wall */
 	char missing[160];             /* parts the catalog does not price ("" when none) */
+	/* rented (bom_build_rented); 0 and empty for a bill to buy */
+	int rented;
+	const struct cat_cloud *instance;
+	double usd_per_hour;           /* all instances, on demand */
+	double network_gbps;           /* scale-out Gb/s per instance as the cloud provides it; 0 unknown */
 };
 
 /*
@@ -79,13 +89,27 @@ struct bom {
  */
 int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in, struct diag *err);
 
+/*
+ * The bill of `instances` rented cloud instances drawing node_kw each (for
+ * power_kw: drawn, not billed apart), with storage_tb of storage (< 0: the
+ * per-GPU default) whose write rate times checkpoints as for owned storage.
+ */
+void bom_build_rented(struct bom *b, const struct catalog *cat, const struct cat_cloud *instance,
+		      double instances, double node_kw, double storage_tb);
+
 /* The cooling's default rack power, kW (facility rack_kw_air / rack_kw_liquid). */
 double bom_default_rack_kw(const struct catalog *cat, const char *cooling);
 
 /* The bill as JSON: the field names of docs/plan.md (bom.capex_usd, bom.racks ...). Caller owns it. */
 struct json_t;
 struct json_t *bom_json(const struct bom *b);
-/* "16 leaf + 8 spine (64-port 400G)", or "none". */
+/*
+ * A rented bill in a sentence: "nothing to buy: 4 x p4d.24xlarge (aws, 32
+ * GPUs) rented at $131/h; network (400 Gb/s an instance), 64 TB storage,
+ * racks, cooling and power (12 kW drawn) come with the instances".
+ */
+const char *bom_rented_text(const struct bom *b, char *buf, size_t len);
+/* "16 leaf + 8 spine (64-port 400G)", "none", or "provided by the cloud" (rented). */
 const char *bom_switch_text(const struct bom *b, char *buf, size_t len);
 
 #endif

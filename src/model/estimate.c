@@ -276,8 +276,9 @@ static unsigned train_limits(const struct model_time *tm)
 }
 
 /*
- * MFU/HFU, time to train and energy.  Time to train: tokens / tokens per
- * second, or samples x epochs / samples per second.  Energy: GPUs only,
+ * MFU/HFU, time to train and energy.  Time to train: whole steps times the
+ * step, the steps being tokens / tokens per step, or samples x epochs /
+ * samples per step, rounded up (at least one).  Energy: GPUs only,
  * drawing idle + (TDP - idle) x (0.3 + 0.7 x busy fraction) (an estimate:
  * training GPUs sit near TDP while computing and well above idle while
  * communicating).
@@ -292,10 +293,14 @@ static void result_finish(const struct model_config *c, const struct hw *h, doub
 		r->mfu_tflops_per_gpu = r->model_flops_per_step / tm->step_s / gpus / 1e12;
 		r->hfu_tflops_per_gpu = r->hw_flops_per_step / tm->step_s / gpus / 1e12;
 	}
-	if (c->train_tokens > 0 && r->tokens_per_s > 0)
-		r->time_to_train_s = c->train_tokens / r->tokens_per_s;
-	else if (c->train_samples > 0 && r->samples_per_s > 0)
-		r->time_to_train_s = c->train_samples * (c->epochs > 0 ? c->epochs : 1) / r->samples_per_s;
+	/* whole optimizer steps, at least one: a run cannot stop inside a step */
+	if (c->train_tokens > 0 && r->tokens_per_s > 0 && tm->step_s > 0)
+		r->train_steps = ceil(c->train_tokens / (r->tokens_per_s * tm->step_s) - 1e-9);
+	else if (c->train_samples > 0 && r->samples_per_s > 0 && tm->step_s > 0)
+		r->train_steps = ceil(c->train_samples * (c->epochs > 0 ? c->epochs : 1) /
+				      (r->samples_per_s * tm->step_s) - 1e-9);
+	if (r->train_steps > 0)
+		r->time_to_train_s = r->train_steps * tm->step_s;
 	if (gpu_busy > 1)
 		gpu_busy = 1;
 	if (gpu_busy < 0)

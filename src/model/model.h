@@ -559,6 +559,7 @@ struct model_result {
 	double hfu_tflops_per_gpu;     /* hardware FLOPs per GPU per second */
 	double peak_tflops;            /* dense peak at the precision */
 	double time_to_train_s;        /* for train_tokens or train_samples x epochs; 0 when not given */
+	double train_steps;            /* optimizer steps of that run, whole, at least 1; 0 when not given */
 	double power_w;                /* average draw per GPU */
 	double energy_kwh;             /* GPUs only, over time_to_train_s (or one hour when not given) */
 	double data_samples_per_s;     /* what the data loader can supply, whole job (0: no loading) */

@@ -90,34 +90,6 @@ static const char *main_comm(const struct model_config *cfg, const struct model_
 	return buf;
 }
 
-/* "$0.98", "$46", "$1,234,567" rounded to what the figure's size deserves. */
-static const char *money(double v, char *buf, size_t len)
-{
-	if (!isfinite(v) || v < 0)
-		snprintf(buf, len, "an unknown amount");
-	else if (v > 0 && v < 0.005)
-		snprintf(buf, len, "under $0.01");
-	else if (v < 10)
-		snprintf(buf, len, "$%.2f", v);
-	else if (v < 1e4)
-		snprintf(buf, len, "$%.0f", v);
-	else if (v < 1e6)
-		snprintf(buf, len, "$%.1fk", v / 1e3);
-	else
-		snprintf(buf, len, "$%.2fM", v / 1e6);
-	return buf;
-}
-
-static void fmt_time(const struct plan *p, double v_s, char *buf, size_t len)
-{
-	char tmp[32];
-	(void)p;
-	if (v_s > 2 * 365.25 * 86400)
-		snprintf(buf, len, "%.1f years", v_s / (365.25 * 86400));
-	else
-		snprintf(buf, len, "%s", unit_format_duration(v_s, tmp, sizeof(tmp)));
-}
-
 /* Time a config the way the search does, and say what its communication costs. */
 static int time_variant(const struct plan *p, const struct model_config *cfg, struct model_result *r)
 {
@@ -267,11 +239,11 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 		n->step_s = o->res.time.step_s;
 		n->ratio_time = o->hours / c->hours;
 		n->ratio_cost = o->cost_usd / c->cost_usd;
-		fmt_time(p, o->hours * 3600, a, sizeof(a));
+		unit_format_duration(o->hours * 3600, a, sizeof(a));
 		NOTEF(n->text,
 			 "one %s (%d GPUs, the single-node architecture) would take %s for %s: "
 			 "%.2fx the time, %.2fx the cost%s",
-			 hw->label, hw->gpus_per_node, a, money(o->cost_usd, m, sizeof(m)), n->ratio_time,
+			 hw->label, hw->gpus_per_node, a, unit_format_usd(o->cost_usd, m, sizeof(m)), n->ratio_time,
 			 n->ratio_cost,
 			 o->violates & PLAN_VIOL_DEADLINE ? ", past the deadline" : "");
 		return;
@@ -338,11 +310,11 @@ static void ratio_note(const struct plan *p, const struct plan_choice *c, const 
 	n->step_s = o->res.time.step_s;
 	n->ratio_time = p->base.task == MODEL_TASK_INFER ? o->latency_s / c->latency_s : o->hours / c->hours;
 	n->ratio_cost = o->cost_usd / c->cost_usd;
-	fmt_time(p, p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, t, sizeof(t));
+	unit_format_duration(p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, t, sizeof(t));
 	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %.2fx the time, %.2fx the cost%s",
 	      lead, o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label,
 	      plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
-	      p->base.task == MODEL_TASK_INFER ? " a request" : "", money(o->cost_usd, m, sizeof(m)),
+	      p->base.task == MODEL_TASK_INFER ? " a request" : "", unit_format_usd(o->cost_usd, m, sizeof(m)),
 	      p->base.task == MODEL_TASK_INFER ? " an hour" : "", n->ratio_time, n->ratio_cost,
 	      o->violates ? " (misses a constraint)" : "");
 }
@@ -437,12 +409,12 @@ static void alt_scale(const struct plan *p, const struct plan_choice *c, struct 
 	n->step_s = o->res.time.step_s;
 	n->ratio_time = o->hours / c->hours;
 	n->ratio_cost = o->cost_usd / c->cost_usd;
-	fmt_time(p, o->hours * 3600, t1, sizeof(t1));
-	fmt_time(p, c->hours * 3600, t2, sizeof(t2));
-	money(o->bom.capex_usd, m1, sizeof(m1));
-	money(c->bom.capex_usd, m2, sizeof(m2));
+	unit_format_duration(o->hours * 3600, t1, sizeof(t1));
+	unit_format_duration(c->hours * 3600, t2, sizeof(t2));
+	unit_format_usd(o->bom.capex_usd, m1, sizeof(m1));
+	unit_format_usd(c->bom.capex_usd, m2, sizeof(m2));
 	if (c->nodes == 1) {
-		money(o->bom.capex_usd - c->bom.capex_usd, d, sizeof(d));
+		unit_format_usd(o->bom.capex_usd - c->bom.capex_usd, d, sizeof(d));
 		NOTEF(n->text,
 		      "buying %ux%d %s instead (%s, %.1fx the capex) would finish in %s instead of %s: "
 		      "%s more buys %.1fx the speed%s", o->nodes, p->hw[o->hw].gpus_per_node,
@@ -451,7 +423,7 @@ static void alt_scale(const struct plan *p, const struct plan_choice *c, struct 
 		      plan_demoted(p, o, c) ? ", not worth several times the purchase for a job one node "
 		      "finishes this soon (--objective time ranks by speed)" : "");
 	} else {
-		money(c->bom.capex_usd - o->bom.capex_usd, d, sizeof(d));
+		unit_format_usd(c->bom.capex_usd - o->bom.capex_usd, d, sizeof(d));
 		NOTEF(n->text,
 		      "the extra %s over the cheapest single node that meets the constraints, %ux%d %s "
 		      "(%s to buy, %s), buys %.1fx the speed: %s instead of %s",
@@ -523,7 +495,7 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 			fastest = o;
 	}
 	if (!least || !fastest || p->base.task == MODEL_TASK_INFER) {
-		fmt_time(p, c->latency_s, t1, sizeof(t1));
+		unit_format_duration(c->latency_s, t1, sizeof(t1));
 		NOTEF(ex->sizing,
 			 "%d replica%s of %d GPU%s, each serving batches of %d, serve%s %.6g requests/s "
 			 "(capacity %.3g) within %s each%s",
@@ -534,13 +506,13 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 			 p->req.deadline_s > 0 ? "" : " (no --latency-target: the largest batch that fits)");
 		return;
 	}
-	fmt_time(p, least->hours * 3600, t1, sizeof(t1));
-	fmt_time(p, fastest->hours * 3600, t2, sizeof(t2));
+	unit_format_duration(least->hours * 3600, t1, sizeof(t1));
+	unit_format_duration(fastest->hours * 3600, t2, sizeof(t2));
 	NOTEF(ex->sizing,
 		 "on %s the fewest GPUs that fit are %d (%s, %s) and the fastest count searched is "
 		 "%d (%s, %s); %d GPUs rank first by %s%s",
-		 p->hw[c->hw].label, least->gpus, t1, money(least->cost_usd, m1, sizeof(m1)),
-		 fastest->gpus, t2, money(fastest->cost_usd, m2, sizeof(m2)), c->gpus,
+		 p->hw[c->hw].label, least->gpus, t1, unit_format_usd(least->cost_usd, m1, sizeof(m1)),
+		 fastest->gpus, t2, unit_format_usd(fastest->cost_usd, m2, sizeof(m2)), c->gpus,
 		 plan_objective_name(p->req.objective),
 		 p->req.deadline_s > 0 ? " within the deadline" : "");
 }

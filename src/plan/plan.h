@@ -204,7 +204,8 @@ struct plan_choice {
 	unsigned violates;             /* PLAN_VIOL_* */
 	double miss;                   /* the largest value/limit over the constraints (<= 1: met) */
 	double fabric_best_step_s;     /* generic multi-node: the fastest fabric's step time */
-	int has_bom;                   /* owned hardware: bom is filled */
+	int has_bom;                   /* owned hardware: bom is a bill to buy */
+	/* bom: a bill to buy (has_bom), or for cloud instances what is rented (bom.rented) */
 	struct bom bom;
 	struct plan_goodput gp;
 };

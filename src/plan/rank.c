@@ -38,21 +38,27 @@ static double time_metric(const struct plan *p, const struct plan_choice *c)
 	return p->base.task == MODEL_TASK_INFER ? c->latency_s : c->hours * 3600;
 }
 
+/* Servers (or instances) a choice occupies: inference, every replica's; training, the slot's. */
+static double choice_nodes(const struct plan *p, const struct plan_choice *c)
+{
+	return p->base.task == MODEL_TASK_INFER ?
+	       ceil((double)c->gpus / p->hw[c->hw].gpus_per_node - 1e-9) : (double)c->nodes;
+}
+
 /*
  * The bill of materials of a choice on owned hardware: its nodes, the
  * fabric it runs over (a generic build's fabric, or the node's own NICs or
  * on-die ports), racks and storage.  0, or -1 when a node draws more than
  * --rack-kw.
  */
+
 static int choice_bom(const struct plan *p, const struct plan_choice *c, struct bom *b)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
 	struct bom_in in;
 	struct diag err;
 	memset(&in, 0, sizeof(in));
-	/* inference: every replica's nodes; training: the slot's */
-	in.nodes = p->base.task == MODEL_TASK_INFER ?
-		   ceil((double)c->gpus / hw->gpus_per_node - 1e-9) : (double)c->nodes;
+	in.nodes = choice_nodes(p, c);
 	in.gpus_per_node = hw->gpus_per_node;
 	in.node_kw = hw->node_power_kw;
 	in.node_u = hw->rack_units;
@@ -169,7 +175,11 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 	int rack_ok = 1;
 
 	c->has_bom = 0;
-	if (hw->tco) {
+	if (hw->cloud) {
+		/* rented: the bill says what is rented; has_bom stays for a bill to buy */
+		bom_build_rented(&c->bom, p->cat, hw->cloud, choice_nodes(p, c), hw->node_power_kw,
+				 p->req.storage_tb > 0 ? p->req.storage_tb : -1);
+	} else if (hw->tco) {
 		rack_ok = choice_bom(p, c, &c->bom) == 0;
 		c->has_bom = rack_ok;
 		if (rack_ok) {
@@ -196,8 +206,8 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		c->gp.goodput = 1;
 	} else {
 		struct bom sb;
-		double write_gbs = c->has_bom ? c->bom.storage_write_gbs : 0;
-		if (!c->has_bom && !choice_bom(p, c, &sb))
+		double write_gbs = c->has_bom || c->bom.rented ? c->bom.storage_write_gbs : 0;
+		if (!c->has_bom && !c->bom.rented && !choice_bom(p, c, &sb))
 			write_gbs = sb.storage_write_gbs;  /* rented: the same storage, to time checkpoints */
 		if (!(write_gbs > 0))
 			write_gbs = c->nodes * 1.0;  /* no shared storage: each node's NVMe, about 1 GB/s (E) */

@@ -224,6 +224,9 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 		if (c->has_bom) {
 			snprintf(cells[12], 96, "$%.0f", c->bom.capex_usd);
 			snprintf(cells[13], 96, "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
+		} else if (c->bom.rented) {
+			snprintf(cells[12], 96, "$0 (rented, $%.0f/h)", c->bom.usd_per_hour);
+			snprintf(cells[13], 96, "%.0f x %s", c->bom.servers, c->bom.instance->row.key);
 		} else {
 			snprintf(cells[12], 96, "rented");
 			snprintf(cells[13], 96, "-");
@@ -318,8 +321,12 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 			 c->gp.interruptions, c->gp.fail_hours, c->hours);
 		html_paragraph(d, line);
 	}
-	if (c && c->has_bom)
+	if (c && c->has_bom) {
 		bom_table(d, &c->bom);
+	} else if (c && c->bom.rented) {
+		html_heading(d, 3, "Bill of materials");
+		html_paragraph(d, bom_rented_text(&c->bom, line, sizeof(line)));
+	}
 	if (ex->nalt) {
 		html_heading(d, 3, "The alternatives");
 		html_table_begin(d, "alternatives", NULL);

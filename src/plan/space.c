@@ -284,12 +284,34 @@ static size_t generic_sizes(const struct plan *p, const struct cat_gpu *g, int *
 }
 
 /*
+ * Whether a generic node of n GPUs of g would only repeat a catalog server.
+ * A GPU sold only in rack-scale NVLink domains (every node size above 8:
+ * GB200 in NVL36 and NVL72 racks) is bought as the vendor's rack, so where
+ * the catalog has that rack it stands for the size; a generic build of it
+ * would be the same rack under another name and price.
+ */
+static int rack_in_catalog(const struct plan *p, const struct cat_gpu *g, int n)
+{
+	int sizes[8];
+	size_t i, ns = cat_node_sizes(g, sizes, 8), count = catalog_count(p->cat, CAT_SERVERS);
+	if (!ns || sizes[0] <= 8)
+		return 0;
+	for (i = 0; i < count; i++) {
+		const struct cat_server *s = catalog_server_at(p->cat, i);
+		if (s->gpu && !strcmp(s->gpu, g->row.key) && cat_has(s->gpu_count) && (int)s->gpu_count == n)
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Generic nodes of n GPUs of one type, n from generic_sizes().  PCIe cards
  * sit on PCIe, or are paired by NVLink bridges where the card has them
  * (model_links_from_catalog decides which fabric a node of n such GPUs
  * has; the PCIe variant is added beside it).  GPUs with on-die network
  * ports (Gaudi) bring their own scale-out network: links.csv
- * scaleout_ports of scaleout_link per GPU, and no NICs.
+ * scaleout_ports of scaleout_link per GPU, and no NICs.  Sizes a catalog
+ * rack covers are left to it (rack_in_catalog).
  */
 static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 {
@@ -312,6 +334,8 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 
 		if (n > p->req.max_gpus)
 			break;
+		if (rack_in_catalog(p, g, n))
+			continue;
 		diag_clear(&err);
 		if (tco_inputs_init(&in, p->cat, &err) ||
 		    tco_inputs_generic(&in, p->cat, g, n, why, sizeof(why), &err)) {

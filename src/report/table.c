@@ -90,22 +90,55 @@ static size_t text_width(const char *s)
 	return w;
 }
 
-static void put_cell(FILE *out, const char *s, size_t width, enum table_align a)
+/* Byte offset of the code point `cps` code points into s (its end if shorter). */
+static size_t cp_offset(const char *s, size_t cps)
+{
+	const char *p = s;
+	while (*p && cps--) {
+		p++;
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+	}
+	return (size_t)(p - s);
+}
+
+/*
+ * A cell cut to `width` code points: its head and '~', or, with skip > 0,
+ * its first `head` code points, '~', and what follows code point `skip`
+ * (cut again with '~' if still too long).  The second form shows where two
+ * long cells differ ("1x8 ~x-a100-80g~", "1x8 ~x-h200-8x").
+ */
+static void put_cut(FILE *out, const char *s, size_t width, size_t head, size_t skip)
+{
+	size_t rest;
+	if (!width)
+		return;
+	if (!skip || head + 2 > width) {
+		fwrite(s, 1, cp_offset(s, width - 1), out);
+		fputc('~', out);
+		return;
+	}
+	fwrite(s, 1, cp_offset(s, head), out);
+	fputc('~', out);
+	s += cp_offset(s, skip);
+	rest = width - head - 1;
+	if (text_width(s) <= rest) {
+		size_t pad = rest - text_width(s);
+		fputs(s, out);
+		while (pad--)
+			fputc(' ', out);
+		return;
+	}
+	fwrite(s, 1, cp_offset(s, rest - 1), out);
+	fputc('~', out);
+}
+
+static void put_cell(FILE *out, const char *s, size_t width, enum table_align a, size_t head,
+		     size_t skip)
 {
 	size_t w = text_width(s), i, pad;
 	if (w > width) {
-		/* cut at a code point boundary and mark the cut */
-		size_t cps = 0;
-		const char *p = s;
-		while (*p && cps + 1 < width) {
-			p++;
-			while (((unsigned char)*p & 0xc0) == 0x80)
-				p++;
-			cps++;
-		}
-		fwrite(s, 1, (size_t)(p - s), out);
-		if (width)
-			fputc('~', out);
+		put_cut(out, s, width, head, skip);
 		return;
 	}
 	pad = width - w;
@@ -118,9 +151,58 @@ static void put_cell(FILE *out, const char *s, size_t width, enum table_align a)
 			fputc(' ', out);
 }
 
+/* Code points two strings share at their start. */
+static size_t common_prefix(const char *a, const char *b)
+{
+	size_t n = 0;
+	while (*a && *a == *b) {
+		n += ((unsigned char)*a & 0xc0) != 0x80;
+		a++;
+		b++;
+	}
+	return n;
+}
+
+/*
+ * Where cutting column c to `width` makes two different cells read the
+ * same, those cells skip the middle they share: they keep their head (up
+ * to the first space, at most a third of the width) and go on from just
+ * before the first code point where they differ.  Fills head[] and skip[]
+ * per row (skip 0: a plain cut).
+ */
+static void plan_cuts(const struct table *t, size_t c, size_t width, size_t *head, size_t *skip)
+{
+	size_t r, q;
+	for (r = 0; r < t->nrows; r++)
+		head[r] = skip[r] = 0;
+	if (width < 8)
+		return;
+	for (r = 0; r < t->nrows; r++) {
+		const char *a = t->cells[r][c] ? t->cells[r][c] : "-";
+		if (text_width(a) <= width)
+			continue;
+		for (q = 0; q < t->nrows; q++) {
+			const char *b = t->cells[q][c] ? t->cells[q][c] : "-";
+			size_t same = common_prefix(a, b), h;
+			const char *sp;
+			/* a plain cut keeps width - 1 code points: they read alike when those match */
+			if (q == r || !strcmp(a, b) || same < width - 1 || text_width(b) <= width)
+				continue;
+			sp = strchr(a, ' ');
+			h = sp ? text_width(a) - text_width(sp) + 1 : width / 3;
+			if (h > width / 3)
+				h = width / 3;
+			if (same < h + 3 || same - 2 <= skip[r])
+				continue;
+			head[r] = h;
+			skip[r] = same - 2;
+		}
+	}
+}
+
 void table_print(const struct table *t, FILE *out, unsigned width)
 {
-	size_t *w = xcalloc(t->ncols ? t->ncols : 1, sizeof(size_t));
+	size_t *w = xcalloc(t->ncols ? t->ncols : 1, sizeof(size_t)), *head, *skip;
 	size_t r, c, total;
 	if (!width) {
 		const char *cols = getenv("COLUMNS");
@@ -147,10 +229,14 @@ void table_print(const struct table *t, FILE *out, unsigned width)
 			break;
 		w[widest]--;
 	}
+	head = xcalloc(t->ncols * (t->nrows + 1), sizeof(size_t));
+	skip = xcalloc(t->ncols * (t->nrows + 1), sizeof(size_t));
+	for (c = 0; c < t->ncols; c++)
+		plan_cuts(t, c, w[c], head + c * (t->nrows + 1), skip + c * (t->nrows + 1));
 	for (c = 0; c < t->ncols; c++) {
 		if (c)
 			fputs("  ", out);
-		put_cell(out, t->names[c], w[c], t->align[c]);
+		put_cell(out, t->names[c], w[c], t->align[c], 0, 0);
 	}
 	fputc('\n', out);
 	for (c = 0; c < t->ncols; c++) {
@@ -165,10 +251,13 @@ void table_print(const struct table *t, FILE *out, unsigned width)
 		for (c = 0; c < t->ncols; c++) {
 			if (c)
 				fputs("  ", out);
-			put_cell(out, t->cells[r][c] ? t->cells[r][c] : "-", w[c], t->align[c]);
+			put_cell(out, t->cells[r][c] ? t->cells[r][c] : "-", w[c], t->align[c],
+				 head[c * (t->nrows + 1) + r], skip[c * (t->nrows + 1) + r]);
 		}
 		fputc('\n', out);
 	}
+	free(head);
+	free(skip);
 	free(w);
 }
 

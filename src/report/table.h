@@ -30,7 +30,8 @@ size_t table_rows(const struct table *t);
 
 /*
  * Human form: header, a rule, rows; columns wider than fits in `width`
- * (0: 80, or $COLUMNS) are cut with '~', widest first.
+ * (0: 80, or $COLUMNS) are cut with '~', widest first.  Cells that the cut
+ * would make read alike skip the middle they share, so they stay apart.
  */
 void table_print(const struct table *t, FILE *out, unsigned width);
 /* RFC 4180 CSV with a header line. */

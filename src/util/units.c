@@ -169,8 +169,69 @@ const char *unit_format_duration(double s, char *buf, unsigned len)
 		snprintf(buf, len, "%.1f min", s / 60);
 	else if (s < 3 * 86400)
 		snprintf(buf, len, "%.1f h", s / 3600);
-	else
+	else if (s < 2 * 365.25 * 86400)
 		snprintf(buf, len, "%.1f d", s / 86400);
+	else
+		snprintf(buf, len, "%.1f years", s / (365.25 * 86400));
+	return buf;
+}
+
+const char *unit_format_duration_short(double s, char *buf, unsigned len)
+{
+	if (!(s > 0) || !isfinite(s))
+		snprintf(buf, len, "-");
+	else if (s < 0.0005)
+		snprintf(buf, len, "<1ms");
+	else if (s < 1)
+		snprintf(buf, len, "%.0fms", s * 1e3);
+	else if (s < 60)
+		snprintf(buf, len, "%.2gs", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%.0fm", s / 60);
+	else if (s < 86400 * 2)
+		snprintf(buf, len, "%.2gh", s / 3600);
+	else if (s < 86400 * 365.25 * 2)
+		snprintf(buf, len, "%.0fd", s / 86400);
+	else
+		snprintf(buf, len, "%.2gy", s / (86400 * 365.25));
+	return buf;
+}
+
+const char *unit_format_si_short(double v, char *buf, unsigned len)
+{
+	static const char *sfx[] = {"", "k", "M", "G", "T"};
+	int i = 0;
+	if (!(v >= 0) || !isfinite(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	/* 999.7k prints as "1000k" with %.0f: move up a letter first */
+	while (v >= 999.5 && i < 4) {
+		v /= 1000;
+		i++;
+	}
+	if (!i && v < 10)
+		snprintf(buf, len, v == 0 ? "0" : "%.2f", v);
+	else
+		snprintf(buf, len, v >= 100 || !i ? "%.0f%s" : "%.3g%s", v, sfx[i]);
+	return buf;
+}
+
+const char *unit_format_usd(double usd, char *buf, unsigned len)
+{
+	char t[32];
+	double a = fabs(usd);
+	const char *sign = usd < 0 ? "-" : "";
+	if (!isfinite(usd))
+		snprintf(buf, len, "-");
+	else if (a > 0 && a < 0.005)
+		snprintf(buf, len, "%s<$0.01", sign);
+	else if (a < 9.995)
+		snprintf(buf, len, "%s$%.2f", sign, a);
+	else if (a < 999.5)
+		snprintf(buf, len, "%s$%.0f", sign, a);
+	else
+		snprintf(buf, len, "%s$%s", sign, unit_format_si_short(a, t, sizeof(t)));
 	return buf;
 }
 
