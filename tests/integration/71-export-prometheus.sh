@@ -98,8 +98,9 @@ done
 [ -n "$READY" ] || { fail "prometheus did not start: $(tail -20 "$TMP/prometheus.log")"; finish; }
 
 wait_query 'up{job="gpuscope"}' "ok 1 1"
-# a few scrapes in
-wait_query 'count_over_time(up{job="gpuscope"}[1m]) >= 3' "ok 1 3" 20
+# a few scrapes in ("bool" turns the count into 1 once it reaches 3, so a
+# poll that misses the moment the count is exactly 3 still matches)
+wait_query 'count_over_time(up{job="gpuscope"}[1m]) >= bool 3' "ok 1 1" 20
 wait_query 'count(DCGM_FI_DEV_GPU_UTIL)' "ok 1 8"
 wait_query 'DCGM_FI_DEV_GPU_UTIL{gpu="3",modelName="NVIDIA H100 80GB HBM3",DCGM_FI_DRIVER_VERSION="550.54.15"}' "ok 1 97"
 wait_query 'DCGM_FI_DEV_FB_USED{gpu="0"}' "ok 1 63488"
