@@ -24,6 +24,7 @@ static const char *gpu_s, *server_s, *network_s, *precision_s, *recompute_s, *of
 static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target;
 static long max_seqs, mig;
+static double host_gib;              /* host memory per server: --host-memory, else the server's */
 static struct model_notes notes;     /* what the resolver chose unasked */
 static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model", .output_len = -1};
 
@@ -232,6 +233,7 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
 		die_usage("gpuscope estimate: %s", err.msg);
 	}
+	host_gib = wo.host_memory_gib > 0 ? wo.host_memory_gib : q.server && q.server->ram_gib > 0 ? q.server->ram_gib : 0;
 	if ((c->offload != MODEL_OFFLOAD_NONE || c->activation_offload) && !(wo.host_memory_gib > 0) &&
 	    !(q.server && q.server->ram_gib > 0))
 		die_usage("gpuscope estimate: --%s needs the host memory it fills: give --host-memory GIB "
@@ -463,10 +465,9 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 	       m->allocated_bytes / 1073741824.0, m->reserved_bytes / 1073741824.0, m->total_bytes / 1073741824.0);
 	if (m->host_bytes > 0) {
 		printf("offloaded: %.2f GiB per GPU in host memory", m->host_bytes / 1073741824.0);
-		if (wo.host_memory_gib > 0)
+		if (host_gib > 0)
 			printf(", %.0f of %.0f GiB per server%s", m->host_bytes * c->gpus_per_node / 1073741824.0,
-			       wo.host_memory_gib,
-			       m->host_bytes * c->gpus_per_node > wo.host_memory_gib * 1073741824.0 ? ": DOES NOT FIT" : "");
+			       host_gib, model_host_fits(m, c, host_gib) ? "" : ": DOES NOT FIT");
 		printf("\n");
 	}
 
@@ -706,6 +707,8 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 	json_object_set_new(x, "total_bytes", num(m->total_bytes));
 	json_object_set_new(x, "capacity_bytes", num(m->capacity_bytes));
 	json_object_set_new(x, "host_bytes", num(m->host_bytes));
+	/* the offloaded state against the server's host memory; null when that is unknown */
+	json_object_set_new(x, "host_fits", host_gib > 0 ? json_boolean(model_host_fits(m, c, host_gib)) : json_null());
 	json_object_set_new(x, "fits", json_boolean(m->fits));
 	if (c->task != MODEL_TASK_INFER)
 		json_object_set_new(x, "max_micro_batch", json_integer(max_mb));

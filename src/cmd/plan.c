@@ -646,7 +646,8 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
 		 "memory; cost and energy per hour" :
 		 "layout: t tensor, p pipeline, v virtual stages, d data, e expert parallel (1s left out); "
-		 "z ZeRO stage; rs/rf selective/full recompute; m micro-batch; mem: % of each GPU's memory; "
+		 "z ZeRO stage; rs/rf/ro selective/full/per-op recompute; oo/op optimizer/+params offloaded; "
+		 "m micro-batch; mem: % of each GPU's memory; "
 		 "time: to finish, checkpoints and interruptions included; cost: the run on owned "
 		 "hardware (TCO) or rented; capex: the bill of materials to buy", 0);
 
@@ -926,6 +927,7 @@ static int print_json(const struct plan *p, const struct workload *w, const stru
 	json_object_set_new(se, "fabrics", arr);
 	json_object_set_new(se, "slots", json_integer((json_int_t)nall));
 	json_object_set_new(se, "items", json_integer((json_int_t)st->items));
+	json_object_set_new(se, "layouts", json_integer((json_int_t)st->layouts));
 	json_object_set_new(se, "configurations", json_integer((json_int_t)st->configs));
 	json_object_set_new(se, "memory_calls", json_integer((json_int_t)st->memory_calls));
 	json_object_set_new(se, "estimate_calls", json_integer((json_int_t)st->estimate_calls));

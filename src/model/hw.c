@@ -47,9 +47,8 @@ double peak_of(const struct cat_gpu *g, enum model_precision p)
  * reaches 81-87 % in 16-bit, H100 80 %, FP8 on H100/H200 66-71 %; ROCm and
  * SynapseAI rows are fitted to published runs.
  */
-double emax_of(const struct cat_gpu *g, enum model_precision p)
+static double emax_from(const struct model_vendor_eff *v, const struct cat_gpu *g, enum model_precision p)
 {
-	const struct model_vendor_eff *v = model_vendor_eff(g);
 	switch (p) {
 	case MODEL_FP32:
 		return v->gemm_fp32;
@@ -62,19 +61,26 @@ double emax_of(const struct cat_gpu *g, enum model_precision p)
 	}
 }
 
+double emax_of(const struct cat_gpu *g, enum model_precision p)
+{
+	return emax_from(model_vendor_eff(g), g, p);
+}
+
 int hw_of(const struct model_config *c, struct hw *h)
 {
 	const struct cat_gpu *g = c->gpu;
+	const struct model_vendor_eff *v;
 	if (!g)
 		return -1;
 	h->peak = peak_of(g, c->precision);
 	if (!(h->peak > 0))
 		return -1;
-	h->emax = emax_of(g, c->precision) * TUNE_TRAIN_GEMM;
-	h->bw = (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) * 1e9 * model_vendor_eff(g)->hbm *
-		model_vendor_eff(g)->fw_bw;
+	/* looked up once: the hot functions call this for every configuration */
+	v = model_vendor_eff(g);
+	h->emax = emax_from(v, g, c->precision) * TUNE_TRAIN_GEMM;
+	h->bw = (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) * 1e9 * v->hbm * v->fw_bw;
 	h->sms = g->sm_count > 0 ? g->sm_count : 0;
-	h->paged_kv = model_vendor_eff(g)->paged_kv;
+	h->paged_kv = v->paged_kv;
 	h->mem = (g->memory_gib > 0 ? g->memory_gib : 0) * 1073741824.0 * TUNE_USABLE_MEM;
 	h->tdp_w = g->tdp_w > 0 ? g->tdp_w : 300;
 	h->idle_w = g->idle_w > 0 ? g->idle_w : h->tdp_w * 0.12;
@@ -106,6 +112,11 @@ int flash_on(const struct model_config *c)
 		return c->flash > 0;
 	return c->gpu && c->gpu->bf16_tflops > 0 &&
 	       (c->precision == MODEL_FP16 || c->precision == MODEL_BF16 || c->precision == MODEL_FP8);
+}
+
+int model_flash_on(const struct model_config *c)
+{
+	return flash_on(c);
 }
 
 /*

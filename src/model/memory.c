@@ -399,3 +399,11 @@ int model_memory(const struct workload *w, const struct model_config *c, struct 
 	mem_finish(c, &h, out);
 	return 0;
 }
+
+int model_host_fits(const struct model_memory *m, const struct model_config *c, double host_gib)
+{
+	int gpn = c->gpus_per_node > 0 ? c->gpus_per_node : 1;
+	if (!(m->host_bytes > 0))
+		return 1;
+	return host_gib > 0 && m->host_bytes * gpn <= host_gib * 1073741824.0;
+}

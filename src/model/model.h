@@ -581,6 +581,17 @@ int model_memory(const struct workload *w, const struct model_config *cfg, struc
 int model_estimate(const struct workload *w, const struct model_config *cfg, struct model_result *out);
 
 /*
+ * Whether the offloaded state (mem->host_bytes per GPU, for the
+ * cfg->gpus_per_node GPUs of a server) fits in host_gib GiB of host memory
+ * per server.  1 when nothing is offloaded; 0 when something is and
+ * host_gib is not positive (unknown).
+ */
+int model_host_fits(const struct model_memory *mem, const struct model_config *cfg, double host_gib);
+
+/* Whether cfg runs fused (flash) attention: cfg->flash, or with -1 the resolver's rule. */
+int model_flash_on(const struct model_config *cfg);
+
+/*
  * model_estimate() for a caller that already holds model_memory(w, cfg)'s
  * answer in *mem (a search that pruned with it): the same result without
  * computing the memory twice.  *mem must belong to this very w and cfg.

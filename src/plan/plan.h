@@ -16,11 +16,13 @@
  *   x fabric           several nodes: every scale-out link of the catalog
  *                      (one adapter per GPU) for generic nodes; the
  *                      server's or instance's own network otherwise
- *   x layout           tp (divides the heads and the node), pp (divides the
- *                      layers), dp (the rest), ep (MoE), vpp, ZeRO 0-3,
- *                      recompute none/selective/full, micro-batch (powers of
- *                      two), precision (bf16, or fp16 where the GPU lacks
- *                      bf16; fp8 too when allowed)
+ *   x layout           tp (divides the heads; inside a node or across whole
+ *                      nodes), pp (divides the layers), dp (the rest), ep
+ *                      (MoE), vpp (divides layers / pp), ZeRO 0-3, recompute
+ *                      none/full/per-op/selective, offload (where nothing
+ *                      fits without it), micro-batch (divisors of the
+ *                      per-replica batch), precision (bf16, or fp16 where
+ *                      the GPU lacks bf16; fp8 too when allowed)
  *
  * The memory of a layout depends only on the GPU type, the GPU count and the
  * layout, so the search works in items of (GPU type, GPU count, precision):
@@ -103,6 +105,13 @@ struct plan_request {
 	double rate_per_s;             /* requests per second to serve; 0: 1 */
 	int max_batch;                 /* largest batch a replica may run; 0: 256 */
 	double ttft_s, tpot_s;         /* inference: time to first token / per output token to meet; 0: none */
+	/*
+	 * 1: the narrower layout space (power-of-two micro-batches, vpp 1, 2, 4,
+	 * recompute none or full, tensor parallelism inside a node, no offload,
+	 * no context parallelism), for side-by-side benchmarks; 0: the full one
+	 * of docs/plan.md.
+	 */
+	int basic_layouts;
 	/* execution */
 	int threads;                   /* 0: every online CPU */
 	size_t top;                    /* choices to rank; 0: 10 */
@@ -191,6 +200,7 @@ struct plan_choice {
 	int fabric;                    /* index into plan_fabrics(); -1: none or the node's own */
 	int fits;                      /* some layout fits in memory and was timed */
 	double min_bytes;              /* !fits: the least memory per GPU any layout needs */
+	uint64_t layouts;              /* training: layouts of its GPU count this slot's nodes can run */
 	struct model_config cfg;       /* the layout, as timed */
 	struct model_result res;
 	/* training: one run; inference: one hour at the request rate */
@@ -216,6 +226,8 @@ struct plan_stats {
 	uint64_t estimate_calls;       /* model_estimate() calls (and latency searches) */
 	uint64_t bound_calls;          /* of those, on ideal links for the lower bounds */
 	uint64_t items;                /* (GPU, count, precision) work items */
+	uint64_t layouts;              /* layouts in the search space, summed over items (each sized,
+					  timed, or ruled out by a smaller micro-batch that did not fit) */
 	double wall_s;                 /* search wall time */
 	int threads;
 };

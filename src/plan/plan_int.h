@@ -66,6 +66,16 @@ void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fab
 
 /* search.c */
 int plan_search(struct plan *p);
+/*
+ * Sets cfg's links to ones no slot beats: nodes of gpn GPUs (at most
+ * cfg->gpus) joined inside by an unbounded switch, between them at
+ * inter_gbps_per_gpu GB/s and inter_lat_us, host links of host_gbps; no
+ * data-loading limit.  The step time it gives is a lower bound of the step
+ * on any slot whose nodes have at most gpn GPUs and whose scale-out and host
+ * links are no faster (the search's pruning, search.c).
+ */
+void plan_bound_links(struct model_config *cfg, int gpn, double inter_gbps_per_gpu, double inter_lat_us,
+		      double host_gbps);
 
 /* rank.c: scores, constraints, ranking, front. */
 void plan_rank(struct plan *p);

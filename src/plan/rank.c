@@ -676,6 +676,12 @@ const char *plan_layout_code(const struct model_config *c, char *buf, size_t len
 			PUT(" rf");
 		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE)
 			PUT(" rs");
+		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE_OP)
+			PUT(" ro");
+		if (c->offload == MODEL_OFFLOAD_OPTIMIZER)
+			PUT(" oo");
+		else if (c->offload == MODEL_OFFLOAD_PARAMS)
+			PUT(" op");
 		if (c->micro_batch > 1)
 			PUT(" m%d", c->micro_batch);
 		if (c->loader == MODEL_LOADER_DALI)

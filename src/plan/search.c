@@ -2,10 +2,16 @@
  * The search loop.  Work items are (GPU type, GPU count); each one:
  *
  *   1. enumerates the layouts of that count (tp, pp, vpp, ep, ZeRO,
- *      recompute, micro-batch, precision), sizing each with model_memory().
- *      Memory does not depend on links or node size, so this is done once
- *      for every slot of the item.  Micro-batches grow until one does not
- *      fit: memory grows with the micro-batch, so larger ones cannot fit.
+ *      offload, recompute, micro-batch, precision), sizing each with
+ *      model_memory().  Memory does not depend on links or node size, so
+ *      this is done once for every slot of the item.  Micro-batches (the
+ *      divisors of the per-replica batch) grow until one does not fit:
+ *      memory grows with the micro-batch (at a fixed global batch the
+ *      in-flight activations of 1F1B, min(m, p) x b, only grow with b), so
+ *      larger ones cannot fit.  Offloaded state must also fit the host
+ *      memory of the slot's server: that is checked per slot in step 3,
+ *      like the node size a tensor-parallel group needs, since neither
+ *      moves the bound.
  *   2. times every layout that fits once on "ideal links" (one switch of
  *      unbounded bandwidth and no latency): a lower bound of its step time
  *      on any real hardware, because the model's communication terms only
@@ -36,7 +42,7 @@
 
 /* Largest micro-batch tried. */
 #define PLAN_MAX_MICRO_BATCH 1024
-/* Largest virtual pipeline (interleaving) factor tried. */
+/* Largest virtual pipeline (interleaving) factor of the basic space (the full one tries every divisor of layers / pp). */
 #define PLAN_MAX_VPP 4
 
 struct layout {
@@ -44,7 +50,7 @@ struct layout {
 	uint32_t seq;                  /* enumeration order: the tie-break */
 	uint32_t dp, mb;
 	uint16_t tp, pp, vpp, ep;
-	uint8_t prec, zero, rc, loader;
+	uint8_t prec, zero, rc, loader, offload;
 };
 
 /* Tensor-parallel degrees counted separately, so each slot counts only the layouts it could run. */
@@ -57,6 +63,7 @@ struct worker {
 	struct layout *lay;
 	size_t nlay, cap;
 	uint64_t enumerated_tp[PLAN_MAX_TP + 1]; /* layouts enumerated per tp in the current item */
+	uint64_t space_tp[PLAN_MAX_TP + 1];      /* layouts in its space per tp (plan_stats.layouts) */
 	unsigned char *exact;          /* per fabric: the scan's best is exact */
 	struct plan_stats st;
 	atomic_size_t *next, *done;
@@ -75,6 +82,7 @@ static void apply_layout(struct model_config *cfg, const struct layout *l, int g
 	cfg->dp = (int)l->dp;
 	cfg->zero = l->zero;
 	cfg->recompute = (enum model_recompute)l->rc;
+	cfg->offload = (enum model_offload)l->offload;
 	cfg->loader = (enum model_loader)l->loader;
 	cfg->micro_batch = (int)l->mb;
 	/* Megatron's practice with TP in training; serving runs plain tensor parallelism */
@@ -87,17 +95,94 @@ static void apply_layout(struct model_config *cfg, const struct layout *l, int g
 	}
 }
 
-/* Links no real hardware beats: one switch, unbounded bandwidth, no latency. */
-static void ideal_links(struct model_config *cfg)
+/*
+ * Links no slot of an item beats, for the lower bound of step 2: inside a
+ * node one switch of unbounded bandwidth and no latency; nodes of the
+ * item's largest size `gpn`; between nodes the fastest scale-out rate per
+ * GPU and the least latency of any slot of the plan; the fastest host link.
+ * Why it bounds every slot (the model's collectives, comm.c): a group that
+ * fits a node here is priced at the unbounded switch; one that does not
+ * has at most as many GPUs per node on a real slot (smaller nodes), each
+ * with at most this NIC rate and at least this latency, so its bus
+ * bandwidth, g x NIC or less, is no higher.  A tensor-parallel group across
+ * nodes is thus priced on the scale-out link here too, so the bound keeps
+ * such layouts in their place.  test_plan's test_bound_links checks it.
+ */
+void plan_bound_links(struct model_config *cfg, int gpn, double inter_gbps_per_gpu, double inter_lat_us,
+		      double host_gbps)
 {
-	cfg->gpus_per_node = cfg->gpus;
+	cfg->gpus_per_node = gpn < cfg->gpus ? gpn : cfg->gpus;
 	cfg->intra_kind = MODEL_LINK_NVSWITCH;
 	cfg->intra_gbps = 1e9;
 	cfg->intra_lat_us = 0;
 	cfg->intra_nvls = 1;
-	cfg->inter_gbps_per_gpu = 1e9;
-	cfg->inter_lat_us = 0;
+	cfg->inter_gbps_per_gpu = inter_gbps_per_gpu;
+	cfg->inter_lat_us = inter_lat_us;
+	cfg->host_gbps = host_gbps;
 	cfg->cpu_cores_per_gpu = 0;
+}
+
+/* The links of an item's lower bound: plan_bound_links()'s arguments. */
+struct bound_links {
+	int gpn;
+	double gbps, lat_us, host_gbps;
+};
+
+/*
+ * The fastest scale-out rate per GPU, least scale-out latency (as the model
+ * reads them: no rate is 0.01 GB/s, no latency 2 us) and fastest host link
+ * of the item's slots: the fabrics a generic option may use, the own
+ * network of the others.
+ */
+static void item_bound_links(const struct plan *p, const struct plan_item *it, struct bound_links *b)
+{
+	size_t s, f;
+	b->gpn = it->max_gpn;
+	b->gbps = 0.01;
+	b->lat_us = 2;
+	b->host_gbps = 0;
+	for (s = 0; s < it->nslots; s++) {
+		const struct plan_choice *c = &p->all[it->slots[s]];
+		const struct plan_hw *hw = &p->hw[c->hw];
+		if (hw->host_gbps > b->host_gbps)
+			b->host_gbps = hw->host_gbps;
+		if (c->nodes <= 1)
+			continue;
+		if (hw->kind != PLAN_HW_GENERIC || hw->own_inter_gbps_per_gpu > 0) {
+			if (hw->own_inter_gbps_per_gpu > b->gbps)
+				b->gbps = hw->own_inter_gbps_per_gpu;
+			if (hw->own_inter_lat_us > 0 && hw->own_inter_lat_us < b->lat_us)
+				b->lat_us = hw->own_inter_lat_us;
+			continue;
+		}
+		for (f = 0; f < p->nfab; f++) {
+			const struct plan_net *n = &p->net[c->hw * p->nfab + f];
+			if (!plan_fabric_allowed(p, c->hw, f))
+				continue;
+			if (n->gbps_per_gpu > b->gbps)
+				b->gbps = n->gbps_per_gpu;
+			if (n->lat_us > 0 && n->lat_us < b->lat_us)
+				b->lat_us = n->lat_us;
+		}
+	}
+	if (!(b->host_gbps > 0))
+		b->host_gbps = 25;   /* model_config_defaults() */
+}
+
+/*
+ * Whether a tensor-parallel group of tp GPUs lays out on nodes of gpn:
+ * inside one node (tp divides gpn), or, in the full space, across whole
+ * nodes (gpn divides tp; its collectives then cross the scale-out link).
+ */
+static int tp_on_nodes(const struct plan *p, int tp, int gpn)
+{
+	return gpn % tp == 0 || (!p->req.basic_layouts && tp % gpn == 0);
+}
+
+/* Host memory per server of a hardware option, GiB; 0 when the catalog does not say (no offload). */
+static double hw_host_gib(const struct plan_hw *hw)
+{
+	return hw->server && hw->server->ram_gib > 0 ? hw->server->ram_gib : 0;
 }
 
 static int cmp_layout(const void *a, const void *b)
@@ -117,6 +202,102 @@ static void push_layout(struct worker *wk, const struct layout *l)
 /* ---- training ---- */
 
 /*
+ * The micro-batches of a replica that runs `per` samples per step,
+ * ascending: every divisor of it (the global batch is fixed, so micro-batch
+ * x dp must divide it; gradient accumulation runs the rest), or in the basic
+ * space the powers of two among them; at most PLAN_MAX_MICRO_BATCH.
+ */
+static size_t micro_batches(const struct plan *p, long per, uint32_t *out)
+{
+	size_t n = 0;
+	long mb;
+	if (per <= 0) {
+		/* no global batch: micro-batch x dp is the batch, powers of two */
+		for (mb = 1; mb <= PLAN_MAX_MICRO_BATCH; mb *= 2)
+			out[n++] = (uint32_t)mb;
+		return n;
+	}
+	for (mb = 1; mb <= per && mb <= PLAN_MAX_MICRO_BATCH; mb = p->req.basic_layouts ? mb * 2 : mb + 1)
+		if (per % mb == 0)
+			out[n++] = (uint32_t)mb;
+	return n;
+}
+
+/*
+ * Recompute granularities worth telling apart, in enumeration (tie-break)
+ * order: none and full; for transformers in the full space also PyTorch's
+ * per-op selective checkpointing, and Megatron's selective recompute of the
+ * attention core where flash attention is off (with it on the scores are
+ * never stored, so selective is exactly "none": memory.c, compute.c).
+ */
+static size_t recompute_choices(const struct plan *p, const struct model_config *cfg, int transformer,
+				uint8_t *out)
+{
+	size_t n = 0;
+	out[n++] = MODEL_RECOMPUTE_NONE;
+	out[n++] = MODEL_RECOMPUTE_FULL;
+	if (p->req.basic_layouts || !transformer)
+		return n;
+	out[n++] = MODEL_RECOMPUTE_SELECTIVE_OP;
+	if (!model_flash_on(cfg))
+		out[n++] = MODEL_RECOMPUTE_SELECTIVE;
+	return n;
+}
+
+/*
+ * Offload choices for a ZeRO stage: none; in the full space, for
+ * transformers, the optimizer states and master weights (ZeRO-Offload) and,
+ * under ZeRO-3, the parameters too.  Whether the server's host memory holds
+ * them is a property of the slot (scan_slot).
+ */
+static size_t offload_choices(const struct plan *p, int transformer, int zero, uint8_t *out)
+{
+	size_t n = 0;
+	out[n++] = MODEL_OFFLOAD_NONE;
+	if (p->req.basic_layouts || !transformer || p->base.task == MODEL_TASK_INFER)
+		return n;
+	out[n++] = MODEL_OFFLOAD_OPTIMIZER;
+	if (zero == 3)
+		out[n++] = MODEL_OFFLOAD_PARAMS;
+	return n;
+}
+
+/*
+ * A layout's lower bound from its time on the bound links.  The step time,
+ * except with the parameters offloaded: their stream to the GPU and the
+ * ZeRO-3 gathers both hide under the same compute (estimate.c), so faster
+ * links, which shorten the compute window, may expose more of them and the
+ * step is not monotone in the links.  Their bound is the busy compute time
+ * (compute_s: the matmuls, attention, memory-bound work and recompute, with
+ * the output layer's small collectives at the bound's rate), which every
+ * step on real links contains.
+ */
+static double layout_bound(const struct layout *l, const struct model_result *r)
+{
+	return l->offload == MODEL_OFFLOAD_PARAMS ? r->time.compute_s : r->time.step_s;
+}
+
+/* Whether some slot of the item knows its servers' host memory, so offload may be tried there. */
+static int item_offload(const struct plan *p, const struct plan_item *it)
+{
+	size_t s;
+	for (s = 0; s < it->nslots; s++)
+		if (hw_host_gib(&p->hw[p->all[it->slots[s]].hw]) > 0)
+			return 1;
+	return 0;
+}
+
+/* Whether some slot of the item can lay out a tensor-parallel group of tp GPUs. */
+static int tp_usable(const struct plan *p, const struct plan_item *it, int tp)
+{
+	size_t s;
+	for (s = 0; s < it->nslots; s++)
+		if (tp_on_nodes(p, tp, p->hw[p->all[it->slots[s]].hw].gpus_per_node))
+			return 1;
+	return 0;
+}
+
+/*
  * Steps 1 and 2 for one (GPU, count): every layout that fits, with its
  * bound.  *min_bytes gets the least memory of any layout (for the "does
  * not fit" answer).
@@ -132,76 +313,98 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
 	int experts = transformer && w->d.experts > 1 ? w->d.experts : 1;
 	int nloaders = !transformer && w->s.dali_per_gpu > 0 ? 2 : 1;
+	int max_vpp = p->req.basic_layouts ? PLAN_MAX_VPP : layers;
 	struct model_config cfg = p->base;
-	uint32_t seq = 0;
+	uint32_t seq = 0, mbs[PLAN_MAX_MICRO_BATCH];
+	uint8_t rcs[MODEL_RECOMPUTE_COUNT], offs[MODEL_OFFLOAD_COUNT];
+	int offload = item_offload(p, it);
+	struct bound_links bl;
 
 	cfg.gpu = it->gpu;
 	cfg.gpus = gpus;
-	ideal_links(&cfg);
+	item_bound_links(p, it, &bl);
+	plan_bound_links(&cfg, bl.gpn, bl.gbps, bl.lat_us, bl.host_gbps);
 	wk->nlay = 0;
 	memset(wk->enumerated_tp, 0, sizeof(wk->enumerated_tp));
+	memset(wk->space_tp, 0, sizeof(wk->space_tp));
 	for (ip = 0; ip < np; ip++) {
 		int tp, pp;
-		for (tp = 1; tp <= it->max_gpn && tp <= heads && tp <= PLAN_MAX_TP; tp++) {
-			if (!model_tp_valid(w, tp) || gpus % tp || it->max_gpn % tp)
+		size_t nrc;
+		cfg.precision = precs[ip];
+		nrc = recompute_choices(p, &cfg, transformer, rcs);
+		for (tp = 1; tp <= gpus && tp <= heads && tp <= PLAN_MAX_TP; tp++) {
+			if (!model_tp_valid(w, tp) || gpus % tp || !tp_usable(p, it, tp))
 				continue;
 			for (pp = 1; pp <= layers && tp * pp <= gpus; pp++) {
 				int dp, vpp, ep;
+				size_t nmb;
 				if (!model_pp_valid(w, pp, 1, 1) || gpus % (tp * pp))
 					continue;
 				dp = gpus / (tp * pp);
 				if (G > 0 && G % dp)
 					continue;
-				for (vpp = 1; vpp <= (pp > 1 ? PLAN_MAX_VPP : 1); vpp *= 2) {
+				nmb = micro_batches(p, G > 0 ? G / dp : 0, mbs);
+				for (vpp = 1; vpp <= (pp > 1 ? max_vpp : 1); vpp = p->req.basic_layouts ? vpp * 2 : vpp + 1) {
 					if (!model_pp_valid(w, pp, vpp, 1))
 						continue;
 					for (ep = 1; ep <= experts && ep <= dp; ep++) {
-						int zero, nzero = dp > 1 ? 4 : 1, rc;
+						int zero, nzero = dp > 1 ? 4 : 1;
 						if (experts % ep || dp % ep)
 							continue;
-						for (zero = 0; zero < nzero; zero++)
-							for (rc = 0; rc < 2; rc++) {
+						for (zero = 0; zero < nzero; zero++) {
+							size_t noff = offload ? offload_choices(p, transformer, zero, offs) : 1, irc;
+							if (!offload)
+								offs[0] = MODEL_OFFLOAD_NONE;
+							for (irc = 0; irc < nrc; irc++) {
 								int loader;
 								for (loader = 0; loader < nloaders; loader++) {
-									uint32_t mb;
-									for (mb = 1; mb <= PLAN_MAX_MICRO_BATCH; mb *= 2) {
-										struct layout l;
-										struct model_memory mem;
-										struct model_result r;
-										if (G > 0 && ((long)mb * dp > G || G % ((long)mb * dp)))
-											break;
-										memset(&l, 0, sizeof(l));
-										l.prec = (uint8_t)precs[ip];
-										l.tp = (uint16_t)tp;
-										l.pp = (uint16_t)pp;
-										l.vpp = (uint16_t)vpp;
-										l.ep = (uint16_t)ep;
-										l.dp = (uint32_t)dp;
-										l.zero = (uint8_t)zero;
-										/* flash attention is on: selective recompute would change nothing */
-										l.rc = rc ? MODEL_RECOMPUTE_FULL : MODEL_RECOMPUTE_NONE;
-										l.loader = (uint8_t)loader;
-										l.mb = mb;
-										l.seq = seq++;
-										apply_layout(&cfg, &l, G);
-										wk->st.memory_calls++;
-										wk->enumerated_tp[tp]++;
-										if (model_memory(w, &cfg, &mem))
-											break;
-										if (!mem.fits) {
-											if (mem.total_bytes < *min_bytes)
-												*min_bytes = mem.total_bytes;
-											break;
+									/*
+									 * Each offload level only where the lighter one
+									 * did not fit: from the first micro-batch that
+									 * failed it (docs/plan.md).
+									 */
+									size_t io, imb, from = 0;
+									for (io = 0; io < noff && from < nmb; io++) {
+										wk->space_tp[tp] += nmb - from;
+										for (imb = from; imb < nmb; imb++) {
+											struct layout l;
+											struct model_memory mem;
+											struct model_result r;
+											memset(&l, 0, sizeof(l));
+											l.prec = (uint8_t)precs[ip];
+											l.tp = (uint16_t)tp;
+											l.pp = (uint16_t)pp;
+											l.vpp = (uint16_t)vpp;
+											l.ep = (uint16_t)ep;
+											l.dp = (uint32_t)dp;
+											l.zero = (uint8_t)zero;
+											l.rc = rcs[irc];
+											l.offload = offs[io];
+											l.loader = (uint8_t)loader;
+											l.mb = mbs[imb];
+											l.seq = seq++;
+											apply_layout(&cfg, &l, G);
+											wk->st.memory_calls++;
+											wk->enumerated_tp[tp]++;
+											if (model_memory(w, &cfg, &mem))
+												break;
+											if (!mem.fits) {
+												if (mem.total_bytes < *min_bytes)
+													*min_bytes = mem.total_bytes;
+												break;
+											}
+											wk->st.estimate_calls++;
+											wk->st.bound_calls++;
+											if (model_estimate_mem(w, &cfg, &mem, &r) || !(r.time.step_s > 0))
+												continue;
+											l.bound_s = layout_bound(&l, &r);
+											push_layout(wk, &l);
 										}
-										wk->st.estimate_calls++;
-										wk->st.bound_calls++;
-										if (model_estimate_mem(w, &cfg, &mem, &r) || !(r.time.step_s > 0))
-											continue;
-										l.bound_s = r.time.step_s;
-										push_layout(wk, &l);
+										from = imb;
 									}
 								}
 							}
+						}
 					}
 				}
 			}
@@ -240,18 +443,24 @@ static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric,
 		const struct layout *l = &wk->lay[i];
 		if (l->bound_s > b->step_s || l->bound_s > cutoff)
 			break;
-		if (hw->gpus_per_node % l->tp)
+		if (!tp_on_nodes(p, l->tp, hw->gpus_per_node) || (l->offload && !(hw_host_gib(hw) > 0)))
 			continue;
 		apply_layout(&cfg, l, p->global_batch);
 		wk->st.estimate_calls++;
-		if (model_estimate(w, &cfg, &r) || !r.mem.fits || !(r.time.step_s > 0))
+		if (model_estimate(w, &cfg, &r) || !r.mem.fits || !(r.time.step_s > 0) ||
+		    !model_host_fits(&r.mem, &cfg, hw_host_gib(hw)))
 			continue;
 		if (r.time.step_s < b->step_s ||
 		    (r.time.step_s == b->step_s && b->l && l->seq < b->l->seq)) {
 			b->step_s = r.time.step_s;
 			b->l = l;
-			b->r = r;
 		}
+	}
+	/* the winner's result, timed again rather than copied at every improvement */
+	if (b->l) {
+		apply_layout(&cfg, b->l, p->global_batch);
+		if (model_estimate(w, &cfg, &b->r))
+			b->l = NULL;
 	}
 	return b->l && b->step_s <= cutoff;
 }
@@ -281,6 +490,7 @@ struct enum_entry {
 	size_t nlay;
 	double min_bytes;
 	uint64_t *enumerated_tp;       /* [PLAN_MAX_TP + 1] */
+	uint64_t *space_tp;            /* [PLAN_MAX_TP + 1] */
 	atomic_int slots_done;         /* the item's own slots are decided: twins may copy them */
 };
 
@@ -367,6 +577,24 @@ static int cmp_item_hash(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Whether two items of one GPU count can lay out the same tensor-parallel degrees on their nodes. */
+static int same_tp_use(const struct plan *p, const struct plan_item *a, const struct plan_item *b)
+{
+	int tp;
+	for (tp = 1; tp <= a->gpus && tp <= PLAN_MAX_TP; tp++)
+		if (a->gpus % tp == 0 && tp_usable(p, a, tp) != tp_usable(p, b, tp))
+			return 0;
+	return 1;
+}
+
+static int same_bound(const struct plan *p, const struct plan_item *a, const struct plan_item *b)
+{
+	struct bound_links x, y;
+	item_bound_links(p, a, &x);
+	item_bound_links(p, b, &y);
+	return x.gpn == y.gpn && x.gbps == y.gbps && x.lat_us == y.lat_us && x.host_gbps == y.host_gbps;
+}
+
 static void enum_cache_init(struct enum_cache *c, const struct plan *p)
 {
 	struct item_hash *k = xcalloc(p->nitems + 1, sizeof(*k));
@@ -392,7 +620,9 @@ static void enum_cache_init(struct enum_cache *c, const struct plan *p)
 			for (r = i; r < j; r++) {
 				const struct plan_item *a = &p->items[k[r].idx];
 				if (c->rep[k[r].idx] == k[r].idx && a->gpus == b->gpus &&
-				    a->max_gpn == b->max_gpn && same_gpu_model(a->gpu, b->gpu)) {
+				    a->max_gpn == b->max_gpn && same_gpu_model(a->gpu, b->gpu) &&
+				    same_tp_use(p, a, b) && item_offload(p, a) == item_offload(p, b) &&
+				    same_bound(p, a, b)) {
 					c->rep[k[j].idx] = k[r].idx;
 					break;
 				}
@@ -408,6 +638,7 @@ static void enum_cache_free(struct enum_cache *c, size_t nitems)
 	for (i = 0; i < nitems; i++) {
 		free(c->e[i].lay);
 		free(c->e[i].enumerated_tp);
+		free(c->e[i].space_tp);
 	}
 	free(c->e);
 	free(c->rep);
@@ -440,6 +671,8 @@ static void enumerate_shared(struct worker *wk, const struct plan_item *it, doub
 		e->min_bytes = *min_bytes;
 		e->enumerated_tp = xmalloc(sizeof(wk->enumerated_tp));
 		memcpy(e->enumerated_tp, wk->enumerated_tp, sizeof(wk->enumerated_tp));
+		e->space_tp = xmalloc(sizeof(wk->space_tp));
+		memcpy(e->space_tp, wk->space_tp, sizeof(wk->space_tp));
 		e->state = 2;
 		pthread_cond_broadcast(&c->cv);
 		pthread_mutex_unlock(&c->mu);
@@ -454,6 +687,7 @@ static void enumerate_shared(struct worker *wk, const struct plan_item *it, doub
 	wk->nlay = e->nlay;
 	*min_bytes = e->min_bytes;
 	memcpy(wk->enumerated_tp, e->enumerated_tp, sizeof(wk->enumerated_tp));
+	memcpy(wk->space_tp, e->space_tp, sizeof(wk->space_tp));
 }
 
 /*
@@ -501,7 +735,7 @@ static int copy_twin_slot(struct plan *p, const struct plan_choice *t, struct pl
 	    a->intra_lat_us != b->intra_lat_us || a->intra_nvls != b->intra_nvls ||
 	    a->host_gbps != b->host_gbps || a->cpu_cores_per_gpu != b->cpu_cores_per_gpu ||
 	    a->mig != b->mig || a->own_inter_gbps_per_gpu != b->own_inter_gbps_per_gpu ||
-	    a->own_inter_lat_us != b->own_inter_lat_us ||
+	    a->own_inter_lat_us != b->own_inter_lat_us || hw_host_gib(a) != hw_host_gib(b) ||
 	    (a->kind == PLAN_HW_GENERIC && c->nodes > 1 && !same_net(p, t->hw, c->hw, c->nodes)))
 		return 0;
 	if (!t->fits)
@@ -515,6 +749,7 @@ static int copy_twin_slot(struct plan *p, const struct plan_choice *t, struct pl
 	l.dp = (uint32_t)t->cfg.dp;
 	l.zero = (uint8_t)t->cfg.zero;
 	l.rc = (uint8_t)t->cfg.recompute;
+	l.offload = (uint8_t)t->cfg.offload;
 	l.loader = (uint8_t)t->cfg.loader;
 	l.mb = (uint32_t)t->cfg.micro_batch;
 	plan_slot_config(p, c, t->fabric, &c->cfg);
@@ -522,6 +757,7 @@ static int copy_twin_slot(struct plan *p, const struct plan_choice *t, struct pl
 	c->res = t->res;
 	c->fabric = t->fabric;
 	c->fabric_best_step_s = t->fabric_best_step_s;
+	c->layouts = t->layouts;
 	c->fits = 1;
 	return 1;
 }
@@ -538,6 +774,11 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 	enumerate_shared(wk, it, &min_bytes);
 	twin = slots_twin(wk, it);
 	nlay = wk->nlay;
+	{
+		int tp;
+		for (tp = 1; tp <= PLAN_MAX_TP; tp++)
+			wk->st.layouts += wk->space_tp[tp];
+	}
 	for (s = 0; s < it->nslots; s++) {
 		struct plan_choice *c = &p->all[it->slots[s]];
 		const struct plan_hw *hw = &p->hw[c->hw];
@@ -548,9 +789,12 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 		uint64_t enumerated = 0;
 		int tp;
 
-		for (tp = 1; tp <= hw->gpus_per_node && tp <= PLAN_MAX_TP; tp++)
-			if (hw->gpus_per_node % tp == 0)
+		c->layouts = 0;
+		for (tp = 1; tp <= PLAN_MAX_TP; tp++)
+			if (tp_on_nodes(p, tp, hw->gpus_per_node)) {
 				enumerated += wk->enumerated_tp[tp];
+				c->layouts += wk->space_tp[tp];
+			}
 		c->min_bytes = min_bytes;
 		/* every layout x network of the slot is decided: timed, bounded out, or too big */
 		wk->st.configs += enumerated * nnet;
@@ -879,6 +1123,7 @@ int plan_search(struct plan *p)
 		p->stats.estimate_calls += wk[i].st.estimate_calls;
 		p->stats.bound_calls += wk[i].st.bound_calls;
 		p->stats.items += wk[i].st.items;
+		p->stats.layouts += wk[i].st.layouts;
 		free(wk[i].lay);
 		free(wk[i].exact);
 	}

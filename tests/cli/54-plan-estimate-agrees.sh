@@ -39,4 +39,5 @@ check resnet50
 check llama2-70b --task infer --rate 4
 check gnn --task infer --rate 20000 --latency-target 5ms --max-batch 32
 check dlrm --task infer --rate 20000 --latency-target 10ms
+check llama3-70b --task pretrain --gpu l40s-48gb --objective time --max-gpus 64
 finish
