@@ -21,7 +21,7 @@
 static int json_flag, list_models, seq_parallel, cuda_graphs;
 static const char *gpu_s, *server_s, *network_s, *precision_s, *recompute_s, *offload_s, *flash_s,
 	*kvprec_s, *loader_s, *cudnn_s, *engine_s, *batching_s, *wprec_s, *shape_s;
-static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, zero = -1, micro_batch, batch, max_batch = 32;
+static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target;
 static long max_seqs, mig;
 static double host_gib;              /* host memory per server: --host-memory, else the server's */
@@ -47,6 +47,7 @@ static const struct opt estimate_opts[] = {
 	OPT_INT_("dp", &dp, "N", "data parallel degree (default gpus / (tp x pp))", 1, 1000000),
 	OPT_INT_("ep", &ep, "N", "expert parallel degree (within data parallelism)", 1, 65536),
 	OPT_INT_("vpp", &vpp, "N", "interleaved pipeline stages per GPU", 1, 1024),
+	OPT_INT_("cp", &cp, "N", "context parallel: each sequence split over N GPUs (ring attention)", 1, 65536),
 	OPT_INT_("zero", &zero, "0-3", "ZeRO stage (FSDP full sharding is 3)", 0, 3),
 	OPT_STRING_("recompute", &recompute_s, "MODE", "activation recompute: none, selective, selective-op or full"),
 	OPT_FLAG_("seq-parallel", &seq_parallel, "sequence parallelism (with --tp)"),
@@ -208,6 +209,7 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 	q.dp = GIVEN(dp);
 	q.ep = GIVEN(ep);
 	q.vpp = GIVEN(vpp);
+	q.cp = GIVEN(cp);
 	q.gpus = GIVEN(gpus);
 	q.gpus_per_node = GIVEN(gpus_per_node);
 	q.micro_batch = GIVEN(micro_batch);
@@ -401,7 +403,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 	const struct model_memory *m = &r->mem;
 	const struct model_time *t = &r->time;
 	struct table *tb;
-	char b[256], b2[64];
+	char b[256], b2[64], b3[32];
 	int infer = c->task == MODEL_TASK_INFER;
 
 	printf("%s (%s params), %s on %d x %s\n", w->name, unit_format_si(w->params, b2, sizeof(b2)),
@@ -419,9 +421,10 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		       model_precision_name(c->kv_precision), model_engine_name(c->engine),
 		       c->cuda_graphs ? ", CUDA Graphs" : "", c->batch, c->prompt_len, c->output_len);
 	else
-		printf("layout: tp %d pp %d dp %d%s%s, zero %d, %s, micro-batch %d x %d, global batch %d\n"
+		printf("layout: tp %d%s pp %d dp %d%s%s, zero %d, %s, micro-batch %d x %d, global batch %d\n"
 		       "        recompute %s%s, flash attention %s, %s%s%s\n",
-		       c->tp, c->pp, c->dp, c->ep > 1 ? " ep " : "", c->ep > 1 ? (snprintf(b2, sizeof(b2), "%d", c->ep), b2) : "",
+		       c->tp, c->cp > 1 ? (snprintf(b3, sizeof(b3), " cp %d", c->cp), b3) : "", c->pp, c->dp,
+		       c->ep > 1 ? " ep " : "", c->ep > 1 ? (snprintf(b2, sizeof(b2), "%d", c->ep), b2) : "",
 		       c->zero, model_precision_name(c->precision), c->micro_batch, c->seq_len, c->global_batch,
 		       model_recompute_name(c->recompute), c->seq_parallel ? ", sequence parallel" : "",
 		       c->flash ? "on" : "off", model_optimizer_name(c->optimizer),
@@ -526,6 +529,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		time_row(tb, "recomputed forward", t->recompute_s, t->step_s);
 		time_row(tb, "tensor-parallel collectives", t->tp_comm_s, t->step_s);
 		time_row(tb, "expert all-to-all", t->ep_comm_s, t->step_s);
+		time_row(tb, "context-parallel K/V ring", t->cp_comm_s, t->step_s);
 		time_row(tb, "pipeline bubble", t->pp_bubble_s, t->step_s);
 		time_row(tb, "pipeline sends", t->pp_p2p_s, t->step_s);
 		time_row(tb, "gradient sync (exposed)", t->dp_comm_s, t->step_s);
@@ -661,6 +665,7 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 	json_object_set_new(x, "dp", json_integer(c->dp));
 	json_object_set_new(x, "ep", json_integer(c->ep));
 	json_object_set_new(x, "vpp", json_integer(c->vpp));
+	json_object_set_new(x, "cp", json_integer(c->cp));
 	json_object_set_new(x, "zero", json_integer(c->zero));
 	json_object_set_new(x, "recompute", json_string(model_recompute_name(c->recompute)));
 	json_object_set_new(x, "seq_parallel", json_boolean(c->seq_parallel));
@@ -724,6 +729,7 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 	json_object_set_new(x, "optimizer_s", num(t->optimizer_s));
 	json_object_set_new(x, "tp_comm_s", num(t->tp_comm_s));
 	json_object_set_new(x, "ep_comm_s", num(t->ep_comm_s));
+	json_object_set_new(x, "cp_comm_s", num(t->cp_comm_s));
 	json_object_set_new(x, "pp_bubble_s", num(t->pp_bubble_s));
 	json_object_set_new(x, "pp_p2p_s", num(t->pp_p2p_s));
 	json_object_set_new(x, "dp_comm_s", num(t->dp_comm_s));

@@ -645,7 +645,8 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 	table_free(tb);
 	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
 		 "memory; cost and energy per hour" :
-		 "layout: t tensor, p pipeline, v virtual stages, d data, e expert parallel (1s left out); "
+		 "layout: t tensor, c context, p pipeline, v virtual stages, d data, e expert parallel (1s left "
+		 "out); "
 		 "z ZeRO stage; rs/rf/ro selective/full/per-op recompute; oo/op optimizer/+params offloaded; "
 		 "m micro-batch; mem: % of each GPU's memory; "
 		 "time: to finish, checkpoints and interruptions included; cost: the run on owned "

@@ -13,6 +13,33 @@
 /* ------------------------------------------------------------------------- */
 /* Time: transformers                                                         */
 
+/*
+ * Context parallelism (ring attention: Liu et al. 2023, "Ring Attention with
+ * Blockwise Transformers"; Megatron-LM's context_parallel, NVIDIA
+ * Transformer Engine): each of the cp ranks holds T tokens of every
+ * sequence (s/cp of it) and their queries; K and V blocks of e T kv/t bytes
+ * each go round the ring, cp - 1 sends per layer forward, each overlapped
+ * with the attention of the block in hand.  Backward sends K and V again
+ * with their gradients: twice the bytes, overlapped with the attention
+ * backward.  Exposed = max(0, ring - attention).  The ring crosses servers
+ * (g = 1) unless the tp x cp GPUs of a group share one.
+ */
+static void ring_attention(const struct workload *w, const struct model_config *c, double T,
+			   struct layer_time *lt)
+{
+	int cp = cp_of(c);
+	double e = act_elem_bytes(c), kv = (double)w->kv_dim / c->tp, ring;
+	lt->cp_fwd = lt->cp_bwd = 0;
+	if (cp <= 1)
+		return;
+	/* KV heads fewer than tp are replicated: at least one head per GPU */
+	if (kv < w->d.head_dim)
+		kv = w->d.head_dim;
+	ring = (cp - 1) * coll_s(c, COLL_P2P, 2 * e * T * kv, 2, (long)c->tp * cp <= c->gpus_per_node ? 2 : 1, 0);
+	lt->cp_fwd = ring > lt->attn_fwd ? ring - lt->attn_fwd : 0;
+	lt->cp_bwd = 2 * ring > lt->attn_bwd ? 2 * ring - lt->attn_bwd : 0;
+}
+
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h,
 		      double T, double s, double ctx, struct layer_time *lt)
 {
@@ -103,13 +130,14 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	} else {
 		lt->tp_comm = 0;
 	}
-	/* expert parallelism: dispatch and combine all-to-alls of k e T h bytes */
+	/* expert parallelism: dispatch and combine all-to-alls of k e T h bytes (ep ranks lie tp x cp apart) */
 	if (d->experts > 1 && c->ep > 1) {
-		int g = per_node(c, c->ep, c->tp);
+		int g = per_node(c, c->ep, c->tp * cp_of(c));
 		lt->ep_comm = 2 * coll_s(c, COLL_A2A, d->experts_active * e * T * hd, c->ep, g, 0);
 	} else {
 		lt->ep_comm = 0;
 	}
+	ring_attention(w, c, T, lt);
 }
 
 void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
@@ -117,7 +145,7 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 {
 	const struct workload_dims *d = &w->d;
 	struct layer_time lt;
-	double s = c->seq_len, T = s * c->micro_batch;
+	double s = c->seq_len, T = tokens_gpu(c, c->micro_batch);
 	double Ls = model_stage_layers(w, c), t = c->tp;
 	double eb = model_precision_bytes(c->precision);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
@@ -132,8 +160,8 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		double mats = layer_params_gpu(w, c);
 		qlora_dq = mats * (0.5 + 2 + 2) * h->inv_bw;
 	}
-	fwd = lt.gemm + lt.attn_fwd + lt.mem + lt.tp_comm + lt.ep_comm + qlora_dq;
-	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + 2 * lt.mem + lt.tp_comm + lt.ep_comm + qlora_dq;
+	fwd = lt.gemm + lt.attn_fwd + lt.mem + lt.tp_comm + lt.ep_comm + lt.cp_fwd + qlora_dq;
+	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + 2 * lt.mem + lt.tp_comm + lt.ep_comm + lt.cp_bwd + qlora_dq;
 	if (lora) {
 		/* adapters: forward, and both gradients, of r x (in + out) per matrix: small GEMMs */
 		double ad = c->lora_rank * lora_params_per_rank(w, c) / d->layers / t;
@@ -167,7 +195,10 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	tp->recompute = tp->mb_recompute;
 	tp->tp = Ls * 2 * lt.tp_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
 	tp->ep = Ls * 2 * lt.ep_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
-	tp->kernels_mb = 3 * (TUNE_KERNELS_PER_LAYER * Ls + 10) * (c->recompute == MODEL_RECOMPUTE_FULL ? 4.0 / 3 : 1);
+	tp->cp = Ls * (lt.cp_bwd + lt.cp_fwd * (c->recompute == MODEL_RECOMPUTE_FULL ? 2 : 1));
+	/* the ring runs one attention kernel per block: cp - 1 more per layer, forward and backward */
+	tp->kernels_mb = 3 * (TUNE_KERNELS_PER_LAYER * Ls + 10 + Ls * (cp_of(c) - 1)) *
+			 (c->recompute == MODEL_RECOMPUTE_FULL ? 4.0 / 3 : 1);
 
 	/*
 	 * FLOPs per token (Megatron eq. 3 / PaLM convention: full attention,

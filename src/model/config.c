@@ -20,7 +20,7 @@ void model_config_defaults(struct model_config *c)
 	c->host_gbps = 25;
 	c->task = MODEL_TASK_PRETRAIN;
 	c->precision = MODEL_BF16;
-	c->tp = c->pp = c->dp = c->ep = c->vpp = 1;
+	c->tp = c->pp = c->dp = c->ep = c->vpp = c->cp = 1;
 	c->recompute = MODEL_RECOMPUTE_NONE;
 	c->flash = -1;
 	c->optimizer = MODEL_OPTIM_ADAMW;
@@ -48,8 +48,10 @@ void model_config_complete(const struct workload *w, struct model_config *c)
 		c->ep = 1;
 	if (c->vpp <= 0)
 		c->vpp = 1;
-	/* tp x pp may not fit an int: model_validate() refuses such a layout */
-	mp = (long)c->tp * c->pp > MODEL_MAX_GPUS ? 1 : c->tp * c->pp;
+	if (c->cp <= 0)
+		c->cp = 1;
+	/* tp x cp x pp may not fit an int: model_validate() refuses such a layout */
+	mp = (long)c->tp * c->pp * c->cp > MODEL_MAX_GPUS ? 1 : c->tp * c->pp * c->cp;
 	if (c->dp <= 0)
 		c->dp = c->gpus > 0 && c->gpus % mp == 0 ? c->gpus / mp : 1;
 	if (c->gpus <= 0)
@@ -110,6 +112,39 @@ static void divisors_text(int n, int limit, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, "%s%d",
 					k == 1 ? "" : k == total ? " or " : ", ", i);
 	}
+}
+
+/*
+ * Context parallelism: training a transformer with flash attention, each
+ * sequence cut into cp equal chunks, 2 x cp for a decoder (Megatron-LM's
+ * causal load balancing gives each rank one early and one late chunk).
+ */
+static int context_check(const struct workload *w, const struct model_config *c, struct diag *err)
+{
+	int chunks, k, n = 0;
+	char dv[160];
+	size_t off = 0;
+	if (c->cp <= 1)
+		return 0;
+	if (w->kind != WORKLOAD_TRANSFORMER)
+		return diag_set(err, "", 0, 0, "cp", "--cp %d splits sequences; '%s' is modelled per sample "
+				"and runs data parallel only; use --cp 1", c->cp, w->name);
+	if (c->task == MODEL_TASK_INFER)
+		return diag_set(err, "", 0, 0, "cp", "--cp %d is modelled for training only; use --cp 1 "
+				"(or --tp, --pp) to serve", c->cp);
+	if (!flash_on(c))
+		return diag_set(err, "", 0, 0, "cp", "--cp %d needs flash attention: the ring passes blocks of "
+				"K and V through it; use --flash-attention on", c->cp);
+	chunks = w->d.causal ? 2 * c->cp : c->cp;
+	if (c->seq_len % chunks == 0)
+		return 0;
+	dv[0] = '\0';
+	for (k = 2; k <= 64 && off < sizeof(dv); k++)
+		if (c->seq_len % (w->d.causal ? 2 * k : k) == 0)
+			off += (size_t)snprintf(dv + off, sizeof(dv) - off, "%s%d", n++ ? ", " : "", k);
+	return diag_set(err, "", 0, 0, "cp", "--cp %d does not cut the %d-token sequence into %d equal chunks%s; "
+			"use %s", c->cp, c->seq_len, chunks, w->d.causal ? " (2 per rank, causal balance)" : "",
+			n ? dv : "--cp 1");
 }
 
 /* Batch and inference sizes, checked after the layout. */
@@ -213,20 +248,28 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 
 	if (!g)
 		return diag_set(err, "", 0, 0, "gpu", "no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
-	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->ep < 1 || c->vpp < 1)
-		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->dp < 1 ? "dp" : c->ep < 1 ? "ep" : "vpp",
-				"parallel degrees must be at least 1");
+	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->ep < 1 || c->vpp < 1 || c->cp < 1)
+		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->dp < 1 ? "dp" : c->ep < 1 ? "ep" :
+				c->vpp < 1 ? "vpp" : "cp", "parallel degrees must be at least 1");
 	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * c->dp > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, (long)c->tp * c->pp > MODEL_MAX_GPUS ? "tp" : "dp",
 				"tp x pp x dp = %d x %d x %d is more than %d GPUs", c->tp, c->pp, c->dp,
 				MODEL_MAX_GPUS);
+	if ((long)c->tp * c->pp * c->cp > MODEL_MAX_GPUS)
+		return diag_set(err, "", 0, 0, "cp", "tp x cp x pp = %d x %d x %d is more than %d GPUs", c->tp, c->cp,
+				c->pp, MODEL_MAX_GPUS);
 	if (c->gpus < 1 || c->gpus > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not between 1 and %d", c->gpus,
 				MODEL_MAX_GPUS);
 	if (c->gpus_per_node < 1 || c->gpus_per_node > 1024)
 		return diag_set(err, "", 0, 0, "gpus-per-node", "--gpus-per-node %d is not between 1 and 1024",
 				c->gpus_per_node);
-	mp = c->tp * c->pp;
+	mp = c->tp * c->pp * c->cp;
+	if (c->cp > 1 && (long)mp * c->dp != c->gpus)
+		return diag_set(err, "", 0, 0, "gpus",
+				"--gpus %d is not tp x cp x pp x dp = %d x %d x %d x %d = %ld; give --dp %s or --gpus %ld",
+				c->gpus, c->tp, c->cp, c->pp, c->dp, (long)mp * c->dp,
+				c->gpus % mp == 0 ? "" : "(none fits)", (long)mp * c->dp);
 	if ((long)mp * c->dp != c->gpus)
 		return diag_set(err, "", 0, 0, "gpus",
 				"--gpus %d is not tp x pp x dp = %d x %d x %d = %ld; give --dp %s or --gpus %ld",
@@ -259,6 +302,8 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 		return diag_set(err, "", 0, 0, "network",
 				"%d GPUs span %d servers of %d but no scale-out network is known; give --network (e.g. ib-hdr-8x200)",
 				c->gpus, (c->gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->gpus_per_node);
+	if (context_check(w, c, err))
+		return -1;
 	if (!transformer) {
 		if (c->tp > 1 || c->pp > 1 || c->ep > 1)
 			return diag_set(err, "", 0, 0, c->tp > 1 ? "tp" : c->pp > 1 ? "pp" : "ep",

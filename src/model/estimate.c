@@ -109,9 +109,9 @@ static double estimate_infer(const struct workload *w, const struct model_config
 static void pipeline_time(const struct workload *w, const struct model_config *c, double m_mb, double t_mb,
 			  struct model_time *tm)
 {
-	int stride = c->tp * c->dp;
+	int stride = c->tp * dp_cp(c);
 	int g = stride >= c->gpus_per_node ? 1 : 2;
-	double bytes = act_elem_bytes(c) * c->seq_len * c->micro_batch * w->d.hidden / c->tp;
+	double bytes = act_elem_bytes(c) * tokens_gpu(c, c->micro_batch) * w->d.hidden / c->tp;
 	tm->pp_bubble_s = (c->pp - 1.0) / c->vpp * t_mb;
 	tm->pp_p2p_s = 2.0 * c->vpp * m_mb * coll_s(c, COLL_P2P, bytes, 2, g, 0);
 }
@@ -127,20 +127,21 @@ static void pipeline_time(const struct workload *w, const struct model_config *c
 static void dp_time(const struct model_config *c, const struct train_parts *tp, double m_mb, double t_mb,
 		    double grad_bytes, double wbytes, struct model_time *tm)
 {
-	int g_dp = per_node(c, c->dp, c->tp);
+	/* the gradient group: dp x cp ranks, tp apart (context-parallel ranks hold the same weights) */
+	int n = dp_cp(c), g_dp = per_node(c, n, c->tp);
 	double window = TUNE_DP_OVERLAP * (tp->mb_bwd + tp->mb_recompute);
 	if (c->zero <= 0) {
-		double ar = coll_s(c, COLL_AR, grad_bytes, c->dp, g_dp, 0);
+		double ar = coll_s(c, COLL_AR, grad_bytes, n, g_dp, 0);
 		tm->dp_comm_total_s = ar;
 		tm->dp_comm_s = ar > window ? ar - window : 0;
 	} else if (c->zero <= 2) {
-		double rs = coll_s(c, COLL_RS, grad_bytes, c->dp, g_dp, 0);
-		double ag = coll_s(c, COLL_AG, wbytes, c->dp, g_dp, 0);
+		double rs = coll_s(c, COLL_RS, grad_bytes, n, g_dp, 0);
+		double ag = coll_s(c, COLL_AG, wbytes, n, g_dp, 0);
 		tm->dp_comm_total_s = rs + ag;
 		tm->dp_comm_s = (rs > window ? rs - window : 0) + ag;
 	} else {
-		double per_mb = 2 * coll_s(c, COLL_AG, wbytes, c->dp, g_dp, 1) +
-				coll_s(c, COLL_RS, grad_bytes, c->dp, g_dp, 1);
+		double per_mb = 2 * coll_s(c, COLL_AG, wbytes, n, g_dp, 1) +
+				coll_s(c, COLL_RS, grad_bytes, n, g_dp, 1);
 		double total = m_mb * per_mb;
 		double cover = m_mb * t_mb * TUNE_ZERO3_OVERLAP;
 		tm->dp_comm_total_s = total;
@@ -152,7 +153,7 @@ static void dp_time(const struct model_config *c, const struct train_parts *tp, 
 static void optimizer_time(const struct model_config *c, const struct hw *h, double params_local,
 			   double wbytes, double m_mb, double t_mb, struct model_time *tm)
 {
-	double shard = params_local / (c->zero >= 1 ? c->dp : 1);
+	double shard = params_local / (c->zero >= 1 ? dp_cp(c) : 1);
 	if (c->offload != MODEL_OFFLOAD_NONE) {
 		double pcie = (c->host_gbps > 0 ? c->host_gbps : 25) * 1e9 * TUNE_H2D_EFF;
 		/* fp32 gradients down, 16-bit weights up; the CPU Adam step */
@@ -201,7 +202,8 @@ static double step_transformer(const struct workload *w, const struct model_conf
 	tm->recompute_s = m_mb * tp.recompute;
 	tm->tp_comm_s = m_mb * tp.tp;
 	tm->ep_comm_s = m_mb * tp.ep;
-	tm->compute_s = m_mb * t_mb - tm->tp_comm_s - tm->ep_comm_s;
+	tm->cp_comm_s = m_mb * tp.cp;
+	tm->compute_s = m_mb * t_mb - tm->tp_comm_s - tm->ep_comm_s - tm->cp_comm_s;
 	if (c->pp > 1)
 		pipeline_time(w, c, m_mb, t_mb, tm);
 	/* parameters on this GPU (largest stage); LoRA trains its adapters only */
@@ -211,7 +213,7 @@ static double step_transformer(const struct workload *w, const struct model_conf
 		params_local = c->lora_rank * lora_params_per_rank(w, c) / (c->tp * c->pp);
 	{
 		double wbytes = params_local * (lora ? 4 : sb.weight);
-		if (c->dp > 1)
+		if (dp_cp(c) > 1)
 			dp_time(c, &tp, m_mb, t_mb, params_local * (lora ? 4 : sb.grad), wbytes, tm);
 		/* a LoRA base offloaded with its parameters streams in like full weights */
 		if (lora && c->offload == MODEL_OFFLOAD_PARAMS)
@@ -257,7 +259,7 @@ static void data_time(const struct workload *w, const struct model_config *c, st
 /* Which resources bound a training step. */
 static unsigned train_limits(const struct model_time *tm)
 {
-	double comm = tm->tp_comm_s + tm->ep_comm_s + tm->dp_comm_s + tm->zero_comm_s + tm->pp_p2p_s;
+	double comm = tm->tp_comm_s + tm->ep_comm_s + tm->cp_comm_s + tm->dp_comm_s + tm->zero_comm_s + tm->pp_p2p_s;
 	unsigned l = MODEL_LIMIT_COMPUTE;
 	if (comm > 0.25 * tm->step_s) {
 		l |= MODEL_LIMIT_COMM;

@@ -155,13 +155,14 @@ double attn_scores_bytes(const struct workload *w, const struct model_config *c,
 	double m = w->d.dropout > 0 ? 1 : 0;
 	if (flash_on(c))
 		return 0;
-	return (double)w->d.heads / c->tp * c->seq_len * c->seq_len * b * (e + m + m * e);
+	/* a context-parallel rank holds the scores of its own queries: s/cp rows of s */
+	return (double)w->d.heads / c->tp * tokens_gpu(c, b) * c->seq_len * (e + m + m * e);
 }
 
 static double act_layer_bytes(const struct workload *w, const struct model_config *c, double e, double b)
 {
 	const struct workload_dims *d = &w->d;
-	double T = (double)c->seq_len * b, t = c->tp;
+	double T = tokens_gpu(c, b), t = c->tp;
 	double h = d->hidden, q = w->q_dim, kv = w->kv_dim, f = d->ffn_hidden;
 	double m = d->dropout > 0 ? 1 : 0;
 	double k_act = d->experts > 1 ? d->experts_active : 1;
@@ -184,10 +185,11 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 {
 	const struct workload_dims *d = &w->d;
 	struct state_bytes sb = state_bytes_of(c);
-	double t = c->tp, p = c->pp, dp = c->dp;
+	/* ZeRO shards over the gradient group, dp x cp; a micro-batch's tokens split over cp */
+	double t = c->tp, p = c->pp, dp = dp_cp(c);
 	double Ls = model_stage_layers(w, c);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
-	double b = c->micro_batch, s = c->seq_len, T = s * b;
+	double b = c->micro_batch, T = tokens_gpu(c, b);
 	double lp = layer_params_gpu(w, c);
 	double block = Ls * lp, embed = 0, head = 0, params, frozen16 = 0;
 	double m_mb = (double)c->global_batch / ((double)c->dp * c->micro_batch);
@@ -352,14 +354,14 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 				  (e + TUNE_LOGITS_FP32_BYTES) * logits;
 	}
 	o->buffers_bytes = frozen16 + TUNE_WORKSPACE_BYTES;
-	if (c->dp > 1 && c->zero < 3 && !lora)
+	if (dp > 1 && c->zero < 3 && !lora)
 		o->buffers_bytes += TUNE_BUCKET_BYTES;
 }
 
 /* Allocated total, allocator reserve, CUDA context and the fit test. */
 static void mem_finish(const struct model_config *c, const struct hw *h, struct model_memory *o)
 {
-	int groups = (c->tp > 1) + (c->pp > 1) + (c->dp > 1) + (c->ep > 1);
+	int groups = (c->tp > 1) + (c->pp > 1) + (c->dp > 1) + (c->ep > 1) + (c->cp > 1);
 	o->allocated_bytes = o->weights_bytes + o->gradients_bytes + o->optimizer_bytes +
 			     o->activations_bytes + o->logits_bytes + o->lora_bytes +
 			     o->kv_cache_bytes + o->buffers_bytes;

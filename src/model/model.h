@@ -296,7 +296,7 @@ int workload_finish(struct workload *w, struct diag *err);
 
 struct model_config {
 	const struct cat_gpu *gpu;     /* peaks, memory, bandwidth, power come from here */
-	int gpus;                      /* total GPUs = tp x pp x dp (x nothing for ep: experts shard within dp) */
+	int gpus;                      /* total GPUs = tp x cp x pp x dp (x nothing for ep: experts shard within dp) */
 	int gpus_per_node;
 
 	/* links: fill with model_links_from_catalog() or by hand */
@@ -311,6 +311,9 @@ struct model_config {
 	enum model_task task;
 	enum model_precision precision;
 	int tp, pp, dp, ep, vpp;       /* ep divides dp; vpp >= 1 */
+	int cp;                        /* context parallel: each sequence split over cp GPUs, K/V passed
+					  around a ring (training, flash attention); 1: none.  Ranks run
+					  tp fastest, then cp, dp, pp */
 	int zero;                      /* 0-3 (FSDP full sharding is 3) */
 	enum model_recompute recompute;
 	int seq_parallel;
@@ -413,7 +416,7 @@ struct model_request {
 	int gpus, gpus_per_node;
 	int task, precision, kv_precision, recompute, optimizer, offload, flash, loader, cudnn_benchmark;
 	int master, optimizer_in_backward, activation_offload, lora_targets, logits;
-	int tp, pp, dp, ep, vpp, zero, seq_parallel;
+	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel;
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig;  /* enum model_engine, enum model_precision, MIG slices */
@@ -513,6 +516,7 @@ struct model_time {
 	double optimizer_s;            /* optimizer update */
 	double tp_comm_s;              /* tensor-parallel collectives (not overlapped) */
 	double ep_comm_s;              /* expert-parallel all-to-all */
+	double cp_comm_s;              /* context-parallel K/V ring, the part attention does not hide */
 	double pp_bubble_s;            /* pipeline fill and drain */
 	double pp_p2p_s;               /* pipeline sends between stages */
 	double dp_comm_s;              /* data-parallel gradient collective, exposed part */

@@ -45,6 +45,24 @@ static inline double act_elem_bytes(const struct model_config *c)
 	return (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
 }
 
+/* The context-parallel degree (a config filled by hand may leave it 0). */
+static inline int cp_of(const struct model_config *c)
+{
+	return c->cp > 1 ? c->cp : 1;
+}
+
+/* Tokens of one micro-batch on one GPU: its sequences, each cut into cp chunks. */
+static inline double tokens_gpu(const struct model_config *c, double micro_batch)
+{
+	return (double)c->seq_len * micro_batch / cp_of(c);
+}
+
+/* The ranks a gradient is reduced over and ZeRO shards across: dp x cp (Megatron-LM, torchtitan). */
+static inline int dp_cp(const struct model_config *c)
+{
+	return c->dp * cp_of(c);
+}
+
 /* comm.c */
 enum coll { COLL_AR, COLL_AG, COLL_RS, COLL_A2A, COLL_P2P };
 double coll_s(const struct model_config *c, enum coll k, double bytes, int n, int g, int flat);
@@ -63,6 +81,7 @@ double attn_scores_bytes(const struct workload *w, const struct model_config *c,
 /* compute.c */
 struct layer_time {
 	double gemm, attn_fwd, attn_bwd, mem, tp_comm, ep_comm;
+	double cp_fwd, cp_bwd;  /* context-parallel ring exchange the attention does not hide */
 	double attn_flops;    /* attention-score FLOPs executed forward (per GPU) */
 };
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h,
@@ -72,6 +91,7 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 struct train_parts {
 	double mb_fwd, mb_bwd, mb_recompute;     /* one micro-batch on the slowest stage */
 	double gemm, attn, mem, recompute, tp, ep; /* per micro-batch, by kind (fwd + bwd) */
+	double cp;                                /* ... context-parallel ring, exposed */
 	double flops_model_token, flops_hw_token; /* per token, whole model */
 	double kernels_mb;                        /* kernel launches per micro-batch */
 };

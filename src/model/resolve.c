@@ -19,7 +19,7 @@ void model_request_init(struct model_request *q)
 	q->flash = q->loader = q->cudnn_benchmark = MODEL_UNSET;
 	q->master = q->optimizer_in_backward = q->activation_offload = q->lora_targets = MODEL_UNSET;
 	q->logits = MODEL_UNSET;
-	q->tp = q->pp = q->dp = q->ep = q->vpp = q->zero = q->seq_parallel = MODEL_UNSET;
+	q->tp = q->pp = q->dp = q->ep = q->vpp = q->cp = q->zero = q->seq_parallel = MODEL_UNSET;
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
 	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
 	q->engine = q->weight_precision = q->mig = MODEL_UNSET;
@@ -260,7 +260,8 @@ static void pick_layout(const struct workload *w, const struct model_request *q,
 	int nfit = 0, ntried = 0;
 	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;
 
-	model_layout_begin(&it, w, c->gpus, c->gpus_per_node, 1);
+	/* a --cp given with --gpus alone splits each replica's GPUs first */
+	model_layout_begin(&it, w, c->gpus / c->cp, c->gpus_per_node, 1);
 	while (model_layout_next(&it)) {
 		int z, z0 = q->zero != MODEL_UNSET ? q->zero : 0;
 		int z1 = q->zero != MODEL_UNSET ? q->zero : it.dp > 1 && !lora && c->task != MODEL_TASK_INFER ? 3 : 0;
@@ -334,29 +335,37 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	c->pp = PICK(pp, 1);
 	c->ep = PICK(ep, 1);
 	c->vpp = PICK(vpp, 1);
+	c->cp = PICK(cp, 1);
 	c->dp = PICK(dp, 0);
 	c->gpus = PICK(gpus, 0);
-	if (c->tp < 1 || c->pp < 1 || c->ep < 1 || c->vpp < 1 || c->dp < 0 || c->gpus < 0)
+	if (c->tp < 1 || c->pp < 1 || c->ep < 1 || c->vpp < 1 || c->cp < 1 || c->dp < 0 || c->gpus < 0)
 		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->ep < 1 ? "ep" :
-				c->vpp < 1 ? "vpp" : c->dp < 0 ? "dp" : "gpus", "parallel degrees must be at least 1");
+				c->vpp < 1 ? "vpp" : c->cp < 1 ? "cp" : c->dp < 0 ? "dp" : "gpus",
+				"parallel degrees must be at least 1");
 	/* products of degrees in long: tp x pp of 65536 x 65536 does not fit an int */
 	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * (c->dp ? c->dp : 1) > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, (long)c->tp * c->pp > MODEL_MAX_GPUS ? "tp" : "dp",
 				"tp x pp%s = %d x %d%s%.0d is more than %d GPUs", c->dp ? " x dp" : "", c->tp,
 				c->pp, c->dp ? " x " : "", c->dp, MODEL_MAX_GPUS);
+	if ((long)c->tp * c->pp * c->cp * (c->dp ? c->dp : 1) > MODEL_MAX_GPUS)
+		return diag_set(err, "", 0, 0, "cp", "tp x cp x pp%s = %d x %d x %d%s%.0d is more than %d GPUs",
+				c->dp ? " x dp" : "", c->tp, c->cp, c->pp, c->dp ? " x " : "", c->dp, MODEL_MAX_GPUS);
 	auto_layout = q->gpus != MODEL_UNSET && q->tp == MODEL_UNSET && q->pp == MODEL_UNSET &&
 		      q->dp == MODEL_UNSET && w->kind == WORKLOAD_TRANSFORMER && q->gpus > 1;
 	if (!c->gpus)
-		c->gpus = c->tp * c->pp * (c->dp ? c->dp : 1);
-	if (!c->dp && !auto_layout && c->gpus % (c->tp * c->pp))
-		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not a multiple of tp x pp = %d x %d; use --gpus %d "
-				"or a layout that divides it", c->gpus, c->tp, c->pp,
-				(c->gpus / (c->tp * c->pp) + 1) * c->tp * c->pp);
+		c->gpus = c->tp * c->pp * c->cp * (c->dp ? c->dp : 1);
+	if (c->cp > 1 && c->gpus % c->cp)
+		return diag_set(err, "", 0, 0, "cp", "--cp %d does not divide --gpus %d: each sequence is split over "
+				"cp GPUs of every replica", c->cp, c->gpus);
+	if (!c->dp && !auto_layout && c->gpus % (c->tp * c->pp * c->cp))
+		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not a multiple of tp x %spp = %d x %d; use --gpus %d "
+				"or a layout that divides it", c->gpus, c->cp > 1 ? "cp x " : "", c->tp * c->cp, c->pp,
+				(c->gpus / (c->tp * c->pp * c->cp) + 1) * c->tp * c->pp * c->cp);
 	if (fill_links(cat, q, c, notes, err))
 		return -1;
 	if (auto_layout) {
 		c->tp = c->pp = 1;
-		c->dp = c->gpus;
+		c->dp = c->gpus / c->cp;
 	}
 	model_config_complete(w, c);
 	if (auto_layout)
@@ -393,6 +402,8 @@ const char *model_config_flags(const struct workload *w, const struct model_conf
 	} else {
 		if (c->vpp > 1)
 			PUT(" --vpp %d", c->vpp);
+		if (c->cp > 1)
+			PUT(" --cp %d", c->cp);
 		if (c->ep > 1)
 			PUT(" --ep %d", c->ep);
 		PUT(" --zero %d --recompute %s", c->zero, model_recompute_name(c->recompute));

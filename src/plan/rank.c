@@ -500,7 +500,7 @@ static void set_defaults(struct plan *p)
 	b->gpu = NULL;
 	b->gpus = 1;
 	b->gpus_per_node = 1;
-	b->tp = b->pp = b->dp = b->ep = b->vpp = 1;
+	b->tp = b->pp = b->dp = b->ep = b->vpp = b->cp = 1;
 	b->micro_batch = 1;
 	b->flash = -1;   /* per GPU, as the resolver decides it (model.h) */
 	b->offload = MODEL_OFFLOAD_NONE;
@@ -663,6 +663,8 @@ const char *plan_layout_code(const struct model_config *c, char *buf, size_t len
 		/* degrees of 1 are left out, except dp: "d16", "t2p4v2d8" */
 		if (c->tp > 1)
 			PUT("t%d", c->tp);
+		if (c->cp > 1)
+			PUT("c%d", c->cp);
 		if (c->pp > 1)
 			PUT("p%d", c->pp);
 		if (c->vpp > 1)

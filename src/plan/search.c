@@ -1,22 +1,27 @@
 /*
  * The search loop.  Work items are (GPU type, GPU count); each one:
  *
- *   1. enumerates the layouts of that count (tp, pp, vpp, ep, ZeRO,
- *      offload, recompute, micro-batch, precision), sizing each with
+ *   1. enumerates the layouts of that count (tp, cp, pp, vpp, ep, ZeRO,
+ *      recompute, offload, micro-batch, precision), sizing each with
  *      model_memory().  Memory does not depend on links or node size, so
  *      this is done once for every slot of the item.  Micro-batches (the
  *      divisors of the per-replica batch) grow until one does not fit:
  *      memory grows with the micro-batch (at a fixed global batch the
  *      in-flight activations of 1F1B, min(m, p) x b, only grow with b), so
- *      larger ones cannot fit.  Offloaded state must also fit the host
- *      memory of the slot's server: that is checked per slot in step 3,
- *      like the node size a tensor-parallel group needs, since neither
- *      moves the bound.
- *   2. times every layout that fits once on "ideal links" (one switch of
- *      unbounded bandwidth and no latency): a lower bound of its step time
- *      on any real hardware, because the model's communication terms only
- *      grow as bandwidth falls or latency rises, and its exposed-time terms
- *      are max(0, x - window) of them.  Layouts are sorted by that bound.
+ *      larger ones cannot fit.  Memory falls with offload and recompute,
+ *      so each offload level and each recompute starts where the lighter
+ *      setting stopped fitting (enumerate_micro_batches says why nothing
+ *      faster is lost).  Offloaded state must also fit the host memory of
+ *      the slot's server: that is checked per slot in step 3, like the node
+ *      size a tensor-parallel group needs, since neither moves the bound.
+ *   2. times every layout that fits once on the item's bound links
+ *      (plan_bound_links: nodes of its largest size with an unbounded
+ *      switch inside, its fastest network and host links): a lower bound
+ *      of its step time on any of its slots, because the model's
+ *      communication terms only grow as bandwidth falls, latency rises or
+ *      nodes shrink, and its exposed-time terms are max(0, x - window) of
+ *      them (layout_bound has the one exception).  Layouts are sorted by
+ *      that bound.
  *   3. for each slot (hardware option x node count) and each network it
  *      may use, times the layouts in order of their bound and stops at the
  *      first whose bound exceeds the best real step time found: no later
@@ -49,7 +54,7 @@ struct layout {
 	double bound_s;                /* step time on ideal links */
 	uint32_t seq;                  /* enumeration order: the tie-break */
 	uint32_t dp, mb;
-	uint16_t tp, pp, vpp, ep;
+	uint16_t tp, pp, vpp, ep, cp;
 	uint8_t prec, zero, rc, loader, offload;
 };
 
@@ -79,6 +84,7 @@ static void apply_layout(struct model_config *cfg, const struct layout *l, int g
 	cfg->pp = l->pp;
 	cfg->vpp = l->vpp;
 	cfg->ep = l->ep;
+	cfg->cp = l->cp > 1 ? l->cp : 1;
 	cfg->dp = (int)l->dp;
 	cfg->zero = l->zero;
 	cfg->recompute = (enum model_recompute)l->rc;
@@ -277,6 +283,28 @@ static double layout_bound(const struct layout *l, const struct model_result *r)
 	return l->offload == MODEL_OFFLOAD_PARAMS ? r->time.compute_s : r->time.step_s;
 }
 
+/* Shortest piece of a sequence a context-parallel rank is given, tokens (docs/plan.md). */
+#define PLAN_MIN_CP_CHUNK 1024
+
+/*
+ * Whether a context-parallel degree is in the space: 1 always; more in the
+ * full space for transformers trained with flash attention when it cuts
+ * each sequence into equal chunks, 2 per rank for a decoder (the rules of
+ * model_config_check), of at least PLAN_MIN_CP_CHUNK tokens per rank: the
+ * ring hides its exchange behind the attention of each block, which grows
+ * with the square of the chunk while the exchange grows with the chunk, so
+ * context parallelism is for long sequences (4096 tokens: cp 2 or 4).
+ */
+static int cp_allowed(const struct plan *p, const struct workload *w, const struct model_config *cfg, int cp)
+{
+	if (cp == 1)
+		return 1;
+	if (p->req.basic_layouts || w->kind != WORKLOAD_TRANSFORMER || cfg->task == MODEL_TASK_INFER ||
+	    !model_flash_on(cfg) || cfg->seq_len < (long)cp * PLAN_MIN_CP_CHUNK)
+		return 0;
+	return cfg->seq_len % (w->d.causal ? 2 * cp : cp) == 0;
+}
+
 /* Whether some slot of the item knows its servers' host memory, so offload may be tried there. */
 static int item_offload(const struct plan *p, const struct plan_item *it)
 {
@@ -297,6 +325,134 @@ static int tp_usable(const struct plan *p, const struct plan_item *it, int tp)
 	return 0;
 }
 
+/* What the enumeration of one item and precision holds while it walks the layouts. */
+struct enum_ctx {
+	struct worker *wk;
+	const struct workload *w;
+	struct model_config *cfg;      /* the item's GPU and count on the bound links */
+	int G;                         /* global batch; 0: micro-batch x dp */
+	int transformer, experts, nloaders, max_vpp, offload;
+	uint8_t prec;
+	uint8_t rcs[MODEL_RECOMPUTE_COUNT];
+	size_t nrc;
+	uint32_t mbs[PLAN_MAX_MICRO_BATCH];
+	uint32_t seq;                  /* enumeration order so far */
+	double *min_bytes;
+};
+
+/*
+ * The micro-batches of layout l (all else set), sized, bounded and kept
+ * while they fit, offload level by level.  Memory grows with the
+ * micro-batch and falls with offload and recompute, so each level starts
+ * where the lighter ones stop fitting (docs/plan.md): an offload level from
+ * the first micro-batch its lighter level did not fit, and in the full
+ * space a recompute from the first the same layout without recompute did
+ * not fit (none_fail[level]; NULL for no recompute).  fail[level] gets the
+ * first micro-batch that level did not fit (nmb: all did).
+ */
+static void enumerate_micro_batches(struct enum_ctx *x, struct layout l, size_t nmb, const size_t *none_fail,
+				    size_t *fail)
+{
+	struct worker *wk = x->wk;
+	uint8_t offs[MODEL_OFFLOAD_COUNT];
+	size_t noff = 1, io, imb, from = 0;
+
+	offs[0] = MODEL_OFFLOAD_NONE;
+	if (x->offload)
+		noff = offload_choices(wk->p, x->transformer, l.zero, offs);
+	for (io = 0; io < MODEL_OFFLOAD_COUNT; io++)
+		fail[io] = nmb;
+	for (io = 0; io < noff && from < nmb; io++) {
+		/*
+		 * Recompute never shortens a step in the model (it lengthens the
+		 * compute that the exposed terms are max(0, x - window) of, by more
+		 * than any window grows), so where the layout fits without it the
+		 * layouts below are decided, and count in the space; with the
+		 * parameters offloaded that does not hold, and skipping them is a
+		 * rule of the space.
+		 */
+		if (offs[io] != MODEL_OFFLOAD_PARAMS)
+			wk->space_tp[l.tp] += nmb - from;
+		if (none_fail && none_fail[io] > from)
+			from = none_fail[io];
+		if (offs[io] == MODEL_OFFLOAD_PARAMS)
+			wk->space_tp[l.tp] += nmb - from;
+		for (imb = from; imb < nmb; imb++) {
+			struct model_memory mem;
+			struct model_result r;
+			l.offload = offs[io];
+			l.mb = x->mbs[imb];
+			l.seq = x->seq++;
+			apply_layout(x->cfg, &l, x->G);
+			wk->st.memory_calls++;
+			wk->enumerated_tp[l.tp]++;
+			if (model_memory(x->w, x->cfg, &mem))
+				break;
+			if (!mem.fits) {
+				if (mem.total_bytes < *x->min_bytes)
+					*x->min_bytes = mem.total_bytes;
+				break;
+			}
+			wk->st.estimate_calls++;
+			wk->st.bound_calls++;
+			if (model_estimate_mem(x->w, x->cfg, &mem, &r) || !(r.time.step_s > 0))
+				continue;
+			l.bound_s = layout_bound(&l, &r);
+			push_layout(wk, &l);
+		}
+		fail[io] = from = imb;
+	}
+}
+
+/* Every layout of one (tp, pp, cp, dp): interleaving, experts, ZeRO, recompute, loader, micro-batch. */
+static void enumerate_shape(struct enum_ctx *x, int tp, int pp, int cp, int dp)
+{
+	const struct plan *p = x->wk->p;
+	int layers = x->transformer ? x->w->d.layers : 1;
+	int vpp, ep, zero, loader;
+	size_t nmb = micro_batches(p, x->G > 0 ? x->G / dp : 0, x->mbs), irc;
+	struct layout l;
+
+	/*
+	 * Context parallelism at one sequence per micro-batch, its use: with b
+	 * sequences, cp dividing b, dp x cp ranks of b / cp each do the same
+	 * work without the ring (docs/plan.md).
+	 */
+	if (cp > 1)
+		nmb = 1;
+	memset(&l, 0, sizeof(l));
+	l.prec = x->prec;
+	l.tp = (uint16_t)tp;
+	l.pp = (uint16_t)pp;
+	l.cp = (uint16_t)cp;
+	l.dp = (uint32_t)dp;
+	for (vpp = 1; vpp <= (pp > 1 ? x->max_vpp : 1) && vpp <= layers / pp;
+	     vpp = p->req.basic_layouts ? vpp * 2 : vpp + 1) {
+		if (!model_pp_valid(x->w, pp, vpp, 1))
+			continue;
+		l.vpp = (uint16_t)vpp;
+		for (ep = 1; ep <= x->experts && ep <= dp; ep++) {
+			if (x->experts % ep || dp % ep)
+				continue;
+			l.ep = (uint16_t)ep;
+			for (zero = 0; zero < (dp * cp > 1 ? 4 : 1); zero++) {
+				size_t none_fail[2][MODEL_OFFLOAD_COUNT], fail[MODEL_OFFLOAD_COUNT];
+				for (irc = 0; irc < x->nrc; irc++)
+					for (loader = 0; loader < x->nloaders; loader++) {
+						/* recompute none comes first: the others start where it stops fitting */
+						int none = x->rcs[irc] == MODEL_RECOMPUTE_NONE;
+						l.zero = (uint8_t)zero;
+						l.rc = x->rcs[irc];
+						l.loader = (uint8_t)loader;
+						enumerate_micro_batches(x, l, nmb,
+									none || p->req.basic_layouts ? NULL : none_fail[loader],
+									none ? none_fail[loader] : fail);
+					}
+			}
+		}
+	}
+}
+
 /*
  * Steps 1 and 2 for one (GPU, count): every layout that fits, with its
  * bound.  *min_bytes gets the least memory of any layout (for the "does
@@ -306,20 +462,26 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 {
 	struct plan *p = wk->p;
 	const struct workload *w = p->req.w;
-	int transformer = w->kind == WORKLOAD_TRANSFORMER;
-	int G = p->global_batch, gpus = it->gpus;
+	struct enum_ctx x;
+	struct model_config cfg = p->base;
+	struct bound_links bl;
 	enum model_precision precs[4];
 	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip;
-	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
-	int experts = transformer && w->d.experts > 1 ? w->d.experts : 1;
-	int nloaders = !transformer && w->s.dali_per_gpu > 0 ? 2 : 1;
-	int max_vpp = p->req.basic_layouts ? PLAN_MAX_VPP : layers;
-	struct model_config cfg = p->base;
-	uint32_t seq = 0, mbs[PLAN_MAX_MICRO_BATCH];
-	uint8_t rcs[MODEL_RECOMPUTE_COUNT], offs[MODEL_OFFLOAD_COUNT];
-	int offload = item_offload(p, it);
-	struct bound_links bl;
+	int gpus = it->gpus, heads, layers;
 
+	memset(&x, 0, sizeof(x));
+	x.wk = wk;
+	x.w = w;
+	x.cfg = &cfg;
+	x.G = p->global_batch;
+	x.transformer = w->kind == WORKLOAD_TRANSFORMER;
+	x.experts = x.transformer && w->d.experts > 1 ? w->d.experts : 1;
+	x.nloaders = !x.transformer && w->s.dali_per_gpu > 0 ? 2 : 1;
+	x.offload = item_offload(p, it);
+	x.min_bytes = min_bytes;
+	heads = x.transformer ? w->d.heads : 1;
+	layers = x.transformer ? w->d.layers : 1;
+	x.max_vpp = p->req.basic_layouts ? PLAN_MAX_VPP : layers;
 	cfg.gpu = it->gpu;
 	cfg.gpus = gpus;
 	item_bound_links(p, it, &bl);
@@ -328,84 +490,22 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	memset(wk->enumerated_tp, 0, sizeof(wk->enumerated_tp));
 	memset(wk->space_tp, 0, sizeof(wk->space_tp));
 	for (ip = 0; ip < np; ip++) {
-		int tp, pp;
-		size_t nrc;
+		int tp, pp, cp;
 		cfg.precision = precs[ip];
-		nrc = recompute_choices(p, &cfg, transformer, rcs);
+		x.prec = (uint8_t)precs[ip];
+		x.nrc = recompute_choices(p, &cfg, x.transformer, x.rcs);
 		for (tp = 1; tp <= gpus && tp <= heads && tp <= PLAN_MAX_TP; tp++) {
 			if (!model_tp_valid(w, tp) || gpus % tp || !tp_usable(p, it, tp))
 				continue;
 			for (pp = 1; pp <= layers && tp * pp <= gpus; pp++) {
-				int dp, vpp, ep;
-				size_t nmb;
 				if (!model_pp_valid(w, pp, 1, 1) || gpus % (tp * pp))
 					continue;
-				dp = gpus / (tp * pp);
-				if (G > 0 && G % dp)
-					continue;
-				nmb = micro_batches(p, G > 0 ? G / dp : 0, mbs);
-				for (vpp = 1; vpp <= (pp > 1 ? max_vpp : 1); vpp = p->req.basic_layouts ? vpp * 2 : vpp + 1) {
-					if (!model_pp_valid(w, pp, vpp, 1))
+				for (cp = 1; cp <= gpus / (tp * pp); cp++) {
+					int dp = gpus / (tp * pp * cp);
+					if ((gpus / (tp * pp)) % cp || !cp_allowed(p, w, &cfg, cp) ||
+					    (x.G > 0 && x.G % dp))
 						continue;
-					for (ep = 1; ep <= experts && ep <= dp; ep++) {
-						int zero, nzero = dp > 1 ? 4 : 1;
-						if (experts % ep || dp % ep)
-							continue;
-						for (zero = 0; zero < nzero; zero++) {
-							size_t noff = offload ? offload_choices(p, transformer, zero, offs) : 1, irc;
-							if (!offload)
-								offs[0] = MODEL_OFFLOAD_NONE;
-							for (irc = 0; irc < nrc; irc++) {
-								int loader;
-								for (loader = 0; loader < nloaders; loader++) {
-									/*
-									 * Each offload level only where the lighter one
-									 * did not fit: from the first micro-batch that
-									 * failed it (docs/plan.md).
-									 */
-									size_t io, imb, from = 0;
-									for (io = 0; io < noff && from < nmb; io++) {
-										wk->space_tp[tp] += nmb - from;
-										for (imb = from; imb < nmb; imb++) {
-											struct layout l;
-											struct model_memory mem;
-											struct model_result r;
-											memset(&l, 0, sizeof(l));
-											l.prec = (uint8_t)precs[ip];
-											l.tp = (uint16_t)tp;
-											l.pp = (uint16_t)pp;
-											l.vpp = (uint16_t)vpp;
-											l.ep = (uint16_t)ep;
-											l.dp = (uint32_t)dp;
-											l.zero = (uint8_t)zero;
-											l.rc = rcs[irc];
-											l.offload = offs[io];
-											l.loader = (uint8_t)loader;
-											l.mb = mbs[imb];
-											l.seq = seq++;
-											apply_layout(&cfg, &l, G);
-											wk->st.memory_calls++;
-											wk->enumerated_tp[tp]++;
-											if (model_memory(w, &cfg, &mem))
-												break;
-											if (!mem.fits) {
-												if (mem.total_bytes < *min_bytes)
-													*min_bytes = mem.total_bytes;
-												break;
-											}
-											wk->st.estimate_calls++;
-											wk->st.bound_calls++;
-											if (model_estimate_mem(w, &cfg, &mem, &r) || !(r.time.step_s > 0))
-												continue;
-											l.bound_s = layout_bound(&l, &r);
-											push_layout(wk, &l);
-										}
-										from = imb;
-									}
-								}
-							}
-						}
-					}
+					enumerate_shape(&x, tp, pp, cp, dp);
 				}
 			}
 		}
@@ -746,6 +846,7 @@ static int copy_twin_slot(struct plan *p, const struct plan_choice *t, struct pl
 	l.pp = (uint16_t)t->cfg.pp;
 	l.vpp = (uint16_t)t->cfg.vpp;
 	l.ep = (uint16_t)t->cfg.ep;
+	l.cp = (uint16_t)t->cfg.cp;
 	l.dp = (uint32_t)t->cfg.dp;
 	l.zero = (uint8_t)t->cfg.zero;
 	l.rc = (uint8_t)t->cfg.recompute;

@@ -39,5 +39,6 @@ check resnet50
 check llama2-70b --task infer --rate 4
 check gnn --task infer --rate 20000 --latency-target 5ms --max-batch 32
 check dlrm --task infer --rate 20000 --latency-target 10ms
-check llama3-70b --task pretrain --gpu l40s-48gb --objective time --max-gpus 64
+check llama2-7b --gpu gaudi3 --objective time
+check llama3-8b --task pretrain --seq-len 131072 --gpu h100-sxm5-80gb --max-gpus 64
 finish

@@ -217,15 +217,53 @@ static double brute_time(const struct workload *w, struct model_config *cfg, dou
 }
 
 /*
+ * One (layout, micro-batch) of the brute force over recompute and offload:
+ * recompute none first; every other granularity only where none does not
+ * fit with the same offload; each offload level only where the lighter
+ * level does not fit with the same recompute (basic: recompute none and
+ * full everywhere, no offload).  A level left out because a lighter one
+ * fits, fits.
+ */
+static double brute_memory_levels(const struct workload *w, struct model_config *cfg, double host_gib,
+				  int zero, int basic)
+{
+	double best = INFINITY;
+	int none_fits[MODEL_OFFLOAD_COUNT], rc, off, noff = basic ? 1 : zero == 3 ? 3 : 2;
+	for (rc = 0; rc < MODEL_RECOMPUTE_COUNT; rc++) {
+		int fits_prev = 0;
+		cfg->recompute = (enum model_recompute)rc;
+		if (rc == MODEL_RECOMPUTE_SELECTIVE && (basic || model_flash_on(cfg)))
+			continue;
+		if (rc == MODEL_RECOMPUTE_SELECTIVE_OP && basic)
+			continue;
+		for (off = 0; off < noff; off++) {
+			int fits = 1;
+			if (!(off && fits_prev) && (rc == MODEL_RECOMPUTE_NONE || basic || !none_fits[off])) {
+				double t;
+				cfg->offload = (enum model_offload)off;
+				t = brute_time(w, cfg, off ? host_gib : 0, &fits);
+				if (t < best)
+					best = t;
+			}
+			if (rc == MODEL_RECOMPUTE_NONE)
+				none_fits[off] = fits;
+			fits_prev = fits;
+		}
+	}
+	cfg->offload = MODEL_OFFLOAD_NONE;
+	return best;
+}
+
+/*
  * Brute force: the fastest fitting layout of one slot on one network, by
  * the rules of docs/plan.md, written out independently of search.c: tp
  * divides the heads and the MLP and lies inside a node or across whole
- * nodes; pp divides the layers; every vpp dividing layers / pp; ZeRO 0-3;
- * recompute none, full, per-op selective (selective too without flash
- * attention); every micro-batch dividing the per-replica batch; offload of
- * the optimizer where nothing fits without it, of the parameters too
- * (ZeRO-3) where that does not fit either, on servers whose host memory
- * holds it.  basic: the narrower space (plan_request.basic_layouts).
+ * nodes; pp divides the layers; cp cuts the sequence into equal chunks of
+ * at least 1024 tokens (2 per rank) with flash attention, at micro-batch 1;
+ * every vpp dividing layers / pp; ZeRO 0-3; every micro-batch dividing the
+ * per-replica batch; recompute and offload as brute_memory_levels() says;
+ * offloaded state within the server's host memory.  basic: the narrower
+ * space (plan_request.basic_layouts).
  */
 static double brute_slot(const struct plan *p, const struct workload *w, const struct plan_choice *c,
 			 int fabric, int G, int basic)
@@ -235,7 +273,7 @@ static double brute_slot(const struct plan *p, const struct workload *w, const s
 	double host_gib = hw->server && hw->server->ram_gib > 0 ? hw->server->ram_gib : 0;
 	struct model_config cfg;
 	double best = INFINITY;
-	int tp, pp, vpp, zero, rc, mb, gpn = hw->gpus_per_node;
+	int tp, pp, cp, vpp, zero, mb, gpn = hw->gpus_per_node;
 
 	plan_slot_config(p, c, fabric, &cfg);
 	for (tp = 1; tp <= c->gpus; tp++) {
@@ -243,52 +281,41 @@ static double brute_slot(const struct plan *p, const struct workload *w, const s
 			continue;
 		if (gpn % tp && (basic || tp % gpn))
 			continue;
-		for (pp = 1; pp <= w->d.layers; pp++) {
-			int dp;
-			if (w->d.layers % pp || c->gpus % (tp * pp))
-				continue;
-			dp = c->gpus / (tp * pp);
-			if (G % dp)
-				continue;
-			for (vpp = 1; vpp <= (pp > 1 ? w->d.layers / pp : 1); vpp++) {
-				if (w->d.layers % (pp * vpp) || (basic && vpp != 1 && vpp != 2 && vpp != 4))
+		for (pp = 1; pp <= w->d.layers; pp++)
+			for (cp = 1; cp <= c->gpus; cp++) {
+				int dp;
+				if (w->d.layers % pp || c->gpus % (tp * pp * cp))
 					continue;
-				for (zero = 0; zero < (dp > 1 ? 4 : 1); zero++)
-					for (rc = 0; rc < MODEL_RECOMPUTE_COUNT; rc++)
-						for (mb = 1; (long)mb * dp <= G && mb <= 1024; mb++) {
-							int off, fits_gpu = 0;
+				if (cp > 1 && (basic || !model_flash_on(&cfg) || cfg.seq_len < cp * 1024 ||
+					       cfg.seq_len % (2 * cp)))
+					continue;
+				dp = c->gpus / (tp * pp * cp);
+				if (G % dp)
+					continue;
+				for (vpp = 1; vpp <= (pp > 1 ? w->d.layers / pp : 1); vpp++) {
+					if (w->d.layers % (pp * vpp) || (basic && vpp != 1 && vpp != 2 && vpp != 4))
+						continue;
+					for (zero = 0; zero < (dp * cp > 1 ? 4 : 1); zero++)
+						for (mb = 1; (long)mb * dp <= G && mb <= (cp > 1 ? 1 : 1024); mb++) {
+							double t;
 							if (G % (mb * dp) || (basic && (mb & (mb - 1))))
 								continue;
 							cfg.tp = tp;
 							cfg.pp = pp;
+							cfg.cp = cp;
 							cfg.vpp = vpp;
 							cfg.dp = dp;
 							cfg.ep = 1;
 							cfg.zero = zero;
-							cfg.recompute = (enum model_recompute)rc;
 							cfg.micro_batch = mb;
 							cfg.global_batch = G;
 							cfg.seq_parallel = tp > 1;
-							if (rc == MODEL_RECOMPUTE_SELECTIVE && (basic || model_flash_on(&cfg)))
-								continue;
-							if (rc == MODEL_RECOMPUTE_SELECTIVE_OP && basic)
-								continue;
-							/* each offload level only where the lighter one does not fit the GPU */
-							for (off = 0; off < MODEL_OFFLOAD_COUNT && !fits_gpu; off++) {
-								double t;
-								if (off && basic)
-									break;
-								if (off == MODEL_OFFLOAD_PARAMS && zero != 3)
-									break;
-								cfg.offload = (enum model_offload)off;
-								t = brute_time(w, &cfg, off ? host_gib : 0, &fits_gpu);
-								if (t < best)
-									best = t;
-							}
-							cfg.offload = MODEL_OFFLOAD_NONE;
+							t = brute_memory_levels(w, &cfg, host_gib, zero, basic);
+							if (t < best)
+								best = t;
 						}
+				}
 			}
-		}
 	}
 	return best;
 }
@@ -399,6 +426,21 @@ static void test_basic_space_exact(void **state)
 	plan_free(p);
 }
 
+/* Plans req in the narrower space (*pb, its slots *ab) and the full one (*pf, *af); returns the slot count. */
+static size_t run_both(struct plan_request *req, struct plan **pb, struct plan **pf, const struct plan_choice **ab,
+		       const struct plan_choice **af)
+{
+	size_t nb, nf;
+	req->basic_layouts = 1;
+	*pb = run(req);
+	req->basic_layouts = 0;
+	*pf = run(req);
+	*ab = plan_all(*pb, &nb);
+	*af = plan_all(*pf, &nf);
+	assert_int_equal(nb, nf);
+	return nf;
+}
+
 /*
  * The full space holds the narrower one, so no slot gets slower; and where
  * the per-replica batch has odd divisors the best micro-batch may be one of
@@ -412,20 +454,14 @@ static void test_micro_batch_divisors(void **state)
 	struct plan *pb, *pf;
 	const struct cat_gpu *g1;
 	const struct plan_choice *ab, *af, *best = NULL;
-	size_t i, nb, nf;
+	size_t i, nf;
 	(void)state;
 
 	workload(&w, "llama2-7b");
 	request_on(&req, &w, MODEL_TASK_FINETUNE, &g1, "b200-sxm-180gb", 8);
 	req.base.global_batch = 80;
-	req.basic_layouts = 1;
-	pb = run(&req);
-	req.basic_layouts = 0;
-	pf = run(&req);
+	nf = run_both(&req, &pb, &pf, &ab, &af);
 	assert_int_equal(plan_global_batch(pf), 80);
-	ab = plan_all(pb, &nb);
-	af = plan_all(pf, &nf);
-	assert_int_equal(nb, nf);
 	assert_true(plan_stats(pf)->layouts > plan_stats(pb)->layouts);
 	for (i = 0; i < nf; i++) {
 		assert_true(af[i].fits >= ab[i].fits);
@@ -444,6 +480,42 @@ static void test_micro_batch_divisors(void **state)
 }
 
 /*
+ * Context parallelism for long sequences: Llama 3 8B on 524,288-token
+ * sequences on up to 64 H100s.  Without it (the narrower space: no cp, TP
+ * inside a node, no offload) nothing fits, the logits of one sequence alone
+ * outgrowing a GPU at tp 8; with it the search splits each sequence over
+ * cp GPUs and the first choice does so.
+ */
+static void test_long_context(void **state)
+{
+	struct workload w;
+	struct plan_request req;
+	struct plan *pb, *pf;
+	const struct cat_gpu *g1;
+	const struct plan_choice *ab, *af, *first;
+	size_t i, nf, newly = 0;
+	(void)state;
+
+	workload(&w, "llama3-8b");
+	request_on(&req, &w, MODEL_TASK_PRETRAIN, &g1, "h100-sxm5-80gb", 64);
+	req.base.seq_len = 524288;
+	nf = run_both(&req, &pb, &pf, &ab, &af);
+	for (i = 0; i < nf; i++) {
+		assert_false(ab[i].fits);
+		if (af[i].fits && af[i].cfg.cp > 1)
+			newly++;
+	}
+	assert_true(newly >= 1);
+	assert_null(plan_ranked(pb, 0));
+	first = plan_ranked(pf, 0);
+	assert_non_null(first);
+	assert_true(first->cfg.cp > 1);
+	assert_int_equal(first->cfg.seq_len % (2 * first->cfg.cp), 0);
+	plan_free(pb);
+	plan_free(pf);
+}
+
+/*
  * The bound the search prunes with: links of plan_bound_links() (nodes at
  * least as large, scale-out and host links at least as fast, latency no
  * higher) never time a layout slower than real ones, tensor parallelism
@@ -455,7 +527,7 @@ static void test_bound_links(void **state)
 	static const char *const gpus[] = {"h100-sxm5-80gb", "a100-pcie-80gb", "l4-24gb", "mi300x-192gb"};
 	static const char *const nets[] = {"roce-100", "ib-hdr", "ib-ndr"};
 	unsigned seed = 12345;
-	int k, tried = 0, across = 0;
+	int k, tried = 0, across = 0, ring = 0;
 	(void)state;
 
 	workload(&w, "llama2-13b");
@@ -478,9 +550,10 @@ static void test_bound_links(void **state)
 		if (real.tp > real.gpus)
 			real.tp = real.gpus;
 		real.pp = 1 << (rand_r(&seed) % 3);
-		if (real.gpus % (real.tp * real.pp))
+		real.cp = 1 << (rand_r(&seed) % 3);
+		if (real.gpus % (real.tp * real.pp * real.cp))
 			continue;
-		real.dp = real.gpus / (real.tp * real.pp);
+		real.dp = real.gpus / (real.tp * real.pp * real.cp);
 		real.zero = rand_r(&seed) % 4;
 		real.recompute = (enum model_recompute)(rand_r(&seed) % MODEL_RECOMPUTE_COUNT);
 		real.offload = (enum model_offload)(rand_r(&seed) % (real.zero == 3 ? 3 : 2));
@@ -503,15 +576,17 @@ static void test_bound_links(void **state)
 		if (real.offload == MODEL_OFFLOAD_PARAMS)
 			rb.time.step_s = rb.time.compute_s;
 		if (!(rb.time.step_s <= rr.time.step_s))
-			fail_msg("bound %.17g > real %.17g (%s, %d x %d, tp %d pp %d vpp %d zero %d rc %d offload %d)",
-				 rb.time.step_s, rr.time.step_s, real.gpu->row.key, nodes, gpn, real.tp, real.pp,
-				 real.vpp, real.zero, real.recompute, real.offload);
+			fail_msg("bound %.17g > real %.17g (%s, %d x %d, tp %d cp %d pp %d vpp %d zero %d rc %d offload %d)",
+				 rb.time.step_s, rr.time.step_s, real.gpu->row.key, nodes, gpn, real.tp, real.cp,
+				 real.pp, real.vpp, real.zero, real.recompute, real.offload);
 		assert_true(rb.mem.total_bytes == rr.mem.total_bytes);
 		tried++;
 		across += real.tp > gpn;
+		ring += real.cp > 1;
 	}
 	assert_true(tried >= 200);
 	assert_true(across >= 20);
+	assert_true(ring >= 50);
 }
 
 /* A deadline nothing meets: no ranking, but the nearest miss. */
@@ -865,6 +940,7 @@ int main(void)
 		cmocka_unit_test(test_bound_links),
 		cmocka_unit_test(test_basic_space_exact),
 		cmocka_unit_test(test_micro_batch_divisors),
+		cmocka_unit_test(test_long_context),
 		cmocka_unit_test(test_impossible_deadline),
 		cmocka_unit_test(test_budget_below_cheapest),
 		cmocka_unit_test(test_constraints_filter),
