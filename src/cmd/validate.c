@@ -363,9 +363,12 @@ static double predict(const struct catalog *cat, const struct row *r, struct vca
 	q.prompt_len = GIVEN(pl, "prompt_len");
 	q.output_len = GIVEN(ol, "output_len");
 #undef GIVEN
-	/* a layout of the case is the case's: the resolver completes only what it leaves out */
-	if (q.gpus != MODEL_UNSET && q.tp == MODEL_UNSET && q.pp == MODEL_UNSET && q.dp == MODEL_UNSET)
-		q.tp = q.pp = 1;
+	/*
+	 * A layout of the case is the case's; what it leaves empty stays unset, so
+	 * the resolver completes it as estimate would: GPUs without tp/pp/dp get
+	 * the fastest layout that fits, with its ZeRO stage and recompute where
+	 * the case gives none (model_resolve).
+	 */
 	q.network = *cell(r, "network") ? cell(r, "network") : NULL;
 
 	if (bench) {

@@ -80,3 +80,14 @@ expect_err "cannot open"
 expect_rc 2 validate a.csv b.csv
 expect_err "at most one file"
 finish
+
+# empty layout and ZeRO cells are unset: the resolver picks a layout, ZeRO stage and recompute that
+# fit, where the same case with an explicit tp 1 pp 1 dp 8 zero 0 does not fit
+printf 'id,model,task,gpu,gpus,gpus_per_node,precision,global_batch,micro_batch,tp,pp,dp,zero,metric,value\nZ1,llama2-7b,finetune,a100-sxm4-80gb,8,8,bf16,64,8,,,,,tokens_per_s,10000\nZ2,llama2-7b,finetune,a100-sxm4-80gb,8,8,bf16,64,8,1,1,8,0,tokens_per_s,10000\n' >"$TMP/unset.csv"
+expect_rc 0 validate "$TMP/unset.csv" --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+r = {c["id"]: c.get("reason", "") for c in json.load(sys.stdin)["cases"]}
+assert "not to fit" not in r["Z1"], r
+assert "not to fit" in r["Z2"], r
+' || fail "empty zero/dp cells were not left to the resolver"
