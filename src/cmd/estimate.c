@@ -873,8 +873,17 @@ int cmd_estimate(int argc, char **argv)
 			c.batch = sv.concurrency;
 		}
 	}
+	if (!serving && batch) {
+		/* an explicit batch that does not fit is refused with the largest that does */
+		struct diag err;
+		diag_clear(&err);
+		if (model_infer_batch_check(&w, &c, &err))
+			die_code(EXIT_USAGE, "gpuscope estimate: %s", err.msg);
+	}
 	if (model_estimate(&w, &c, &r))
 		die_usage("gpuscope estimate: this configuration cannot be evaluated");
+	if (serving)
+		r.mem = sv.at.mem;   /* memory as the engine holds it: its KV-cache blocks, one prefill chunk */
 	if (c.task != MODEL_TASK_INFER)
 		max_mb = model_max_micro_batch(&w, &c, c.global_batch / c.dp > 4096 ? 4096 : c.global_batch / c.dp);
 	/* a serving engine sizes its batch to its KV cache: the serving model already checked the fit */

@@ -48,6 +48,43 @@ static int fail(struct diag *err, const char *field, const char *msg)
 	return diag_set(err, "", 0, 0, field, "%s", msg);
 }
 
+/*
+ * Memory as a serving engine holds it, in place of the static-batch figure
+ * of model_memory (every sequence at P + O tokens, the whole batch's prompts
+ * prefilled at once): the weights, one prefill chunk's activations, the
+ * graph pools and sampler buffers, and the KV cache's blocks, which the
+ * engine allocates whole at start-up (vLLM's profile run, TensorRT-LLM's
+ * free_gpu_memory_fraction), however many sequences fill them.  Within the
+ * capacity by construction: the budget is what the rest leaves.
+ */
+static void engine_memory(const struct model_serving *s, struct model_memory *m)
+{
+	double chunk = s->workspace_bytes - m->context_bytes - TUNE_SERVE_RESERVE_BYTES;
+	m->weights_bytes = s->weights_bytes;
+	m->activations_bytes = m->activations_layer_bytes = chunk > 0 ? chunk : 0;
+	m->kv_cache_bytes = s->kv_budget_bytes;
+	m->buffers_bytes = TUNE_SERVE_RESERVE_BYTES;
+	m->allocated_bytes = m->weights_bytes + m->activations_bytes + m->logits_bytes + m->kv_cache_bytes +
+			     m->buffers_bytes;
+	m->reserve_bytes = 0;   /* preallocated pools: nothing for the caching allocator to fragment */
+	m->reserved_bytes = m->allocated_bytes;
+	m->total_bytes = m->reserved_bytes + m->paged_bytes + m->context_bytes;
+	m->fits = m->total_bytes <= m->capacity_bytes;
+}
+
+/* "cannot: batch N needs X GiB of KV cache, Y GiB fit; the largest that fits is Z" */
+static int batch_too_big(struct diag *err, int n, double need_bytes, double room_bytes, int largest, const char *how)
+{
+	char tail[160];
+	if (largest > 0)
+		snprintf(tail, sizeof(tail), "the largest that fits is %d", largest);
+	else
+		snprintf(tail, sizeof(tail), "not even one sequence fits; use more tensor parallelism or smaller "
+			 "weights (--weight-precision)");
+	return diag_set(err, "", 0, 0, "batch", "cannot: batch %d needs %.1f GiB of KV cache, %.1f GiB fit%s; %s", n,
+			need_bytes / 1073741824.0, room_bytes > 0 ? room_bytes / 1073741824.0 : 0.0, how, tail);
+}
+
 /* One estimate at concurrency n, folded into the serving figures. */
 static int at_concurrency(const struct workload *w, const struct model_config *cfg, int continuous, int n,
 			  double prefill1_s, struct model_serving *s)
@@ -57,6 +94,7 @@ static int at_concurrency(const struct workload *w, const struct model_config *c
 	c.batch = n;
 	if (model_estimate(w, &c, &s->at))
 		return -1;
+	engine_memory(s, &s->at.mem);
 	s->concurrency = n;
 	s->request_s = s->at.infer.request_s;
 	if (continuous) {
@@ -123,6 +161,12 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 		return fail(err, "batch", msg);
 	}
 
+	if ((o->continuous ? cfg->batch > 1 : cfg->batch > 0) && cfg->batch > limit) {
+		/* an explicit batch the cache cannot hold is refused, not quietly lowered */
+		snprintf(msg, sizeof(msg), " (%.0f tokens a sequence, in %g-token blocks)", s->tokens_per_seq, block);
+		return batch_too_big(err, cfg->batch, cfg->batch * s->tokens_per_seq * s->kv_bytes_per_token,
+				     s->kv_budget_bytes, limit, msg);
+	}
 	if (o->continuous) {
 		int cap_seqs = o->max_seqs > 0 ? o->max_seqs : cfg->batch > 1 ? cfg->batch :
 			       eng->max_seqs > 0 ? eng->max_seqs : limit;
@@ -135,14 +179,6 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 	} else {
 		n = cfg->batch > 0 ? cfg->batch : 1;
 		s->bound = "batch";
-		if (n > limit) {
-			snprintf(msg, sizeof(msg),
-				 "cannot serve a static batch of %d: %d sequences of %.0f tokens need %.1f GiB of KV cache "
-				 "per GPU and %.1f GiB are left after the weights; at most %d fit",
-				 n, n, s->tokens_per_seq, n * s->tokens_per_seq * s->kv_bytes_per_token / 1073741824.0,
-				 s->kv_budget_bytes / 1073741824.0, limit);
-			return fail(err, "batch", msg);
-		}
 	}
 	if (at_concurrency(w, cfg, o->continuous, n, prefill1, s))
 		return fail(err, "gpu", "the model cannot evaluate this configuration");
@@ -186,4 +222,97 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 		*s = best;
 	}
 	return 0;
+}
+
+/*
+ * Erlang C by way of the Erlang B recursion, B(0) = 1, B(k) = a B(k-1) /
+ * (k + a B(k-1)), which stays within [0, 1] for thousands of servers where
+ * a^c / c! would overflow; then C = B / (1 - rho (1 - B)), rho = a / c
+ * (Kleinrock, Queueing Systems vol. 1, 1975, sec. 3.5; Gross and Harris,
+ * Fundamentals of Queueing Theory, M/M/c waiting-time distribution).
+ */
+static double erlang_c(int c, double a)
+{
+	double b = 1, rho = a / c;
+	int k;
+	for (k = 1; k <= c; k++)
+		b = a * b / (k + a * b);
+	return b / (1 - rho * (1 - b));
+}
+
+double model_queue_wait_s(int slots, double hold_s, double rate_per_s, double q)
+{
+	double a, drain, pw;
+	if (slots < 1 || !(hold_s > 0) || !(rate_per_s >= 0) || !(q > 0 && q < 1) || !isfinite(hold_s))
+		return INFINITY;
+	a = rate_per_s * hold_s;
+	if (a >= slots)
+		return INFINITY;
+	if (a == 0)
+		return 0;
+	pw = erlang_c(slots, a);
+	drain = slots / hold_s - rate_per_s;
+	return pw > 1 - q ? log(pw / (1 - q)) / drain : 0;
+}
+
+int model_serving_replicas(double rate_per_s, int slots, double hold_s, double ttft_service_s,
+			   double ttft_target_s, int min_replicas, int max_replicas, double *ttft_p99_s)
+{
+	int lo, hi, n = min_replicas > 1 ? min_replicas : 1;
+	double t;
+#define TTFT_AT(r) (ttft_service_s + model_queue_wait_s(slots, hold_s, rate_per_s / (r), 0.99))
+	if (max_replicas < n)
+		max_replicas = n;
+	/* a queue at (or, rounded, just past) saturation never drains: one replica more, target or not */
+	while (!isfinite(TTFT_AT(n)) && n < max_replicas)
+		n++;
+	t = TTFT_AT(n);
+	/* throughput's count already meets it (or nothing is asked): the common case */
+	if (!(ttft_target_s > 0) || t <= ttft_target_s) {
+		*ttft_p99_s = t;
+		return n;
+	}
+	if (!(TTFT_AT(max_replicas) <= ttft_target_s)) {
+		*ttft_p99_s = t;   /* no count meets it (the prefill alone is longer): the caller sees the miss */
+		return n;
+	}
+	/* the wait falls as replicas are added: the fewest that meet the target, by bisection */
+	lo = n;
+	hi = max_replicas;
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+		if (TTFT_AT(mid) <= ttft_target_s)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*ttft_p99_s = TTFT_AT(hi);
+#undef TTFT_AT
+	return hi;
+}
+
+int model_infer_batch_check(const struct workload *w, const struct model_config *cfg, struct diag *err)
+{
+	struct model_config c = *cfg;
+	struct model_memory m;
+	double need, room;
+	int lo = 0, hi = cfg->batch;
+	if (w->kind != WORKLOAD_TRANSFORMER || !w->d.causal || cfg->task != MODEL_TASK_INFER || cfg->batch < 1)
+		return 0;
+	if (model_memory(w, cfg, &m))
+		return diag_set(err, "", 0, 0, "gpu", "the model cannot evaluate this configuration");
+	if (m.fits)
+		return 0;
+	need = m.kv_cache_bytes;
+	room = m.capacity_bytes - (m.total_bytes - m.kv_cache_bytes);
+	/* memory grows with the batch (KV cache, prefill activations, logits): the largest that fits, by bisection */
+	while (hi - lo > 1) {
+		int mid = lo + (hi - lo) / 2;
+		c.batch = mid;
+		if (!model_memory(w, &c, &m) && m.fits)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return batch_too_big(err, cfg->batch, need, room, lo, " beside the weights and the batch's prefill activations");
 }

@@ -47,4 +47,43 @@ struct model_serving {
 int model_serving_estimate(const struct workload *w, const struct model_config *cfg,
 			   const struct model_serving_opts *opts, struct model_serving *out, struct diag *err);
 
+/*
+ * An explicit batch of a decoder's plain (static, unpaged) inference against
+ * the memory model: 0 when it fits (or the workload is no decoder), else -1
+ * with err "cannot: batch N needs X GiB of KV cache ..., Y GiB fit; the
+ * largest that fits is Z" (Y: what the weights, activations and buffers of
+ * that batch leave).  The serving model refuses a batch its cache cannot
+ * hold the same way.
+ */
+int model_infer_batch_check(const struct workload *w, const struct model_config *cfg, struct diag *err);
+
+/*
+ * Queueing at an offered rate (docs/model.md "Serving", queueing).  A
+ * replica that runs `slots` sequences at once is an M/M/c queue with c =
+ * slots servers, each holding a request for `hold_s` (its life in the
+ * batch): requests arrive as a Poisson stream of `rate_per_s`, and one that
+ * finds every slot taken waits.  Erlang C gives the chance of waiting,
+ * C(c, a) with a = rate x hold_s, and the wait beyond it is exponential with
+ * rate c/hold_s - rate, so the q-quantile of the wait is
+ *     W_q = max(0, ln(C / (1 - q)) / (c/hold_s - rate)).
+ * Returns W_q in seconds, 0 when nobody waits that long, INFINITY at or past
+ * saturation (utilisation rate x hold_s / c >= 1) or for meaningless input.
+ */
+double model_queue_wait_s(int slots, double hold_s, double rate_per_s, double q);
+
+/*
+ * Replicas of a deployment that serve `rate_per_s` requests/s with a p99
+ * time to first token within `ttft_target_s` (0: no target, throughput
+ * alone): each replica runs `slots` requests for `hold_s` each, and a
+ * request's first token comes `ttft_service_s` after it is admitted.  At
+ * least `min_replicas` (what the throughput needs; more where that leaves
+ * the queue saturated, which never drains), at most `max_replicas`.
+ * Sets *ttft_p99_s to the p99 TTFT with that many replicas (wait +
+ * service) and returns the count.  When even max_replicas miss the target
+ * (the service alone is longer than it) it returns the fewest that keep the
+ * queue stable, with *ttft_p99_s above the target for the caller to see.
+ */
+int model_serving_replicas(double rate_per_s, int slots, double hold_s, double ttft_service_s,
+			   double ttft_target_s, int min_replicas, int max_replicas, double *ttft_p99_s);
+
 #endif

@@ -230,7 +230,8 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 	}
 	if (p->base.task == MODEL_TASK_INFER) {
 		/* time to first token and per output token: latency targets like the request's */
-		double ttft = c->res.infer.prefill_s, tpot = c->res.infer.decode_token_s;
+		double ttft = c->res.infer.ttft_p99_s > 0 ? c->res.infer.ttft_p99_s : c->res.infer.prefill_s;
+		double tpot = c->res.infer.decode_token_s;
 		if (p->req.ttft_s > 0) {
 			if (ttft > p->req.ttft_s)
 				c->violates |= PLAN_VIOL_DEADLINE;

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "model/serving.h"
 #include "plan/plan_int.h"
 #include "util/xalloc.h"
 
@@ -1088,6 +1089,12 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 						if (!(need * replica <= (double)p->req.max_gpus))
 							continue;
 						t.replicas = need < 1 ? 1 : (int)need;
+						/* an LLM's p99 TTFT waits for a free slot: more replicas where the queue misses the target */
+						if (transformer)
+							t.replicas = model_serving_replicas(rate, fit_b, t.res.infer.request_s,
+											    t.res.infer.prefill_s, p->req.ttft_s,
+											    t.replicas, p->req.max_gpus / replica,
+											    &t.res.infer.ttft_p99_s);
 					}
 					t.gpus = t.replicas * replica;
 					t.nodes = (uint32_t)((t.gpus + gpn - 1) / gpn);

@@ -38,8 +38,28 @@ expect_err "tensor parallelism"
 expect_rc 0 estimate --model llama3-70b --task infer --gpu h100-sxm5-80gb --engine vllm --weight-precision int4
 expect_out "int4 weights"
 expect_rc 2 estimate --model llama3-8b --task infer --gpu h100-sxm5-80gb --engine vllm --batching static --batch 5000
-expect_err "cannot serve a static batch of 5000"
-expect_err "at most"
+expect_err "cannot: batch 5000 needs"
+expect_err "the largest that fits is"
+
+# continuous batching holds what the KV cache holds: the memory it reports fits, and an explicit
+# batch beyond the cache (continuous, or eager with no engine) is refused with the largest that fits
+expect_rc 0 estimate --model llama2-7b --task infer --gpu a100-sxm4-80gb --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+m, s = d["memory"], d["serving"]
+assert m["fits"] and m["total_bytes"] <= m["capacity_bytes"], m
+assert s["bound"] == "kv-cache" and s["concurrency"] == s["kv_limit"], s
+assert abs(m["kv_cache_bytes"] - s["kv_budget_bytes"]) < 1, (m, s)
+' || fail "served batch does not fit its memory"
+largest=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["serving"]["kv_limit"])')
+expect_rc 2 estimate --model llama2-7b --task infer --gpu a100-sxm4-80gb --engine vllm --batch $((largest + 1))
+expect_err "cannot: batch $((largest + 1)) needs"
+expect_err "the largest that fits is $largest"
+expect_rc 0 estimate --model llama2-7b --task infer --gpu a100-sxm4-80gb --engine vllm --batch "$largest"
+expect_rc 2 estimate --model llama2-7b --task infer --gpu a100-sxm4-80gb --batch 64
+expect_err "cannot: batch 64 needs"
+expect_err "the largest that fits is"
 
 # engines a task cannot use
 expect_rc 2 estimate --model llama2-7b --task pretrain --gpu a100-sxm4-80gb --engine tensorrt

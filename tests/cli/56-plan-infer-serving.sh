@@ -32,5 +32,27 @@ for c in d["ranked"][:3]:
 ' || fail "plan TTFT/TPOT targets not met"
 expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms
 expect_out "TTFT 500ms, TPOT 30ms"
+
+# at a rate, the p99 TTFT waits for a free slot (Erlang C over a replica's batch
+# slots, each held a request's life): the replicas keep that wait within the target
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --json
+printf '%s' "$OUT" | python3 -c '
+import json, math, os, subprocess, sys
+d = json.load(sys.stdin)
+def erlang_c(c, a):
+    b = 1.0
+    for k in range(1, c + 1):
+        b = a * b / (k + a * b)
+    return b / (1 - a / c * (1 - b))
+for c in d["ranked"][:3]:
+    args = c["estimate_args"].split()
+    e = json.loads(subprocess.run([os.environ["GPUSCOPE"], "estimate"] + args + ["--json"],
+                   capture_output=True, text=True).stdout)["inference"]
+    slots, hold, lam = int(args[args.index("--batch") + 1]), e["request_s"], 30.0 / c["replicas"]
+    assert lam * hold < slots, ("saturated", c["replicas"], slots, hold)
+    pw = erlang_c(slots, lam * hold)
+    wait = math.log(pw / 0.01) / (slots / hold - lam) if pw > 0.01 else 0
+    assert e["first_token_s"] + wait <= 1.0 + 1e-6, (c["replicas"], slots, e["first_token_s"], wait)
+' || fail "plan replicas leave the p99 TTFT past its target"
 expect_rc 2 plan llama3-8b --ttft-target 500ms
 expect_err "need --task infer"

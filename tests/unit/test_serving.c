@@ -2,7 +2,8 @@
  * The serving model: the KV cache decides how many sequences run together
  * (fp8 KV holds twice bf16's, tensor parallelism splits it), a static batch
  * larger than the cache is refused, and a TPOT target lowers the concurrency
- * to one that meets it.
+ * to one that meets it; queueing at a request rate lengthens the p99 TTFT as
+ * utilisation nears 1, and a tighter TTFT target takes more replicas.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,7 +116,21 @@ static void test_static_batch_must_fit(void **state)
 	c.batch = 100000;
 	diag_clear(&err);
 	assert_int_equal(model_serving_estimate(&w, &c, &o, &s, &err), -1);
-	assert_non_null(strstr(err.msg, "cannot serve a static batch"));
+	assert_non_null(strstr(err.msg, "cannot: batch 100000 needs"));
+	assert_non_null(strstr(err.msg, "the largest that fits is"));
+	/* continuously batched, an explicit batch the cache cannot hold is refused too, not lowered */
+	o.continuous = 1;
+	diag_clear(&err);
+	assert_int_equal(model_serving_estimate(&w, &c, &o, &s, &err), -1);
+	assert_string_equal(err.field, "batch");
+	c.batch = 0;
+	serve(&w, &c, &o, &s);
+	assert_true(s.at.mem.fits && s.at.mem.total_bytes <= s.at.mem.capacity_bytes);
+	c.batch = s.kv_limit;
+	serve(&w, &c, &o, &s);
+	assert_int_equal(s.concurrency, c.batch);
+	c.batch = s.kv_limit + 1;
+	assert_int_equal(model_serving_estimate(&w, &c, &o, &s, &err), -1);
 }
 
 static void test_tpot_target(void **state)
@@ -142,12 +158,51 @@ static void test_tpot_target(void **state)
 	assert_non_null(strstr(err.msg, "the closest"));
 }
 
+static void test_queue_wait(void **state)
+{
+	/* 64 slots, each request holds one for 10 s: capacity 6.4 requests/s */
+	double w50 = model_queue_wait_s(64, 10, 3.2, 0.99), w95 = model_queue_wait_s(64, 10, 6.08, 0.99);
+	double one50 = model_queue_wait_s(1, 1, 0.5, 0.99);
+	(void)state;
+	assert_true(w50 >= 0 && w95 > w50);
+	assert_true(model_queue_wait_s(64, 10, 6.3, 0.99) > w95);
+	assert_true(isinf(model_queue_wait_s(64, 10, 6.4, 0.99)));
+	assert_true(isinf(model_queue_wait_s(64, 10, 7, 0.99)));
+	assert_true(model_queue_wait_s(64, 10, 0, 0.99) == 0);
+	/* M/M/1: P(wait > t) = rho e^-(mu - lambda) t, so W99 = ln(100 rho) / (mu - lambda) */
+	assert_true(fabs(one50 - log(50) / 0.5) < 1e-9);
+	/* the same utilisation spread over more slots waits less (pooling) */
+	assert_true(model_queue_wait_s(256, 10, 0.95 * 25.6, 0.99) < model_queue_wait_s(16, 10, 0.95 * 1.6, 0.99));
+}
+
+static void test_replicas_for_ttft(void **state)
+{
+	double loose_p99, tight_p99, none_p99;
+	/* 100 requests/s; a replica runs 32 at a time for 8 s each (4 requests/s): 25 for throughput */
+	int none = model_serving_replicas(100, 32, 8, 0.3, 0, 25, 4096, &none_p99);
+	int loose = model_serving_replicas(100, 32, 8, 0.3, 5, 25, 4096, &loose_p99);
+	int tight = model_serving_replicas(100, 32, 8, 0.3, 0.4, 25, 4096, &tight_p99);
+	(void)state;
+	/* exactly at capacity the queue never drains: one replica more even without a target */
+	assert_int_equal(none, 26);
+	assert_true(isfinite(none_p99) && none_p99 > 0.3);
+	assert_true(loose >= 26 && loose_p99 <= 5);
+	assert_true(tight > loose && tight_p99 <= 0.4 && tight_p99 >= 0.3);
+	/* the fewest: one replica less misses the target */
+	assert_true(0.3 + model_queue_wait_s(32, 8, 100.0 / (tight - 1), 0.99) > 0.4);
+	/* a target below the service time cannot be met: the fewest stable replicas, the miss shown */
+	assert_int_equal(model_serving_replicas(100, 32, 8, 0.3, 0.2, 25, 4096, &tight_p99), 26);
+	assert_true(tight_p99 > 0.2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kv_cache_sets_concurrency),
 		cmocka_unit_test(test_static_batch_must_fit),
 		cmocka_unit_test(test_tpot_target),
+		cmocka_unit_test(test_queue_wait),
+		cmocka_unit_test(test_replicas_for_ttft),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
