@@ -817,9 +817,11 @@ static int serving_wanted(const struct workload *w, struct model_config *c, stru
 				  "a decoder's inference (--task infer)");
 		return 0;
 	}
+	/* serving targets or a sequence cap without an engine: the default engine serves them */
+	if (!engine_s && !batch && !cuda_graphs && (!batching_s || !strcmp(batching_s, "continuous")))
+		c->engine = MODEL_ENGINE_VLLM;
 	if (!engine_s && !batch && !cuda_graphs && !batching_s && !(ttft_target > 0) && !(tpot_target > 0) &&
 	    !max_seqs) {
-		c->engine = MODEL_ENGINE_VLLM;
 		so->continuous = 1;
 		return -1;   /* served by default: falls back to the plain estimate when it cannot be served */
 	}

@@ -69,7 +69,7 @@ expect_err "--engine 'warp'"
 expect_rc 2 estimate --model llama2-7b --task infer --gpu a100-sxm4-80gb --engine eager --batching continuous
 expect_err "continuous batching needs a serving engine"
 expect_rc 2 estimate --model llama2-7b --task finetune --gpu a100-sxm4-80gb --weight-precision int4
-expect_err "applies to inference"
+expect_err "use --task lora or qlora"
 
 # input shapes: 3D U-Net at 96^3 is faster than at 128^3, ResNet-50 at 512 slower than at 224
 expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2 --json
@@ -77,7 +77,9 @@ big=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdi
 expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2 --input-shape 96x96x96 --json
 small=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["throughput"]["samples_per_s"])')
 python3 -c "import sys; r = $small / $big; sys.exit(0 if 1.8 < r < 2.6 else 1)" || fail "96^3 vs 128^3: $small vs $big"
-python3 -c "import sys; sys.exit(0 if $big < 10 else 1)" || fail "3D U-Net 128^3 on A100 at $big volumes/s"
+# measured: 4.25 volumes/s on one V100 in fp16 (P8-002); A100's HBM moves 2.4x V100's bytes,
+# so about 10; the compute-bound model said 37.5
+python3 -c "import sys; sys.exit(0 if $big < 12 else 1)" || fail "3D U-Net 128^3 on A100 at $big volumes/s"
 expect_rc 2 estimate --model unet3d --gpu a100-sxm4-80gb --input-shape 224x224
 expect_err "takes 3 (depth x height x width)"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --input-shape 224x224
@@ -99,3 +101,4 @@ expect_rc 2 estimate --model dlrm --task infer --gpu a100-sxm4-80gb --mig 5
 expect_err "no 5g MIG profile"
 expect_rc 2 estimate --model llama2-7b --task infer --gpu a100-sxm4-80gb --gpus 2 --tp 2 --mig 3
 expect_err "a MIG instance runs alone"
+finish

@@ -49,3 +49,4 @@ r = {c["id"]: c.get("reason", "") for c in d["cases"]}
 assert "inference only" in r["X1"], r
 assert "unknown engine" in r["X2"], r
 ' || fail "bad engine columns not reported"
+finish

@@ -56,3 +56,4 @@ for c in d["ranked"][:3]:
 ' || fail "plan replicas leave the p99 TTFT past its target"
 expect_rc 2 plan llama3-8b --ttft-target 500ms
 expect_err "need --task infer"
+finish

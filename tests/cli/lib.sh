@@ -3,7 +3,8 @@
 set -u
 : "${GPUSCOPE:?run through ctest}"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# A script that ends without calling finish still fails when a check failed.
+trap 'rc=$?; rm -rf "$TMP"; if [ "$rc" -eq 0 ] && [ "$FAILS" -ne 0 ]; then echo "$FAILS check(s) failed" >&2; exit 1; fi; exit "$rc"' EXIT
 FAILS=0
 CHECKS=0
 
