@@ -197,6 +197,15 @@ static void plan_cuts(const struct table *t, size_t c, size_t width, size_t *hea
 			head[r] = h;
 			skip[r] = same - 2;
 		}
+		if (!skip[r]) {
+			/* a short last word says which variant (a MIG slice, a fabric): it stays */
+			const char *sp = strrchr(a, ' ');
+			size_t tl = sp && sp != a ? text_width(sp) : 0;
+			if (tl > 1 && tl <= width / 2 && width >= tl + 9) {
+				head[r] = width - 1 - tl;
+				skip[r] = text_width(a) - tl;
+			}
+		}
 	}
 }
 

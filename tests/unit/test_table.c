@@ -107,11 +107,34 @@ static void test_cut_same_text(void **state)
 	free(out);
 }
 
+/* A cut keeps a short last word (a MIG slice): the head gives way, not the variant. */
+static void test_cut_keeps_last_word(void **state)
+{
+	static const char *const cells[] = {
+		"1x1 a100-pcie-40gb 1g.5gb",
+		"1x1 t4",
+	};
+	char a[64], b[64];
+	char *out = print_table(cells, 2, 42);
+	size_t n;
+	(void)state;
+	cell_of(out, 0, a, sizeof(a));
+	cell_of(out, 1, b, sizeof(b));
+	n = strlen(a);
+	assert_true(n < strlen(cells[0]));
+	assert_true(n > 7 && !strcmp(a + n - 7, " 1g.5gb"));
+	assert_non_null(strchr(a, '~'));
+	assert_true(!strncmp(a, "1x1 a100", 8));
+	assert_string_equal(b, "1x1 t4");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut_keeps_rows_apart),
 		cmocka_unit_test(test_cut_same_text),
+		cmocka_unit_test(test_cut_keeps_last_word),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
