@@ -198,10 +198,17 @@ static void plan_cuts(const struct table *t, size_t c, size_t width, size_t *hea
 			skip[r] = same - 2;
 		}
 		if (!skip[r]) {
-			/* a short last word says which variant (a MIG slice, a fabric): it stays */
+			/*
+			 * In a name of a few words, a short last word says which
+			 * variant (a MIG slice, a fabric): it stays.  Prose (a
+			 * finding, a hint) is cut plainly: its last word says nothing alone.
+			 */
 			const char *sp = strrchr(a, ' ');
-			size_t tl = sp && sp != a ? text_width(sp) : 0;
-			if (tl > 1 && tl <= width / 2 && width >= tl + 9) {
+			size_t tl = sp && sp != a ? text_width(sp) : 0, words = 1;
+			const char *p;
+			for (p = a; *p; p++)
+				words += *p == ' ';
+			if (words <= 4 && tl > 1 && tl <= width / 2 && width >= tl + 9) {
 				head[r] = width - 1 - tl;
 				skip[r] = text_width(a) - tl;
 			}

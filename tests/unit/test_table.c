@@ -129,12 +129,32 @@ static void test_cut_keeps_last_word(void **state)
 	free(out);
 }
 
+/* Prose is cut plainly at its end: its last word means nothing alone. */
+static void test_cut_prose_plain(void **state)
+{
+	static const char *const cells[] = {
+		"Xid 79 on 0000:c1:00 x1: GPU has fallen off the bus.",
+		"ok",
+	};
+	char a[80];
+	char *out = print_table(cells, 2, 42);
+	size_t n;
+	(void)state;
+	cell_of(out, 0, a, sizeof(a));
+	n = strlen(a);
+	assert_true(n > 1 && a[n - 1] == '~');
+	assert_true(!strncmp(a, "Xid 79 on 0000", 14));
+	assert_null(strstr(a, "bus."));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cut_keeps_rows_apart),
 		cmocka_unit_test(test_cut_same_text),
 		cmocka_unit_test(test_cut_keeps_last_word),
+		cmocka_unit_test(test_cut_prose_plain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
