@@ -22,7 +22,7 @@ static int json_flag, list_models, seq_parallel, cuda_graphs;
 static const char *gpu_s, *server_s, *network_s, *precision_s, *recompute_s, *offload_s, *flash_s,
 	*kvprec_s, *loader_s, *cudnn_s, *engine_s, *batching_s, *wprec_s, *shape_s;
 static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
-static double cpu_cores, latency_target, ttft_target, tpot_target;
+static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
 static long max_seqs, mig;
 static double host_gib;              /* host memory per server: --host-memory, else the server's */
 static struct model_notes notes;     /* what the resolver chose unasked */
@@ -73,6 +73,7 @@ static const struct opt estimate_opts[] = {
 	OPT_STRING_("weight-precision", &wprec_s, "P", "stored weights: bf16, fp16, fp8, int8, int4 or nf4 (weight-only; a LoRA/QLoRA base)"),
 	OPT_DURATION_POSITIVE_("ttft-target", &ttft_target, "TIME", "serving: time to first token to meet (200ms)", 3600),
 	OPT_DURATION_POSITIVE_("tpot-target", &tpot_target, "TIME", "serving: time per output token to meet (20ms)", 3600),
+	OPT_POSITIVE_("rate", &rate, "REQ_PER_S", "requests/s: replicas, utilisation, p99 TTFT with queueing", 0, 1e9),
 	OPT_STRING_("input-shape", &shape_s, "SHAPE", "per-sample input: 224x224, 128x128x128, 240000"),
 	OPT_INT_("mig", &mig, "N", "run on an N-slice MIG instance (1g ... 7g) of the GPU", 1, 8),
 	OPT_GROUP_("data and time to train"),
@@ -97,6 +98,7 @@ static const struct opts_cmd estimate_cmd = {
 	"  gpuscope estimate --model llama3-70b --task infer --gpu h100-sxm5-80gb --gpus 8 --tp 8 --batch 32\n"
 	"  gpuscope estimate --model resnet50 --gpu v100-sxm2-16gb --precision fp16 --micro-batch 256\n"
 	"  gpuscope estimate --model gnn --task infer --gpu t4 --latency-target 5ms --cuda-graphs\n"
+	"  gpuscope estimate --model llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 300ms\n"
 	"\nThe formulas and their sources are in docs/model.md; 'gpuscope validate' shows\n"
 	"how far the predictions are from published measurements.\n",
 	estimate_opts,
@@ -396,9 +398,96 @@ static void print_serving(const struct model_config *c, const struct model_servi
 	table_free(tb);
 }
 
+/*
+ * --rate: the configuration's replicas as queues (model_queue_at, the
+ * queueing plan sizes replicas with): each of tp x pp x cp GPUs runs `slots`
+ * requests at once, each held a request's life.  With --gpus or --dp the
+ * replicas are the user's and a rate at or past their capacity is refused;
+ * otherwise the fewest that carry the rate and, with --ttft-target, keep its
+ * p99 within it (model_serving_replicas).
+ */
+static void rate_view(const struct model_config *c, const struct model_result *r, const struct model_serving *sv,
+		      struct model_queue *q)
+{
+	int slots = sv ? sv->concurrency : c->batch;
+	double hold_s = sv ? sv->request_s : r->infer.request_s;
+	double first_s = sv ? sv->ttft_s : r->infer.prefill_s;
+	int replicas = c->dp;
+	char b[32];
+
+	if (c->task != MODEL_TASK_INFER)
+		die_usage("gpuscope estimate: --rate %g: a request rate applies to --task infer", rate);
+	if (!sv && !r->mem.fits)
+		die_code(EXIT_USAGE, "gpuscope estimate: --rate %g: cannot: the configuration does not fit (%.2f of %.2f "
+			 "GiB per GPU); leave --rate out to see what would", rate, r->mem.total_bytes / 1073741824.0,
+			 r->mem.capacity_bytes / 1073741824.0);
+	if (slots < 1 || !(hold_s > 0))
+		die_usage("gpuscope estimate: --rate %g: this configuration serves no requests", rate);
+	if (!gpus && !dp) {
+		/* as many replicas as the rate needs: compared as doubles, the count may not fit an int */
+		double need = ceil(rate * hold_s / slots - 1e-9);
+		if (!(need <= 1e6))
+			die_usage("gpuscope estimate: --rate %g: needs %.3g replicas of this configuration, more than "
+				  "1,000,000", rate, need);
+		replicas = model_serving_replicas(rate, slots, hold_s, first_s, ttft_target, need < 1 ? 1 : (int)need,
+						  1000000, &q->ttft_p99_s);
+	}
+	model_queue_at(rate, replicas, slots, hold_s, first_s, q);
+	if (!(q->utilisation < 1))
+		die_code(EXIT_USAGE, "gpuscope estimate: --rate %g: cannot: capacity is %.4g req/s (%d replica%s of "
+			 "%d requests at once, %s each); give more --gpus or --dp, or leave both out to size them",
+			 rate, q->capacity_per_s, replicas, replicas == 1 ? "" : "s", slots,
+			 fmt_time(hold_s, b, sizeof(b)));
+}
+
+static void print_rate(const struct workload *w, const struct model_config *c, const struct model_queue *q)
+{
+	struct table *tb = table_new();
+	char b[64], t[64];
+	int decoder = w->kind == WORKLOAD_TRANSFORMER && w->d.causal;
+	printf("\nat %g requests/s\n", q->rate_per_s);
+	table_column(tb, "quantity", ALIGN_LEFT);
+	table_column(tb, "value", ALIGN_RIGHT);
+#define ROW(name, ...) do { table_row(tb); table_cell(tb, name); table_cellf(tb, __VA_ARGS__); } while (0)
+	if (gpus || dp)
+		ROW("replicas (given)", "%d: %s", q->replicas, q->utilisation < 1 ? "keep up" : "cannot keep up");
+	else
+		ROW("replicas needed", "%d x %d GPU%s", q->replicas, c->gpus / c->dp, c->gpus / c->dp == 1 ? "" : "s");
+	ROW("capacity, requests/s", "%.4g", q->capacity_per_s);
+	ROW("utilisation", "%.0f%%", 100 * q->utilisation);
+	ROW("p99 wait for a free slot", "%s", fmt_time(q->wait_p99_s, b, sizeof(b)));
+	if (ttft_target > 0)
+		ROW(decoder ? "p99 time to first token" : "p99 latency", "%s (target %s%s)",
+		    fmt_time(q->ttft_p99_s, b, sizeof(b)), fmt_time(ttft_target, t, sizeof(t)),
+		    q->ttft_p99_s <= ttft_target ? "" : ", MISSED");
+	else
+		ROW(decoder ? "p99 time to first token" : "p99 latency", "%s", fmt_time(q->ttft_p99_s, b, sizeof(b)));
+#undef ROW
+	table_print(tb, stdout, 0);
+	table_free(tb);
+}
+
+static json_t *rate_json(const struct model_queue *q)
+{
+	json_t *x = json_object();
+	json_object_set_new(x, "rate_per_s", json_real(q->rate_per_s));
+	json_object_set_new(x, "replicas", json_integer(q->replicas));
+	json_object_set_new(x, "replicas_given", json_boolean(gpus || dp));
+	json_object_set_new(x, "slots", json_integer(q->slots));
+	json_object_set_new(x, "capacity_per_s", json_real(q->capacity_per_s));
+	json_object_set_new(x, "utilisation", json_real(q->utilisation));
+	json_object_set_new(x, "wait_p99_s", json_real(q->wait_p99_s));
+	json_object_set_new(x, "ttft_p99_s", json_real(q->ttft_p99_s));
+	json_object_set_new(x, "ttft_target_s", ttft_target > 0 ? json_real(ttft_target) : json_null());
+	json_object_set_new(x, "meets_ttft_target", ttft_target > 0 ? json_boolean(q->ttft_p99_s <= ttft_target) :
+			    json_null());
+	return x;
+}
+
 static void print_human(const struct workload *w, const struct model_config *c, const struct model_result *r,
 			int max_mb, const struct model_advice *fix, size_t nfix,
-			const struct model_advice *rec, size_t nrec, int lat_batch, const struct model_serving *sv)
+			const struct model_advice *rec, size_t nrec, int lat_batch, const struct model_serving *sv,
+			const struct model_queue *q)
 {
 	const struct model_memory *m = &r->mem;
 	const struct model_time *t = &r->time;
@@ -437,6 +526,8 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 
 	if (sv) {
 		print_serving(c, sv);
+		if (q)
+			print_rate(w, c, q);
 		goto throughput;
 	}
 	printf("\nmemory per GPU (most loaded)\n");
@@ -520,6 +611,8 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		}
 		table_print(tb, stdout, 0);
 		table_free(tb);
+		if (q)
+			print_rate(w, c, q);
 	} else {
 		printf("\nstep time (one optimizer step, slowest GPU)\n");
 		tb = breakdown_new("time");
@@ -618,7 +711,8 @@ static json_t *num(double v)
 
 static void print_json(const struct workload *w, const struct model_config *c, const struct model_result *r,
 		       int max_mb, const struct model_advice *fix, size_t nfix,
-		       const struct model_advice *rec, size_t nrec, int lat_batch, const struct model_serving *sv)
+		       const struct model_advice *rec, size_t nrec, int lat_batch, const struct model_serving *sv,
+		       const struct model_queue *q)
 {
 	const struct model_memory *m = &r->mem;
 	const struct model_time *t = &r->time;
@@ -770,6 +864,8 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 		json_object_set_new(x, "requests_per_s", num(sv->requests_per_s));
 		json_object_set_new(o, "serving", x);
 	}
+	if (q)
+		json_object_set_new(o, "rate", rate_json(q));
 
 	x = json_object();
 	json_object_set_new(x, "tokens_per_s", r->tokens_per_s > 0 ? num(r->tokens_per_s) : json_null());
@@ -845,6 +941,7 @@ int cmd_estimate(int argc, char **argv)
 	struct model_advice fix[8], rec[10];
 	struct model_serving_opts so;
 	struct model_serving sv;
+	struct model_queue q;
 	size_t nfix = 0, nrec = 0;
 	int max_mb = 0, lat_batch = -1, serving = 0;
 
@@ -899,10 +996,14 @@ int cmd_estimate(int argc, char **argv)
 			die_usage("gpuscope estimate: --latency-target applies to --task infer");
 		lat_batch = model_batch_for_latency(&w, &c, latency_target, (int)max_batch);
 	}
+	if (rate > 0)
+		rate_view(&c, &r, serving ? &sv : NULL, &q);
 	if (json_flag) {
-		print_json(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch, serving ? &sv : NULL);
+		print_json(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch, serving ? &sv : NULL,
+			   rate > 0 ? &q : NULL);
 	} else {
-		print_human(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch, serving ? &sv : NULL);
+		print_human(&w, &c, &r, max_mb, fix, nfix, rec, nrec, lat_batch, serving ? &sv : NULL,
+			    rate > 0 ? &q : NULL);
 	}
 	return EXIT_OK;
 }

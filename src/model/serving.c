@@ -23,6 +23,8 @@
  * TensorRT-LLM max_num_tokens 8192).
  */
 #define TUNE_SERVE_CHUNK_TOKENS 8192.0
+/* the TTFT the serving targets name: p99 */
+#define TTFT_QUANTILE 0.99
 /* CUDA Graph pools, sampler buffers and non-torch allocations an engine keeps besides the cache (estimate) */
 #define TUNE_SERVE_RESERVE_BYTES (1.5 * 1073741824.0)
 
@@ -260,7 +262,7 @@ int model_serving_replicas(double rate_per_s, int slots, double hold_s, double t
 {
 	int lo, hi, n = min_replicas > 1 ? min_replicas : 1;
 	double t;
-#define TTFT_AT(r) (ttft_service_s + model_queue_wait_s(slots, hold_s, rate_per_s / (r), 0.99))
+#define TTFT_AT(r) (ttft_service_s + model_queue_wait_s(slots, hold_s, rate_per_s / (r), TTFT_QUANTILE))
 	if (max_replicas < n)
 		max_replicas = n;
 	/* a queue at (or, rounded, just past) saturation never drains: one replica more, target or not */
@@ -289,6 +291,23 @@ int model_serving_replicas(double rate_per_s, int slots, double hold_s, double t
 	*ttft_p99_s = TTFT_AT(hi);
 #undef TTFT_AT
 	return hi;
+}
+
+void model_queue_at(double rate_per_s, int replicas, int slots, double hold_s, double ttft_service_s,
+		    struct model_queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->replicas = replicas;
+	q->slots = slots;
+	q->rate_per_s = rate_per_s;
+	if (replicas < 1 || slots < 1 || !(hold_s > 0)) {
+		q->utilisation = q->wait_p99_s = q->ttft_p99_s = INFINITY;
+		return;
+	}
+	q->capacity_per_s = (double)replicas * slots / hold_s;
+	q->utilisation = rate_per_s / q->capacity_per_s;
+	q->wait_p99_s = model_queue_wait_s(slots, hold_s, rate_per_s / replicas, TTFT_QUANTILE);
+	q->ttft_p99_s = ttft_service_s + q->wait_p99_s;
 }
 
 int model_infer_batch_check(const struct workload *w, const struct model_config *cfg, struct diag *err)

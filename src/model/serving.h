@@ -86,4 +86,24 @@ double model_queue_wait_s(int slots, double hold_s, double rate_per_s, double q)
 int model_serving_replicas(double rate_per_s, int slots, double hold_s, double ttft_service_s,
 			   double ttft_target_s, int min_replicas, int max_replicas, double *ttft_p99_s);
 
+/*
+ * What `replicas` replicas of `slots` slots each give at an offered rate:
+ * the queueing of model_queue_wait_s() for one replica's share of the
+ * stream (requests spread evenly), and the utilisation and capacity it
+ * rests on.  hold_s is a request's life in the batch, ttft_service_s the
+ * time from admission to its first token.  The wait (and so the TTFT) is
+ * INFINITY when the rate is at or past the capacity.
+ */
+struct model_queue {
+	int replicas;
+	int slots;                 /* sequences one replica runs at once */
+	double rate_per_s;         /* offered, all replicas */
+	double capacity_per_s;     /* requests/s all replicas complete when always full: replicas x slots / hold_s */
+	double utilisation;        /* share of the slots busy, rate / capacity (0-1; >= 1: saturated) */
+	double wait_p99_s;         /* p99 wait for a free slot */
+	double ttft_p99_s;         /* p99 time to first token: ttft_service_s + wait_p99_s */
+};
+void model_queue_at(double rate_per_s, int replicas, int slots, double hold_s, double ttft_service_s,
+		    struct model_queue *q);
+
 #endif

@@ -195,6 +195,31 @@ static void test_replicas_for_ttft(void **state)
 	assert_true(tight_p99 > 0.2);
 }
 
+static void test_queue_at(void **state)
+{
+	struct model_queue q;
+	int n;
+	double p99;
+	(void)state;
+	/* 4 replicas of 32 slots held 8 s: 16 requests/s at most; 12 offered keep 75% of the slots busy */
+	model_queue_at(12, 4, 32, 8, 0.3, &q);
+	assert_int_equal(q.replicas, 4);
+	assert_true(fabs(q.capacity_per_s - 16) < 1e-12);
+	assert_true(fabs(q.utilisation - 0.75) < 1e-12);
+	/* each replica is the queue the search sizes: a quarter of the stream */
+	assert_true(q.wait_p99_s == model_queue_wait_s(32, 8, 3, 0.99));
+	assert_true(fabs(q.ttft_p99_s - (0.3 + q.wait_p99_s)) < 1e-12);
+	/* what model_serving_replicas reports is the queue of the count it returns */
+	n = model_serving_replicas(100, 32, 8, 0.3, 0.4, 25, 4096, &p99);
+	model_queue_at(100, n, 32, 8, 0.3, &q);
+	assert_true(q.ttft_p99_s == p99 && q.utilisation < 1);
+	/* at capacity: saturated, no finite wait */
+	model_queue_at(16, 4, 32, 8, 0.3, &q);
+	assert_true(q.utilisation >= 1 && isinf(q.ttft_p99_s));
+	model_queue_at(1, 0, 32, 8, 0.3, &q);
+	assert_true(isinf(q.utilisation));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_tpot_target),
 		cmocka_unit_test(test_queue_wait),
 		cmocka_unit_test(test_replicas_for_ttft),
+		cmocka_unit_test(test_queue_at),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
