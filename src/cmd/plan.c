@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "cmd/workload_opts.h"
 #include "model/model.h"
+#include "model/serving.h"
 #include "plan/plan.h"
 #include "report/table.h"
 #include "util/error.h"
@@ -692,6 +693,8 @@ static size_t choice_fields(const struct plan *p, const struct plan_choice *c, l
 	const struct model_config *g = &c->cfg;
 	static const char *const kinds[] = {"server", "cloud", "generic"};
 	const char *viol;
+	struct model_queue q;
+	int llm = !plan_queue_of(p, c, &q) && plan_request_of(p)->w->kind == WORKLOAD_TRANSFORMER;
 
 #define NUM(nm, v) (f[n].name = nm, f[n].text = NULL, f[n].num = (v), f[n].is_int = 0, f[n].is_bool = 0, n++)
 #define INT(nm, v) (f[n].name = nm, f[n].text = NULL, f[n].num = (v), f[n].is_int = 1, f[n].is_bool = 0, n++)
@@ -762,6 +765,9 @@ static size_t choice_fields(const struct plan *p, const struct plan_choice *c, l
 	NUM("hfu_tflops_per_gpu", c->res.hfu_tflops_per_gpu);
 	NUM("peak_tflops", c->res.peak_tflops);
 	NUM("latency_s", c->latency_s);
+	NUM("ttft_p99_s", llm ? q.ttft_p99_s : NAN);
+	NUM("tpot_s", llm ? c->res.infer.decode_token_s : NAN);
+	NUM("utilisation", g->task == MODEL_TASK_INFER ? q.utilisation : NAN);
 	NUM("time_to_finish_s", g->task == MODEL_TASK_INFER ? 0 : c->hours * 3600);
 	NUM("train_steps", g->task == MODEL_TASK_INFER ? 0 : c->res.train_steps);
 	NUM("hours", c->hours);

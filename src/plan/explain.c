@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/serving.h"
 #include "plan/plan_int.h"
 #include "util/units.h"
 
@@ -29,7 +30,7 @@ static void note_printf(char *buf, size_t len, const char *fmt, ...)
 
 static double comm_of(const struct model_time *t)
 {
-	return t->tp_comm_s + t->ep_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
+	return t->tp_comm_s + t->ep_comm_s + t->cp_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
 }
 
 static double pcie_gbps_of(double gen)
@@ -74,9 +75,9 @@ static struct plan_note *note(struct plan_explanation *ex, const char *kind)
 static const char *main_comm(const struct model_config *cfg, const struct model_time *t, char *buf,
 			     size_t len)
 {
-	double v[5] = {t->tp_comm_s, t->dp_comm_s, t->zero_comm_s, t->pp_p2p_s, t->ep_comm_s};
+	double v[6] = {t->tp_comm_s, t->dp_comm_s, t->zero_comm_s, t->pp_p2p_s, t->ep_comm_s, t->cp_comm_s};
 	int i, k = 0;
-	for (i = 1; i < 5; i++)
+	for (i = 1; i < 6; i++)
 		if (v[i] > v[k])
 			k = i;
 	switch (k) {
@@ -85,7 +86,8 @@ static const char *main_comm(const struct model_config *cfg, const struct model_
 			 cfg->zero ? "reduce-scatter/all-gather" : "all-reduce", cfg->dp); break;
 	case 2: snprintf(buf, len, "the ZeRO-3 parameter gathers (dp=%d)", cfg->dp); break;
 	case 3: snprintf(buf, len, "the pipeline sends (pp=%d)", cfg->pp); break;
-	default: snprintf(buf, len, "the expert all-to-all (ep=%d)", cfg->ep); break;
+	case 4: snprintf(buf, len, "the expert all-to-all (ep=%d)", cfg->ep); break;
+	default: snprintf(buf, len, "the context-parallel K/V ring (cp=%d)", cfg->cp); break;
 	}
 	return buf;
 }
@@ -157,7 +159,7 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 		 "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "
 		 "(communication %.0f%% in all): %.3g s instead of %.3g s, %.2fx the time",
 		 gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), what,
-		 100 * fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s),
+		 100 * fmax(fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s), r.time.cp_comm_s),
 			    fmax(r.time.zero_comm_s, fmax(r.time.pp_p2p_s, r.time.ep_comm_s))) / r.time.step_s,
 		 100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s, n->ratio_time);
 }
@@ -250,22 +252,103 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 	}
 }
 
+/* Activation recompute as the layout code writes it (rs, rf, ro), in words. */
+static const char *recompute_words(enum model_recompute r)
+{
+	switch (r) {
+	case MODEL_RECOMPUTE_SELECTIVE: return "selective activation recompute (rs: attention scores redone)";
+	case MODEL_RECOMPUTE_FULL: return "full activation recompute (rf: each layer's forward redone)";
+	case MODEL_RECOMPUTE_SELECTIVE_OP:
+		return "per-op activation recompute (ro: every other matmul's output kept, the rest redone)";
+	default: return "";
+	}
+}
+
+/*
+ * Context parallelism (layout code c): what it is, what the ring costs, and
+ * what the same GPUs would need without it (the cp ranks become data
+ * parallel, so the count stays).
+ */
+static void why_cp(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	struct model_config cfg = c->cfg;
+	struct model_memory m;
+	struct plan_note *n;
+	char need[32], cap[32], ring[48];
+
+	if (p->base.task == MODEL_TASK_INFER || c->cfg.cp <= 1)
+		return;
+	cfg.dp *= cfg.cp;
+	cfg.cp = 1;
+	n = note(ex, "context");
+	if (!n)
+		return;
+	n->fits = 1;
+	snprintf(ring, sizeof(ring), "%.0f%% of the step", 100 * c->res.time.cp_comm_s / c->res.time.step_s);
+	if (model_memory(p->req.w, &cfg, &m)) {
+		NOTEF(n->text,
+		      "context parallelism (c%d) splits each %d-token sequence over %d GPUs, which pass K/V blocks "
+		      "around a ring while attention runs (ring attention); the ring's exposed part is %s",
+		      c->cfg.cp, c->cfg.seq_len, c->cfg.cp, ring);
+		return;
+	}
+	unit_format_bytes(m.total_bytes, need, sizeof(need));
+	unit_format_bytes(m.capacity_bytes, cap, sizeof(cap));
+	n->fits = m.fits;
+	NOTEF(n->text,
+	      "context parallelism (c%d) splits each %d-token sequence over %d GPUs, which pass K/V blocks "
+	      "around a ring while attention runs (ring attention; exposed: %s); without it each GPU would hold "
+	      "a whole sequence's activations, %s of its %s%s",
+	      c->cfg.cp, c->cfg.seq_len, c->cfg.cp, ring, need, cap,
+	      m.fits ? ", which fits: the split is kept because it is faster" : ": it would not fit");
+}
+
+/*
+ * Offload to host memory (layout codes oo, op): what moves, how much host
+ * memory it takes, and what each GPU would need without it.
+ */
+static void why_offload(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	struct model_config cfg = c->cfg;
+	struct model_memory m;
+	struct plan_note *n;
+	char host[32], need[32], cap[32];
+	int params = c->cfg.offload == MODEL_OFFLOAD_PARAMS;
+
+	if (p->base.task == MODEL_TASK_INFER || c->cfg.offload == MODEL_OFFLOAD_NONE)
+		return;
+	cfg.offload = MODEL_OFFLOAD_NONE;
+	if (model_memory(p->req.w, &cfg, &m))
+		return;
+	n = note(ex, "offload");
+	if (!n)
+		return;
+	n->fits = m.fits;
+	unit_format_bytes(c->res.mem.host_bytes * p->hw[c->hw].gpus_per_node, host, sizeof(host));
+	unit_format_bytes(m.total_bytes, need, sizeof(need));
+	unit_format_bytes(m.capacity_bytes, cap, sizeof(cap));
+	NOTEF(n->text,
+	      "%s (%s) keeps the optimizer states and master weights%s in host memory (%s a server), the CPU "
+	      "updating them (ZeRO-Offload; transfers and update exposed: %.0f%% of the step); without it each "
+	      "GPU would need %s of its %s%s",
+	      params ? "optimizer and parameter offload" : "optimizer offload", params ? "op" : "oo",
+	      params ? " and the parameters, streamed in layer by layer," : "", host,
+	      100 * c->res.time.offload_s / c->res.time.step_s, need, cap,
+	      m.fits ? ", which fits: offload is kept because it is cheaper here" : ": it would not fit");
+}
+
 /* Without the memory savers the choice relies on. */
 static void alt_memory(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
 {
 	struct model_config cfg = c->cfg;
 	struct model_memory m;
 	struct plan_note *n;
-	char need[32], cap[32], saver[64];
+	char need[32], cap[32], saver[112], z[16];
 
 	if (p->base.task == MODEL_TASK_INFER || (c->cfg.zero == 0 && c->cfg.recompute == MODEL_RECOMPUTE_NONE))
 		return;
-	snprintf(saver, sizeof(saver), "%s%s%s", c->cfg.zero ? "ZeRO" : "",
-		 c->cfg.zero && c->cfg.recompute ? " and " : "",
-		 c->cfg.recompute ? "activation recompute" : "");
-	if (c->cfg.zero)
-		snprintf(saver, sizeof(saver), "ZeRO-%d%s", c->cfg.zero,
-			 c->cfg.recompute ? " and activation recompute" : "");
+	snprintf(saver, sizeof(saver), "%s%s%s", c->cfg.zero ? (snprintf(z, sizeof(z), "ZeRO-%d", c->cfg.zero), z) : "",
+		 c->cfg.zero && c->cfg.recompute ? " and " : "", recompute_words(c->cfg.recompute));
 	cfg.zero = 0;
 	cfg.recompute = MODEL_RECOMPUTE_NONE;
 	if (model_memory(p->req.w, &cfg, &m))
@@ -478,6 +561,88 @@ static void arch_text(const struct plan *p, const struct plan_choice *c, struct 
 	}
 }
 
+int plan_queue_of(const struct plan *p, const struct plan_choice *c, struct model_queue *q)
+{
+	memset(q, 0, sizeof(*q));
+	if (p->base.task != MODEL_TASK_INFER || !c->fits)
+		return -1;
+	/* each replica runs batches of cfg.batch (dp 1): the search's own queue (search.c) */
+	model_queue_at(p->req.rate_per_s > 0 ? p->req.rate_per_s : 1, c->replicas, c->cfg.batch,
+		       c->res.infer.request_s, c->res.infer.prefill_s, q);
+	return 0;
+}
+
+/* What held each replica's batch where it is: memory, --max-batch or the latency targets. */
+static const char *batch_bound(const struct plan *p, const struct plan_choice *c)
+{
+	struct model_config cfg = c->cfg;
+	struct model_memory m;
+	int max_batch = p->req.max_batch > 0 ? p->req.max_batch : 256;
+	/* the search doubles the batch while it fits, then halves it until the targets are met */
+	if (2 * cfg.batch > max_batch)
+		return "the --max-batch limit";
+	cfg.batch *= 2;
+	if (model_memory(p->req.w, &cfg, &m) || !m.fits)
+		return "the most that fit in memory";
+	return "the most that meet the targets";
+}
+
+/* " (target 1.00 s)", or " (no target)" */
+static const char *target_words(double target_s, char *buf, size_t len)
+{
+	char t[32];
+	if (target_s > 0)
+		snprintf(buf, len, " (target %s)", unit_format_duration(target_s, t, sizeof(t)));
+	else
+		snprintf(buf, len, " (no target)");
+	return buf;
+}
+
+/*
+ * Inference: replicas, their batch and what set it, the load each carries,
+ * and for a language model the p99 time to first token (queueing for a free
+ * batch slot included, model_queue_at) and the time per output token, each
+ * against its target.
+ */
+static void infer_sizing_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	double rate = p->req.rate_per_s > 0 ? p->req.rate_per_s : 1;
+	int gpus = c->cfg.tp * c->cfg.pp;
+	struct model_queue q;
+	char lat[32], ttft[32], tpot[32], tt[48], tp[48], lt[48], more[96] = "", cap[32];
+
+	plan_queue_of(p, c, &q);
+	unit_format_duration(c->latency_s, lat, sizeof(lat));
+	if (p->req.w->kind != WORKLOAD_TRANSFORMER) {
+		NOTEF(ex->sizing,
+		      "%d replica%s of %d GPU%s, each running batches of %d (%s), serve%s %.6g requests/s at %.0f%% "
+		      "of %s capacity of %s, within %s each%s",
+		      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
+		      batch_bound(p, c), c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation,
+		      c->replicas == 1 ? "its" : "their", unit_format_si_short(q.capacity_per_s, cap, sizeof(cap)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
+		return;
+	}
+	{
+		/* replicas beyond what the throughput needs were added for the p99 TTFT */
+		int need = (int)ceil(rate / (q.capacity_per_s / c->replicas) - 1e-9);
+		if (need < 1)
+			need = 1;
+		if (c->replicas > need)
+			snprintf(more, sizeof(more), " (%d would carry the rate; the p99 TTFT target needs %d)", need,
+				 c->replicas);
+	}
+	NOTEF(ex->sizing,
+	      "%d replica%s of %d GPU%s, each running %d requests at once (%s), serve%s %.6g requests/s at "
+	      "%.0f%% of %s capacity of %s%s; each gives a p99 TTFT of %s with queueing%s, a TPOT of %s%s "
+	      "and a request in %s%s",
+	      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch, batch_bound(p, c),
+	      c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation, c->replicas == 1 ? "its" : "their",
+	      unit_format_si_short(q.capacity_per_s, cap, sizeof(cap)), more,
+	      unit_format_duration(q.ttft_p99_s, ttft, sizeof(ttft)), target_words(p->req.ttft_s, tt, sizeof(tt)),
+	      unit_format_duration(c->res.infer.decode_token_s, tpot, sizeof(tpot)),
+	      target_words(p->req.tpot_s, tp, sizeof(tp)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
+}
+
 /* What sets the size: the smallest count that fits, and what more GPUs would give. */
 static void sizing_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
 {
@@ -494,18 +659,12 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 		if (!fastest || o->hours < fastest->hours)
 			fastest = o;
 	}
-	if (!least || !fastest || p->base.task == MODEL_TASK_INFER) {
-		unit_format_duration(c->latency_s, t1, sizeof(t1));
-		NOTEF(ex->sizing,
-			 "%d replica%s of %d GPU%s, each serving batches of %d, serve%s %.6g requests/s "
-			 "(capacity %.3g) within %s each%s",
-			 c->replicas, c->replicas == 1 ? "" : "s", c->cfg.tp * c->cfg.pp,
-			 c->cfg.tp * c->cfg.pp == 1 ? "" : "s", c->cfg.batch, c->replicas == 1 ? "s" : "",
-			 p->req.rate_per_s > 0 ? p->req.rate_per_s : 1,
-			 c->replicas * c->res.samples_per_s, t1,
-			 p->req.deadline_s > 0 ? "" : " (no --latency-target: the largest batch that fits)");
+	if (p->base.task == MODEL_TASK_INFER) {
+		infer_sizing_text(p, c, ex);
 		return;
 	}
+	if (!least || !fastest)
+		return;
 	unit_format_duration(least->hours * 3600, t1, sizeof(t1));
 	unit_format_duration(fastest->hours * 3600, t2, sizeof(t2));
 	NOTEF(ex->sizing,
@@ -533,6 +692,8 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 	alt_one_node(p, c, ex);
 	alt_scale(p, c, ex);
 	alt_memory(p, c, ex);
+	why_cp(p, c, ex);
+	why_offload(p, c, ex);
 	alt_tiers(p, c, ex);
 	ex->nadvice = model_recommend(p->req.w, &c->cfg, ex->advice,
 				      sizeof(ex->advice) / sizeof(ex->advice[0]));

@@ -326,7 +326,7 @@ const char *plan_arch_name(enum plan_arch a);
 /* One line of the explanation, with the figures it rests on. */
 struct plan_note {
 	char kind[16];                 /* "alternative", "memory", "fabric", "tier" ... */
-	char text[256];
+	char text[512];
 	double step_s;                 /* the alternative's step time (NaN: none) */
 	double ratio_time, ratio_cost; /* against the first choice (NaN: n/a) */
 	int fits;
@@ -335,7 +335,7 @@ struct plan_note {
 struct plan_explanation {
 	enum plan_arch arch;
 	char arch_text[256];           /* which branch of the decision tree, and why */
-	char sizing[256];              /* what decides the size: memory, deadline, cost */
+	char sizing[512];              /* what decides the size: memory, deadline, cost */
 	struct plan_note alt[12];      /* what would go wrong on the alternatives */
 	size_t nalt;
 	struct model_advice advice[8]; /* optimisations to turn on, best first */
@@ -343,6 +343,15 @@ struct plan_explanation {
 	/* step-time shares of the first choice, 0-1 */
 	double compute_share, comm_share, bubble_share, data_share, other_share;
 };
+
+/*
+ * Inference: the queue of choice c's replicas at the requested rate (each
+ * an M/M/c queue over its batch slots, model/serving.h): utilisation,
+ * capacity, the p99 wait and TTFT.  Returns 0, or -1 (q zeroed) for
+ * training or a choice that does not fit.
+ */
+struct model_queue;
+int plan_queue_of(const struct plan *p, const struct plan_choice *c, struct model_queue *q);
 
 /*
  * Explains choice c (normally plan_ranked(p, 0)): the architecture, the

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/serving.h"
 #include "plan/plan_int.h"
 #include "report/html.h"
 #include "report/svg.h"
@@ -167,7 +168,7 @@ static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, st
 	for (i = 0; i < n; i++) {
 		const struct plan_choice *ch = plan_ranked(p, i);
 		const struct model_time *t = &ch->res.time;
-		double comm = t->tp_comm_s + t->ep_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
+		double comm = t->tp_comm_s + t->ep_comm_s + t->cp_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
 		double v[5];
 		int b;
 		bar_label(p, i, ch, label, sizeof(label));
@@ -188,19 +189,26 @@ static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, st
 static void ranked_table(const struct plan *p, struct html_doc *d, const char *id, const char *caption,
 			 const struct plan_choice *const *rows, size_t n)
 {
-	static const char *const head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
-					   "memory per GPU", "step", "throughput", "MFU",
-					   "time", "cost", "energy", "capex", "racks"};
-	char cells[14][96];
-	const char *cp[14];
+	/* training: step and time to finish; inference: a request's latency and what each replica's queue gives */
+	static const char *const train_head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
+						 "memory per GPU", "step", "throughput", "MFU",
+						 "time", "cost", "energy", "capex", "racks"};
+	static const char *const infer_head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
+						 "memory per GPU", "replicas", "capacity", "utilisation",
+						 "latency", "p99 TTFT", "TPOT", "cost", "energy", "capex", "racks"};
+	int infer = p->base.task == MODEL_TASK_INFER, llm = infer && p->req.w->kind == WORKLOAD_TRANSFORMER;
+	size_t nc = infer ? 16 : 14;
+	char cells[16][96];
+	const char *cp[16];
 	size_t i, k;
 
 	html_table_begin(d, id, caption);
-	html_table_head(d, head, 14);
+	html_table_head(d, infer ? infer_head : train_head, nc);
 	for (i = 0; i < n; i++) {
 		const struct plan_choice *c = rows[i];
 		const struct plan_hw *hw = &p->hw[c->hw];
 		char a[32], b[32];
+		size_t o = 6;
 		snprintf(cells[0], 96, "%zu", i + 1);
 		snprintf(cells[1], 96, "%s", hw->label);
 		snprintf(cells[2], 96, "%u x %d", c->nodes, hw->gpus_per_node);
@@ -208,32 +216,41 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 		plan_layout_code(&c->cfg, cells[4], 96);
 		snprintf(cells[5], 96, "%s (%.0f%%)", unit_format_bytes(c->res.mem.total_bytes, a, sizeof(a)),
 			 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
-		snprintf(cells[6], 96, "%.3g s", c->res.time.step_s);
-		if (c->res.tokens_per_s > 0)
-			snprintf(cells[7], 96, "%s tokens/s", unit_format_si(c->res.tokens_per_s, b, sizeof(b)));
-		else
-			snprintf(cells[7], 96, "%s %s/s", unit_format_si(c->res.samples_per_s, b, sizeof(b)),
-				 p->req.w->sample_unit[0] ? p->req.w->sample_unit : "samples");
-		snprintf(cells[8], 96, "%.0f%%", 100 * c->res.mfu);
-		if (p->base.task == MODEL_TASK_INFER)
-			snprintf(cells[9], 96, "%.3g ms", c->latency_s * 1e3);
-		else
-			snprintf(cells[9], 96, "%s", unit_format_duration(c->hours * 3600, a, sizeof(a)));
-		snprintf(cells[10], 96, "$%.0f%s", c->cost_usd, p->base.task == MODEL_TASK_INFER ? "/h" : "");
-		snprintf(cells[11], 96, "%.4g kWh%s", c->energy_kwh, p->base.task == MODEL_TASK_INFER ? "/h" : "");
-		if (c->has_bom) {
-			snprintf(cells[12], 96, "$%.0f", c->bom.capex_usd);
-			snprintf(cells[13], 96, "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
-		} else if (c->bom.rented) {
-			snprintf(cells[12], 96, "$0 (rented, $%.0f/h)", c->bom.usd_per_hour);
-			snprintf(cells[13], 96, "%.0f x %s", c->bom.servers, c->bom.instance->row.key);
+		if (infer) {
+			struct model_queue q;
+			plan_queue_of(p, c, &q);
+			snprintf(cells[o++], 96, "%d", c->replicas);
+			snprintf(cells[o++], 96, "%s requests/s", unit_format_si(q.capacity_per_s, b, sizeof(b)));
+			snprintf(cells[o++], 96, "%.0f%%", 100 * q.utilisation);
+			snprintf(cells[o++], 96, "%s", unit_format_duration(c->latency_s, a, sizeof(a)));
+			snprintf(cells[o++], 96, "%s", llm ? unit_format_duration(q.ttft_p99_s, a, sizeof(a)) : "-");
+			snprintf(cells[o++], 96, "%s",
+				 llm ? unit_format_duration(c->res.infer.decode_token_s, a, sizeof(a)) : "-");
 		} else {
-			snprintf(cells[12], 96, "rented");
-			snprintf(cells[13], 96, "-");
+			snprintf(cells[o++], 96, "%.3g s", c->res.time.step_s);
+			if (c->res.tokens_per_s > 0)
+				snprintf(cells[o++], 96, "%s tokens/s", unit_format_si(c->res.tokens_per_s, b, sizeof(b)));
+			else
+				snprintf(cells[o++], 96, "%s %s/s", unit_format_si(c->res.samples_per_s, b, sizeof(b)),
+					 p->req.w->sample_unit[0] ? p->req.w->sample_unit : "samples");
+			snprintf(cells[o++], 96, "%.0f%%", 100 * c->res.mfu);
+			snprintf(cells[o++], 96, "%s", unit_format_duration(c->hours * 3600, a, sizeof(a)));
 		}
-		for (k = 0; k < 14; k++)
+		snprintf(cells[o++], 96, "%s%s", unit_format_usd(c->cost_usd, a, sizeof(a)), infer ? "/h" : "");
+		snprintf(cells[o++], 96, "%.4g kWh%s", c->energy_kwh, infer ? "/h" : "");
+		if (c->has_bom) {
+			snprintf(cells[o++], 96, "%s", unit_format_usd(c->bom.capex_usd, a, sizeof(a)));
+			snprintf(cells[o++], 96, "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
+		} else if (c->bom.rented) {
+			snprintf(cells[o++], 96, "$0 (rented, %s/h)", unit_format_usd(c->bom.usd_per_hour, a, sizeof(a)));
+			snprintf(cells[o++], 96, "%.0f x %s", c->bom.servers, c->bom.instance->row.key);
+		} else {
+			snprintf(cells[o++], 96, "rented");
+			snprintf(cells[o++], 96, "-");
+		}
+		for (k = 0; k < nc; k++)
 			cp[k] = cells[k];
-		html_table_row(d, cp, 14);
+		html_table_row(d, cp, nc);
 	}
 	html_table_end(d);
 }
@@ -245,7 +262,7 @@ static void bom_row(struct html_doc *d, const char *what, double count, double u
 	char n[32], m[32], src[320];
 	const char *row[4] = {what, n, m, src};
 	snprintf(n, sizeof(n), "%.0f", count);
-	snprintf(m, sizeof(m), "$%.0f", usd);
+	unit_format_usd(usd, m, sizeof(m));
 	if (part)
 		snprintf(src, sizeof(src), "%s (%s, %s)", part->row.key, part->row.source ? part->row.source : "",
 			 part->row.as_of ? part->row.as_of : "");
@@ -257,12 +274,12 @@ static void bom_row(struct html_doc *d, const char *what, double count, double u
 static void bom_table(struct html_doc *d, const struct bom *b)
 {
 	static const char *const head[] = {"item", "count", "USD", "priced from"};
-	char what[96], line[512];
+	char what[96], line[512], m[32];
 	int i;
 	html_heading(d, 3, "Bill of materials");
 	snprintf(line, sizeof(line),
-		 "$%.0f to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
-		 "%.0f kW at the wall (PUE %.2f).%s%s", b->capex_usd, b->racks, b->rack_kw, b->cooling,
+		 "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
+		 "%.0f kW at the wall (PUE %.2f).%s%s", unit_format_usd(b->capex_usd, m, sizeof(m)), b->racks, b->rack_kw, b->cooling,
 		 b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, b->missing[0] ? " Unpriced: " : "",
 		 b->missing);
 	html_paragraph(d, line);
@@ -369,7 +386,7 @@ int plan_report_html(const struct plan *p, const struct plan_explanation *ex, co
 		     const char *path, struct diag *err)
 {
 	struct html_doc *d;
-	char line[2048], tbuf[64];
+	char line[2048], tbuf[64], money[32];
 	size_t n = plan_nranked(p), i, top = n < 10 ? n : 10;
 	const struct plan_choice **rows;
 	int rc = 0;
@@ -396,9 +413,10 @@ int plan_report_html(const struct plan *p, const struct plan_explanation *ex, co
 		html_heading(d, 2, "No configuration meets the constraints");
 		if (m) {
 			snprintf(line, sizeof(line),
-				 "The nearest miss is %u x %s (%s): %.3g h, $%.0f, %.1f kW; %.0f%% over "
+				 "The nearest miss is %u x %s (%s): %.3g h, %s, %.1f kW; %.0f%% over "
 				 "the tightest constraint.", m->nodes, p->hw[m->hw].label,
-				 plan_layout_code(&m->cfg, tbuf, sizeof(tbuf)), m->hours, m->cost_usd,
+				 plan_layout_code(&m->cfg, tbuf, sizeof(tbuf)), m->hours,
+				 unit_format_usd(m->cost_usd, money, sizeof(money)),
 				 m->power_kw, 100 * (m->miss - 1));
 			html_paragraph(d, line);
 		}
@@ -430,10 +448,19 @@ int plan_report_html(const struct plan *p, const struct plan_explanation *ex, co
 		free(rows);
 		if (ex && n)
 			explanation(p, d, ex);
-		html_note(d, "Layout code: t tensor, p pipeline, v virtual pipeline stages, d data, e expert "
-			     "parallel; z ZeRO stage; rf full activation recompute; m micro-batch; b batch. "
-			     "Cost: owned hardware at its total cost of ownership per GPU-hour used, rented "
-			     "at on-demand prices; energy: GPUs only. See docs/plan.md.");
+		html_note(d, p->base.task == MODEL_TASK_INFER ?
+			  "Layout code: t tensor, p pipeline parallel; b batch: requests each replica runs at "
+			  "once. Utilisation: the share of the replicas' batch slots the request rate keeps busy; "
+			  "p99 TTFT: time to first token of 99% of requests, the wait for a free slot included "
+			  "(Erlang C); TPOT: time per output token. Cost and energy per hour: owned hardware at "
+			  "its total cost of ownership per GPU-hour used, rented at on-demand prices; energy: "
+			  "GPUs only. See docs/plan.md." :
+			  "Layout code: t tensor, c context (each sequence split over the GPUs, ring attention), "
+			  "p pipeline, v virtual pipeline stages, d data, e expert parallel (degrees of 1 left "
+			  "out); z ZeRO stage; rs selective, rf full, ro per-op activation recompute; oo "
+			  "optimizer states and master weights offloaded to host memory, op the parameters "
+			  "too; m micro-batch. Cost: owned hardware at its total cost of ownership per GPU-hour "
+			  "used, rented at on-demand prices; energy: GPUs only. See docs/plan.md.");
 		rc = html_write_file(d, path, err);
 	}
 	html_free(d);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "report/svg.h"
+#include "util/units.h"
 #include "util/xalloc.h"
 
 #define FONT_PX 12.0
@@ -591,11 +592,27 @@ static void point_attrs(struct sbuf *b, const struct svg_chart *c, const struct 
 	}
 }
 
+/*
+ * A value as a reader sees it in a tooltip: "6072.65 ms"; money as every
+ * report rounds it ("$20.83", "$61.1M"), the exact figure staying in the
+ * data-* attributes.
+ */
+static void value_text(struct sbuf *b, const struct axis *a, double v)
+{
+	char t[64];
+	if (a->unit && !strcmp(a->unit, "USD")) {
+		sb_esc(b, unit_format_usd(v, t, sizeof(t)));
+		return;
+	}
+	sb_printf(b, "%.6g", v);
+	if (a->unit) {
+		sb_puts(b, " ");
+		sb_esc(b, a->unit);
+	}
+}
+
 static void point_tooltip(struct sbuf *b, const struct svg_chart *c, const struct point *p)
 {
-	char x[64], y[64];
-	snprintf(x, sizeof(x), "%.6g", p->x);
-	snprintf(y, sizeof(y), "%.6g", p->y);
 	sb_puts(b, "<title>");
 	sb_esc(b, c->series[p->series]);
 	sb_puts(b, ": ");
@@ -603,16 +620,9 @@ static void point_tooltip(struct sbuf *b, const struct svg_chart *c, const struc
 		sb_esc(b, p->label);
 		sb_puts(b, ", ");
 	}
-	sb_printf(b, "%s", x);
-	if (c->x.unit) {
-		sb_puts(b, " ");
-		sb_esc(b, c->x.unit);
-	}
-	sb_printf(b, ", %s", y);
-	if (c->y.unit) {
-		sb_puts(b, " ");
-		sb_esc(b, c->y.unit);
-	}
+	value_text(b, &c->x, p->x);
+	sb_puts(b, ", ");
+	value_text(b, &c->y, p->y);
 	sb_puts(b, "</title>");
 }
 
@@ -839,11 +849,8 @@ static char *render_bars(const struct svg_chart *c, struct diag *err)
 			sb_esc(&b, c->bars[i]);
 			sb_puts(&b, ": ");
 			sb_esc(&b, c->series[k]);
-			sb_printf(&b, " %.6g", v);
-			if (vaxis->unit) {
-				sb_puts(&b, " ");
-				sb_esc(&b, vaxis->unit);
-			}
+			sb_puts(&b, " ");
+			value_text(&b, vaxis, v);
 			sb_puts(&b, "</title></rect>");
 		}
 		tick_text(totals[i], t, sizeof(t));

@@ -56,4 +56,38 @@ for c in d["ranked"][:3]:
 ' || fail "plan replicas leave the p99 TTFT past its target"
 expect_rc 2 plan llama3-8b --ttft-target 500ms
 expect_err "need --task infer"
+# the p99 TTFT, TPOT and utilisation of each choice: in --json, and in the "size" line of Why #1
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --json
+printf '%s' "$OUT" | python3 -c '
+import json, os, subprocess, sys
+d = json.load(sys.stdin)
+for c in d["ranked"]:
+    args = c["estimate_args"].split()
+    e = json.loads(subprocess.run([os.environ["GPUSCOPE"], "estimate"] + args + ["--json"],
+                   capture_output=True, text=True).stdout)["inference"]
+    slots, hold = int(args[args.index("--batch") + 1]), e["request_s"]
+    assert e["first_token_s"] <= c["ttft_p99_s"] <= 1.0 + 1e-9, c
+    assert abs(c["tpot_s"] - e["token_s"]) <= 1e-8 * e["token_s"], (c["tpot_s"], e["token_s"])
+    assert abs(c["utilisation"] - 30.0 / c["replicas"] * hold / slots) <= 1e-8, c
+s = d["explanation"]["sizing"]
+for w in ("p99 TTFT", "target 1.00 s", "TPOT", "of their capacity", "requests at once"):
+    assert w in s, (w, s)
+' || fail "plan p99 TTFT, TPOT or utilisation"
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s
+expect_width 80
+sizeline=$(printf '%s\n' "$OUT" | sed -n '/^  size /,/^  buy /p' | tr -s ' \n' ' ')
+CHECKS=$((CHECKS + 1))
+case "$sizeline" in
+*"p99 TTFT of "*"with queueing (target 1.00 s), a TPOT of "*"(no target)"*) ;;
+*) fail "size line lacks the TTFT and TPOT against their targets: $sizeline";;
+esac
+case "$sizeline" in *"% of their capacity"*) ;; *) fail "size line lacks the utilisation: $sizeline";; esac
+case "$sizeline" in *"no --latency-target"*) fail "size line says the targets were absent: $sizeline";; esac
+# a model served without tokens: no TTFT, the utilisation still said
+expect_rc 0 plan gnn --task infer --rate 2000 --latency-target 5ms --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["ranked"][0]
+assert c["ttft_p99_s"] is None and c["tpot_s"] is None and 0 < c["utilisation"] < 1, c
+' || fail "per-sample model with a TTFT"
 finish

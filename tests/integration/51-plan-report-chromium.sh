@@ -86,4 +86,53 @@ PY
 # 2. a screenshot: not blank, and the first series colours are on it (first
 # GPU type / weights #4e79a7, second / gradients #f28e2b)
 chromium_screenshot "$R" 1200 1400 50 "first series" "second series"
+# 3. an inference plan's report as the browser renders it: the ranked table's
+# p99 TTFT, TPOT and utilisation columns hold the --json figures, and the
+# legend says what they are
+R="$TMP/infer.html"
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --report "$R" --json
+printf '%s' "$OUT" > "$TMP/infer.json"
+chromium_dom "$R"
+CHECKS=$((CHECKS + 1))
+python3 - "$TMP/dom.html" "$TMP/infer.json" <<'PY' || fail "inference DOM content"
+import json, sys
+from html.parser import HTMLParser
+d = json.load(open(sys.argv[2]))
+
+class T(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.rows, self.on, self.cell, self.text = [], False, None, ""
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.on = dict(attrs).get("id") == "ranked"
+        elif self.on and tag == "tr":
+            self.rows.append([])
+        elif self.on and tag in ("td", "th"):
+            self.cell = ""
+    def handle_data(self, data):
+        self.text += data
+        if self.cell is not None:
+            self.cell += data
+    def handle_endtag(self, tag):
+        if self.on and tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append(self.cell.strip())
+            self.cell = None
+        elif tag == "table":
+            self.on = False
+
+t = T()
+t.feed(open(sys.argv[1]).read())
+head = t.rows[0]
+assert len(t.rows) - 1 == len(d["ranked"]), (len(t.rows), len(d["ranked"]))
+for row, c in zip(t.rows[1:], d["ranked"]):
+    cell = dict(zip(head, row))
+    v, u = cell["p99 TTFT"].split()
+    ttft = float(v) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[u]
+    assert abs(ttft - c["ttft_p99_s"]) <= 0.06 * c["ttft_p99_s"] and ttft <= 1.0, (cell, c["ttft_p99_s"])
+    assert cell["utilisation"] == "%.0f%%" % (100 * c["utilisation"]), cell
+    assert cell["TPOT"].endswith("ms"), cell
+assert "p99 TTFT: time to first token of 99% of requests" in " ".join(t.text.split()), "legend"
+print("inference DOM:", len(t.rows) - 1, "rows")
+PY
 finish
