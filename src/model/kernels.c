@@ -18,7 +18,12 @@
  * far less: implicit GEMM over 27-tap 3x3x3 windows with 32-64 channels
  * gathers each input element many times and uses few tiles per SM.  The 3D
  * constants are fitted to 3D U-Net on V100 (published.csv P8-001/002/005/006,
- * P8-009..011; P8-004/008/012 held out).  FP32 2D convolutions exceed the
+ * P8-009..011; P8-004/008/012 held out).  A graph compiler (XLA,
+ * torch.compile with Inductor's layout optimisation, TensorRT) hands cuDNN
+ * channels-last (NDHWC) tensors, for which cuDNN 8 has implicit-GEMM
+ * tensor-core kernels that read each window contiguously: about three
+ * times the channels-first share (fitted: nnU-Net 3D with XLA, published.csv
+ * P11-* fit rows; every third held out).  FP32 2D convolutions exceed the
  * direct count (Winograd, calibration S6-005); 3D ones do not.
  */
 #include <math.h>
@@ -29,6 +34,7 @@
 #define TUNE_GEMM_TILE 128.0
 #define TUNE_CONV3D_EFF 0.14
 #define TUNE_CONV3D_EFF_FP32 0.45
+#define TUNE_CONV3D_EFF_CL 0.45
 
 double model_gemm_wave_eff(double sms, double m, double n, double k)
 {
@@ -51,8 +57,10 @@ double model_gemm_shape_eff(double sms, double m, double n, double k)
 	return m / (m + x0) * n / (n + x0) * k / (k + x0) * model_gemm_wave_eff(sms, m, n, k);
 }
 
-double model_conv_eff(int dims, int tensor_cores)
+double model_conv_eff(int dims, int tensor_cores, int channels_last)
 {
+	if (dims == 3 && tensor_cores && channels_last)
+		return TUNE_CONV3D_EFF_CL;
 	if (dims == 3)
 		return tensor_cores ? TUNE_CONV3D_EFF : TUNE_CONV3D_EFF_FP32;
 	return tensor_cores ? TUNE_CONV_EFF : TUNE_CONV_EFF_FP32;

@@ -28,8 +28,9 @@ double model_gemm_wave_eff(double sms, double m, double n, double k);
  * Share of the tensor-core (or, at 32-bit without TF32, the CUDA-core)
  * ceiling cuDNN reaches on a network's convolutions, by their spatial
  * dimensions (2: images, 3: volumes, 1: audio) and whether they run on
- * tensor cores.
+ * tensor cores, and whether a graph compiler lays the tensors out channels
+ * last (which only 3D tensor-core convolutions need to be fast).
  */
-double model_conv_eff(int dims, int tensor_cores);
+double model_conv_eff(int dims, int tensor_cores, int channels_last);
 
 #endif

@@ -66,7 +66,11 @@ void mem_per_sample(const struct workload *w, const struct model_config *c, stru
 double sample_fwd_s(const struct workload *w, const struct model_config *c, const struct hw *h)
 {
 	int cuda_cores = c->precision == MODEL_FP32 || (c->precision == MODEL_TF32 && !(c->gpu->tf32_tflops > 0));
-	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency : model_conv_eff(w->s.input_dims, !cuda_cores);
+	enum model_engine eng = engine_of(c);
+	/* graph compilers pick channels-last layouts for tensor-core convolutions */
+	int channels_last = eng == MODEL_ENGINE_COMPILE || eng == MODEL_ENGINE_TENSORRT;
+	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency
+					       : model_conv_eff(w->s.input_dims, !cuda_cores, channels_last);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
 	double scale = sample_scale(w, c);
 	double tc = scale * w->s.fwd_flops / (h->peak * h->emax * ceff);

@@ -46,10 +46,21 @@ static void test_shape_efficiency(void **state)
 static void test_conv_by_dimensions(void **state)
 {
 	(void)state;
-	assert_true(model_conv_eff(3, 1) < model_conv_eff(2, 1));
-	assert_true(model_conv_eff(3, 0) < model_conv_eff(2, 0));
-	assert_true(model_conv_eff(1, 1) == model_conv_eff(2, 1));
-	assert_true(model_conv_eff(2, 1) > 0 && model_conv_eff(2, 1) <= 1);
+	assert_true(model_conv_eff(3, 1, 0) < model_conv_eff(2, 1, 0));
+	assert_true(model_conv_eff(3, 0, 0) < model_conv_eff(2, 0, 0));
+	assert_true(model_conv_eff(1, 1, 0) == model_conv_eff(2, 1, 0));
+	assert_true(model_conv_eff(2, 1, 0) > 0 && model_conv_eff(2, 1, 0) <= 1);
+}
+
+/* Channels-last 3D tensor-core convolutions (a graph compiler's layout) run about 3x channels-first. */
+static void test_conv3d_channels_last(void **state)
+{
+	(void)state;
+	assert_true(model_conv_eff(3, 1, 1) > 2.5 * model_conv_eff(3, 1, 0));
+	assert_true(model_conv_eff(3, 1, 1) <= model_conv_eff(2, 1, 1));
+	/* 2D kernels and CUDA-core ones do not change with the layout */
+	assert_true(model_conv_eff(2, 1, 1) == model_conv_eff(2, 1, 0));
+	assert_true(model_conv_eff(3, 0, 1) == model_conv_eff(3, 0, 0));
 }
 
 int main(void)
@@ -58,6 +69,7 @@ int main(void)
 		cmocka_unit_test(test_wave_quantisation),
 		cmocka_unit_test(test_shape_efficiency),
 		cmocka_unit_test(test_conv_by_dimensions),
+		cmocka_unit_test(test_conv3d_channels_last),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
