@@ -386,6 +386,13 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 			consider(&l, w, &c, "torch.compile (launch-bound)", "--engine compile", 1, gain);
 		}
 	}
+	if (w->kind == WORKLOAD_PER_SAMPLE && cfg->engine == MODEL_ENGINE_EAGER && !cfg->cuda_graphs &&
+	    (cfg->input_dims ? cfg->input_dims : w->s.input_dims) == 3 && cfg->precision != MODEL_FP32) {
+		/* a compiler lays 3D convolutions out channels-last, where cuDNN's tensor-core kernels are fast */
+		c = *cfg;
+		c.engine = MODEL_ENGINE_COMPILE;
+		consider(&l, w, &c, "torch.compile (channels-last 3D convs)", "--engine compile", 1, gain);
+	}
 	if (w->kind == WORKLOAD_PER_SAMPLE && !cfg->cudnn_benchmark) {
 		c = *cfg;
 		c.cudnn_benchmark = 1;

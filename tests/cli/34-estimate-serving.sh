@@ -80,6 +80,15 @@ python3 -c "import sys; r = $small / $big; sys.exit(0 if 1.8 < r < 2.6 else 1)" 
 # measured: 4.25 volumes/s on one V100 in fp16 (P8-002); A100's HBM moves 2.4x V100's bytes,
 # so about 10; the compute-bound model said 37.5
 python3 -c "import sys; sys.exit(0 if $big < 12 else 1)" || fail "3D U-Net 128^3 on A100 at $big volumes/s"
+# compiled (XLA, torch.compile: channels-last 3D convolutions): about 3x eager; the nnU-Net
+# README's XLA runs measure 27-32 volumes/s on one A100 in mixed precision (P11-001/003/005)
+expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2 --engine compile --json
+cl=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["throughput"]["samples_per_s"])')
+python3 -c "import sys; r = $cl / $big; sys.exit(0 if 2.3 < r < 3.5 else 1)" || fail "compiled vs eager 3D U-Net: $cl vs $big"
+expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2
+expect_out "torch.compile (channels-last 3D convs)"
+expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2 --precision fp32
+case "$OUT" in *channels-last*) fail "fp32 3D U-Net offered channels-last tensor-core kernels";; esac
 expect_rc 2 estimate --model unet3d --gpu a100-sxm4-80gb --input-shape 224x224
 expect_err "takes 3 (depth x height x width)"
 expect_rc 2 estimate --model llama2-7b --gpu a100-sxm4-80gb --input-shape 224x224
