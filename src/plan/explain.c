@@ -154,6 +154,15 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	n->ratio_time = r.time.step_s / c->res.time.step_s;
 	n->ratio_cost = n->ratio_time;
 	n->fits = r.mem.fits;
+	if (!(comm_of(&r.time) > 0.005 * r.time.step_s)) {
+		/* nothing to slow down: a buyer can take the cheaper board */
+		NOTEF(n->text,
+			 "over PCIe Gen%.0f (%.0f GB/s) instead of %s the step would take %.3g s instead of "
+			 "%.3g s (%.2fx): this job barely uses the GPU links (communication %.1f%% of the step)",
+			 gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), r.time.step_s,
+			 c->res.time.step_s, n->ratio_time, 100 * comm_of(&r.time) / r.time.step_s);
+		return;
+	}
 	main_comm(&cfg, &r.time, what, sizeof(what));
 	NOTEF(n->text,
 		 "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "

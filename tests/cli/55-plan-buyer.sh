@@ -23,6 +23,9 @@ assert alt and "not worth" in alt[0]["text"], alt
 ' || fail "unet3d: first choice or bill of materials"
 expect_rc 0 plan unet3d --samples 300 --epochs 4000
 expect_width 80
+# data parallelism of a 31M-parameter net: PCIe does as well, and the note says so (no "TP=1 all-reduce")
+expect_out "this job barely uses the"
+case "$OUT" in *"TP=1 all-reduce"*) fail "a note prices a TP=1 all-reduce";; esac
 expect_out "capex"
 expect_out "vol/s"
 expect_out "  buy          "
