@@ -79,7 +79,9 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 * Flash attention (Dao 2023) skips masked blocks (causal: half) and
 	 * runs at TUNE_FLASH_EFF of peak, scaled by d/(d + 32) for small head
 	 * dimensions; its backward does 2.5x the forward's FLOPs.  Without it:
-	 * batched GEMMs plus the softmax's s^2 traffic through HBM.
+	 * batched GEMMs plus the softmax's s^2 traffic through HBM.  Both run
+	 * at the attention's own precision: 16-bit under fp8 training
+	 * (attn_precision_of, h->attn_peak).
 	 */
 	{
 		double full = 4.0 * T * ctx * q / t;
@@ -87,13 +89,15 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 		if (flash_on(c)) {
 			double eff = TUNE_FLASH_EFF * hdim / (hdim + 32);
 			lt->attn_flops = full * causal;
-			lt->attn_fwd = lt->attn_flops / (h->peak * eff);
-			lt->attn_bwd = 2.5 * lt->attn_flops / (h->peak * eff * TUNE_FLASH_BWD_REL);
+			lt->attn_fwd = lt->attn_flops / (h->attn_peak * eff);
+			lt->attn_bwd = 2.5 * lt->attn_flops / (h->attn_peak * eff * TUNE_FLASH_BWD_REL);
 		} else {
 			double seqs = T / s, el = seqs * heads * s * ctx;
-			double m = d->dropout > 0 ? 1 : 0;
+			double m = d->dropout > 0 ? 1 : 0, ea = model_precision_bytes(attn_precision_of(c));
+			struct hw ha = *h;
+			ha.inv_gemm = 1 / (h->attn_peak * h->attn_emax);
 			lt->attn_flops = full;
-			lt->attn_fwd = seqs * heads * (gemm_s(h, eb, s, ctx, hdim) + gemm_s(h, eb, s, hdim, ctx));
+			lt->attn_fwd = seqs * heads * (gemm_s(&ha, ea, s, ctx, hdim) + gemm_s(&ha, ea, s, hdim, ctx));
 			/* scores written, masked, softmaxed, dropped out, read by AV */
 			lt->attn_fwd += el * (5 * e + m * (1 + e)) * h->inv_bw;
 			lt->attn_bwd = 2 * lt->attn_fwd;

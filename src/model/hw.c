@@ -81,6 +81,12 @@ int hw_of(const struct model_config *c, struct hw *h)
 	h->bw = (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) * 1e9 * v->hbm * v->fw_bw;
 	h->sms = g->sm_count > 0 ? g->sm_count : 0;
 	h->paged_kv = v->paged_kv;
+	h->attn_peak = h->peak;
+	h->attn_emax = h->emax;
+	if (attn_precision_of(c) != c->precision && peak_of(g, attn_precision_of(c)) > 0) {
+		h->attn_peak = peak_of(g, attn_precision_of(c));
+		h->attn_emax = emax_from(v, g, attn_precision_of(c)) * TUNE_TRAIN_GEMM;
+	}
 	h->mem = (g->memory_gib > 0 ? g->memory_gib : 0) * 1073741824.0 * TUNE_USABLE_MEM;
 	h->tdp_w = g->tdp_w > 0 ? g->tdp_w : 300;
 	h->idle_w = g->idle_w > 0 ? g->idle_w : h->tdp_w * 0.12;
@@ -90,6 +96,7 @@ int hw_of(const struct model_config *c, struct hw *h)
 		if (model_mig_share(g, c->mig, &cs, &ms))
 			return -1;
 		h->peak *= cs;
+		h->attn_peak *= cs;
 		h->sms *= cs;
 		h->bw *= ms;
 		h->mem *= ms;
@@ -112,6 +119,24 @@ int flash_on(const struct model_config *c)
 		return c->flash > 0;
 	return c->gpu && c->gpu->bf16_tflops > 0 &&
 	       (c->precision == MODEL_FP16 || c->precision == MODEL_BF16 || c->precision == MODEL_FP8);
+}
+
+/*
+ * The precision of the attention score and context matmuls QK^T and AV.
+ * fp8 training recipes cast only the linear layers to fp8: Transformer
+ * Engine's fp8 autocast covers its Linear/LayerNormLinear/LayerNormMLP
+ * modules while DotProductAttention runs the fused (flash) attention in
+ * the 16-bit input type, and Intel Gaudi's fp8 training recipes do the
+ * same (fp8 matmuls in linear layers, attention in bf16).  Inference
+ * with an fp8 KV cache is the exception: fp8 attention kernels
+ * (FlashAttention-3, TensorRT-LLM's fp8 context FMHA) read fp8 Q, K, V.
+ * Under fp8 the 16-bit type is bf16, else fp16 on a part without bf16.
+ */
+enum model_precision attn_precision_of(const struct model_config *c)
+{
+	if (c->precision != MODEL_FP8 || (c->task == MODEL_TASK_INFER && c->kv_precision == MODEL_FP8))
+		return c->precision;
+	return c->gpu && c->gpu->bf16_tflops > 0 ? MODEL_BF16 : MODEL_FP16;
 }
 
 int model_flash_on(const struct model_config *c)

@@ -30,6 +30,8 @@ struct hw {
 	double mem;       /* usable bytes */
 	double sms;       /* streaming multiprocessors (0: unknown), for wave quantisation */
 	double paged_kv;  /* paged-attention KV reads: fraction of bw (model/vendor.h) */
+	double attn_peak; /* dense FLOP/s of the attention matmuls: 16-bit under fp8 (attn_precision_of) */
+	double attn_emax; /* best GEMM fraction of attn_peak */
 	double tdp_w, idle_w;
 };
 
@@ -37,6 +39,7 @@ double peak_of(const struct cat_gpu *g, enum model_precision p);
 double emax_of(const struct cat_gpu *g, enum model_precision p);
 int hw_of(const struct model_config *c, struct hw *h);
 int flash_on(const struct model_config *c);
+enum model_precision attn_precision_of(const struct model_config *c);
 double gemm_s(const struct hw *h, double eb, double m, double n, double k);
 
 /* Bytes of one activation element: 4 at fp32/tf32, else 2. */

@@ -18,9 +18,10 @@
  *              framework kernels at 0.56 of a 0.80 stream rate (0.45 of 5.3 TB/s), fitted by a
  *              grid search to vLLM on MI300X (P4-001..003, P4-005/006, P5-001..003, P5-005..007;
  *              fit median 5.6 %); 16-bit and the stream rate are estimates
- *   gaudi2     SynapseAI MME: fp8 0.55 and bf16 0.80, fitted to Gaudi 2 Megatron-DeepSpeed LLM training
+ *   gaudi2     SynapseAI MME: fp8 0.64 and bf16 0.80, fitted to Gaudi 2 Megatron-DeepSpeed LLM training
  *              (the 13 fit rows of P9 and V4: SynapseAI 1.16-1.19, layouts as Intel prints them;
- *              fit median 5.9 %, held-aside median 12 %)
+ *              fp8 refitted by a grid 0.55-0.66 once attention ran at the bf16 rate: fit median
+ *              4.3 %, held-aside median 6.3 %)
  *   gaudi3     fp8 0.53 of 1,835 TFLOP/s and framework bandwidth 0.78 of a 0.80 stream rate,
  *              fitted to Gaudi 3 static-batch generation (the 15 P3 fit rows; fit median 6.0 %)
  *
@@ -52,7 +53,7 @@ static const struct model_vendor_eff table[] = {
 	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF, 0, 0},
 	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF, 0, 0},
 	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 7, 0},
-	{"gaudi2", 0.80, 0.80, 0.80, 0.55, 0.80, 1.0, TUNE_PAGED_KV_EFF, 7, 0.5},
+	{"gaudi2", 0.80, 0.80, 0.80, 0.64, 0.80, 1.0, TUNE_PAGED_KV_EFF, 7, 0.5},
 	{"gaudi3", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 7, 0.5},
 	/* fallbacks by ecosystem: the nearest generation's row */
 	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0},

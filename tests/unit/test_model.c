@@ -86,6 +86,12 @@ static void check_ok(const struct workload *w, const struct model_config *c)
  *   t = 2 + sequence parallel: s b h / t (34 + 5 a s / h)      = 38,797,312
  *   t = 2 + SP + selective:    34 s b h / t                    = 17,825,792
  */
+static void estimate_ok(const struct workload *w, const struct model_config *c, struct model_result *r)
+{
+	check_ok(w, c);
+	assert_int_equal(model_estimate(w, c, r), 0);
+}
+
 static void test_korthikanti_activations(void **state)
 {
 	struct workload w;
@@ -399,6 +405,44 @@ static void test_estimate_with_known_memory(void **state)
 	}
 }
 
+/*
+ * fp8 training casts the linear layers only: the attention matmuls run at
+ * the 16-bit rate (flash or not), so attention takes as long as under bf16
+ * while the GEMMs speed up.  Inference with an fp8 KV cache runs fp8
+ * attention.
+ */
+static void test_fp8_attention_at_16bit_rate(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_result b, f;
+	int flash;
+	(void)state;
+	preset(&w, "llama2-7b");
+	for (flash = 0; flash <= 1; flash++) {
+		config(&c, &w, "h100-sxm5-80gb", 8);
+		c.flash = flash;
+		c.recompute = MODEL_RECOMPUTE_FULL;
+		estimate_ok(&w, &c, &b);
+		c.precision = MODEL_FP8;
+		estimate_ok(&w, &c, &f);
+		assert_true(f.time.gemm_s < 0.8 * b.time.gemm_s);
+		assert_true(fabs(f.time.attention_s / b.time.attention_s - 1) < 1e-9);
+	}
+	/* serving with an fp8 KV cache: fp8 attention, a shorter prefill than with a bf16 cache */
+	config(&c, &w, "h100-sxm5-80gb", 1);
+	c.task = MODEL_TASK_INFER;
+	c.precision = MODEL_FP8;
+	c.batch = 8;
+	c.prompt_len = 4096;
+	c.output_len = 1;
+	c.kv_precision = MODEL_BF16;
+	estimate_ok(&w, &c, &b);
+	c.kv_precision = MODEL_FP8;
+	estimate_ok(&w, &c, &f);
+	assert_true(f.infer.prefill_s < b.infer.prefill_s);
+}
+
 static void test_pipeline_and_utilisation(void **state)
 {
 	struct workload w;
@@ -625,6 +669,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_korthikanti_activations),
 		cmocka_unit_test(test_estimate_with_known_memory),
+		cmocka_unit_test(test_fp8_attention_at_16bit_rate),
 		cmocka_unit_test(test_weights_and_states),
 		cmocka_unit_test(test_kv_cache),
 		cmocka_unit_test(test_microbenchmarks),
