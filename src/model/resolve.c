@@ -245,6 +245,55 @@ static double per_sample_s(const struct workload *w, const struct model_config *
 	return r.time.step_s / c->global_batch;
 }
 
+/* The fastest configuration per sample that fits, and the one needing least memory. */
+struct pick {
+	struct model_config best, least;
+	double best_s, least_b, second_s;
+	int nfit, ntried;
+};
+
+static void pick_init(struct pick *p, const struct model_config *c)
+{
+	p->best = p->least = *c;
+	p->best_s = p->least_b = p->second_s = INFINITY;
+	p->nfit = p->ntried = 0;
+}
+
+static void pick_consider(struct pick *p, const struct workload *w, const struct model_config *t)
+{
+	double b, s = per_sample_s(w, t, &b);
+	p->ntried++;
+	if (b < p->least_b) {
+		p->least_b = b;
+		p->least = *t;
+	}
+	if (s < INFINITY)
+		p->nfit++;
+	if (s < p->best_s) {
+		p->second_s = p->best_s;
+		p->best_s = s;
+		p->best = *t;
+	} else if (s < p->second_s) {
+		p->second_s = s;
+	}
+}
+
+/* "x.x% ahead of the next" when a runner-up fits */
+static const char *pick_lead(const struct pick *p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (p->second_s < INFINITY)
+		snprintf(buf, len, ", %.1f%% ahead of the next", 100 * (p->second_s / p->best_s - 1));
+	return buf;
+}
+
+/* The highest ZeRO stage the resolver tries: 3 for data-parallel full training, else 0. */
+static int zero_max(const struct model_config *c, int dp)
+{
+	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;
+	return dp > 1 && !lora && c->task != MODEL_TASK_INFER ? 3 : 0;
+}
+
 /*
  * --gpus without --tp/--pp/--dp: every layout the rules admit (tensor
  * parallelism inside a server), with the ZeRO stage and recompute when
@@ -255,23 +304,21 @@ static void pick_layout(const struct workload *w, const struct model_request *q,
 			struct model_notes *notes)
 {
 	struct model_layout_iter it;
-	struct model_config best = *c, least = *c;
-	double best_s = INFINITY, least_b = INFINITY, second_s = INFINITY;
-	int nfit = 0, ntried = 0;
-	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;
+	struct pick p;
+	char next[64];
 
+	pick_init(&p, c);
 	/* a --cp given with --gpus alone splits each replica's GPUs first */
 	model_layout_begin(&it, w, c->gpus / c->cp, c->gpus_per_node, 1);
 	while (model_layout_next(&it)) {
 		int z, z0 = q->zero != MODEL_UNSET ? q->zero : 0;
-		int z1 = q->zero != MODEL_UNSET ? q->zero : it.dp > 1 && !lora && c->task != MODEL_TASK_INFER ? 3 : 0;
+		int z1 = q->zero != MODEL_UNSET ? q->zero : zero_max(c, it.dp);
 		int r, r1 = q->recompute == MODEL_UNSET && c->task != MODEL_TASK_INFER ? 1 : 0;
 		if (q->seq_parallel == 1 && it.tp == 1)
 			continue;
 		for (z = z0; z <= z1; z++)
 			for (r = 0; r <= r1; r++) {
 				struct model_config t = *c;
-				double s, b;
 				t.tp = it.tp;
 				t.pp = it.pp;
 				t.dp = it.dp;
@@ -283,35 +330,49 @@ static void pick_layout(const struct workload *w, const struct model_request *q,
 				if (q->micro_batch == MODEL_UNSET)
 					t.micro_batch = 0;
 				model_config_complete(w, &t);
-				ntried++;
-				s = per_sample_s(w, &t, &b);
-				if (b < least_b) {
-					least_b = b;
-					least = t;
-				}
-				if (s < INFINITY)
-					nfit++;
-				if (s < best_s) {
-					second_s = best_s;
-					best_s = s;
-					best = t;
-				} else if (s < second_s) {
-					second_s = s;
-				}
+				pick_consider(&p, w, &t);
 			}
 	}
-	if (best_s < INFINITY) {
-		char next[64] = "";
-		if (second_s < INFINITY)
-			snprintf(next, sizeof(next), ", %.1f%% ahead of the next", 100 * (second_s / best_s - 1));
-		*c = best;
+	if (p.best_s < INFINITY) {
+		*c = p.best;
 		note(notes, "--gpus %d without --tp/--pp/--dp: tp %d pp %d dp %d zero %d recompute %s, the fastest "
 		     "of %d layouts that fit (of %d tried)%s", c->gpus, c->tp, c->pp, c->dp, c->zero,
-		     model_recompute_name(c->recompute), nfit, ntried, next);
-	} else if (least_b < INFINITY) {
-		*c = least;
+		     model_recompute_name(c->recompute), p.nfit, p.ntried, pick_lead(&p, next, sizeof(next)));
+	} else if (p.least_b < INFINITY) {
+		*c = p.least;
 		note(notes, "--gpus %d without --tp/--pp/--dp: no layout fits; tp %d pp %d dp %d zero %d needs the "
 		     "least memory", c->gpus, c->tp, c->pp, c->dp, c->zero);
+	}
+}
+
+/*
+ * A transformer's layout given without --zero: the stage by pick_layout's
+ * rule, stages 0-3 for data-parallel full training (0 otherwise), the
+ * fastest per sample that fits, else the one needing least memory.
+ * Parameter offload needs stage 3 and keeps it; other networks keep DDP
+ * (stage 0), as pick_layout leaves them.
+ */
+static void pick_zero(const struct workload *w, const struct model_request *q, struct model_config *c,
+		      struct model_notes *notes)
+{
+	struct pick p;
+	char next[64];
+	int z, z1 = zero_max(c, dp_cp(c));
+	if (q->zero != MODEL_UNSET || c->offload == MODEL_OFFLOAD_PARAMS || z1 == 0 || w->kind != WORKLOAD_TRANSFORMER)
+		return;
+	pick_init(&p, c);
+	for (z = 0; z <= z1; z++) {
+		struct model_config t = *c;
+		t.zero = z;
+		pick_consider(&p, w, &t);
+	}
+	if (p.best_s < INFINITY) {
+		*c = p.best;
+		note(notes, "no --zero: stage %d, the fastest of %d stages that fit%s", c->zero, p.nfit,
+		     pick_lead(&p, next, sizeof(next)));
+	} else if (p.least_b < INFINITY) {
+		*c = p.least;
+		note(notes, "no --zero: no stage fits; stage %d needs the least memory", c->zero);
 	}
 }
 
@@ -370,6 +431,8 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	model_config_complete(w, c);
 	if (auto_layout)
 		pick_layout(w, q, c, notes);
+	else
+		pick_zero(w, q, c, notes);
 	round_batch(q, c, notes);
 	return model_config_check(w, c, err);
 }

@@ -76,7 +76,7 @@ assert d["throughput"]["tokens_per_s"] > 0
 ' || fail "inference json"
 
 # a configuration that does not fit gets the changes that make it fit
-expect_rc 0 estimate --model llama2-13b --task finetune --gpu a100-sxm4-80gb --gpus 8 --dp 8 --micro-batch 4 --global-batch 64
+expect_rc 0 estimate --model llama2-13b --task finetune --gpu a100-sxm4-80gb --gpus 8 --dp 8 --zero 0 --micro-batch 4 --global-batch 64
 expect_out "DOES NOT FIT"
 expect_out "to make it fit"
 expect_out "--zero 3"

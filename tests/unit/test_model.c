@@ -318,8 +318,55 @@ static void test_resolve_defaults(void **state)
 	assert_int_equal(c.flash, 1);
 	assert_int_equal(c.gpus_per_node, 8);
 	assert_true(c.inter_gbps_per_gpu > 0);
-	assert_int_equal(notes.n, 1);
+	/* the network assumed, and the ZeRO stage chosen for the given layout */
+	assert_int_equal(notes.n, 2);
 	assert_non_null(strstr(notes.text[0], "assumed"));
+	assert_non_null(strstr(notes.text[1], "no --zero"));
+}
+
+/*
+ * A layout given without --zero still gets its stage by the layout
+ * picker's rule: llama2-13b over 8 A100-80GB in pure data parallelism does
+ * not fit without sharding (16 B per parameter of weights, gradients and
+ * AdamW states is 208 GB), so a sharded stage wins.  LoRA and per-sample
+ * networks keep stage 0, as the picker leaves them.
+ */
+static void test_resolve_zero_for_given_layout(void **state)
+{
+	struct workload w;
+	struct model_request q;
+	struct model_config c;
+	struct model_notes notes;
+	struct diag err;
+	(void)state;
+	preset(&w, "llama2-13b");
+	model_request_init(&q);
+	q.gpu = gpu("a100-sxm4-80gb");
+	q.gpus = 8;
+	q.tp = 1;
+	diag_clear(&err);
+	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
+	assert_int_equal(c.dp, 8);
+	assert_true(c.zero >= 1);
+	{
+		struct model_memory m;
+		assert_int_equal(model_memory(&w, &c, &m), 0);
+		assert_true(m.fits);
+	}
+	q.zero = 0;
+	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
+	assert_int_equal(c.zero, 0);
+	q.zero = MODEL_UNSET;
+	q.task = MODEL_TASK_LORA;
+	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
+	assert_int_equal(c.zero, 0);
+	preset(&w, "resnet50");
+	model_request_init(&q);
+	q.gpu = gpu("a100-sxm4-80gb");
+	q.gpus = 8;
+	q.dp = 8;
+	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
+	assert_int_equal(c.zero, 0);
 }
 
 static void test_config_errors_name_flags(void **state)
@@ -670,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_korthikanti_activations),
 		cmocka_unit_test(test_estimate_with_known_memory),
 		cmocka_unit_test(test_fp8_attention_at_16bit_rate),
+		cmocka_unit_test(test_resolve_zero_for_given_layout),
 		cmocka_unit_test(test_weights_and_states),
 		cmocka_unit_test(test_kv_cache),
 		cmocka_unit_test(test_microbenchmarks),
