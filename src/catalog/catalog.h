@@ -18,6 +18,7 @@
 #define GPUSCOPE_CATALOG_CATALOG_H
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "util/error.h"
@@ -74,6 +75,13 @@ struct cat_gpu {
 	 * NULL: any count.  cat_node_sizes() reads it.
 	 */
 	char *node_gpus;
+	/*
+	 * The performance model's per-architecture row (model/vendor.c), 0
+	 * until first looked up, then its index + 1: resolved once per GPU
+	 * rather than by comparing names on every call.  Zero in a new row;
+	 * atomic because plan's threads look it up at once.
+	 */
+	atomic_int model_vendor_row;
 };
 
 struct cat_link {

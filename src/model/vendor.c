@@ -36,6 +36,7 @@
  * less of the stream bandwidth than contiguous reads; fitted to vLLM on one H100 (P6-001; P6-002
  * held out).  HBM stream 0.86 on NVIDIA HBM parts: BabelStream 0.79-0.95 (C S8-005..049).
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "model/vendor.h"
@@ -71,7 +72,8 @@ static const struct model_vendor_eff *find(const char *key)
 	return NULL;
 }
 
-const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g)
+/* The row by the names: the architecture, else the ecosystem's fallback, else CUDA's. */
+static const struct model_vendor_eff *lookup(const struct cat_gpu *g)
 {
 	const struct model_vendor_eff *e = g ? find(g->arch) : NULL;
 	char eco[32];
@@ -85,4 +87,24 @@ const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g)
 			return e;
 	}
 	return find("*cuda");
+}
+
+/*
+ * The names are compared once per GPU: the row's index is kept in the
+ * catalog row (cat_gpu.model_vendor_row), which the model otherwise treats
+ * as read-only.  A relaxed atomic suffices: every thread that races to fill
+ * it stores the same index.
+ */
+const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g)
+{
+	const struct model_vendor_eff *e;
+	int i;
+	if (!g)
+		return lookup(NULL);
+	i = atomic_load_explicit((atomic_int *)&g->model_vendor_row, memory_order_relaxed);
+	if (i > 0)
+		return &table[i - 1];
+	e = lookup(g);
+	atomic_store_explicit((atomic_int *)&g->model_vendor_row, (int)(e - table) + 1, memory_order_relaxed);
+	return e;
 }

@@ -16,6 +16,7 @@
 
 #include "catalog/catalog.h"
 #include "model/model.h"
+#include "model/vendor.h"
 
 static struct catalog *cat;
 
@@ -490,6 +491,33 @@ static void test_fp8_attention_at_16bit_rate(void **state)
 	assert_true(f.infer.prefill_s < b.infer.prefill_s);
 }
 
+/*
+ * The vendor row is resolved once per GPU and kept in the catalog row: a
+ * second lookup returns the same row without reading the names again, a
+ * new row (zeroed) resolves afresh, and an unknown architecture falls back
+ * by ecosystem.
+ */
+static void test_vendor_row_resolved_once(void **state)
+{
+	struct cat_gpu g;
+	const struct model_vendor_eff *a, *b;
+	(void)state;
+	memset(&g, 0, sizeof(g));
+	g.arch = "hopper";
+	a = model_vendor_eff(&g);
+	assert_string_equal(a->arch, "hopper");
+	assert_true(atomic_load(&g.model_vendor_row) > 0);
+	g.arch = "gaudi2";
+	b = model_vendor_eff(&g);
+	assert_ptr_equal(a, b);
+	memset(&g, 0, sizeof(g));
+	g.arch = "no-such-arch";
+	g.ecosystem = "rocm";
+	assert_string_equal(model_vendor_eff(&g)->arch, "*rocm");
+	assert_ptr_equal(model_vendor_eff(gpu("h100-sxm5-80gb")), a);
+	assert_string_equal(model_vendor_eff(NULL)->arch, "*cuda");
+}
+
 static void test_pipeline_and_utilisation(void **state)
 {
 	struct workload w;
@@ -718,6 +746,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_with_known_memory),
 		cmocka_unit_test(test_fp8_attention_at_16bit_rate),
 		cmocka_unit_test(test_resolve_zero_for_given_layout),
+		cmocka_unit_test(test_vendor_row_resolved_once),
 		cmocka_unit_test(test_weights_and_states),
 		cmocka_unit_test(test_kv_cache),
 		cmocka_unit_test(test_microbenchmarks),
