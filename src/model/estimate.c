@@ -122,7 +122,11 @@ static void pipeline_time(const struct workload *w, const struct model_config *c
  * reduce-scatter (overlapped) + all-gather of the updated 16-bit weights
  * (exposed).  ZeRO 3 (FSDP): per micro-batch two weight all-gathers
  * (forward, backward) and a gradient reduce-scatter, prefetched under the
- * compute.
+ * compute (FSDP's forward and backward prefetch: the next layer's gather
+ * runs during this layer's compute, the reduce-scatter during the next
+ * layer's backward).  Exposed = max(total - 0.8 compute, 0.2 total): what
+ * the compute cannot cover, but at least the SM and HBM share that the
+ * hidden collectives take from the compute beside them.
  */
 static void dp_time(const struct model_config *c, const struct train_parts *tp, double m_mb, double t_mb,
 		    double grad_bytes, double wbytes, struct model_time *tm)
@@ -144,8 +148,9 @@ static void dp_time(const struct model_config *c, const struct train_parts *tp, 
 				coll_s(c, COLL_RS, grad_bytes, n, g_dp, 1);
 		double total = m_mb * per_mb;
 		double cover = m_mb * t_mb * TUNE_ZERO3_OVERLAP;
+		double stolen = TUNE_ZERO3_SM_SHARE * total;
 		tm->dp_comm_total_s = total;
-		tm->zero_comm_s = total > cover ? total - cover : 0;
+		tm->zero_comm_s = total - cover > stolen ? total - cover : stolen;
 	}
 }
 

@@ -70,6 +70,17 @@
  * six ZeRO-3 rows of Narayanan 2021 Table 2, S1-011..016)
  */
 #define TUNE_ZERO3_OVERLAP 0.8
+/*
+ * ... and what a hidden ZeRO-3 gather or reduce-scatter still costs: its
+ * NCCL kernels hold SMs (one CTA per channel, up to 32 channels of a
+ * Hopper's 132 SMs, about 0.24) and HBM bandwidth while the compute runs
+ * beside them, so the step pays this share of the collective time even
+ * when the compute could cover it.  Fitted: 0, 0.1, 0.2, 0.25 and 0.3 on the
+ * FSDP fit rows of data/cases/published.csv (P10-001..005), 0.2 gave the
+ * lowest fit median; the calibration set's ZeRO-3 rows, whose gathers are
+ * exposed, do not move.
+ */
+#define TUNE_ZERO3_SM_SHARE 0.2
 /* DeepSpeed CPU Adam, parameters updated per second per GPU's share of host cores (estimate) */
 #define TUNE_CPU_ADAM_PARAMS_PER_S 1e9
 /*
