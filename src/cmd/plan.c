@@ -24,7 +24,7 @@
 #include "util/units.h"
 #include "util/xalloc.h"
 
-static int json_flag, csv_flag, all_flag, servers_only, fp8_flag, no_explain;
+static int json_flag, csv_flag, all_flag, servers_only, no_spares, fp8_flag, no_explain;
 static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *report_path;
 static long max_batch, max_gpus = 4096, top_n = 10, threads;
 static double rate, latency_target, deadline, budget, power_kw, utilisation, years, ttft_target, tpot_target;
@@ -63,6 +63,7 @@ static const struct opt plan_opts[] = {
 	OPT_STRING_("ecosystem", &ecosystem_s, "NAME", "cuda, rocm, synapseai or any (default any)"),
 	OPT_STRING_("buy", &buy_s, "WHAT", "onprem (default), cloud or cloud:PROVIDER"),
 	OPT_FLAG_("servers-only", &servers_only, "onprem: catalog servers only, no generic builds"),
+	OPT_FLAG_("no-spares", &no_spares, "train on every GPU of an NVL72/NVL36 rack, none spare"),
 	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),
 	OPT_STRING_("precision", &precision_s, "P,...", "to try: bf16 (default), fp16, fp8, tf32, fp32"),
 	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 where the GPU has it"),
@@ -464,6 +465,17 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 	} else if (c->bom.rented) {
 		wrap("  rent         ", bom_rented_text(&c->bom, buf, sizeof(buf)), 15);
 	}
+	if (hw->spare_per_node > 0) {
+		int bought = hw->gpus_per_node + hw->spare_per_node;
+		snprintf(buf, sizeof(buf),
+			 "%d of each node's %d GPUs train (%d in all) and %d are hot spares (%u in all), "
+			 "ready to stand in for a failed tray: bought, so in the capex and the cost, and "
+			 "idling at their idle power in the energy; --no-spares trains on all %d where a "
+			 "layout divides the global batch",
+			 hw->gpus_per_node, bought, c->gpus, hw->spare_per_node, c->nodes * (unsigned)hw->spare_per_node,
+			 bought);
+		wrap("  spares       ", buf, 15);
+	}
 	snprintf(buf, sizeof(buf), "gpuscope estimate %s", plan_estimate_args(p, c, flags, sizeof(flags)));
 	wrap("  check it     ", buf, 15);
 	if (ex->nalt) {
@@ -517,7 +529,7 @@ static void print_no_answer(const struct plan *p)
 {
 	const struct plan_request *req = plan_request_of(p);
 	const struct plan_choice *m = plan_nearest_miss(p), *f = plan_closest_fit(p);
-	char buf[512], a[32], b[32], c[48], lay[64];
+	char buf[768], a[32], b[32], c[48], lay[64];
 	size_t nhw;
 	const struct plan_hw *hw = plan_hw(p, &nhw);
 
@@ -557,6 +569,8 @@ static void print_no_answer(const struct plan *p)
 		snprintf(buf, sizeof(buf),
 			 "no configuration of at most %d GPUs serves %g requests/s; lower --rate or "
 			 "allow more GPUs (--max-gpus)", req->max_gpus, req->rate_per_s);
+		wrap("", buf, 0);
+	} else if (plan_no_layout_reason(p, buf, sizeof(buf))) {
 		wrap("", buf, 0);
 	} else {
 		wrap("", "nothing could be evaluated with these options", 0);
@@ -708,6 +722,7 @@ static size_t choice_fields(const struct plan *p, const struct plan_choice *c, l
 	INT("nodes", c->nodes);
 	INT("gpus_per_node", hw->gpus_per_node);
 	INT("gpus", c->gpus);
+	INT("spare_gpus", (double)c->nodes * hw->spare_per_node);
 	TXT("intra_link", model_link_name(g->intra_kind));
 	NUM("intra_gbps", g->intra_gbps);
 	TXT("network", plan_network_name(p, c, bufs[nb++], 64));
@@ -964,6 +979,11 @@ static int print_json(const struct plan *p, const struct workload *w, const stru
 		}
 		json_object_set_new(root, "closest_fit", cf);
 	}
+	{
+		char why[768];
+		json_object_set_new(root, "no_layout", plan_no_layout_reason(p, why, sizeof(why)) ?
+				    json_string(why) : json_null());
+	}
 	json_object_set_new(root, "explanation", have_ex ? explanation_json(ex) : json_null());
 	if (all_flag) {
 		arr = json_array();
@@ -1092,6 +1112,7 @@ int cmd_plan(int argc, char **argv)
 	if ((utilisation > 0 || years > 0) && req.buy == PLAN_BUY_CLOUD)
 		DIE("--utilisation and --years price owned hardware; they do not apply to --buy cloud");
 	req.servers_only = servers_only;
+	req.no_spares = no_spares;
 	if (req.buy == PLAN_BUY_CLOUD && (req.objective == PLAN_OBJ_CAPEX || rack_kw > 0 || storage_tb > 0))
 		DIE("--objective capex, --rack-kw and --storage-tb size a purchase; they do not apply to --buy cloud");
 	if (rack_kw > 0 && rack_kw < 1)

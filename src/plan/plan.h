@@ -90,6 +90,13 @@ struct plan_request {
 	 */
 	unsigned precisions;
 	int servers_only;              /* owning: catalog servers only, no generic builds */
+	/*
+	 * 0: catalog servers of more than 8 GPUs in a count that is not a power
+	 * of two (GB200 NVL72) are also tried, for training, with the largest
+	 * power of two of their GPUs at work and the rest held as spares
+	 * (bought, powered, idle); 1: every GPU of a server trains.
+	 */
+	int no_spares;
 	double utilisation_pct;        /* owning: % of the hours the GPUs do paid work; 0: tco default */
 	double years;                  /* owning: service life; 0: tco default (facility depreciation) */
 	/* constraints; 0 = none */
@@ -137,7 +144,8 @@ struct plan_hw {
 	const struct cat_gpu *gpu;
 	const struct cat_server *server; /* PLAN_HW_SERVER */
 	const struct cat_cloud *cloud;   /* PLAN_HW_CLOUD */
-	int gpus_per_node;
+	int gpus_per_node;             /* GPUs per node that train (a layout's nodes) */
+	int spare_per_node;            /* GPUs per node bought but held idle as spares (0: none) */
 	/* intra-node link fields filled by model_links_from_catalog() */
 	enum model_link intra_kind;
 	double intra_gbps, intra_lat_us;
@@ -196,7 +204,8 @@ struct plan_goodput {
 struct plan_choice {
 	uint32_t hw;                   /* index into plan_hw() */
 	uint32_t nodes;
-	int gpus;                      /* all GPUs (inference: every replica) */
+	int gpus;                      /* GPUs at work (inference: every replica); the
+					  hardware's spares, nodes x spare_per_node, come on top */
 	int fabric;                    /* index into plan_fabrics(); -1: none or the node's own */
 	int fits;                      /* some layout fits in memory and was timed */
 	double min_bytes;              /* !fits: the least memory per GPU any layout needs */
@@ -278,6 +287,14 @@ size_t plan_nfront(const struct plan *p);
  * least (smallest miss), else NULL.  Also NULL when nothing fits at all.
  */
 const struct plan_choice *plan_nearest_miss(const struct plan *p);
+/*
+ * Why no training layout could be timed at all, when that is the reason
+ * nothing was ranked: no layout's data-parallel degree divides the global
+ * batch (with the nearest batches that would do), or no tensor/pipeline
+ * degree suits the model on the GPU counts searched.  Writes buf and
+ * returns 1; returns 0 (buf "") when some layout was timed or sized.
+ */
+int plan_no_layout_reason(const struct plan *p, char *buf, size_t len);
 /* The choice that needs the least memory per GPU when nothing fits; else NULL. */
 const struct plan_choice *plan_closest_fit(const struct plan *p);
 /*

@@ -59,14 +59,15 @@ static int choice_bom(const struct plan *p, const struct plan_choice *c, struct 
 	struct diag err;
 	memset(&in, 0, sizeof(in));
 	in.nodes = choice_nodes(p, c);
-	in.gpus_per_node = hw->gpus_per_node;
+	in.gpus_per_node = hw->gpus_per_node + hw->spare_per_node;  /* spares are bought too */
 	in.node_kw = hw->node_power_kw;
 	in.node_u = hw->rack_units;
 	in.node_usd = hw->tco ? hw->tco->value[TCO_IN_PRICE] : NAN;
 	in.cooling = hw->cooling;
 	if (c->fabric >= 0 && (size_t)c->fabric < p->nfab) {
 		in.net = p->fab[c->fabric].link;
-		in.ports_per_node = hw->gpus_per_node;  /* rail-optimised: one NIC per GPU */
+		/* rail-optimised: one NIC per GPU, spares cabled so a spare tray takes over at once */
+		in.ports_per_node = hw->gpus_per_node + hw->spare_per_node;
 		in.ports_in_node_price = 0;
 	} else if (hw->own_link) {
 		in.net = hw->own_link;
@@ -162,6 +163,22 @@ static void goodput(const struct plan *p, struct plan_choice *c, double write_gb
 }
 
 /*
+ * Spare GPUs (docs/plan.md, "Spares") are hot spares: powered and idle for
+ * the whole run, at the GPU's idle draw (gpus.csv idle_w; 12 % of TDP where
+ * the catalog has none, as the model's power does).  kWh over c->hours.
+ */
+static double spare_kwh(const struct plan *p, const struct plan_choice *c)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	const struct cat_gpu *g = hw->gpu;
+	double idle_w;
+	if (!hw->spare_per_node)
+		return 0;
+	idle_w = cat_has(g->idle_w) && g->idle_w > 0 ? g->idle_w : cat_has(g->tdp_w) ? 0.12 * g->tdp_w : 0;
+	return choice_nodes(p, c) * hw->spare_per_node * idle_w / 1000 * c->hours;
+}
+
+/*
  * Cost of owned hardware: the whole account of cost/cost.h for this many
  * nodes and their bill of materials (fabric, storage, cooling, racks) as
  * $/GPU-hour at the TCO utilisation, times GPUs paid for x hours; rented:
@@ -170,7 +187,7 @@ static void goodput(const struct plan *p, struct plan_choice *c, double write_gb
 void plan_score_choice(const struct plan *p, struct plan_choice *c)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
-	double paid = (double)c->nodes * hw->gpus_per_node, t;
+	double paid = (double)c->nodes * (hw->gpus_per_node + hw->spare_per_node), t;
 	double miss = 0, rate = hw->cost.usd_per_gpu_hour;
 	int rack_ok = 1;
 
@@ -215,6 +232,7 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		c->hours = c->res.time_to_train_s / 3600 / c->gp.goodput;
 		c->energy_kwh = c->res.energy_kwh / c->gp.goodput;
 	}
+	c->energy_kwh += spare_kwh(p, c);
 	c->cost_usd = rate * paid * c->hours;
 	c->power_kw = c->nodes * hw->node_power_kw;
 	t = time_metric(p, c);
@@ -329,8 +347,9 @@ static void sort_choices(const struct plan *p, size_t *idx, size_t n, int front)
 }
 
 /*
- * The default ranking (by cost) keeps a cluster that costs several times
- * as much to buy as the best single node below it unless it is
+ * The default ranking (by cost) keeps a cluster (or a rack-scale node,
+ * bigger_purchase) that costs several times as much to buy as the best
+ * single server below it unless it is
  * correspondingly faster: a choice with k >= PLAN_SCALE_CAPEX times the
  * node's capex must finish at least sqrt(k) times sooner (4x the money,
  * twice as fast), and none is worth it when the node alone finishes
@@ -352,13 +371,29 @@ static int barely_faster(const struct plan *p, const struct plan_choice *x, cons
 	return k >= PLAN_SCALE_CAPEX && (speedup < sqrt(k) || time_metric(p, one) <= PLAN_SCALE_DAY_S);
 }
 
+/*
+ * Whether a choice is a bigger purchase than one server: several nodes, or
+ * one rack-scale NVLink domain of more than PLAN_SERVER_GPUS GPUs (a GB200
+ * NVL72 rack is one node to the model and ten servers' worth of capex).
+ */
+#define PLAN_SERVER_GPUS 8
+static int bigger_purchase(const struct plan *p, const struct plan_choice *c)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	return c->nodes > 1 || hw->gpus_per_node + hw->spare_per_node > PLAN_SERVER_GPUS;
+}
+
 static void demote_barely_faster(const struct plan *p, size_t *idx, size_t n)
 {
 	size_t s, i, k = 0, nd = 0, *keep, *down;
 	if (p->req.objective != PLAN_OBJ_COST || p->base.task == MODEL_TASK_INFER)
 		return;
-	for (s = 0; s < n && p->all[idx[s]].nodes != 1; s++)
+	/* the best single server; where none was searched (GB200 alone), the best single node */
+	for (s = 0; s < n && bigger_purchase(p, &p->all[idx[s]]); s++)
 		;
+	if (s == n)
+		for (s = 0; s < n && p->all[idx[s]].nodes != 1; s++)
+			;
 	if (s == n || s == 0)
 		return;
 	keep = xcalloc(n + 1, sizeof(size_t));
@@ -382,7 +417,7 @@ static void demote_barely_faster(const struct plan *p, size_t *idx, size_t n)
 int plan_demoted(const struct plan *p, const struct plan_choice *c, const struct plan_choice *one)
 {
 	return p->req.objective == PLAN_OBJ_COST && p->base.task != MODEL_TASK_INFER &&
-	       c->nodes > 1 && one && one->nodes == 1 && barely_faster(p, c, one);
+	       c != one && bigger_purchase(p, c) && one && one->nodes == 1 && barely_faster(p, c, one);
 }
 
 void plan_rank(struct plan *p)

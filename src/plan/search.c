@@ -36,6 +36,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +456,133 @@ static void enumerate_shape(struct enum_ctx *x, int tp, int pp, int cp, int dp)
 }
 
 /*
+ * The parallel shapes of an item, whatever the batch: tp dividing the heads
+ * (and the MLP) and laid out on some slot's nodes, pp dividing the layers,
+ * cp as cp_allowed() says, dp the rest; fn gets each in enumeration order.
+ * cfg holds the item's GPU and count and the precision.
+ */
+static void for_each_shape(const struct plan *p, const struct plan_item *it, const struct model_config *cfg,
+			   void (*fn)(void *arg, int tp, int pp, int cp, int dp), void *arg)
+{
+	const struct workload *w = p->req.w;
+	int transformer = w->kind == WORKLOAD_TRANSFORMER, gpus = it->gpus, tp, pp, cp;
+	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
+
+	for (tp = 1; tp <= gpus && tp <= heads && tp <= PLAN_MAX_TP; tp++) {
+		if (!model_tp_valid(w, tp) || gpus % tp || !tp_usable(p, it, tp))
+			continue;
+		for (pp = 1; pp <= layers && tp * pp <= gpus; pp++) {
+			if (!model_pp_valid(w, pp, 1, 1) || gpus % (tp * pp))
+				continue;
+			for (cp = 1; cp <= gpus / (tp * pp); cp++)
+				if ((gpus / (tp * pp)) % cp == 0 && cp_allowed(p, w, cfg, cp))
+					fn(arg, tp, pp, cp, gpus / (tp * pp * cp));
+		}
+	}
+}
+
+/* for_each_shape()'s callback of the search: the shape's layouts, when dp divides the global batch. */
+static void enumerate_if_divides(void *arg, int tp, int pp, int cp, int dp)
+{
+	struct enum_ctx *x = arg;
+	if (x->G > 0 && x->G % dp)
+		return;
+	enumerate_shape(x, tp, pp, cp, dp);
+}
+
+/* What plan_no_layout_reason() learns of one item's shapes. */
+struct shape_tally {
+	int G;
+	uint64_t shapes, dividing;     /* shapes in all; those whose dp divides G */
+	int max_dp, gcd_dp;
+};
+
+static int gcd_int(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+static void tally_shape(void *arg, int tp, int pp, int cp, int dp)
+{
+	struct shape_tally *t = arg;
+	(void)tp;
+	(void)pp;
+	(void)cp;
+	t->shapes++;
+	t->dividing += t->G % dp == 0;
+	t->max_dp = dp > t->max_dp ? dp : t->max_dp;
+	t->gcd_dp = gcd_int(t->gcd_dp, dp);
+}
+
+int plan_no_layout_reason(const struct plan *p, char *buf, size_t len)
+{
+	size_t i, pick = PLAN_NONE;
+	struct shape_tally best;
+	int G = p->global_batch, pick_server = 0, spares = 0;
+
+	buf[0] = 0;
+	if (p->base.task == MODEL_TASK_INFER || !p->nitems || G <= 0)
+		return 0;
+	for (i = 0; i < p->nall; i++)
+		if (p->all[i].fits || isfinite(p->all[i].min_bytes))
+			return 0;   /* something was sized: memory or constraints are the reason */
+	memset(&best, 0, sizeof(best));
+	for (i = 0; i < p->nhw; i++)
+		spares |= p->hw[i].spare_per_node > 0;
+	for (i = 0; i < p->nitems; i++) {
+		const struct plan_item *it = &p->items[i];
+		const struct plan_hw *hw = &p->hw[p->all[it->slots[0]].hw];
+		struct model_config cfg = p->base;
+		enum model_precision prec[4];
+		struct shape_tally t;
+		int server = hw->kind == PLAN_HW_SERVER;
+		memset(&t, 0, sizeof(t));
+		t.G = G;
+		cfg.gpu = it->gpu;
+		cfg.gpus = it->gpus;
+		if (plan_gpu_precisions(p, it->gpu, prec, 4))
+			cfg.precision = prec[0];
+		for_each_shape(p, it, &cfg, tally_shape, &t);
+		if (!t.shapes || t.dividing)
+			continue;
+		/* name a catalog server's count where there is one, else the fewest GPUs */
+		if (pick == PLAN_NONE || server > pick_server ||
+		    (server == pick_server && it->gpus < p->items[pick].gpus)) {
+			pick = i;
+			pick_server = server;
+			best = t;
+		}
+	}
+	if (pick == PLAN_NONE) {
+		snprintf(buf, len, "no parallel layout of the GPU counts searched suits %s: tensor parallelism "
+			 "must divide its attention heads and the GPUs of a node, pipeline parallelism its layers",
+			 p->req.w->name);
+		return 1;
+	}
+	{
+		const struct plan_item *it = &p->items[pick];
+		const struct plan_choice *c = &p->all[it->slots[0]];
+		int lo = G / best.max_dp * best.max_dp, hi = lo + best.max_dp;
+		char lower[48] = "";
+		if (lo > 0)
+			snprintf(lower, sizeof(lower), "%d or ", lo);
+		snprintf(buf, len, "no layout of %d GPUs (%ux%d %s) divides the %sglobal batch of %d: the "
+			 "data-parallel degree of every layout there, GPUs / (tp x cp x pp) with tp and pp "
+			 "dividing the model, is a multiple of %d (up to %d) and must divide the batch; try "
+			 "--global-batch %s%d (multiples of %d)%s",
+			 it->gpus, c->nodes, p->hw[c->hw].gpus_per_node, p->hw[c->hw].label,
+			 p->req.base.global_batch > 0 ? "" : "default ", G, best.gcd_dp, best.max_dp, lower, hi,
+			 best.max_dp, !spares && p->req.no_spares ? ", or let plan hold GPUs spare (without --no-spares)" : "");
+	}
+	return 1;
+}
+
+/*
  * Steps 1 and 2 for one (GPU, count): every layout that fits, with its
  * bound.  *min_bytes gets the least memory of any layout (for the "does
  * not fit" answer).
@@ -468,7 +596,7 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	struct bound_links bl;
 	enum model_precision precs[4];
 	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip;
-	int gpus = it->gpus, heads, layers;
+	int gpus = it->gpus, layers;
 
 	memset(&x, 0, sizeof(x));
 	x.wk = wk;
@@ -480,7 +608,6 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	x.nloaders = !x.transformer && w->s.dali_per_gpu > 0 ? 2 : 1;
 	x.offload = item_offload(p, it);
 	x.min_bytes = min_bytes;
-	heads = x.transformer ? w->d.heads : 1;
 	layers = x.transformer ? w->d.layers : 1;
 	x.max_vpp = p->req.basic_layouts ? PLAN_MAX_VPP : layers;
 	cfg.gpu = it->gpu;
@@ -491,25 +618,10 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	memset(wk->enumerated_tp, 0, sizeof(wk->enumerated_tp));
 	memset(wk->space_tp, 0, sizeof(wk->space_tp));
 	for (ip = 0; ip < np; ip++) {
-		int tp, pp, cp;
 		cfg.precision = precs[ip];
 		x.prec = (uint8_t)precs[ip];
 		x.nrc = recompute_choices(p, &cfg, x.transformer, x.rcs);
-		for (tp = 1; tp <= gpus && tp <= heads && tp <= PLAN_MAX_TP; tp++) {
-			if (!model_tp_valid(w, tp) || gpus % tp || !tp_usable(p, it, tp))
-				continue;
-			for (pp = 1; pp <= layers && tp * pp <= gpus; pp++) {
-				if (!model_pp_valid(w, pp, 1, 1) || gpus % (tp * pp))
-					continue;
-				for (cp = 1; cp <= gpus / (tp * pp); cp++) {
-					int dp = gpus / (tp * pp * cp);
-					if ((gpus / (tp * pp)) % cp || !cp_allowed(p, w, &cfg, cp) ||
-					    (x.G > 0 && x.G % dp))
-						continue;
-					enumerate_shape(&x, tp, pp, cp, dp);
-				}
-			}
-		}
+		for_each_shape(p, it, &cfg, enumerate_if_divides, &x);
 	}
 	if (wk->nlay > 1)
 		qsort(wk->lay, wk->nlay, sizeof(*wk->lay), cmp_layout);

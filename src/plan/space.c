@@ -156,7 +156,29 @@ static void take_links(struct plan_hw *h, const struct model_config *cfg)
 	h->host_gbps = cfg->host_gbps;
 }
 
-static int add_server(struct plan *p, size_t *cap, const struct cat_server *s)
+/*
+ * GPUs of a catalog server of n that train when the rest are held as
+ * spares: the largest power of two below n for an NVLink domain of more
+ * than 8 GPUs whose size is not a power of two (GB200 NVL72: 64, 16 of its
+ * 18 compute trays, the other two hot spares), else 0 (no spare variant).
+ * Layouts split GPUs into tp x cp x pp x dp and the global batch into dp
+ * replicas, and with model dimensions and batches in powers of two a
+ * domain of 9 x 8 GPUs lays out nothing (docs/plan.md, "Spares").  Not for
+ * inference, nor for generic builds (estimate runs a generic node of the
+ * sizes it can be bought in, so the spares need the server's row).
+ */
+static int spare_active(const struct plan *p, int n)
+{
+	int a = 1;
+	/* serving fills nodes with whole replicas of any count: spares would only idle */
+	if (p->req.no_spares || p->base.task == MODEL_TASK_INFER || n <= 8 || (n & (n - 1)) == 0)
+		return 0;
+	while (a * 2 < n)
+		a *= 2;
+	return a;
+}
+
+static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, int active)
 {
 	const struct cat_gpu *g = s->gpu ? catalog_get(p->cat, CAT_GPUS, s->gpu) : NULL;
 	struct tco_inputs in;
@@ -175,7 +197,8 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s)
 		goto no_price;
 	model_config_defaults(&cfg);
 	cfg.gpu = g;
-	cfg.gpus_per_node = (int)s->gpu_count;
+	/* the spare variant's links as estimate reads them for --gpus-per-node ACTIVE --server S */
+	cfg.gpus_per_node = active > 0 ? active : (int)s->gpu_count;
 	cfg.gpus = cfg.gpus_per_node;
 	if (model_links_from_catalog(&cfg, p->cat, s, NULL, &err))
 		return 0;
@@ -202,10 +225,17 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s)
 		h->own_link = catalog_get(p->cat, CAT_LINKS, s->nic);
 		h->own_ports_per_node = s->nic_count;
 	}
+	if (active > 0) {
+		/* the same rack with spares: key and label say how many */
+		h->spare_per_node = (int)s->gpu_count - active;
+		snprintf(h->key, sizeof(h->key), "%.40s/%d+%d", s->row.key, active, h->spare_per_node);
+		snprintf(h->label, sizeof(h->label), "%.60s +%d spare", s->row.key, h->spare_per_node);
+	}
 	p->nhw++;
 	return 0;
 no_price:
-	skip_note(p, p->skip_lists, SKIP_HW_PRICE, s->row.key);
+	if (!active)
+		skip_note(p, p->skip_lists, SKIP_HW_PRICE, s->row.key);
 	return 0;
 }
 
@@ -729,8 +759,13 @@ int plan_build_space(struct plan *p, struct diag *err)
 					p->req.provider ? p->req.provider : "any");
 	} else {
 		size_t n = catalog_count(cat, CAT_SERVERS);
-		for (i = 0; i < n; i++)
-			add_server(p, &cap, catalog_server_at(cat, i));
+		for (i = 0; i < n; i++) {
+			const struct cat_server *s = catalog_server_at(cat, i);
+			int active = cat_has(s->gpu_count) ? spare_active(p, (int)s->gpu_count) : 0;
+			add_server(p, &cap, s, 0);
+			if (active)
+				add_server(p, &cap, s, active);
+		}
 		if (!p->req.servers_only) {
 			n = catalog_count(cat, CAT_GPUS);
 			for (i = 0; i < n; i++) {

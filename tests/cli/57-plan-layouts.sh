@@ -18,27 +18,12 @@ print(c["estimate_args"] + "\t%.17g" % c["step_s"])'
 # flag VALUE of the check-it line
 flag() { printf '%s\n' "$1" | tr ' ' '\n' | grep -A1 -x -- "$2" | tail -1; }
 
-# the estimate of the check-it line gives the same step time
-agrees() {
-	local args=$1 step=$2
-	# shellcheck disable=SC2086
-	expect_rc 0 estimate $args --json
-	printf '%s' "$OUT" | python3 -c '
-import json, sys
-e = json.load(sys.stdin)
-step = float(sys.argv[1])
-assert abs(e["time"]["step_s"] - step) <= 1e-9 * step, (e["time"]["step_s"], step)
-assert e["memory"]["fits"] is True
-assert e["memory"]["host_fits"] in (None, True)
-' "$step" || fail "estimate $args disagrees with plan"
-}
-
 # 80 sequences on 8 B200s: 10 per replica, and 5 per micro-batch beats 2 (1, 2, 5, 10 divide it)
 expect_rc 0 plan --global-batch 80 --gpu b200 --max-gpus 8 --json
 IFS=$'\t' read -r args step < <(printf '%s' "$OUT" | first)
 CHECKS=$((CHECKS + 1))
 [ "$(flag "$args" --micro-batch)" = 5 ] || fail "micro-batch $(flag "$args" --micro-batch), want 5: $args"
-agrees "$args" "$step"
+estimate_agrees "$args" "$step"
 
 # the fastest Llama 2 7B fine-tune on Gaudi 3: 4,096 GPUs, the batch of 128 caps dp, so TP spans two servers
 expect_rc 0 plan llama2-7b --gpu gaudi3 --objective time --json
@@ -46,7 +31,7 @@ IFS=$'\t' read -r args step < <(printf '%s' "$OUT" | first)
 CHECKS=$((CHECKS + 1))
 [ "$(flag "$args" --tp)" -gt "$(flag "$args" --gpus-per-node)" ] ||
 	fail "tensor parallelism inside the node: $args"
-agrees "$args" "$step"
+estimate_agrees "$args" "$step"
 
 # Llama 2 70B fine-tuned on one 8-GPU A100 server: only the optimizer in host memory fits
 expect_rc 0 plan llama2-70b --gpu a100-sxm4-80gb --max-gpus 8 --servers-only --json
@@ -54,7 +39,7 @@ IFS=$'\t' read -r args step < <(printf '%s' "$OUT" | first)
 CHECKS=$((CHECKS + 1))
 [ "$(flag "$args" --offload)" = optimizer ] || fail "no optimizer offload: $args"
 case "$args" in *"--server "*) ;; *) fail "offload without a server's host memory: $args";; esac
-agrees "$args" "$step"
+estimate_agrees "$args" "$step"
 # estimate checks the server's host memory itself
 # shellcheck disable=SC2086
 expect_rc 0 estimate $args
@@ -70,7 +55,7 @@ IFS=$'\t' read -r args step < <(printf '%s' "$OUT" | first)
 CHECKS=$((CHECKS + 1))
 cp=$(flag "$args" --cp)
 [ -n "$cp" ] && [ "$cp" -gt 1 ] && [ $((131072 % (2 * cp))) -eq 0 ] || fail "no context parallelism: $args"
-agrees "$args" "$step"
+estimate_agrees "$args" "$step"
 # shellcheck disable=SC2086
 expect_rc 0 estimate $args
 expect_out "layout: tp 1 cp $cp"

@@ -45,6 +45,22 @@ expect_width() {
 	[ "$n" -le "$1" ] || fail "stdout is $n columns wide, want <= $1"
 }
 
+# estimate_agrees ARGS STEP_S: `estimate ARGS` (a plan choice's estimate_args) gives the same
+# step time as plan, and the configuration fits the GPU and the host.
+estimate_agrees() {
+	local args=$1 step=$2
+	# shellcheck disable=SC2086
+	expect_rc 0 estimate $args --json
+	printf '%s' "$OUT" | python3 -c '
+import json, sys
+e = json.load(sys.stdin)
+step = float(sys.argv[1])
+assert abs(e["time"]["step_s"] - step) <= 1e-9 * step, (e["time"]["step_s"], step)
+assert e["memory"]["fits"] is True
+assert e["memory"]["host_fits"] in (None, True)
+' "$step" || fail "estimate $args disagrees with plan"
+}
+
 # finish: prints the summary line and exits non-zero when a check failed.
 finish() {
 	echo "$((CHECKS - FAILS)) passed, $FAILS failed"

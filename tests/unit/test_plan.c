@@ -124,7 +124,8 @@ static void test_default_plan(void **state)
 		assert_true(fabs(c->hours * 3600 * c->gp.goodput - c->res.time_to_train_s) <
 			    1e-6 * c->res.time_to_train_s);
 		assert_true(c->has_bom && c->bom.capex_usd > 0 && c->bom.racks >= 1);
-		if (i)
+		/* in objective order, but for bigger purchases kept below the first server (plan_demoted) */
+		if (i && !plan_demoted(p, c, plan_ranked(p, 0)) && !plan_demoted(p, plan_ranked(p, i - 1), plan_ranked(p, 0)))
 			assert_true(plan_ranked(p, i - 1)->score <= c->score);
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(plan_hw(p, &nall)[plan_ranked(p, j)->hw].gpu,
@@ -133,7 +134,7 @@ static void test_default_plan(void **state)
 	/* the first choice is the cheapest of everything that fits */
 	all = plan_all(p, &nall);
 	for (i = 0; i < nall; i++)
-		if (all[i].fits)
+		if (all[i].fits && !plan_demoted(p, &all[i], plan_ranked(p, 0)))
 			assert_true(all[i].cost_usd >= plan_ranked(p, 0)->cost_usd);
 	/* the front: fastest first, strictly cheaper, and nothing dominates a member */
 	assert_true(plan_nfront(p) >= 2);
@@ -390,6 +391,71 @@ static void test_exact_against_brute_force(void **state)
 	}
 	assert_true(checked >= 10);
 	assert_true(multi >= 3);
+	plan_free(p);
+}
+
+/*
+ * A GB200 NVL72 rack (72 = 9 x 8 GPUs) lays out no power-of-two batch: with
+ * spares allowed it trains on 64 GPUs, exactly as a brute-force scan of 64
+ * does, while the bill, the cost and the energy count all 72; with
+ * --no-spares nothing is ranked and the reason names the batches that work.
+ */
+static void test_spares(void **state)
+{
+	struct workload w;
+	struct plan_request req;
+	struct plan *p;
+	const struct cat_gpu *g1;
+	const struct plan_choice *c, *all;
+	size_t i, nall, nhw, checked = 0;
+	char why[768];
+	(void)state;
+
+	workload(&w, "llama3-8b");
+	request_on(&req, &w, MODEL_TASK_PRETRAIN, &g1, "gb200-186gb", 144);
+	req.base.train_tokens = 1e12;
+	p = run(&req);
+	assert_int_equal(plan_global_batch(p), 512);
+	assert_true(plan_nranked(p) >= 1);
+	c = plan_ranked(p, 0);
+	{
+		const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
+		double idle_w = hw->gpu->idle_w > 0 ? hw->gpu->idle_w : 0.12 * hw->gpu->tdp_w;
+		assert_non_null(hw->server);
+		assert_int_equal(hw->spare_per_node, 8);
+		assert_int_equal(hw->gpus_per_node, 64);
+		assert_int_equal(c->gpus, (int)c->nodes * hw->gpus_per_node);
+		assert_int_equal(c->cfg.gpus, c->gpus);
+		assert_int_equal(plan_global_batch(p) % c->cfg.dp, 0);
+		assert_true(c->bom.gpus == (double)c->nodes * (hw->gpus_per_node + hw->spare_per_node));
+		/* the spares idle through the run: their energy on top of the model's */
+		assert_true(fabs(c->energy_kwh - c->res.energy_kwh / c->gp.goodput -
+				 c->nodes * hw->spare_per_node * idle_w / 1000 * c->hours) <= 1e-9 * c->energy_kwh);
+	}
+	all = plan_all(p, &nall);
+	for (i = 0; i < nall; i++) {
+		const struct plan_hw *hw = plan_hw(p, &nhw) + all[i].hw;
+		double t;
+		if (!hw->spare_per_node || all[i].nodes > 1)
+			continue;
+		t = brute_slot(p, &w, &all[i], -1, plan_global_batch(p), 0);
+		assert_true(isfinite(t));
+		assert_true(all[i].fits);
+		if (all[i].res.time.step_s != t)
+			fail_msg("%s: search %.17g, brute force %.17g", hw->key, all[i].res.time.step_s, t);
+		checked++;
+	}
+	assert_int_equal(checked, 1);   /* the NVL72 rack's 64 + 8; generic builds have no spares */
+	assert_int_equal(plan_no_layout_reason(p, why, sizeof(why)), 0);
+	plan_free(p);
+
+	req.no_spares = 1;
+	p = run(&req);
+	assert_int_equal(plan_nranked(p), 0);
+	assert_null(plan_closest_fit(p));
+	assert_int_equal(plan_no_layout_reason(p, why, sizeof(why)), 1);
+	assert_non_null(strstr(why, "no layout of 72 GPUs (1x72 gb200-nvl72)"));
+	assert_non_null(strstr(why, "try --global-batch 504 or 576"));
 	plan_free(p);
 }
 
@@ -833,14 +899,21 @@ static void test_explain(void **state)
 	struct plan *p;
 	struct plan_explanation ex;
 	const struct plan_choice *c;
-	size_t i;
+	size_t i, nall;
 	int tier = 0;
+	double cheapest_demoted = INFINITY;
+	const struct plan_choice *all;
 	(void)state;
 
 	workload(&w, "llama2-7b");
 	request(&req, &w, MODEL_TASK_FINETUNE);
 	p = run(&req);
 	c = plan_ranked(p, 0);
+	/* a bigger purchase kept below the first choice (a GB200 NVL72 rack) may cost less to run */
+	all = plan_all(p, &nall);
+	for (i = 0; i < nall; i++)
+		if (all[i].fits && plan_demoted(p, &all[i], c) && all[i].cost_usd < cheapest_demoted)
+			cheapest_demoted = all[i].cost_usd;
 	assert_int_equal(plan_explain(p, c, &ex), 0);
 	assert_int_equal(ex.arch, plan_arch_of(p, c));
 	assert_true(strlen(ex.arch_text) > 20);
@@ -850,7 +923,9 @@ static void test_explain(void **state)
 		assert_true(strlen(ex.alt[i].text) > 10);
 		tier += !strcmp(ex.alt[i].kind, "tier");
 		if (!strcmp(ex.alt[i].kind, "tier"))
-			assert_true(ex.alt[i].ratio_cost >= 1);  /* the first choice is the cheapest */
+			/* the first choice is the cheapest, but for a bigger purchase it was kept above */
+			assert_true(ex.alt[i].ratio_cost >= 1 ||
+				    ex.alt[i].ratio_cost * c->cost_usd >= cheapest_demoted * (1 - 1e-9));
 	}
 	assert_true(tier >= 1);
 	assert_true(fabs(ex.compute_share + ex.comm_share + ex.bubble_share + ex.data_share +
@@ -939,6 +1014,7 @@ int main(void)
 		cmocka_unit_test(test_exact_against_brute_force),
 		cmocka_unit_test(test_bound_links),
 		cmocka_unit_test(test_basic_space_exact),
+		cmocka_unit_test(test_spares),
 		cmocka_unit_test(test_micro_batch_divisors),
 		cmocka_unit_test(test_long_context),
 		cmocka_unit_test(test_impossible_deadline),
