@@ -120,6 +120,25 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	}
 
 	/*
+	 * FP8 training with Transformer Engine (CUDA and ROCm): every linear
+	 * layer casts its 16-bit input to fp8 and keeps a transposed copy for
+	 * the weight gradient (TE's fused cast-transpose: read 2 B, write 2 x
+	 * 1 B per element), and casts its weights the same way each
+	 * micro-batch; the backward casts the output gradients alike (the
+	 * backward's 2x of the forward's memory-bound time).  At small hidden
+	 * sizes this traffic is a large share of the GEMMs' time.  SynapseAI
+	 * converts inside its matrix engines' input path (model/vendor.c).
+	 */
+	if (c->precision == MODEL_FP8 && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts) {
+		double gated = d->gated_mlp ? 2 : 1;
+		double in = hd + q / t + hd + f / t;
+		double wts = (hd * (q + 2 * kv) + q * hd + hd * f * (gated + 1)) / t;
+		if (d->experts > 1)
+			wts += hd * f * (gated + 1) / t * (d->experts_active - 1);
+		lt->mem += TUNE_FP8_CAST_BYTES * (T * in + wts) * h->inv_bw;
+	}
+
+	/*
 	 * Tensor parallelism: two all-reduces of e T h bytes per layer forward
 	 * (Megatron, Shoeybi 2019), or all-gather + reduce-scatter pairs of
 	 * the same volume with sequence parallelism; inside the server when tp

@@ -59,6 +59,12 @@
 #define TUNE_NCCL_BYTES (256.0 * 1048576)
 /* flash attention forward: fraction of peak at large head dims (FlashAttention-2 paper, 50-73 % on A100); backward relative */
 #define TUNE_FLASH_EFF 0.72
+/*
+ * HBM bytes per element of a Transformer Engine FP8 cast: read the 16-bit
+ * tensor (2), write it in fp8 (1) and its transpose (1), as TE's fused
+ * cast-transpose kernel does (docs/model.md, "FP8 casts").
+ */
+#define TUNE_FP8_CAST_BYTES 4.0
 #define TUNE_FLASH_BWD_REL 0.8
 /* kernels per transformer layer forward with fused norms and attention */
 #define TUNE_KERNELS_PER_LAYER 14

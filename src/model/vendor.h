@@ -22,6 +22,8 @@ struct model_vendor_eff {
 	int mesh_links;            /* the 8-GPU board joins every pair by its own links (a full mesh with
 	                              this many peers); 0: a switch or a ring-friendly topology */
 	double tp_hidden;          /* share of the tensor-parallel collectives that runs under compute */
+	int fp8_casts;             /* fp8 training casts each linear's inputs in kernels of their own
+	                              (Transformer Engine on CUDA and ROCm); 0: inside the matrix engine */
 };
 
 /* The row for g (never NULL: an unknown part gets the CUDA fallback).  Static. */

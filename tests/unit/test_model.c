@@ -326,6 +326,33 @@ static void test_resolve_defaults(void **state)
 }
 
 /*
+ * Transformer Engine fp8 casts each linear layer's input (and a transposed
+ * copy) in kernels of their own: fp8 training moves more memory-bound bytes
+ * than bf16 on H100 and MI300X; Gaudi 2 converts inside its matrix engines.
+ */
+static void test_fp8_casts_cost_memory_time(void **state)
+{
+	static const char *const gpus[] = {"h100-sxm5-80gb", "mi300x-192gb", "gaudi2-96gb"};
+	struct workload w;
+	struct model_config c;
+	struct model_result b, f;
+	size_t i;
+	(void)state;
+	preset(&w, "llama2-7b");
+	for (i = 0; i < 3; i++) {
+		config(&c, &w, gpus[i], 8);
+		c.recompute = MODEL_RECOMPUTE_FULL;
+		estimate_ok(&w, &c, &b);
+		c.precision = MODEL_FP8;
+		estimate_ok(&w, &c, &f);
+		if (i < 2)
+			assert_true(f.time.memory_bound_s > 1.3 * b.time.memory_bound_s);
+		else
+			assert_true(fabs(f.time.memory_bound_s / b.time.memory_bound_s - 1) < 1e-9);
+	}
+}
+
+/*
  * A layout given without --zero still gets its stage by the layout
  * picker's rule: llama2-13b over 8 A100-80GB in pure data parallelism does
  * not fit without sharding (16 B per parameter of weights, gradients and
@@ -778,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_korthikanti_activations),
 		cmocka_unit_test(test_estimate_with_known_memory),
 		cmocka_unit_test(test_fp8_attention_at_16bit_rate),
+		cmocka_unit_test(test_fp8_casts_cost_memory_time),
 		cmocka_unit_test(test_resolve_zero_for_given_layout),
 		cmocka_unit_test(test_vendor_row_resolved_once),
 		cmocka_unit_test(test_zero3_hidden_gathers_still_cost),
