@@ -658,6 +658,14 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 		choice_row(tb, p, i + 1, plan_ranked(p, i), 0);
 	table_print(tb, stdout, 80);
 	table_free(tb);
+	{
+		size_t nhw_all;
+		const struct plan_hw *hw = plan_hw(p, &nhw_all);
+		for (i = 0; i < n && !hw[plan_ranked(p, i)->hw].spare_per_node; i++)
+			;
+		if (i < n)
+			wrap("", "hardware: nodes x GPUs that train, +N GPUs a node holds spare (bought, idle)", 0);
+	}
 	wrap("", infer ? "layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
 		 "memory; cost and energy per hour" :
 		 "layout: t tensor, c context, p pipeline, v virtual stages, d data, e expert parallel (1s left "

@@ -229,7 +229,7 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 		/* the same rack with spares: key and label say how many */
 		h->spare_per_node = (int)s->gpu_count - active;
 		snprintf(h->key, sizeof(h->key), "%.40s/%d+%d", s->row.key, active, h->spare_per_node);
-		snprintf(h->label, sizeof(h->label), "%.60s +%d spare", s->row.key, h->spare_per_node);
+		snprintf(h->label, sizeof(h->label), "%.60s +%d", s->row.key, h->spare_per_node);
 	}
 	p->nhw++;
 	return 0;

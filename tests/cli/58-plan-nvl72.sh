@@ -35,7 +35,8 @@ case "$args" in *"--server gb200-nvl72 "*"--gpus-per-node 64 "*) ;; *) fail "est
 estimate_agrees "$args" "$step"
 expect_rc 0 plan --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb
 expect_width 80
-expect_out "gb200-nvl72 +8 spare"
+expect_out "gb200-nvl72 +8 "
+expect_out "+N GPUs a node holds spare"
 expect_out "  spares       64 of each node's 72 GPUs train"
 expect_out "  buy          "
 
