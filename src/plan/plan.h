@@ -351,7 +351,7 @@ struct plan_note {
 
 struct plan_explanation {
 	enum plan_arch arch;
-	char arch_text[256];           /* which branch of the decision tree, and why */
+	char arch_text[512];           /* which branch of the decision tree, and why */
 	char sizing[512];              /* what decides the size: memory, deadline, cost */
 	struct plan_note alt[12];      /* what would go wrong on the alternatives */
 	size_t nalt;

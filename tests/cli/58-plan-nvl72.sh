@@ -46,6 +46,9 @@ IFS=$'\t' read -r args step rank < <(printf '%s' "$OUT" | python3 -c "$check_spa
 CHECKS=$((CHECKS + 1))
 [ -n "$rank" ] && [ "$rank" -ge 1 ] || fail "llama3-70b: gb200-nvl72 not ranked"
 estimate_agrees "$args" "$step"
+# the architecture line of a 16-rack choice is whole (it was cut at 256 bytes)
+expect_rc 0 plan --model llama3-70b --task pretrain --tokens 15e12 --deadline 90d --gpu gb200-186gb
+expect_out "               cross the network"
 
 # a batch of a multiple of 72 lets all 72 GPUs train; the batch is exactly the one given; a
 # rack costs the same per GPU-hour bought, spares or not, and the whole rack wins by cost
