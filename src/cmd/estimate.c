@@ -37,7 +37,7 @@ static const struct opt estimate_opts[] = {
 	OPT_GROUP_("hardware"),
 	OPT_STRING_("gpu", &gpu_s, "NAME", "GPU (see 'gpuscope catalog gpus')"),
 	OPT_INT_("gpus", &gpus, "N", "total GPUs (default tp x pp x dp)", 1, 1000000),
-	OPT_INT_("gpus-per-node", &gpus_per_node, "N", "GPUs per server (default the server's, or up to 8)", 1, 1024),
+	OPT_INT_("gpus-per-node", &gpus_per_node, "N", "GPUs per server (default the server's, or up to 8; GB200: up to 72)", 1, 1024),
 	OPT_STRING_("server", &server_s, "NAME", "server model: its GPU links and NICs (see 'gpuscope catalog servers')"),
 	OPT_STRING_("network", &network_s, "SPEC", "scale-out fabric per server: ib-hdr-8x200, roce-4x400, ib-ndr"),
 	OPT_GROUP_("parallel layout and training"),

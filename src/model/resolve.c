@@ -197,8 +197,17 @@ static int fill_links(const struct catalog *cat, const struct model_request *q, 
 		c->gpus_per_node = q->gpus_per_node;
 	else if (q->server && q->server->gpu_count > 0)
 		c->gpus_per_node = (int)q->server->gpu_count;
-	else
-		c->gpus_per_node = c->gpus < 8 ? c->gpus : 8;
+	else {
+		/*
+		 * Eight GPUs a server, or the NVLink domain for parts that come
+		 * only in larger ones (GB200: racks of 36 or 72, gpus.csv node_gpus)
+		 */
+		int sizes[64], dflt = 8;
+		size_t ns = cat_node_sizes(c->gpu, sizes, 64);
+		if (ns && sizes[0] > 8)
+			dflt = sizes[ns - 1];
+		c->gpus_per_node = c->gpus < dflt ? c->gpus : dflt;
+	}
 	if (c->gpus_per_node > c->gpus)
 		c->gpus_per_node = c->gpus;
 	/* data loading: the cores given, else the server's share per GPU (what plan assumes) */

@@ -98,4 +98,12 @@ d = json.load(sys.stdin)
 assert d["ranked"] and all(c["spare_gpus"] == 0 for c in d["ranked"] + d["front"])
 ' || fail "inference with spares"
 
+# estimate without --server or --gpus-per-node: 72 GB200s are one NVLink rack, not 9 servers of 8
+expect_rc 0 estimate --model llama3-8b --gpu gb200-186gb --gpus 72 --task pretrain
+expect_out "links: nvswitch 900 GB/s NVLS
+"
+case "$OUT" in *"across servers"*|*"on 9 servers"*) fail "72 GB200s split into servers of 8";; esac
+expect_rc 0 estimate --model llama3-8b --gpu gb200-186gb --gpus 144 --task pretrain
+expect_out "144 GPUs on 2 servers"
+
 finish
