@@ -442,6 +442,9 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 	char **csuites = NULL, **ccurves = NULL;
 	size_t ncs = 0, ncc = 0;
 	yaml_node_t *cert_node = n, *key_node = n, *ca_node = n, *auth_node = n, *sans_node = n;
+	/* the first TLS setting given, named when there is no certificate to serve it with */
+	yaml_node_t *set_node = NULL;
+	const char *set_name = NULL;
 	int prefer = 1, rc = -1, any = 0;
 
 	if (is_null(n))
@@ -455,6 +458,10 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 		if (!name || !v) {
 			fail(x, k ? k : n, "tls_server_config", "expected a key: value mapping");
 			goto out;
+		}
+		if (!set_node && !is_null(v)) {
+			set_node = k;
+			set_name = name;
 		}
 		if (!strcmp(name, "cert")) {
 			r = get_string(x, v, name, &cert);
@@ -516,10 +523,23 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 		if (r)
 			goto out;
 	}
-	/* the toolkit's TLSConfig.IsEnabled() */
-	any = cert || key || cert_file || key_file || client_ca || client_ca_file || auth;
+	/*
+	 * The toolkit serves plain HTTP when neither a certificate nor a key
+	 * is given, whatever else the section says.  Here any setting of the
+	 * section (client_allowed_sans, a version, a cipher ...) without a
+	 * certificate and key is an error: a file that asks for mutual TLS
+	 * must never be served without it.
+	 */
+	any = cert || key || cert_file || key_file || client_ca || client_ca_file || auth || set_node;
 	if (!any) {
 		rc = 0;
+		goto out;
+	}
+	if (!cert && !cert_file && !key && !key_file) {
+		fail(x, set_node ? set_node : n, set_name ? set_name : "tls_server_config",
+		     "'%s' needs a certificate and key (cert_file and key_file, or cert and key); "
+		     "without them TLS is off and the setting would not be applied",
+		     set_name ? set_name : "tls_server_config");
 		goto out;
 	}
 	if (!cert && !cert_file) {

@@ -35,7 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* a parsed configuration is consistent */
 			if (!c || (c->tls && (!c->cert_pem || !c->key_pem || !c->priorities)))
 				abort();
-			if (c->nsans && !c->tls)
+			/* a client-certificate setting is never accepted without TLS to apply it */
+			if (!c->tls && (c->allowed_sans || c->nsans || c->client_auth != CLIENT_AUTH_NONE ||
+					c->client_ca_pem))
 				abort();
 			web_config_rate_allow(c);
 			web_config_free(c);

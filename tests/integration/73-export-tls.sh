@@ -180,6 +180,16 @@ CHECKS=$((CHECKS + 1))
 [ "$RC" -eq 2 ] || fail "bad web config: exit $RC, want 2"
 expect_err "bad.yml:"
 expect_err "missing one of key or key_file"
+# mutual-TLS settings with no certificate to serve them with: refused, never served as plain HTTP
+for setting in "client_allowed_sans: [scraper.example]" "client_auth_type: RequireAnyClientCert" \
+	"min_version: TLS13" "cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]"; do
+	printf 'tls_server_config:\n  %s\n' "$setting" >"$TMP/nocert.yml"
+	FAKE_NVML_SCENARIO="$SCEN/a100-pcie-x8.ini" run export --nvml "$FAKE" --listen 127.0.0.1:0 \
+		--web-config "$TMP/nocert.yml"
+	CHECKS=$((CHECKS + 1))
+	[ "$RC" -eq 2 ] || fail "'$setting' without a certificate: exit $RC, want 2"
+	expect_err "nocert.yml:2:3: field '${setting%%:*}'"
+done
 
 # ---- the rate limit: burst 2, then 429 ----
 printf 'rate_limit:\n  interval: 1h\n  burst: 2\n' >"$TMP/rate.yml"

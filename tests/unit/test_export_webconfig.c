@@ -123,6 +123,16 @@ static void test_refusals(void **state)
 	(void)state;
 	ERR_HAS("tls_server_config:\n  cert_file: a\n", "missing one of key or key_file");
 	ERR_HAS("tls_server_config:\n  key_file: a\n", "missing one of cert or cert_file");
+	/* mutual-TLS settings alone would have been served as plain HTTP */
+	ERR_HAS("tls_server_config:\n  client_allowed_sans: [scraper.example]\n",
+		"web.yml:2:3: field 'client_allowed_sans': 'client_allowed_sans' needs a certificate and key");
+	ERR_HAS("tls_server_config:\n  client_allowed_sans: []\n", "field 'client_allowed_sans'");
+	ERR_HAS("tls_server_config:\n  client_auth_type: RequireAndVerifyClientCert\n",
+		"field 'client_auth_type'");
+	ERR_HAS("tls_server_config:\n  max_version: TLS12\n", "field 'max_version'");
+	ERR_HAS("tls_server_config:\n  curve_preferences: [X25519]\n", "field 'curve_preferences'");
+	ERR_HAS("tls_server_config:\n  prefer_server_cipher_suites: false\n",
+		"field 'prefer_server_cipher_suites'");
 	ERR_HAS("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_ca_file: c\n",
 		"without a client_auth_type");
 	ERR_HAS("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Sometimes\n",
