@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/csv.h"
 #include "util/xalloc.h"
 
 struct table {
@@ -277,28 +278,13 @@ void table_print(const struct table *t, FILE *out, unsigned width)
 	free(w);
 }
 
-static void csv_field(FILE *out, const char *s)
-{
-	if (strpbrk(s, ",\"\r\n")) {
-		fputc('"', out);
-		for (; *s; s++) {
-			if (*s == '"')
-				fputc('"', out);
-			fputc(*s, out);
-		}
-		fputc('"', out);
-	} else {
-		fputs(s, out);
-	}
-}
-
 void table_print_csv(const struct table *t, FILE *out)
 {
 	size_t r, c;
 	for (c = 0; c < t->ncols; c++) {
 		if (c)
 			fputc(',', out);
-		csv_field(out, t->names[c]);
+		csv_write_cell(out, t->names[c], CSV_CELL_TEXT);
 	}
 	fputc('\n', out);
 	for (r = 0; r < t->nrows; r++) {
@@ -306,8 +292,12 @@ void table_print_csv(const struct table *t, FILE *out)
 			const char *s = t->cells[r][c];
 			if (c)
 				fputc(',', out);
-			/* "-" means absent in the human table; CSV leaves the cell empty */
-			csv_field(out, s && strcmp(s, "-") ? s : "");
+			/*
+			 * "-" means absent in the human table; CSV leaves the cell empty.
+			 * A cell that is a number is one the program formatted; any other
+			 * cell is text and loses its formula start (csv_write_cell()).
+			 */
+			csv_write_cell(out, s && strcmp(s, "-") ? s : "", CSV_CELL_AUTO);
 		}
 		fputc('\n', out);
 	}

@@ -34,7 +34,10 @@ size_t table_rows(const struct table *t);
  * would make read alike skip the middle they share, so they stay apart.
  */
 void table_print(const struct table *t, FILE *out, unsigned width);
-/* RFC 4180 CSV with a header line. */
+/*
+ * RFC 4180 CSV with a header line; text cells that would start a
+ * spreadsheet formula are written as "'TEXT" (util/csv.h).
+ */
 void table_print_csv(const struct table *t, FILE *out);
 
 /* Writes a jansson value to stdout, indented, with a final newline. */

@@ -1,5 +1,6 @@
 #include "util/csv.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -73,6 +74,20 @@ void utf8_scrub(char *s)
 	while (i < len && (bad = utf8_check(s + i, len - i)) >= 0) {
 		s[i + (size_t)bad] = '?';
 		i += (size_t)bad + 1;
+	}
+}
+
+void text_scrub_controls(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	for (; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			*p = '?';
+		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			/* two bytes become one '?': shift the rest down */
+			p[0] = '?';
+			memmove(p + 1, p + 2, strlen((char *)p + 2) + 1);
+		}
 	}
 }
 
@@ -307,4 +322,50 @@ int csv_read_file(const char *path, char **buf, size_t *len, struct diag *err)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+int csv_is_number(const char *s)
+{
+	const char *p = s;
+	int digits = 0;
+	if (*p == '-' || *p == '+')
+		p++;
+	for (; isdigit((unsigned char)*p); p++)
+		digits++;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '-' || *p == '+')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return 0;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return *p == '\0';
+}
+
+void csv_write_cell(FILE *out, const char *s, enum csv_cell kind)
+{
+	/* OWASP's list: the formula starts, and tab and CR, which some spreadsheets skip before one */
+	int formula = kind != CSV_CELL_NUMBER && s[0] && strchr("=+-@\t\r", s[0]) &&
+		      !(kind == CSV_CELL_AUTO && csv_is_number(s));
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	/* a neutralised cell is always quoted, so the quote is part of the text a reader sees */
+	fputc('"', out);
+	if (formula)
+		fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
 }

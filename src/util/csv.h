@@ -10,6 +10,7 @@
 #define GPUSCOPE_UTIL_CSV_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "util/error.h"
 
 /* Longest line accepted, bytes: a guard against a runaway or binary file. */
@@ -48,6 +49,28 @@ void csv_record_copy(struct csv_record *copy, const struct csv_record *rec);
 /* Frees what csv_record_copy() allocated and zeroes *rec; a zeroed record is a no-op. */
 void csv_record_release(struct csv_record *rec);
 
+/* ---- writing ---- */
+
+/*
+ * What a cell holds, for csv_write_cell().  A spreadsheet runs a cell that
+ * starts with '=', '+', '-' or '@' (or a tab or carriage return before one)
+ * as a formula, so a text cell that starts so is written as "'TEXT" (OWASP's
+ * CSV injection advice): the quote makes the spreadsheet show it as text.
+ * Numbers the program wrote (-0.5, -12) are left as they are.
+ */
+enum csv_cell {
+	CSV_CELL_AUTO,    /* a number if csv_is_number(), else text */
+	CSV_CELL_TEXT,    /* names, sources, notes: neutralised when they start as a formula */
+	CSV_CELL_NUMBER,  /* written by the program from a double or an integer: never changed */
+};
+/* Is s a decimal number and nothing else ("-0.5", "+8", "1e-05", "12")? */
+int csv_is_number(const char *s);
+/*
+ * Writes one cell to out: RFC 4180 quoting when it holds ',', '"', CR or LF,
+ * and the formula neutralisation above for text.
+ */
+void csv_write_cell(FILE *out, const char *s, enum csv_cell kind);
+
 /* Reads a whole file into a NUL-terminated buffer; caller frees. -1 + err on failure. */
 int csv_read_file(const char *path, char **buf, size_t *len, struct diag *err);
 
@@ -59,6 +82,13 @@ long utf8_check(const char *s, size_t len);
  * can go into JSON, which takes only valid UTF-8.
  */
 void utf8_scrub(char *s);
+/*
+ * Replaces control characters in s with '?', in place: C0 (tab and line
+ * breaks too), DEL, and C1 as UTF-8 (U+0080..U+009F), so text read from the
+ * system (a process name, a kernel log line) cannot move a terminal's cursor
+ * or start an escape sequence when printed.  Run utf8_scrub() first.
+ */
+void text_scrub_controls(char *s);
 /* The longest prefix of s, at most max bytes, that does not end inside a character. */
 size_t utf8_prefix(const char *s, size_t max);
 

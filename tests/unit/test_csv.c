@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,64 @@ static void test_utf8_check(void **state)
 	assert_int_equal(utf8_check("\xed\xa0\x80", 3), 0); /* surrogate */
 }
 
+/* csv_write_cell() into a string: the cell as a spreadsheet would read it. */
+static char *cell(const char *text, enum csv_cell kind)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	csv_write_cell(f, text, kind);
+	fclose(f);
+	return buf;
+}
+
+#define ASSERT_CELL(text, kind, want)                   \
+	do {                                            \
+		char *got_ = cell(text, kind);          \
+		assert_string_equal(got_, want);        \
+		free(got_);                             \
+	} while (0)
+
+static void test_write_formula_cells(void **state)
+{
+	(void)state;
+	/* text that a spreadsheet would run gets a quote and is quoted */
+	ASSERT_CELL("=HYPERLINK(\"http://x\",\"y\")", CSV_CELL_TEXT, "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+	ASSERT_CELL("@SUM(A1:A2)", CSV_CELL_TEXT, "\"'@SUM(A1:A2)\"");
+	ASSERT_CELL("+1+cmd|' /C calc'!A0", CSV_CELL_AUTO, "\"'+1+cmd|' /C calc'!A0\"");
+	ASSERT_CELL("-2+3", CSV_CELL_AUTO, "\"'-2+3\"");
+	ASSERT_CELL("\t=1", CSV_CELL_AUTO, "\"'\t=1\"");
+	ASSERT_CELL("\r=1", CSV_CELL_AUTO, "\"'\r=1\"");
+	ASSERT_CELL("-", CSV_CELL_AUTO, "\"'-\"");
+	/* a text column keeps even a number-looking value from starting a formula */
+	ASSERT_CELL("-5", CSV_CELL_TEXT, "\"'-5\"");
+	/* numbers the program wrote stay numbers */
+	ASSERT_CELL("-0.5", CSV_CELL_AUTO, "-0.5");
+	ASSERT_CELL("-0.5", CSV_CELL_NUMBER, "-0.5");
+	ASSERT_CELL("+8", CSV_CELL_AUTO, "+8");
+	ASSERT_CELL("-1.25e-05", CSV_CELL_AUTO, "-1.25e-05");
+	ASSERT_CELL("-1e", CSV_CELL_AUTO, "\"'-1e\"");
+	ASSERT_CELL("-inf", CSV_CELL_AUTO, "\"'-inf\"");
+	/* plain text and RFC 4180 quoting as before */
+	ASSERT_CELL("H100 SXM", CSV_CELL_TEXT, "H100 SXM");
+	ASSERT_CELL("a, \"b\"", CSV_CELL_TEXT, "\"a, \"\"b\"\"\"");
+	ASSERT_CELL("a=b", CSV_CELL_TEXT, "a=b");
+	ASSERT_CELL("", CSV_CELL_TEXT, "");
+	assert_true(csv_is_number("12"));
+	assert_true(csv_is_number(".5"));
+	assert_false(csv_is_number("."));
+	assert_false(csv_is_number("0x10"));
+	assert_false(csv_is_number(" 1"));
+}
+
+static void test_scrub_controls(void **state)
+{
+	char s[] = "py\x1b[2Jthon\a\x7f \xc2\x9b" "31m \xc2\xa0\xc3\xa9";
+	(void)state;
+	text_scrub_controls(s);
+	assert_string_equal(s, "py?[2Jthon?? ?31m \xc2\xa0\xc3\xa9");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +153,8 @@ int main(void)
 		cmocka_unit_test(test_comments_blank_crlf),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_utf8_check),
+		cmocka_unit_test(test_write_formula_cells),
+		cmocka_unit_test(test_scrub_controls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
