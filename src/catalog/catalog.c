@@ -177,6 +177,30 @@ static char *trim_dup(const char *s)
 	return xstrndup(s, (size_t)(e - s));
 }
 
+/*
+ * The first control character of a text value: C0 (tab and line breaks
+ * included: a name is one line), DEL, and C1 as UTF-8 (U+0080..U+009F,
+ * bytes C2 80..C2 9F).  `catalog show` writes these values to a terminal,
+ * where ESC and the C1 CSI start escape sequences.  Returns the byte
+ * offset, or -1; *cp is the code point.
+ */
+static long control_char(const char *s, unsigned *cp)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i;
+	for (i = 0; p[i]; i++) {
+		if (p[i] < 0x20 || p[i] == 0x7f) {
+			*cp = p[i];
+			return (long)i;
+		}
+		if (p[i] == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
+			*cp = p[i + 1];
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
 /* Parses one cell into the row; returns -1 with err filled. */
 static int parse_cell(const struct cat_schema *s, const struct cat_column *col, void *row,
 		      const char *name, int line, int colno, const char *text, struct diag *err)
@@ -205,6 +229,17 @@ static int parse_cell(const struct cat_schema *s, const struct cat_column *col, 
 		if (col->flags & CAT_REQUIRED)
 			return diag_set(err, name, line, colno, col->name, "a value is required");
 		return 0;
+	}
+	{
+		unsigned cp;
+		/* the blanks trim_dup() dropped around the value are not part of it */
+		long at = control_char(v, &cp);
+		if (at >= 0) {
+			diag_set(err, name, line, colno, col->name,
+				 "control character U+%04X in a text value (byte %ld of the value)", cp, at + 1);
+			free(v);
+			return -1;
+		}
 	}
 	if (!strcmp(col->name, "key") && !valid_key(v)) {
 		diag_set(err, name, line, colno, col->name,

@@ -158,6 +158,10 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 	utf8_scrub(out->detail);
 	utf8_scrub(out->process);
 	utf8_scrub(out->pci);
+	/* DEL and C1 (CSI) as well: the detail is printed to a terminal */
+	text_scrub_controls(out->detail);
+	text_scrub_controls(out->process);
+	text_scrub_controls(out->pci);
 	out->first_uptime_s = out->uptime_s;
 	return 1;
 }

@@ -57,6 +57,8 @@ static void user_name(const char *root, long uid, char *user, size_t ulen)
 				k = ulen - 1;
 			memcpy(user, p, k);
 			user[k] = '\0';
+			utf8_scrub(user);
+			text_scrub_controls(user);
 			break;
 		}
 		p = end ? end + 1 : NULL;
@@ -75,7 +77,9 @@ int host_proc_user(const char *root, unsigned pid, char *user, size_t ulen, char
 	if (host_read(root, rel, 1 << 16, &buf) < 0)
 		return -1;
 	status_field(buf, "Name", comm, clen);
-	utf8_scrub(comm);  /* any user can name a process with any bytes */
+	/* any user can name a process with any bytes, ESC included */
+	utf8_scrub(comm);
+	text_scrub_controls(comm);
 	if (status_field(buf, "Uid", uid, sizeof(uid)) == 0) {
 		/* the real uid, in decimal: anything else is unknown, never uid 0 */
 		char *end;

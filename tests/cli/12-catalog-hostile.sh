@@ -52,6 +52,24 @@ elif command -v setpriv >/dev/null && chmod 755 "$TMP" "$TMP/c" &&
 fi
 rm -f "$TMP/c/gpus.csv"
 
+# control characters in text: `catalog show` wrote them to the terminal as they were
+# (ESC [ 2 J clears the screen, BEL rings, C1 CSI is ESC [ to some terminals)
+for bad in 'X\033[2Jred:U+001B:3' 'X\aY:U+0007:3' 'X\177:U+007F:3' 'X\302\2332J:U+009B:3' 'X\tY:U+0009:3'; do
+	IFS=: read -r value code col <<<"$bad"
+	printf "key,name,source,as_of\nx,$value,s,2024-01\n" >"$TMP/c/gpus.csv"
+	expect_rc 2 catalog check "$TMP/c"
+	expect_err "$TMP/c/gpus.csv:2:$col: field 'name': control character $code"
+	expect_rc 2 --catalog "$TMP/c" catalog show x
+	expect_err "$TMP/c/gpus.csv:2:$col: field 'name'"
+	CHECKS=$((CHECKS + 1))
+	LC_ALL=C grep -q $'[\001-\010\016-\037\177]\|\302[\200-\237]' "$TMP/out" "$TMP/err" &&
+		fail "a control character of $value reached the output"
+done
+printf 'key,name,source,as_of\nx,X,"two\nlines",2024-01\n' >"$TMP/c/gpus.csv"
+expect_rc 2 catalog check "$TMP/c"
+expect_err "$TMP/c/gpus.csv:2:5: field 'source': control character U+000A"
+rm -f "$TMP/c/gpus.csv"
+
 # 60,000 rows: the duplicate-key scan was quadratic (91 s); now well under a second
 # in a release build.  The limit here leaves room for sanitizers and a busy machine.
 "$SRCDIR/bench/gen-catalog.sh" "$TMP/fleet" 60000 "$SRCDIR"

@@ -144,6 +144,37 @@ static void test_bad_files(void **state)
 	free(big);
 }
 
+/* Control characters in text: ESC, BEL, a tab or newline inside, DEL, C1 CSI; with line, column and field. */
+static void test_control_characters(void **state)
+{
+	static const struct {
+		const char *row, *field, *what;
+		int col;
+	} bad[] = {
+		{"x,X\x1b[31mred,gpu,1,,10,1,,s,2024-01,Q\n", "name", "U+001B", 3},
+		{"x,X,gpu,1,,10,1,,s\a,2024-01,Q\n", "source", "U+0007", 18},
+		{"x,X,gpu,1,na\tme,10,1,,s,2024-01,Q\n", "aliases", "U+0009", 11},
+		{"x,\"two\nlines\",gpu,1,,10,1,,s,2024-01,Q\n", "name", "U+000A", 3},
+		{"x,X\x7f,gpu,1,,10,1,,s,2024-01,Q\n", "name", "U+007F", 3},
+		{"x,X\xc2\x9b" "31m,gpu,1,,10,1,,s,2024-01,Q\n", "name", "U+009B", 3},
+		{"x,X,gpu,1,,10,1,,s,2024-01,Q\r\x1b\n", "confidence", "U+000D", 28},
+	};
+	struct diag err;
+	size_t i;
+	char text[256];
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), HDR "%s", bad[i].row);
+		assert_int_equal(load(text, CAT_LINKS, &err), -1);
+		assert_int_equal(err.line, 2);
+		assert_string_equal(err.field, bad[i].field);
+		assert_int_equal(err.col, bad[i].col);
+		assert_non_null(strstr(err.msg, bad[i].what));
+	}
+	/* printable UTF-8 beyond C1, and blanks around a value, are fine */
+	assert_int_equal(load(HDR "x,X \xc2\xa0\xc3\xa9,gpu,1,,10,1,,\ts ,2024-01,Q\n", CAT_LINKS, &err), 1);
+}
+
 static void test_override_and_refs(void **state)
 {
 	struct catalog *c;
@@ -247,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_every_row_has_source_and_date),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_control_characters),
 		cmocka_unit_test(test_override_and_refs),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_many_rows),
