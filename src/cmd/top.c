@@ -12,6 +12,7 @@
  * the tests run it under the sanitizers (htop's --iterations habit).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -581,13 +582,29 @@ static void prompt_filter(struct top *t)
 	curs_set(0);
 }
 
+/*
+ * getch() returned ERR before its timeout: a signal, or the end of input
+ * (stdin is /dev/null, a closed pipe, a pty whose other side went away),
+ * where every later getch() returns ERR at once.  Input has ended when
+ * stdin reports a hang-up or error, or says it is readable although
+ * ncurses just read nothing from it.
+ */
+static int input_ended(void)
+{
+	struct pollfd p = {STDIN_FILENO, POLLIN, 0};
+	int rc;
+	while ((rc = poll(&p, 1, 0)) < 0 && errno == EINTR)
+		;
+	return rc < 0 || (rc > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL | POLLIN)));
+}
+
 /* Returns 0 when curses could not start (the caller falls back to plain). */
 static int run_tui(struct top *t, long n)
 {
 	const char *term = getenv("TERM");
 	SCREEN *scr = newterm(term && *term ? term : "xterm", stdout, stdin);
 	long it = 0;
-	int quit = 0, k;
+	int quit = 0, k, no_input = 0;
 	if (!scr)
 		return 0;
 	set_term(scr);
@@ -619,13 +636,24 @@ static int run_tui(struct top *t, long n)
 		next = interval_s;
 		while (!quit && next > 0) {
 			struct timespec a, b;
+			if (no_input) {
+				/* nothing to read any more: just wait for the next frame */
+				sleep_s(next);
+				break;
+			}
 			clock_gettime(CLOCK_MONOTONIC, &a);
 			timeout((int)(next * 1000));
 			k = getch();
 			clock_gettime(CLOCK_MONOTONIC, &b);
 			next -= (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) * 1e-9;
-			if (k == ERR)
-				break;
+			if (k == ERR) {
+				if (next <= 0.001)
+					break;  /* the timeout: the next frame */
+				/* ERR with time left is no timeout: at the end of input it comes at once, every time */
+				if (input_ended())
+					no_input = 1;
+				continue;
+			}
 			if (k == 'q' || k == 'Q')
 				quit = 1;
 			else if (k == 's')

@@ -87,6 +87,51 @@ if "$GPUSCOPE" top --help | grep -q -- '--tui'; then
 	grep -q $'\e\\[' "$TMP/tui" || fail "--tui wrote no terminal control sequences"
 	CHECKS=$((CHECKS + 1))
 	! grep -q 'Sanitizer\|runtime error' "$TMP/err" || fail "sanitizer report under --tui: $(cat "$TMP/err")"
+
+	# stdin at its end (top < /dev/null): getch() returns ERR at once, which is no
+	# timeout; top must wait out its interval, not spin.  CPU time over 2 s of wall
+	# time, from /proc/PID/stat; the spin took what CPU it could get (a whole core when idle), waiting takes ~1 %.
+	# tui_cpu_pct CMD...: runs CMD in the background and prints its CPU % (that of its
+	# child when CMD is script(1), which runs top on a pty).
+	tui_cpu_pct() {
+		local pid s0 s1 t0 t1
+		"$@" </dev/null >"$TMP/tui" 2>"$TMP/err" &
+		pid=$!
+		sleep 0.5  # past the start (sanitizer set-up, the first frame)
+		if [ "$1" = script ]; then
+			pid=$(cat /proc/$pid/task/$pid/children)
+			pid=${pid%% *}
+			[ -n "$pid" ] || { echo 100; return; }  # no top: fail
+		fi
+		read -r -a s0 </proc/$pid/stat
+		t0=$(date +%s%N)
+		sleep 2
+		read -r -a s1 </proc/$pid/stat
+		t1=$(date +%s%N)
+		kill "$pid"
+		wait 2>/dev/null
+		# fields 14 and 15: utime and stime in clock ticks
+		echo $(( (s1[13] + s1[14] - s0[13] - s0[14]) * 100000000000 / $(getconf CLK_TCK) / (t1 - t0) ))
+	}
+	CHECKS=$((CHECKS + 1))
+	pct=$(FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=xterm COLUMNS=120 LINES=40 \
+		tui_cpu_pct "$GPUSCOPE" top --nvml "$FAKE" --tui --interval 1s)
+	[ "$pct" -lt 15 ] || fail "top --tui with stdin at its end used $pct% CPU (want < 15%)"
+	# the same on a pseudo-terminal, where top picks the full screen itself
+	if command -v script >/dev/null; then
+		CHECKS=$((CHECKS + 1))
+		pct=$(FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=xterm COLUMNS=120 LINES=40 \
+			tui_cpu_pct script -qfec "exec \"$GPUSCOPE\" top --nvml \"$FAKE\" --interval 1s </dev/null" /dev/null)
+		[ "$pct" -lt 15 ] || fail "top on a pty with stdin at its end used $pct% CPU (want < 15%)"
+	fi
+	# and it still draws a frame per interval: 3 frames 300 ms apart take at least 0.6 s
+	CHECKS=$((CHECKS + 1))
+	t0=$(date +%s%N)
+	FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=xterm COLUMNS=120 LINES=40 \
+		"$GPUSCOPE" top --nvml "$FAKE" --tui --iterations 3 --interval 300ms </dev/null >"$TMP/tui" 2>"$TMP/err"
+	RC=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	[ "$RC" -eq 0 ] && [ "$ms" -ge 600 ] || fail "--tui --iterations 3 --interval 300ms took $ms ms, rc $RC"
 fi
 CHECKS=$((CHECKS + 1))
 FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=dumb "$GPUSCOPE" top --nvml "$FAKE" --iterations 1 >"$TMP/dumb" 2>&1
