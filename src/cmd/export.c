@@ -266,7 +266,9 @@ int cmd_export(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	/* after the signal mask, so the kubelet thread inherits it */
-	if (!once_flag && (kube_flag || !access(kubelet_socket, F_OK))) {
+	/* a socket named on the command line is asked for, as --kubernetes is */
+	if (!once_flag &&
+	    (kube_flag || strcmp(kubelet_socket, KUBE_DEFAULT_SOCKET) || !access(kubelet_socket, F_OK))) {
 		/* off the scrape path: a thread asks the kubelet, the collector reads its last answer */
 		kube = kube_start(kubelet_socket, kube_interval_s, 2.0, err, sizeof(err));
 		if (!kube)

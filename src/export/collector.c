@@ -605,7 +605,7 @@ static void view_free(struct xview *v)
  * What the served metrics lack and why (lock held): GPUs without profiling
  * metrics, one line per distinct reason.
  */
-static void collect_notes(struct collector *c, char *out, size_t len)
+static void collect_notes(struct collector *c, const struct kube_health *kh, char *out, size_t len)
 {
 	unsigned i, k;
 	size_t l = 0;
@@ -634,12 +634,12 @@ static void collect_notes(struct collector *c, char *out, size_t len)
 			l += (size_t)snprintf(out + l, len - l, "no profiling metrics on gpu %s: %s\n", gpus,
 					      r->gpm_why);
 	}
-	if (c->o.kube && l < len) {
-		char why[256];
-		kube_status(c->o.kube, why, sizeof(why));
-		if (why[0])
-			snprintf(out + l, len - l, "no pod labels: %s\n", why);
-	}
+	if (c->o.kube && !kh->up && l < len)
+		l += (size_t)snprintf(out + l, len - l, "no pod labels: %s\n", kh->why);
+	if (c->o.kube && kh->dropped && l < len)
+		snprintf(out + l, len - l,
+			 "pod labels on %zu NVIDIA devices only: the kubelet assigns %zu more, past the bound of %d\n",
+			 kh->devices, kh->dropped, KUBE_MAX_DEVICES);
 }
 
 /*
@@ -657,6 +657,7 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	int f, healthy;
 	char why[512] = "", notes[512];
 	double slow = NAN;
+	struct kube_health kh;
 
 	pthread_mutex_lock(&c->lock);
 	gen = ++c->gen;
@@ -716,7 +717,9 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 		snprintf(why + l, sizeof(why) - l, "%severy GPU is lost (%u of %u)", l ? "; " : "", lost,
 			 c->nslots);
 	}
-	collect_notes(c, notes, sizeof(notes));
+	/* once, so the notes and the metrics tell the same */
+	kube_health(c->o.kube, &kh);
+	collect_notes(c, &kh, notes, sizeof(notes));
 	c->collections++;
 	memset(&v, 0, sizeof(v));
 	build_view(c, &v, wall_now());
@@ -732,6 +735,10 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	v.stats.backend = c->o.backend ? c->o.backend->name : NULL;
 	v.stats.nvml_events_up = atomic_load(&c->events_up);
 	v.stats.kmsg_up = atomic_load(&c->kmsg_up);
+	v.stats.pod_resources = c->o.kube != NULL;
+	v.stats.pod_resources_up = kh.up;
+	v.stats.pod_resources_devices = kh.devices;
+	v.stats.pod_resources_dropped = kh.dropped;
 	v.stats.xid_unmatched = atomic_load(&c->xid_unmatched);
 	v.stats.xid_duplicates = xid_book_duplicates(c->xids);
 	v.stats.last_collect_time_s = wall_now();

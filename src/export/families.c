@@ -1061,6 +1061,17 @@ static void render_exporter(struct expo_writer *w, const struct xview *v)
 	exporter_counter(w, "gpuscope_exporter_xid_unmatched_total",
 			 "Kernel-log XIDs whose PCI bus id matches no enumerated GPU", NULL,
 			 (double)s->xid_unmatched);
+	if (s->pod_resources) {
+		exporter_gauge(w, "gpuscope_exporter_pod_resources_up",
+			       "1 when the kubelet's pod-resources API answered the last call (--kubernetes)", NULL,
+			       s->pod_resources_up);
+		exporter_gauge(w, "gpuscope_exporter_pod_resources_devices",
+			       "NVIDIA devices the kubelet's last answer assigns to pods, with pod labels", NULL,
+			       (double)s->pod_resources_devices);
+		exporter_gauge(w, "gpuscope_exporter_pod_resources_dropped_devices",
+			       "NVIDIA devices of the kubelet's last answer past the exporter's bound, without pod labels",
+			       NULL, (double)s->pod_resources_dropped);
+	}
 	exporter_counter(w, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
 			 "seconds", s->cpu_seconds);
 	exporter_gauge(w, "process_resident_memory_bytes", "Resident memory size in bytes.", "bytes",

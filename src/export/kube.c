@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "export/log.h"
 #include "util/xalloc.h"
 
 #ifdef GPUSCOPE_HAVE_GRPC
@@ -107,52 +108,64 @@ static int nvidia_resource(const char *r)
 struct list_out {
 	struct kube_device *v;
 	size_t n, cap;
+	size_t max;         /* devices kept at most; the rest are counted in dropped */
+	size_t dropped;
 };
 
+static void add_device(struct list_out *o, const struct kube_device *ctx, const char *resource,
+		       const struct pb *id)
+{
+	struct kube_device *d;
+	if (o->n >= o->max) {
+		o->dropped++;
+		return;
+	}
+	XGROW(o->v, o->cap, o->n + 1);
+	d = &o->v[o->n++];
+	*d = *ctx;
+	snprintf(d->resource, sizeof(d->resource), "%s", resource);
+	pb_str(id, d->id, sizeof(d->id));
+}
+
+/*
+ * Each message is read twice: first for its scalars (which may come after
+ * the repeated fields, the wire order is free) and to check it is whole,
+ * then for its repeated sub-messages.  No list of sub-messages is kept, so
+ * a pod may hold any number of containers, devices and ids; only the
+ * output is bounded (o->max).
+ */
 static int parse_devices(struct pb b, const struct kube_device *ctx, struct list_out *o)
 {
-	struct pb f, ids[64];
-	size_t nids = 0, i;
+	struct pb again = b, f;
 	char resource[128] = "";
 	unsigned num;
 	int rc;
-	while ((rc = pb_next(&b, &num, &f)) > 0) {
+	while ((rc = pb_next(&b, &num, &f)) > 0)
 		if (num == 1 && f.p)
 			pb_str(&f, resource, sizeof(resource));
-		else if (num == 2 && f.p && nids < 64)
-			ids[nids++] = f;
-	}
 	if (rc < 0)
 		return -1;
 	if (!nvidia_resource(resource))
 		return 0;
-	for (i = 0; i < nids; i++) {
-		struct kube_device *d;
-		XGROW(o->v, o->cap, o->n + 1);
-		d = &o->v[o->n++];
-		*d = *ctx;
-		snprintf(d->resource, sizeof(d->resource), "%s", resource);
-		pb_str(&ids[i], d->id, sizeof(d->id));
-	}
+	while (pb_next(&again, &num, &f) > 0)
+		if (num == 2 && f.p)
+			add_device(o, ctx, resource, &f);
 	return 0;
 }
 
 static int parse_container(struct pb b, struct kube_device *ctx, struct list_out *o)
 {
-	struct pb f, devs[64];
-	size_t nd = 0, i;
+	struct pb again = b, f;
 	unsigned num;
 	int rc;
-	while ((rc = pb_next(&b, &num, &f)) > 0) {
+	ctx->container[0] = '\0';
+	while ((rc = pb_next(&b, &num, &f)) > 0)
 		if (num == 1 && f.p)
 			pb_str(&f, ctx->container, sizeof(ctx->container));
-		else if (num == 2 && f.p && nd < 64)
-			devs[nd++] = f;
-	}
 	if (rc < 0)
 		return -1;
-	for (i = 0; i < nd; i++)
-		if (parse_devices(devs[i], ctx, o))
+	while (pb_next(&again, &num, &f) > 0)
+		if (num == 2 && f.p && parse_devices(f, ctx, o))
 			return -1;
 	return 0;
 }
@@ -160,38 +173,34 @@ static int parse_container(struct pb b, struct kube_device *ctx, struct list_out
 static int parse_pod(struct pb b, struct list_out *o)
 {
 	struct kube_device ctx;
-	struct pb f, ctrs[64];
-	size_t nc = 0, i;
+	struct pb again = b, f;
 	unsigned num;
 	int rc;
 	memset(&ctx, 0, sizeof(ctx));
-	/* the containers come after the name in practice, but the wire order is free */
 	while ((rc = pb_next(&b, &num, &f)) > 0) {
 		if (num == 1 && f.p)
 			pb_str(&f, ctx.pod, sizeof(ctx.pod));
 		else if (num == 2 && f.p)
 			pb_str(&f, ctx.namespace_, sizeof(ctx.namespace_));
-		else if (num == 3 && f.p && nc < 64)
-			ctrs[nc++] = f;
 	}
 	if (rc < 0)
 		return -1;
-	for (i = 0; i < nc; i++) {
-		ctx.container[0] = '\0';
-		if (parse_container(ctrs[i], &ctx, o))
+	while (pb_next(&again, &num, &f) > 0)
+		if (num == 3 && f.p && parse_container(f, &ctx, o))
 			return -1;
-	}
 	return 0;
 }
 
-int kube_parse_list(const uint8_t *buf, size_t len, struct kube_device **out, size_t *n)
+int kube_parse_list(const uint8_t *buf, size_t len, size_t max, struct kube_device **out, size_t *n,
+		    size_t *dropped)
 {
 	struct pb b = {buf, buf + len}, f;
-	struct list_out o = {NULL, 0, 0};
+	struct list_out o = {NULL, 0, 0, max, 0};
 	unsigned num;
 	int rc;
 	*out = NULL;
 	*n = 0;
+	*dropped = 0;
 	while ((rc = pb_next(&b, &num, &f)) > 0)
 		if (num == 1 && f.p && parse_pod(f, &o) < 0) {
 			rc = -1;
@@ -203,6 +212,7 @@ int kube_parse_list(const uint8_t *buf, size_t len, struct kube_device **out, si
 	}
 	*out = o.v;
 	*n = o.n;
+	*dropped = o.dropped;
 	return 0;
 }
 
@@ -217,7 +227,9 @@ struct kube {
 	int stop;
 	struct kube_device *devs;   /* the last good answer; guarded by lock */
 	size_t ndevs;
-	char why[256];
+	size_t dropped;             /* devices of that answer past KUBE_MAX_DEVICES */
+	int up;                     /* the last call was answered and decoded */
+	char why[256];              /* why not, "" when up */
 };
 
 #ifdef GPUSCOPE_HAVE_GRPC
@@ -246,6 +258,10 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 {
 	char target[4200];
 	grpc_channel_credentials *creds = grpc_insecure_credentials_create();
+	/* a larger answer ends the call with RESOURCE_EXHAUSTED, reported as the reason */
+	grpc_arg max_msg = {GRPC_ARG_INTEGER, (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
+			    {.integer = KUBE_MAX_MESSAGE}};
+	grpc_channel_args args = {1, &max_msg};
 	grpc_channel *ch;
 	grpc_completion_queue *cq = grpc_completion_queue_create_for_next(NULL);
 	grpc_call *call;
@@ -260,7 +276,7 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 	int rc = -1;
 
 	snprintf(target, sizeof(target), "unix:%s", k->path);
-	ch = grpc_channel_create(target, creds, NULL);
+	ch = grpc_channel_create(target, creds, &args);
 	grpc_channel_credentials_release(creds);
 	call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
 					grpc_slice_from_static_string("/v1.PodResourcesLister/List"), NULL, deadline,
@@ -330,31 +346,52 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 	return rc;
 }
 
+/* Logs a change of the state (lock held): the first failure, a new reason, the recovery. */
+static void log_change(struct kube *k, const char *why, size_t dropped)
+{
+	if (!why[0] && !k->up)
+		xlog(LOG_INFO, "export: kubernetes: pod labels from '%s'", k->path);
+	else if (why[0] && strcmp(why, k->why))
+		xlog(LOG_WARN, "export: kubernetes: no pod labels: %s (asking again every %g s)", why,
+		     k->period_s);
+	if (dropped && !k->dropped)
+		xlog(LOG_WARN, "export: kubernetes: the kubelet's answer assigns more than %d NVIDIA devices; "
+		     "%zu have no pod labels", KUBE_MAX_DEVICES, dropped);
+}
+
 static void *kube_main(void *arg)
 {
 	struct kube *k = arg;
 	pthread_mutex_lock(&k->lock);
 	while (!k->stop) {
 		uint8_t *resp = NULL;
-		size_t len = 0, n = 0;
+		size_t len = 0, n = 0, dropped = 0;
 		struct kube_device *devs = NULL;
 		char why[256] = "";
 		struct timespec ts;
 		struct stat sb;
 		pthread_mutex_unlock(&k->lock);
+		/*
+		 * Checked on every round, so a socket that appears later (the
+		 * kubelet starts after the exporter, a path that was a leftover
+		 * file) brings the labels without a restart.
+		 */
 		if (stat(k->path, &sb))
 			snprintf(why, sizeof(why), "'%.180s': %s", k->path, strerror(errno));
 		else if (!S_ISSOCK(sb.st_mode))
 			snprintf(why, sizeof(why), "'%.200s' is not a unix socket", k->path);
 		else if (list_call(k, &resp, &len, why, sizeof(why)) == 0 &&
-			 kube_parse_list(resp, len, &devs, &n) < 0)
+			 kube_parse_list(resp, len, KUBE_MAX_DEVICES, &devs, &n, &dropped) < 0)
 			snprintf(why, sizeof(why), "the kubelet's answer is not a ListPodResourcesResponse");
 		free(resp);
 		pthread_mutex_lock(&k->lock);
+		log_change(k, why, dropped);
 		/* a failed call drops the labels: stale pods are worse than none */
 		free(k->devs);
 		k->devs = why[0] ? NULL : devs;
 		k->ndevs = why[0] ? 0 : n;
+		k->dropped = why[0] ? 0 : dropped;
+		k->up = !why[0];
 		if (why[0])
 			free(devs);
 		snprintf(k->why, sizeof(k->why), "%s", why);
@@ -377,11 +414,8 @@ struct kube *kube_start(const char *socket_path, double period_s, double timeout
 			size_t err_len)
 {
 	struct kube *k;
-	struct stat sb;
-	if (!stat(socket_path, &sb) && !S_ISSOCK(sb.st_mode)) {
-		snprintf(err, err_len, "'%s' is not a unix socket (the kubelet's pod-resources socket)", socket_path);
-		return NULL;
-	}
+	int rc;
+	/* a path that is no socket yet is asked again every period, not given up on */
 	k = xcalloc(1, sizeof(*k));
 	snprintf(k->path, sizeof(k->path), "%s", socket_path);
 	k->period_s = period_s;
@@ -390,9 +424,12 @@ struct kube *kube_start(const char *socket_path, double period_s, double timeout
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->wake, NULL);
 	grpc_init();
-	if (pthread_create(&k->thread, NULL, kube_main, k)) {
-		snprintf(err, err_len, "cannot start the kubelet thread");
+	rc = pthread_create(&k->thread, NULL, kube_main, k);
+	if (rc) {
+		snprintf(err, err_len, "cannot start the kubelet thread: %s", strerror(rc));
 		grpc_shutdown();
+		pthread_mutex_destroy(&k->lock);
+		pthread_cond_destroy(&k->wake);
 		free(k);
 		return NULL;
 	}
@@ -452,13 +489,15 @@ int kube_lookup(struct kube *k, const char *id, struct kube_device *out)
 	return found;
 }
 
-void kube_status(struct kube *k, char *buf, size_t len)
+void kube_health(struct kube *k, struct kube_health *out)
 {
-	if (!k) {
-		snprintf(buf, len, "%s", "");
+	memset(out, 0, sizeof(*out));
+	if (!k)
 		return;
-	}
 	pthread_mutex_lock(&k->lock);
-	snprintf(buf, len, "%s", k->why);
+	out->up = k->up;
+	snprintf(out->why, sizeof(out->why), "%s", k->why);
+	out->devices = k->ndevs;
+	out->dropped = k->dropped;
 	pthread_mutex_unlock(&k->lock);
 }

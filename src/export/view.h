@@ -91,6 +91,10 @@ struct xstats {
 	const char *backend;            /* "nvml" or NULL */
 	int nvml_events_up;             /* XIDs arrive from the library */
 	int kmsg_up;                    /* XIDs arrive from the kernel log */
+	int pod_resources;              /* pod labels asked for (--kubernetes); the next three mean nothing without */
+	int pod_resources_up;           /* the kubelet answered the last call */
+	size_t pod_resources_devices;   /* NVIDIA devices with pod labels */
+	size_t pod_resources_dropped;   /* NVIDIA devices the kubelet assigns past the bound, without */
 	uint64_t xid_unmatched;         /* kernel-log XIDs of a bus id no GPU has */
 	uint64_t xid_duplicates;        /* XIDs seen by both sources, counted once */
 	/* process figures (Prometheus client conventions) */

@@ -2,8 +2,9 @@
 # gpuscope export --kubernetes against a fake kubelet pod-resources server
 # (Debian's python3-grpcio) on a unix socket: pod, namespace and container
 # labels on the GPUs and MIG devices a pod holds, the labels gone (and the
-# metrics flowing) when the kubelet dies, is slow or errs, and a socket path
-# that is not a socket.
+# metrics flowing) when the kubelet dies, is slow or errs, all 72 GPUs of an
+# NVL72 node in one pod, and a socket path that is not a socket yet, or is
+# absent, when the exporter starts: asked again until the kubelet is there.
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 
 # Debian's python3-grpcio lives in the system Python, which may not be first on $PATH
@@ -107,14 +108,76 @@ has ',GPU_I_PROFILE="3g.40gb",GPU_I_ID="1"} 20480'
 stop_exporter TERM
 kill "$KPID" 2>/dev/null
 
-# ---- a path that is not a socket: a clear warning, metrics without labels ----
-echo "not a socket" >"$TMP/plain-file"
-start_exporter "$SCEN/dgx-h100.ini" --kubernetes --pod-resources-kubelet-socket "$TMP/plain-file"
+# ---- 72 GPUs of an NVL72 node, one pod: each GPU labelled ----
+: >"$ASSIGN"
+for i in $(seq 0 71); do
+	echo "ml nvl72-trainer pytorch nvidia.com/gpu GPU-b200b200-0000-4000-8000-0000000000$i" >>"$ASSIGN"
+done
+start_kubelet
+start_exporter "$SCEN/gb200-nvl72.ini" --kubernetes --pod-resources-kubelet-socket "$SOCK" \
+	--kubernetes-interval 200ms --interval 500ms
+wait_metric 'pod="nvl72-trainer"'
+CHECKS=$((CHECKS + 1))
+n=$(grep -c '^gpu_up{.*,pod="nvl72-trainer"} 1' "$TMP/body")
+[ "$n" = 72 ] || fail "$n of 72 GPUs have pod labels"
+has 'gpu_up{gpu="71",uuid="GPU-b200b200-0000-4000-8000-000000000071",container="pytorch",namespace="ml",pod="nvl72-trainer"} 1'
+has 'gpuscope_exporter_pod_resources_devices 72'
+has 'gpuscope_exporter_pod_resources_dropped_devices 0'
+stop_exporter TERM
+kill "$KPID" 2>/dev/null
+wait "$KPID" 2>/dev/null
+
+# wait_health TEXT: asks /health until it contains TEXT (at most 10 s).
+wait_health() {
+	local i
+	for i in $(seq 1 100); do
+		get /health
+		grep -qF -- "$1" "$TMP/body" && break
+		sleep 0.1
+	done
+	has "$1"
+}
+
+# ---- a path that is not a socket yet: said in /health, asked again, labels once it is ----
+cat >"$ASSIGN" <<'A'
+ml-team trainer-0 pytorch nvidia.com/gpu GPU-7d1c0f3e-5a4b-4c1e-9e0f-00000000002
+A
+rm -f "$SOCK"
+echo "not a socket" >"$SOCK"
+start_exporter "$SCEN/dgx-h100.ini" --kubernetes --pod-resources-kubelet-socket "$SOCK" \
+	--kubernetes-interval 200ms --interval 200ms
 get /metrics
 expect_code 200 "/metrics with a bad kubelet socket"
 has 'gpu_up{gpu="0",'
+wait_metric 'gpuscope_exporter_pod_resources_up 0'
+wait_health "no pod labels: '$SOCK' is not a unix socket"
+expect_code 200 "/health with a non-socket path"
 CHECKS=$((CHECKS + 1))
-grep -q "plain-file' is not a unix socket" "$EXP_LOG" || fail "no warning for a non-socket: $(cat "$EXP_LOG")"
+grep -q "kubelet.sock' is not a unix socket" "$EXP_LOG" || fail "no warning for a non-socket: $(cat "$EXP_LOG")"
+# the kubelet comes, on that path: labels without a restart
+start_kubelet
+wait_metric 'pod="trainer-0"' 15
+has 'gpuscope_exporter_pod_resources_up 1'
+get /health
+lacks 'no pod labels'
 stop_exporter TERM
+CHECKS=$((CHECKS + 1))
+[ "$STOP_RC" = 0 ] || fail "exit $STOP_RC after the socket appeared"
+kill "$KPID" 2>/dev/null
+wait "$KPID" 2>/dev/null
+
+# ---- an absent socket named without --kubernetes: asked for, and it comes later ----
+rm -f "$SOCK"
+start_exporter "$SCEN/dgx-h100.ini" --pod-resources-kubelet-socket "$SOCK" \
+	--kubernetes-interval 200ms --interval 200ms
+wait_metric 'gpuscope_exporter_pod_resources_up 0'
+wait_health "no pod labels: '$SOCK': No such file or directory"
+expect_code 200 "/health with no socket"
+start_kubelet
+wait_metric 'pod="trainer-0"' 15
+get /health
+lacks 'no pod labels'
+stop_exporter TERM
+kill "$KPID" 2>/dev/null
 
 finish

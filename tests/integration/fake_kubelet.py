@@ -50,14 +50,15 @@ def answer(path):
                 error = True
                 continue
             ns, pod, ctr, res, dev = w
-            pods.setdefault((ns, pod), {}).setdefault(ctr, []).append((res, dev))
+            pods.setdefault((ns, pod), {}).setdefault(ctr, {}).setdefault(res, []).append(dev)
     msg = b""
     for (ns, pod), ctrs in pods.items():
         body = text(1, pod) + text(2, ns)
         for ctr, devs in ctrs.items():
             c = text(1, ctr)
-            for res, dev in devs:
-                c += field(2, text(1, res) + text(2, dev))
+            # as the kubelet sends them: one ContainerDevices a resource, all its ids in it
+            for res, ids in devs.items():
+                c += field(2, text(1, res) + b"".join(text(2, dev) for dev in ids))
             # a field gpuscope does not read (cpu_ids, packed): must be skipped
             c += field(3, varint(4) + varint(5))
             body += field(3, c)

@@ -15,7 +15,7 @@
 #include "export/procinfo.h"
 
 struct msg {
-	uint8_t b[4096];
+	uint8_t b[16384];
 	size_t n;
 };
 
@@ -57,7 +57,7 @@ static void test_list(void **state)
 {
 	struct msg resp = {{0}, 0}, pod = {{0}, 0}, ctr = {{0}, 0}, other = {{0}, 0};
 	struct kube_device *d;
-	size_t n;
+	size_t n, drop;
 	(void)state;
 	text(&ctr, 1, "pytorch");
 	device(&ctr, "nvidia.com/gpu", "GPU-aaaa");
@@ -74,7 +74,7 @@ static void test_list(void **state)
 	text(&other, 2, "default");
 	field(&resp, 1, &other);
 
-	assert_int_equal(kube_parse_list(resp.b, resp.n, &d, &n), 0);
+	assert_int_equal(kube_parse_list(resp.b, resp.n, KUBE_MAX_DEVICES, &d, &n, &drop), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(d[0].id, "GPU-aaaa");
 	assert_string_equal(d[0].pod, "trainer-0");
@@ -85,24 +85,118 @@ static void test_list(void **state)
 	free(d);
 
 	/* an empty answer: no pods */
-	assert_int_equal(kube_parse_list(resp.b, 0, &d, &n), 0);
+	assert_int_equal(kube_parse_list(resp.b, 0, KUBE_MAX_DEVICES, &d, &n, &drop), 0);
 	assert_int_equal(n, 0);
 	assert_null(d);
 
 	/* cut short anywhere: a shorter list or an error, never a crash; inside the last pod, an error */
 	for (size_t cut = 1; cut < resp.n; cut++) {
-		int rc = kube_parse_list(resp.b, cut, &d, &n);
+		int rc = kube_parse_list(resp.b, cut, KUBE_MAX_DEVICES, &d, &n, &drop);
 		if (rc == 0)
 			free(d);
 		else
 			assert_null(d);
 	}
-	assert_int_equal(kube_parse_list(resp.b, resp.n - 1, &d, &n), -1);
+	assert_int_equal(kube_parse_list(resp.b, resp.n - 1, KUBE_MAX_DEVICES, &d, &n, &drop), -1);
 	/* wire type 7 does not exist */
 	{
 		uint8_t bad[] = {0x0f, 0x00};
-		assert_int_equal(kube_parse_list(bad, sizeof(bad), &d, &n), -1);
+		assert_int_equal(kube_parse_list(bad, sizeof(bad), KUBE_MAX_DEVICES, &d, &n, &drop), -1);
 	}
+}
+
+/* Sets *resp to an answer of one pod, namespace "ml", holding container ctr. */
+static void one_pod(struct msg *resp, const char *name, const struct msg *ctr)
+{
+	static struct msg pod;
+	memset(&pod, 0, sizeof(pod));
+	memset(resp, 0, sizeof(*resp));
+	text(&pod, 1, name);
+	text(&pod, 2, "ml");
+	field(&pod, 3, ctr);
+	field(resp, 1, &pod);
+}
+
+/* A pod holding all 72 GPUs of an NVL72 node in one container: every one is attributed. */
+static void test_list_72_gpus(void **state)
+{
+	static struct msg resp, ctr, devs;
+	struct kube_device *d;
+	size_t n, i, drop;
+	char id[64];
+	(void)state;
+	memset(&ctr, 0, sizeof(ctr));
+	memset(&devs, 0, sizeof(devs));
+	/* as the kubelet sends it: one ContainerDevices, 72 device_ids */
+	text(&devs, 1, "nvidia.com/gpu");
+	for (i = 0; i < 72; i++) {
+		snprintf(id, sizeof(id), "GPU-b200b200-0000-4000-8000-0000000000%zu", i);
+		text(&devs, 2, id);
+	}
+	text(&ctr, 1, "trainer");
+	field(&ctr, 2, &devs);
+	one_pod(&resp, "nvl72-0", &ctr);
+	assert_int_equal(kube_parse_list(resp.b, resp.n, KUBE_MAX_DEVICES, &d, &n, &drop), 0);
+	assert_int_equal(n, 72);
+	for (i = 0; i < 72; i++) {
+		snprintf(id, sizeof(id), "GPU-b200b200-0000-4000-8000-0000000000%zu", i);
+		assert_string_equal(d[i].id, id);
+		assert_string_equal(d[i].pod, "nvl72-0");
+		assert_string_equal(d[i].container, "trainer");
+	}
+	assert_int_equal(drop, 0);
+	free(d);
+	/* past the bound: the first ones kept, the rest counted, not lost silently */
+	assert_int_equal(kube_parse_list(resp.b, resp.n, 50, &d, &n, &drop), 0);
+	assert_int_equal(n, 50);
+	assert_int_equal(drop, 22);
+	assert_string_equal(d[49].id, "GPU-b200b200-0000-4000-8000-000000000049");
+	free(d);
+
+	/* 72 ContainerDevices of one id each, the way other device plugins answer */
+	memset(&ctr, 0, sizeof(ctr));
+	text(&ctr, 1, "trainer");
+	for (i = 0; i < 72; i++) {
+		snprintf(id, sizeof(id), "GPU-%zu", i);
+		device(&ctr, "nvidia.com/gpu", id);
+	}
+	one_pod(&resp, "nvl72-1", &ctr);
+	assert_int_equal(kube_parse_list(resp.b, resp.n, KUBE_MAX_DEVICES, &d, &n, &drop), 0);
+	assert_int_equal(n, 72);
+	assert_string_equal(d[71].id, "GPU-71");
+	free(d);
+}
+
+/* A pod of 70 containers, one GPU each: each GPU has its own container. */
+static void test_list_70_containers(void **state)
+{
+	static struct msg resp, pod, ctr;
+	struct kube_device *d;
+	size_t n, i, drop;
+	char name[64];
+	(void)state;
+	memset(&resp, 0, sizeof(resp));
+	memset(&pod, 0, sizeof(pod));
+	text(&pod, 1, "fleet");
+	text(&pod, 2, "ml");
+	for (i = 0; i < 70; i++) {
+		memset(&ctr, 0, sizeof(ctr));
+		snprintf(name, sizeof(name), "worker-%zu", i);
+		text(&ctr, 1, name);
+		snprintf(name, sizeof(name), "GPU-%zu", i);
+		device(&ctr, "nvidia.com/gpu", name);
+		field(&pod, 3, &ctr);
+	}
+	field(&resp, 1, &pod);
+	assert_int_equal(kube_parse_list(resp.b, resp.n, KUBE_MAX_DEVICES, &d, &n, &drop), 0);
+	assert_int_equal(n, 70);
+	for (i = 0; i < 70; i++) {
+		snprintf(name, sizeof(name), "GPU-%zu", i);
+		assert_string_equal(d[i].id, name);
+		snprintf(name, sizeof(name), "worker-%zu", i);
+		assert_string_equal(d[i].container, name);
+	}
+	free(d);
 }
 
 static void test_cgroup(void **state)
@@ -134,6 +228,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_list),
+		cmocka_unit_test(test_list_72_gpus),
+		cmocka_unit_test(test_list_70_containers),
 		cmocka_unit_test(test_cgroup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
