@@ -988,7 +988,11 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, char *err,
 {
 	int rc = pthread_create(t, NULL, fn, arg);
 	if (rc) {
-		snprintf(err, len, "cannot start the %s thread: %s", what, strerror(rc));
+		/* EAGAIN: the process is at its task limit, which names the fix */
+		snprintf(err, len, "cannot start the %s thread: %s%s", what, strerror(rc),
+			 rc == EAGAIN ? " (the task limit: systemd's TasksMax, the cgroup's pids.max or ulimit -u; "
+					"the exporter runs one thread per GPU, --http-threads more, and about 10 others)"
+				      : "");
 		return -1;
 	}
 	return 0;

@@ -1,6 +1,7 @@
 #!/bin/bash
 # What an operator installs: the Helm chart's templates render to the
-# shipped manifests and follow its values; the man pages; the Debian package
+# shipped manifests and follow its values; the man pages; the systemd unit
+# (tasks for 72 GPUs, restarts when NVML is missing); the Debian package
 # (CPack) installs into a clean tree and runs; the image's root file system
 # built with mmdebstrap runs gpuscope as the image's non-root user.  Each
 # part runs only when its tools are present.
@@ -102,6 +103,69 @@ done
 CHECKS=$((CHECKS + 1))
 grep -q '^\.SH OPTIONS' "$BUILDDIR/man/gpuscope-top.1" 2>/dev/null || fail "gpuscope-top.1 has no OPTIONS"
 
+# ---- the systemd unit: enough tasks for the threads, restarts after a missing library ----
+UNIT="$SRCDIR/deploy/systemd/gpuscope-export.service"
+unit_value() { sed -n "s/^$1=//p" "$UNIT" | tail -1; }
+# the most --http-threads allows, from its own error
+HMAX=$("$GPUSCOPE" export --http-threads 100000 2>&1 | sed -n "s/.*'--http-threads' must be between 1 and \([0-9]*\).*/\1/p")
+CHECKS=$((CHECKS + 1))
+[ -n "$HMAX" ] || fail "cannot read the --http-threads bound"
+# the threads of an exporter of 72 GPUs (a GB200 NVL72 domain) at that many HTTP threads, the kubelet
+# client and the kernel-log reader on
+: >"$TMP/kmsg"
+FAKE_NVML_SCENARIO="$SCEN/gb200-nvl72.ini" "$GPUSCOPE" export --nvml "$FAKE" --listen 127.0.0.1:0 \
+	--http-threads "${HMAX:-64}" --kmsg "$TMP/kmsg" --kubernetes --pod-resources-kubelet-socket "$TMP/none.sock" \
+	2>"$TMP/exp.log" &
+EPID=$!
+for _ in $(seq 1 200); do
+	grep -q 'serving 72 GPUs' "$TMP/exp.log" && break
+	kill -0 "$EPID" 2>/dev/null || break
+	sleep 0.05
+done
+THREADS=$(sed -n 's/^Threads:[[:space:]]*//p' "/proc/$EPID/status" 2>/dev/null)
+kill -TERM "$EPID" 2>/dev/null
+wait "$EPID" 2>/dev/null
+CHECKS=$((CHECKS + 1))
+if [ -z "$THREADS" ] || ! grep -q 'serving 72 GPUs' "$TMP/exp.log"; then
+	fail "the 72-GPU exporter did not start: $(cat "$TMP/exp.log")"
+else
+	# and while a reload swaps the HTTP server (TLS on or off) both servers' threads run; gRPC's own
+	# threads (none before a kubelet answers; 3 seen after) get 16; ExecReload's kill is one task
+	NEED=$((THREADS + HMAX + 16 + 1))
+	TASKS=$(unit_value TasksMax)
+	CHECKS=$((CHECKS + 1))
+	[ "${TASKS:-0}" -ge "$NEED" ] 2>/dev/null ||
+		fail "TasksMax=$TASKS in the unit, but 72 GPUs at --http-threads $HMAX need $NEED tasks ($THREADS threads seen)"
+fi
+PREVENT=" $(unit_value RestartPreventExitStatus) "
+CHECKS=$((CHECKS + 1))
+case "$PREVENT" in *" 3 "*) fail "exit 3 (no NVML yet, as during a driver upgrade) must be retried: RestartPreventExitStatus=$PREVENT" ;; esac
+CHECKS=$((CHECKS + 1))
+case "$PREVENT" in *" 2 "*) ;; *) fail "exit 2 (a configuration error) should not be retried: RestartPreventExitStatus=$PREVENT" ;; esac
+CHECKS=$((CHECKS + 1))
+grep -q '^Restart=on-failure' "$UNIT" || fail "the unit does not restart on failure"
+if command -v systemd-analyze >/dev/null; then
+	# with the built binary in place of the installed one, which verify wants to exist
+	sed "s|/usr/local/bin/gpuscope|$GPUSCOPE|" "$UNIT" >"$TMP/gpuscope-export.service"
+	CHECKS=$((CHECKS + 1))
+	systemd-analyze verify "$TMP/gpuscope-export.service" >"$TMP/verify" 2>&1 ||
+		fail "systemd-analyze verify: $(cat "$TMP/verify")"
+	CHECKS=$((CHECKS + 1))
+	! grep -q 'gpuscope-export.service' "$TMP/verify" || fail "systemd-analyze verify warns: $(cat "$TMP/verify")"
+fi
+# below the limit, the exporter says which limit (as root, ulimit -u binds an unprivileged user only)
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	CHECKS=$((CHECKS + 1))
+	FAKE_NVML_SCENARIO="$SCEN/gb200-nvl72.ini" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		bash -c 'ulimit -u 40 && exec "$@"' sh "$GPUSCOPE" export --nvml "$FAKE" --listen 127.0.0.1:0 --kmsg none \
+		>/dev/null 2>"$TMP/lim.err"
+	rc=$?
+	[ "$rc" = 3 ] || fail "exit $rc at a task limit of 40 with 72 GPUs, want 3: $(cat "$TMP/lim.err")"
+	CHECKS=$((CHECKS + 1))
+	grep -q "cannot start the gpu worker thread: .*TasksMax" "$TMP/lim.err" ||
+		fail "the error does not name the task limit: $(cat "$TMP/lim.err")"
+fi
+
 # ---- the Debian package, installed into a clean tree ----
 if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null && [ -f "$BUILDDIR/CPackConfig.cmake" ]; then
 	CHECKS=$((CHECKS + 1))
@@ -121,6 +185,12 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null && [ -f "$BUILD
 		done
 		CHECKS=$((CHECKS + 1))
 		dpkg-deb -f "$DEB" Depends | grep -q 'libjansson' || fail "Depends lacks libjansson: $(dpkg-deb -f "$DEB" Depends)"
+		# dlopen()ed, so dpkg-shlibdeps cannot see them: GnuTLS and libyaml for the web config
+		for p in libgnutls30 libyaml-0-2; do
+			CHECKS=$((CHECKS + 1))
+			dpkg-deb -f "$DEB" Depends | tr ',' '\n' | grep -q "^ *$p\b" ||
+				fail "Depends lacks $p: $(dpkg-deb -f "$DEB" Depends)"
+		done
 		CHECKS=$((CHECKS + 1))
 		dpkg-deb -e "$DEB" "$TMP/ctl" && grep -q '/etc/gpuscope/web-config.yml' "$TMP/ctl/conffiles" ||
 			fail "the configuration is not marked conffiles"
