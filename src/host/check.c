@@ -122,6 +122,17 @@ static void library_file_version(const char *path, char *out, size_t len)
 	free(real);
 }
 
+/* "LEAD; cannot read PATH: why" (LEAD may be NULL) for a check skipped on an unreadable input. */
+static char *skip_text(const char *lead, const struct host_unreadable *u)
+{
+	char *t = host_unreadable_text(u), *s;
+	if (!lead)
+		return t;
+	s = fmt("%s; %s", lead, t);
+	free(t);
+	return s;
+}
+
 /* ---- reading ---- */
 
 static void read_gpus(struct check_report *r, const struct gpu_backend *b, const struct check_opts *o)
@@ -167,6 +178,7 @@ static void read_gpus(struct check_report *r, const struct gpu_backend *b, const
 				cp->used_bytes = p[k].used_bytes;
 				cp->visible = host_proc_user(o->root, p[k].pid, cp->user, sizeof(cp->user),
 							     cp->comm, sizeof(cp->comm)) == 0;
+				cp->error = cp->visible ? 0 : errno;
 			}
 		}
 		free(p);
@@ -249,6 +261,10 @@ static void rules_driver(struct check_report *r)
 			(r->n_nvidia_pci ? r->n_nvidia_pci : r->ngpus) == 1 ? "" : "s"),
 		    xstrdup("install the NVIDIA driver and reboot; if it is installed, 'modprobe nvidia' "
 			    "and read dmesg"));
+	else if (r->pci_unreadable.error)
+		/* no GPU seen on a bus that could not be read is no "no GPU" */
+		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_SKIP,
+		    host_unreadable_text(&r->pci_unreadable), NULL);
 	else
 		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_SKIP,
 		    xstrdup("no NVIDIA kernel module and no NVIDIA GPU on the PCI bus"), NULL);
@@ -306,6 +322,9 @@ static void rules_driver(struct check_report *r)
 		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_OK,
 		    fmt("not loaded, %s in %s", r->blacklist.nouveau_blacklisted ? "blacklisted" : "modeset=0",
 			r->blacklist.where), NULL);
+	else if (have_gpus_on_bus && r->blacklist.unreadable.error)
+		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_SKIP,
+		    skip_text("not loaded", &r->blacklist.unreadable), NULL);
 	else if (have_gpus_on_bus)
 		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_WARN,
 		    xstrdup("not loaded, but not blacklisted either"),
@@ -612,6 +631,8 @@ static void rules_torch(struct check_report *r)
 static void rules_container(struct check_report *r)
 {
 	const struct host_container *c = &r->container;
+	/* what is missing may be what could not be read: only an ok stands then */
+	const int unknown = c->unreadable.error != 0;
 	if (c->in_container) {
 		ADD(r, "container.runtime", "container", -1, CHECK_OK,
 		    fmt("running in a container%s%s", c->visible_devices[0] ? ", NVIDIA_VISIBLE_DEVICES=" : "",
@@ -620,7 +641,11 @@ static void rules_container(struct check_report *r)
 	}
 	if (!c->docker_installed && !c->containerd_installed && !c->toolkit_cli && !c->runtime_hook) {
 		ADD(r, "container.toolkit", "container toolkit", -1, CHECK_SKIP,
-		    xstrdup("no container runtime installed"), NULL);
+		    unknown ? skip_text(NULL, &c->unreadable) : xstrdup("no container runtime installed"), NULL);
+		return;
+	}
+	if (!c->toolkit_cli && !c->runtime_hook && unknown) {
+		ADD(r, "container.toolkit", "container toolkit", -1, CHECK_SKIP, skip_text(NULL, &c->unreadable), NULL);
 		return;
 	}
 	if (!c->toolkit_cli && !c->runtime_hook) {
@@ -632,6 +657,11 @@ static void rules_container(struct check_report *r)
 		return;
 	}
 	if ((c->docker_installed && !c->docker_runtime) || (c->containerd_installed && !c->containerd_runtime && !c->docker_installed)) {
+		if (!c->cdi_spec && unknown) {
+			ADD(r, "container.toolkit", "container toolkit", -1, CHECK_SKIP,
+			    skip_text("toolkit installed", &c->unreadable), NULL);
+			return;
+		}
 		if (!c->cdi_spec) {
 			ADD(r, "container.toolkit", "container toolkit", -1, CHECK_WARN,
 			    fmt("toolkit installed but %s has no nvidia runtime and there is no CDI spec",
@@ -988,8 +1018,9 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 				sum += p->used_bytes;
 			if (used < sizeof(list) - 2)
 				snprintf(list + used, sizeof(list) - used, "%s%u %s%s%s %.1f GiB", k ? ", " : "", p->pid,
-					 p->visible ? p->comm : "(other namespace)", p->visible ? "/" : "",
-					 p->visible ? p->user : "", p->used_valid ? p->used_bytes / GIB : 0.0);
+					 p->visible ? p->comm : p->error == ENOENT ? "(other namespace)" : "(unreadable)",
+					 p->visible ? "/" : "", p->visible ? p->user : "",
+					 p->used_valid ? p->used_bytes / GIB : 0.0);
 		}
 		ADD(r, "gpu.processes", "processes", i, CHECK_OK,
 		    g->nprocs ? fmt("%zu: %s", g->nprocs, list) : xstrdup("none"), NULL);
@@ -1041,9 +1072,9 @@ struct check_report *check_run(const struct check_opts *o)
 	host_read_modules(o->root, &r->modules);
 	host_read_blacklist(o->root, &r->blacklist);
 	host_probe_container(o->root, &r->container);
-	r->nib = host_ib_ports(o->root, &r->ib);
+	r->nib = host_ib_ports(o->root, &r->ib, &r->ib_unreadable);
 	r->nvidia_pci = xcalloc(64, sizeof(*r->nvidia_pci));
-	r->n_nvidia_pci = host_pci_nvidia(o->root, r->nvidia_pci, 64);
+	r->n_nvidia_pci = host_pci_nvidia(o->root, r->nvidia_pci, 64, &r->pci_unreadable);
 
 	kpath = o->kmsg_path ? xstrdup(o->kmsg_path) : host_path(o->root, "/dev/kmsg");
 	snprintf(r->kmsg_path, sizeof(r->kmsg_path), "%s", kpath);
@@ -1171,7 +1202,7 @@ struct check_topo *check_topo_build(const struct check_report *r)
 {
 	struct check_topo *t = xcalloc(1, sizeof(*t));
 	const struct host_pci **pci;
-	size_t n, i, j, nnic = 0, nactive = 0;
+	size_t n, i, j, nnic = 0, nactive = 0, unread = 0;
 	const struct host_ib_port **nic;
 
 	nic = xcalloc(r->nib ? r->nib : 1, sizeof(*nic));
@@ -1243,13 +1274,30 @@ struct check_topo *check_topo_build(const struct check_report *r)
 					best = topo_rank(t->cells[i * n + j]);
 					bj = j;
 				}
-			if (best == 6)
+			/*
+			 * A GPU or NIC whose sysfs entry could not be read has no path:
+			 * the check is skipped naming the entry (so it is still counted),
+			 * and "across the CPU interconnect" needs every NIC's path.
+			 */
+			const struct host_unreadable *u = &r->gpus[i].pci.unreadable;
+			for (j = r->ngpus; j < n && !u->error; j++)
+				if (!strcmp(t->cells[i * n + j], "?"))
+					u = &pci[j]->unreadable;
+			if (u->error && (best == 99 || best == 6))
+				add(&t->items, &t->nitems, "topo.gpudirect", "gpudirect rdma", (int)i, CHECK_SKIP,
+				    host_unreadable_text(u), NULL);
+			else if (best == 99)
+				add(&t->items, &t->nitems, "topo.gpudirect", "gpudirect rdma", (int)i, CHECK_SKIP,
+				    fmt("no PCIe path to a NIC: %s", r->gpus[i].pci.present ?
+					"the NICs' PCI devices are not in sysfs" :
+					"the GPU's PCI device is not in /sys/bus/pci/devices"), NULL);
+			else if (best == 6)
 				add(&t->items, &t->nitems, "topo.gpudirect", "gpudirect rdma", (int)i, CHECK_WARN,
 				    fmt("nearest NIC %s is across the CPU interconnect (SYS): no GPUDirect RDMA",
 					t->labels[bj]),
 				    xstrdup("pair each GPU with a NIC on its own PCIe switch or socket, or pin the job's "
 					    "NIC per GPU (NCCL_IB_HCA)"));
-			else if (best < 99)
+			else
 				add(&t->items, &t->nitems, "topo.gpudirect", "gpudirect rdma", (int)i, CHECK_OK,
 				    fmt("nearest NIC %s: %s", t->labels[bj], t->cells[i * n + bj]), NULL);
 		}
@@ -1258,13 +1306,26 @@ struct check_topo *check_topo_build(const struct check_report *r)
 		for (i = 0; i < r->nib; i++) {
 			const struct host_ib_port *p = &r->ib[i];
 			int ok = !strcmp(p->state, "ACTIVE");
+			if (!ok && p->unreadable.error) {
+				/* a state that could not be read is no port down */
+				char lead[64];
+				snprintf(lead, sizeof(lead), "%s port %d", p->device, p->port);
+				add(&t->items, &t->nitems, "net.rdma_port", "rdma port", -1, CHECK_SKIP,
+				    skip_text(lead, &p->unreadable), NULL);
+				unread++;
+				continue;
+			}
 			add(&t->items, &t->nitems, "net.rdma_port", "rdma port", -1, ok ? CHECK_OK : CHECK_WARN,
 			    fmt("%s port %d %s (%s), %s, %s", p->device, p->port, p->state[0] ? p->state : "?",
 				p->phys_state[0] ? p->phys_state : "?", p->rate[0] ? p->rate : "rate ?",
 				p->link_layer[0] ? p->link_layer : "?"),
 			    ok ? NULL : xstrdup("check the cable and the switch port; NCCL skips ports that are down"));
 		}
-		if (!nactive)
+		if (!nactive && (unread || r->ib_unreadable.error))
+			add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_SKIP,
+			    unread ? fmt("no RDMA port read as ACTIVE; %zu could not be read", unread)
+				   : host_unreadable_text(&r->ib_unreadable), NULL);
+		else if (!nactive)
 			add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_WARN,
 			    xstrdup("no RDMA port is ACTIVE: multi-node NCCL falls back to TCP sockets"),
 			    xstrdup("bring an InfiniBand/RoCE port up (ibstat), or expect socket bandwidth"));
@@ -1278,7 +1339,9 @@ struct check_topo *check_topo_build(const struct check_report *r)
 			    fmt("%zu RDMA port%s up for NCCL", nactive, nactive == 1 ? "" : "s"), NULL);
 	} else if (r->ngpus) {
 		add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_SKIP,
-		    xstrdup("no RDMA NIC (InfiniBand/RoCE): multi-node NCCL would use TCP sockets"), NULL);
+		    r->ib_unreadable.error ? host_unreadable_text(&r->ib_unreadable)
+					   : xstrdup("no RDMA NIC (InfiniBand/RoCE): multi-node NCCL would use TCP sockets"),
+		    NULL);
 	}
 	free(pci);
 	free(nic);

@@ -40,7 +40,8 @@ struct check_proc {
 	unsigned type;             /* GPU_PROCESS_* */
 	int used_valid;
 	uint64_t used_bytes;
-	int visible;               /* found in ROOT/proc (else another PID namespace) */
+	int visible;               /* found in ROOT/proc */
+	int error;                 /* when not visible: ENOENT another PID namespace, else unreadable */
 	char user[64];
 	char comm[64];
 };
@@ -77,8 +78,10 @@ struct check_report {
 	struct host_container container;
 	struct host_ib_port *ib;
 	size_t nib;
+	struct host_unreadable ib_unreadable;  /* /sys/class/infiniband or a device's ports */
 	char (*nvidia_pci)[16];    /* NVIDIA display devices in sysfs */
 	size_t n_nvidia_pci;
+	struct host_unreadable pci_unreadable; /* /sys/bus/pci/devices or an entry of it */
 	struct host_xid *xids;     /* one per GPU and code, counted */
 	size_t nxids;
 	size_t xids_dropped;       /* records of pairs past HOST_XID_GROUPS */
@@ -109,7 +112,10 @@ struct check_opts {
 };
 
 /*
- * Runs every check.  Never fails: what cannot be read becomes a finding.
+ * Runs every check.  Never fails: what cannot be read becomes a finding,
+ * a skip that names the input ("cannot read PATH: ..."), never a verdict
+ * drawn from its absence; a check whose input cannot be read is still
+ * reported, so the summary counts every check.
  * The report is malloc()ed; free it with check_report_free().
  */
 struct check_report *check_run(const struct check_opts *o);

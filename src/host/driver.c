@@ -215,8 +215,10 @@ void host_read_blacklist(const char *root, struct host_blacklist *out)
 		char **names = NULL;
 		size_t n = 0, cap = 0, i;
 		free(full);
-		if (!dir)
+		if (!dir) {
+			host_note_unreadable(&out->unreadable, dirs[d], errno);
 			continue;
+		}
 		while ((e = readdir(dir))) {
 			size_t l = strlen(e->d_name);
 			if (l > 5 && !strcmp(e->d_name + l - 5, ".conf")) {
@@ -234,6 +236,8 @@ void host_read_blacklist(const char *root, struct host_blacklist *out)
 				free(buf);
 				if (out->nouveau_blacklisted + out->nouveau_modeset0 > before && !out->where[0])
 					snprintf(out->where, sizeof(out->where), "%s", rel);
+			} else {
+				host_note_unreadable(&out->unreadable, rel, errno);
 			}
 			free(rel);
 			free(names[i]);
@@ -246,5 +250,7 @@ void host_read_blacklist(const char *root, struct host_blacklist *out)
 		if (out->nouveau_blacklisted + out->nouveau_modeset0 > before && !out->where[0])
 			snprintf(out->where, sizeof(out->where), "/proc/cmdline");
 		free(buf);
+	} else {
+		host_note_unreadable(&out->unreadable, "/proc/cmdline", errno);
 	}
 }

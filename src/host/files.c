@@ -83,3 +83,25 @@ int host_read_line(const char *root, const char *path, char *out, size_t len)
 	free(buf);
 	return 0;
 }
+
+int host_is_unreadable(int err)
+{
+	return err && err != ENOENT && err != ENOTDIR;
+}
+
+int host_note_unreadable(struct host_unreadable *u, const char *path, int err)
+{
+	if (!host_is_unreadable(err))
+		return 0;
+	if (u && !u->error) {
+		u->error = err;
+		snprintf(u->path, sizeof(u->path), "%s", path);
+	}
+	return 1;
+}
+
+char *host_unreadable_text(const struct host_unreadable *u)
+{
+	int perm = u->error == EACCES || u->error == EPERM;
+	return xasprintf("cannot read %s: %s%s", u->path, strerror(u->error), perm ? "; run as root to check it" : "");
+}

@@ -35,8 +35,28 @@ char *host_path(const char *root, const char *path);
  * unreadable).  Caller frees *buf.
  */
 long host_read(const char *root, const char *path, size_t max_bytes, char **buf);
-/* Reads the first line of a small file (sysfs attribute) without its newline. 0 or -1. */
+/* Reads the first line of a small file (sysfs attribute) without its newline. 0 or -1 with errno. */
 int host_read_line(const char *root, const char *path, char *out, size_t len);
+
+/*
+ * The first input of a probe that is there but could not be read: no
+ * permission (EACCES, EPERM: not root), a symlink loop (ELOOP), an I/O
+ * error.  A check that depends on it is skipped and names it; it is never
+ * graded as if the input were absent ("no nvidia runtime", "port down").
+ */
+struct host_unreadable {
+	int error;              /* errno; 0 when every input was read or is absent */
+	char path[256];         /* as on the host, without the root: "/etc/docker/daemon.json" */
+};
+/* Is errno `err` "cannot read" rather than "absent" (ENOENT, ENOTDIR)? */
+int host_is_unreadable(int err);
+/* Notes path (the first one only) when err is unreadable; returns host_is_unreadable(err). */
+int host_note_unreadable(struct host_unreadable *u, const char *path, int err);
+/*
+ * "cannot read PATH: Permission denied; run as root to check it" (the hint
+ * for EACCES and EPERM only); malloc()ed, caller frees.
+ */
+char *host_unreadable_text(const struct host_unreadable *u);
 
 /* ---- the NVIDIA kernel driver ---- */
 
@@ -72,6 +92,7 @@ struct host_blacklist {
 	int nouveau_blacklisted;   /* "blacklist nouveau" or modprobe.blacklist=nouveau */
 	int nouveau_modeset0;      /* "options nouveau modeset=0" or nouveau.modeset=0 */
 	char where[256];           /* the file (under root) or "/proc/cmdline" */
+	struct host_unreadable unreadable;  /* a modprobe.d directory or file, or the command line */
 };
 /* Scans a modprobe.d file's text; sets the flags found. */
 void host_parse_modprobe(const char *text, struct host_blacklist *out);
@@ -151,14 +172,23 @@ struct host_pci {
 	/* components below /sys/devices: "pci0000:17", "0000:17:01.0", ... the device */
 	char path[512];
 	long aer_fatal, aer_nonfatal, aer_correctable;  /* totals, -1 when absent */
+	/* the device's entry (a symlink loop: present 0) or an attribute that could not be read */
+	struct host_unreadable unreadable;
 };
 
 /* "32.0 GT/s PCIe" -> 5; 0 for unknown text. */
 int host_pcie_gen(const char *speed);
-/* Reads one device (sysfs form "0000:17:00.0") under root. Returns 0, -1 when absent. */
+/*
+ * Reads one device (sysfs form "0000:17:00.0") under root.  Returns 0, -1
+ * when absent or unreadable (then out->unreadable says which).
+ */
 int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out);
-/* Lists NVIDIA (vendor 0x10de) display/3D controllers; ids into out[max][16]; returns the count. */
-size_t host_pci_nvidia(const char *root, char (*out)[16], size_t max);
+/*
+ * Lists NVIDIA (vendor 0x10de) display/3D controllers; ids into
+ * out[max][16]; returns the count.  Entries that cannot be read are noted
+ * in *u (may be NULL).
+ */
+size_t host_pci_nvidia(const char *root, char (*out)[16], size_t max, struct host_unreadable *u);
 
 /*
  * The path between two PCI devices in nvidia-smi topo -m terms:
@@ -185,9 +215,14 @@ struct host_ib_port {
 	double rate_gbps;       /* 400 */
 	char pci[16];           /* sysfs id of the adapter, "" when unknown */
 	struct host_pci pcidev;
+	struct host_unreadable unreadable;  /* an attribute of the port that could not be read */
 };
-/* Every port of /sys/class/infiniband; *out malloc()ed. Returns the count. */
-size_t host_ib_ports(const char *root, struct host_ib_port **out);
+/*
+ * Every port of /sys/class/infiniband; *out malloc()ed. Returns the count.
+ * The directories that cannot be read (the class, a device's ports) are
+ * noted in *u (may be NULL).
+ */
+size_t host_ib_ports(const char *root, struct host_ib_port **out, struct host_unreadable *u);
 
 /* ---- the CUDA stack's libraries ---- */
 
@@ -241,7 +276,11 @@ int host_parse_torch(const char *json, struct host_torch *out);
 
 /* ---- processes ---- */
 
-/* User and command of a pid from ROOT/proc/PID/status and ROOT/etc/passwd. 0, or -1 when not visible. */
+/*
+ * User and command of a pid from ROOT/proc/PID/status and ROOT/etc/passwd.
+ * 0, or -1 with errno: ENOENT not visible (another PID namespace), EACCES
+ * and others unreadable.
+ */
 int host_proc_user(const char *root, unsigned pid, char *user, size_t ulen, char *comm, size_t clen);
 
 /* A process holding /dev/nvidia* open (the fuser -v /dev/nvidia* view). */
@@ -251,8 +290,14 @@ struct host_holder {
 	char user[64];
 	char devices[128];      /* "nvidia0 nvidiactl nvidia-uvm" */
 };
-/* Scans ROOT/proc/[0-9]*\/fd; *out malloc()ed.  Returns the count. */
-size_t host_dev_holders(const char *root, struct host_holder **out);
+/*
+ * Scans ROOT/proc/[0-9]*\/fd; *out malloc()ed.  Returns the count.  The
+ * processes whose fd directory cannot be read (another user's, when not
+ * root) are counted in *unreadable and the first noted in *u (both may be
+ * NULL): they may hold a GPU too.
+ */
+size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unreadable,
+			struct host_unreadable *u);
 
 /* ---- containers ---- */
 
@@ -266,6 +311,7 @@ struct host_container {
 	int containerd_runtime;    /* nvidia runtime in etc/containerd/config.toml */
 	int cdi_spec;              /* etc/cdi/nvidia.yaml or var/run/cdi/nvidia.yaml */
 	int docker_installed, containerd_installed;
+	struct host_unreadable unreadable;  /* a file above that is there but could not be read */
 };
 void host_probe_container(const char *root, struct host_container *out);
 

@@ -3,6 +3,7 @@
  * InfiniBand/RoCE ports from /sys/class/infiniband.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,26 +33,31 @@ int host_pcie_gen(const char *speed)
 	return 0;
 }
 
-static long read_long(const char *root, const char *dir, const char *attr, long dflt)
+/* An attribute as a number, dflt when absent or not a number; an unreadable one is noted in *u. */
+static long read_long(const char *root, const char *dir, const char *attr, long dflt, struct host_unreadable *u)
 {
 	char rel[600], line[128];
 	char *e;
 	long v;
 	snprintf(rel, sizeof(rel), "%s/%s", dir, attr);
-	if (host_read_line(root, rel, line, sizeof(line)) < 0)
+	if (host_read_line(root, rel, line, sizeof(line)) < 0) {
+		host_note_unreadable(u, rel, errno);
 		return dflt;
+	}
 	v = strtol(line, &e, 0);
 	return e == line ? dflt : v;
 }
 
 /* AER counters: lines "NAME COUNT", the total on "TOTAL_ERR_* N". */
-static long read_aer(const char *root, const char *dir, const char *attr)
+static long read_aer(const char *root, const char *dir, const char *attr, struct host_unreadable *u)
 {
 	char rel[600], *buf, *p;
 	long total = -1;
 	snprintf(rel, sizeof(rel), "%s/%s", dir, attr);
-	if (host_read(root, rel, 1 << 16, &buf) < 0)
+	if (host_read(root, rel, 1 << 16, &buf) < 0) {
+		host_note_unreadable(u, rel, errno);
 		return -1;
+	}
 	p = strstr(buf, "TOTAL_ERR_");
 	if (p) {
 		p = strchr(p, ' ');
@@ -62,7 +68,7 @@ static long read_aer(const char *root, const char *dir, const char *attr)
 	return total;
 }
 
-/* The resolved path of ROOT+rel, relative to the resolved root; NULL if absent. */
+/* The resolved path of ROOT+rel, relative to the resolved root; NULL with errno if absent or unreadable. */
 static char *resolve_under(const char *root, const char *rel)
 {
 	char *full = host_path(root, rel), *res, *rroot, *out;
@@ -83,6 +89,7 @@ static char *resolve_under(const char *root, const char *rel)
 		/* a link that leaves the root: not part of this tree */
 		free(res);
 		free(rroot);
+		errno = ENOENT;
 		return NULL;
 	}
 	out = xstrdup(res + n);
@@ -104,8 +111,10 @@ int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out)
 		return -1;
 	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", sysfs_id);
 	real = resolve_under(root, dir);
-	if (!real)
+	if (!real) {
+		host_note_unreadable(&out->unreadable, dir, errno);
 		return -1;
+	}
 	out->present = 1;
 	p = strstr(real, "/sys/devices/");
 	if (p)
@@ -116,28 +125,34 @@ int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out)
 		int ok;
 		snprintf(rel, sizeof(rel), "%s/current_link_speed", dir);
 		ok = host_read_line(root, rel, cs, sizeof(cs)) == 0;
+		if (!ok)
+			host_note_unreadable(&out->unreadable, rel, errno);
 		snprintf(rel, sizeof(rel), "%s/max_link_speed", dir);
-		ok &= host_read_line(root, rel, ms, sizeof(ms)) == 0;
+		if (host_read_line(root, rel, ms, sizeof(ms)) < 0) {
+			host_note_unreadable(&out->unreadable, rel, errno);
+			ok = 0;
+		}
 		out->cur_gen = host_pcie_gen(cs);
 		out->max_gen = host_pcie_gen(ms);
-		out->cur_width = (int)read_long(root, dir, "current_link_width", 0);
-		out->max_width = (int)read_long(root, dir, "max_link_width", 0);
+		out->cur_width = (int)read_long(root, dir, "current_link_width", 0, &out->unreadable);
+		out->max_width = (int)read_long(root, dir, "max_link_width", 0, &out->unreadable);
 		out->link_valid = ok && out->cur_width > 0 && out->max_width > 0;
 	}
-	out->numa_node = (int)read_long(root, dir, "numa_node", -1);
+	out->numa_node = (int)read_long(root, dir, "numa_node", -1, &out->unreadable);
 	if (out->numa_node < -1)
 		out->numa_node = -1;
 	{
 		char rel[320];
 		snprintf(rel, sizeof(rel), "%s/local_cpulist", dir);
-		host_read_line(root, rel, out->cpulist, sizeof(out->cpulist));
+		if (host_read_line(root, rel, out->cpulist, sizeof(out->cpulist)) < 0)
+			host_note_unreadable(&out->unreadable, rel, errno);
 	}
-	out->vendor = (unsigned)read_long(root, dir, "vendor", 0);
-	out->device = (unsigned)read_long(root, dir, "device", 0);
-	out->class_code = (unsigned)read_long(root, dir, "class", 0);
-	out->aer_fatal = read_aer(root, dir, "aer_dev_fatal");
-	out->aer_nonfatal = read_aer(root, dir, "aer_dev_nonfatal");
-	out->aer_correctable = read_aer(root, dir, "aer_dev_correctable");
+	out->vendor = (unsigned)read_long(root, dir, "vendor", 0, &out->unreadable);
+	out->device = (unsigned)read_long(root, dir, "device", 0, &out->unreadable);
+	out->class_code = (unsigned)read_long(root, dir, "class", 0, &out->unreadable);
+	out->aer_fatal = read_aer(root, dir, "aer_dev_fatal", &out->unreadable);
+	out->aer_nonfatal = read_aer(root, dir, "aer_dev_nonfatal", &out->unreadable);
+	out->aer_correctable = read_aer(root, dir, "aer_dev_correctable", &out->unreadable);
 	return 0;
 }
 
@@ -146,23 +161,25 @@ static int cmp_id(const void *a, const void *b)
 	return strcmp((const char *)a, (const char *)b);
 }
 
-size_t host_pci_nvidia(const char *root, char (*out)[16], size_t max)
+size_t host_pci_nvidia(const char *root, char (*out)[16], size_t max, struct host_unreadable *u)
 {
 	char *full = host_path(root, "/sys/bus/pci/devices");
 	DIR *d = opendir(full);
 	struct dirent *e;
 	size_t n = 0;
 	free(full);
-	if (!d)
+	if (!d) {
+		host_note_unreadable(u, "/sys/bus/pci/devices", errno);
 		return 0;
+	}
 	while ((e = readdir(d)) && n < max) {
 		char dir[300];
 		long vendor, cls;
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= 16)
 			continue;
 		snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s", e->d_name);
-		vendor = read_long(root, dir, "vendor", 0);
-		cls = read_long(root, dir, "class", 0);
+		vendor = read_long(root, dir, "vendor", 0, u);
+		cls = read_long(root, dir, "class", 0, u);
 		/* display controllers: VGA 0x0300xx, 3D 0x0302xx */
 		if (vendor == 0x10de && (cls >> 16) == 0x03)
 			snprintf(out[n++], 16, "%.15s", e->d_name);
@@ -207,6 +224,8 @@ enum host_topo host_topo_pci(const struct host_pci *a, const struct host_pci *b)
 		cp++;
 	if (cp == 0) {
 		/* different host bridges: the same NUMA node or across the CPU interconnect */
+		if ((a->numa_node < 0 && a->unreadable.error) || (b->numa_node < 0 && b->unreadable.error))
+			return HOST_TOPO_UNKNOWN;  /* a node that could not be read is not "the same" */
 		return a->numa_node == b->numa_node ? HOST_TOPO_NODE : HOST_TOPO_SYS;
 	}
 	if (cp == 1)
@@ -235,6 +254,16 @@ static void after_colon(char *s)
 	}
 }
 
+/* Reads PORTS/PORT/NAME of a port into out ("" when absent); an unreadable one is noted in *u. */
+static void port_attr(const char *root, const char *ports, long port, const char *name, char *out, size_t len,
+		      struct host_unreadable *u)
+{
+	char attr[400];
+	snprintf(attr, sizeof(attr), "%s/%ld/%s", ports, port, name);
+	if (host_read_line(root, attr, out, len) < 0)
+		host_note_unreadable(u, attr, errno);
+}
+
 static int cmp_port(const void *a, const void *b)
 {
 	const struct host_ib_port *x = a, *y = b;
@@ -242,7 +271,7 @@ static int cmp_port(const void *a, const void *b)
 	return c ? c : x->port - y->port;
 }
 
-size_t host_ib_ports(const char *root, struct host_ib_port **out)
+size_t host_ib_ports(const char *root, struct host_ib_port **out, struct host_unreadable *u)
 {
 	char *full = host_path(root, "/sys/class/infiniband");
 	DIR *d = opendir(full);
@@ -250,10 +279,13 @@ size_t host_ib_ports(const char *root, struct host_ib_port **out)
 	size_t n = 0, cap = 0;
 	free(full);
 	*out = NULL;
-	if (!d)
+	if (!d) {
+		host_note_unreadable(u, "/sys/class/infiniband", errno);
 		return 0;
+	}
 	while ((e = readdir(d))) {
 		char rel[300], pci[16] = "";
+		struct host_unreadable dev_u = {0};
 		char *real;
 		DIR *pd;
 		struct dirent *pe;
@@ -265,16 +297,19 @@ size_t host_ib_ports(const char *root, struct host_ib_port **out)
 			const char *base = strrchr(real, '/');
 			snprintf(pci, sizeof(pci), "%.15s", base ? base + 1 : real);
 			free(real);
+		} else {
+			host_note_unreadable(&dev_u, rel, errno);
 		}
 		snprintf(rel, sizeof(rel), "/sys/class/infiniband/%s/ports", e->d_name);
 		full = host_path(root, rel);
 		pd = opendir(full);
 		free(full);
-		if (!pd)
+		if (!pd) {
+			host_note_unreadable(u, rel, errno);
 			continue;
+		}
 		while ((pe = readdir(pd))) {
 			struct host_ib_port *p;
-			char attr[400];
 			char *end;
 			long port = strtol(pe->d_name, &end, 10);
 			if (pe->d_name[0] == '.' || *end || port < 0 || port > 1024)
@@ -284,22 +319,21 @@ size_t host_ib_ports(const char *root, struct host_ib_port **out)
 			memset(p, 0, sizeof(*p));
 			snprintf(p->device, sizeof(p->device), "%.31s", e->d_name);
 			p->port = (int)port;
-			snprintf(attr, sizeof(attr), "%s/%ld/state", rel, port);
-			host_read_line(root, attr, p->state, sizeof(p->state));
+			/* the state first: it is what the port's check depends on */
+			port_attr(root, rel, port, "state", p->state, sizeof(p->state), &p->unreadable);
 			after_colon(p->state);
-			snprintf(attr, sizeof(attr), "%s/%ld/phys_state", rel, port);
-			host_read_line(root, attr, p->phys_state, sizeof(p->phys_state));
+			port_attr(root, rel, port, "phys_state", p->phys_state, sizeof(p->phys_state), &p->unreadable);
 			after_colon(p->phys_state);
-			snprintf(attr, sizeof(attr), "%s/%ld/link_layer", rel, port);
-			host_read_line(root, attr, p->link_layer, sizeof(p->link_layer));
-			snprintf(attr, sizeof(attr), "%s/%ld/rate", rel, port);
-			host_read_line(root, attr, p->rate, sizeof(p->rate));
+			port_attr(root, rel, port, "link_layer", p->link_layer, sizeof(p->link_layer), &p->unreadable);
+			port_attr(root, rel, port, "rate", p->rate, sizeof(p->rate), &p->unreadable);
 			p->rate_gbps = strtod(p->rate, NULL);
 			snprintf(p->pci, sizeof(p->pci), "%s", pci);
-			if (pci[0])
+			if (pci[0]) {
 				host_pci_read(root, pci, &p->pcidev);
-			else
+			} else {
 				p->pcidev.numa_node = -1;
+				p->pcidev.unreadable = dev_u;
+			}
 		}
 		closedir(pd);
 	}

@@ -75,7 +75,7 @@ int host_proc_user(const char *root, unsigned pid, char *user, size_t ulen, char
 		comm[0] = '\0';
 	snprintf(rel, sizeof(rel), "/proc/%u/status", pid);
 	if (host_read(root, rel, 1 << 16, &buf) < 0)
-		return -1;
+		return -1;  /* errno from host_read() */
 	status_field(buf, "Name", comm, clen);
 	/* any user can name a process with any bytes, ESC included */
 	utf8_scrub(comm);
@@ -101,7 +101,8 @@ static int cmp_holder(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-size_t host_dev_holders(const char *root, struct host_holder **out)
+size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unreadable,
+			struct host_unreadable *u)
 {
 	char *full = host_path(root, "/proc");
 	DIR *d = opendir(full);
@@ -109,8 +110,13 @@ size_t host_dev_holders(const char *root, struct host_holder **out)
 	size_t n = 0, cap = 0;
 	free(full);
 	*out = NULL;
-	if (!d)
+	if (unreadable)
+		*unreadable = 0;
+	if (!d) {
+		if (host_note_unreadable(u, "/proc", errno) && unreadable)
+			*unreadable = 1;
 		return 0;
+	}
 	while ((e = readdir(d))) {
 		char rel[64];
 		char *end;
@@ -125,6 +131,9 @@ size_t host_dev_holders(const char *root, struct host_holder **out)
 		full = host_path(root, rel);
 		fd = opendir(full);
 		if (!fd) {
+			/* another user's process, when not root: it may hold a GPU all the same */
+			if (host_note_unreadable(u, rel, errno) && unreadable)
+				(*unreadable)++;
 			free(full);
 			continue;
 		}
@@ -161,9 +170,12 @@ size_t host_dev_holders(const char *root, struct host_holder **out)
 					memcpy(names[b - 1], t, sizeof(t));
 				}
 			for (a = 0; a < nn; a++) {
-				size_t used = strlen(h.devices);
-				if (used + strlen(names[a]) + 2 < sizeof(h.devices))
-					snprintf(h.devices + used, sizeof(h.devices) - used, "%s%s", used ? " " : "", names[a]);
+				size_t used = strlen(h.devices), l = strlen(names[a]);
+				if (used + l + 2 < sizeof(h.devices)) {
+					if (used)
+						h.devices[used++] = ' ';
+					memcpy(h.devices + used, names[a], l + 1);
+				}
 			}
 		}
 		closedir(fd);
@@ -180,20 +192,25 @@ size_t host_dev_holders(const char *root, struct host_holder **out)
 	return n;
 }
 
-static int exists(const char *root, const char *path)
+/* Is ROOT+path there?  A directory on the way that cannot be searched is noted in *u. */
+static int exists(const char *root, const char *path, struct host_unreadable *u)
 {
 	char *full = host_path(root, path);
 	int ok = access(full, F_OK) == 0;
+	if (!ok)
+		host_note_unreadable(u, path, errno);
 	free(full);
 	return ok;
 }
 
-static int file_has(const char *root, const char *path, const char *needle)
+static int file_has(const char *root, const char *path, const char *needle, struct host_unreadable *u)
 {
 	char *buf;
 	int found;
-	if (host_read(root, path, 4 << 20, &buf) < 0)
+	if (host_read(root, path, 4 << 20, &buf) < 0) {
+		host_note_unreadable(u, path, errno);
 		return 0;
+	}
 	found = strstr(buf, needle) != NULL;
 	free(buf);
 	return found;
@@ -201,12 +218,13 @@ static int file_has(const char *root, const char *path, const char *needle)
 
 void host_probe_container(const char *root, struct host_container *out)
 {
+	struct host_unreadable *u = &out->unreadable;
 	char *buf;
 	long n;
 	memset(out, 0, sizeof(*out));
-	out->in_container = exists(root, "/.dockerenv") || exists(root, "/run/.containerenv") ||
-			    file_has(root, "/proc/1/cgroup", "docker") || file_has(root, "/proc/1/cgroup", "kubepods") ||
-			    file_has(root, "/proc/1/cgroup", "containerd") || file_has(root, "/proc/1/cgroup", "/lxc/");
+	out->in_container = exists(root, "/.dockerenv", u) || exists(root, "/run/.containerenv", u) ||
+			    file_has(root, "/proc/1/cgroup", "docker", u) || file_has(root, "/proc/1/cgroup", "kubepods", u) ||
+			    file_has(root, "/proc/1/cgroup", "containerd", u) || file_has(root, "/proc/1/cgroup", "/lxc/", u);
 	/* this process's environment, as the container runtime set it */
 	n = host_read(root, "/proc/self/environ", 1 << 20, &buf);
 	if (n > 0) {
@@ -218,11 +236,11 @@ void host_probe_container(const char *root, struct host_container *out)
 		}
 	}
 	free(buf);
-	out->toolkit_cli = exists(root, "/usr/bin/nvidia-container-cli");
-	out->runtime_hook = exists(root, "/usr/bin/nvidia-container-runtime") ||
-			    exists(root, "/usr/bin/nvidia-container-runtime-hook") ||
-			    exists(root, "/usr/bin/nvidia-container-toolkit") || exists(root, "/usr/bin/nvidia-ctk");
-	out->toolkit_config = exists(root, "/etc/nvidia-container-runtime/config.toml");
+	out->toolkit_cli = exists(root, "/usr/bin/nvidia-container-cli", u);
+	out->runtime_hook = exists(root, "/usr/bin/nvidia-container-runtime", u) ||
+			    exists(root, "/usr/bin/nvidia-container-runtime-hook", u) ||
+			    exists(root, "/usr/bin/nvidia-container-toolkit", u) || exists(root, "/usr/bin/nvidia-ctk", u);
+	out->toolkit_config = exists(root, "/etc/nvidia-container-runtime/config.toml", u);
 	if (host_read(root, "/etc/docker/daemon.json", 1 << 20, &buf) >= 0) {
 		json_t *o = json_loads(buf, 0, NULL);
 		json_t *rt = o ? json_object_get(o, "runtimes") : NULL;
@@ -230,11 +248,13 @@ void host_probe_container(const char *root, struct host_container *out)
 		out->docker_runtime = (rt && json_object_get(rt, "nvidia")) || (def && !strcmp(def, "nvidia"));
 		json_decref(o);
 		free(buf);
+	} else {
+		host_note_unreadable(u, "/etc/docker/daemon.json", errno);
 	}
-	out->containerd_runtime = file_has(root, "/etc/containerd/config.toml", "nvidia-container-runtime") ||
-				  file_has(root, "/etc/containerd/config.toml", "runtimes.nvidia");
-	out->cdi_spec = exists(root, "/etc/cdi/nvidia.yaml") || exists(root, "/var/run/cdi/nvidia.yaml") ||
-			exists(root, "/etc/cdi/nvidia.json") || exists(root, "/var/run/cdi/nvidia.json");
-	out->docker_installed = exists(root, "/usr/bin/dockerd") || exists(root, "/usr/bin/docker");
-	out->containerd_installed = exists(root, "/usr/bin/containerd");
+	out->containerd_runtime = file_has(root, "/etc/containerd/config.toml", "nvidia-container-runtime", u) ||
+				  file_has(root, "/etc/containerd/config.toml", "runtimes.nvidia", u);
+	out->cdi_spec = exists(root, "/etc/cdi/nvidia.yaml", u) || exists(root, "/var/run/cdi/nvidia.yaml", u) ||
+			exists(root, "/etc/cdi/nvidia.json", u) || exists(root, "/var/run/cdi/nvidia.json", u);
+	out->docker_installed = exists(root, "/usr/bin/dockerd", u) || exists(root, "/usr/bin/docker", u);
+	out->containerd_installed = exists(root, "/usr/bin/containerd", u);
 }

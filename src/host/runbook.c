@@ -6,6 +6,7 @@
  * and NVIDIA's Xid guidance, with the host's own readings in place of
  * "run nvidia-smi and look".
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,7 +216,8 @@ static void runbook_oom(struct steps *s, const struct check_report *r, int gpu, 
 			used = strlen(buf);
 			if (used < sizeof(buf) - 100)
 				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: pid %u %s (%s) %.1f GiB", used ? "; " : "", i,
-					 p->pid, p->visible ? p->comm : "?", p->visible ? p->user : "other namespace",
+					 p->pid, p->visible ? p->comm : "?",
+					 p->visible ? p->user : p->error == ENOENT ? "other namespace" : "unreadable",
 					 p->used_valid ? p->used_bytes / GIB : 0.0);
 		}
 	}
@@ -278,7 +280,9 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 {
 	static const char *const status[] = {"gpu.status", "gpu.mig", NULL};
 	struct host_holder *h = NULL;
-	size_t nh = host_dev_holders(r->root, &h), k;
+	struct host_unreadable u = {0};
+	size_t unread = 0;
+	size_t nh = host_dev_holders(r->root, &h, &unread, &u), k;
 	char buf[1024] = "";
 	unsigned i;
 	int other = 0;
@@ -293,7 +297,8 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 			if (used < sizeof(buf) - 100)
 				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: pid %u %s (%s)", used ? "; " : "", i,
 					 g->procs[k].pid, g->procs[k].visible ? g->procs[k].comm : "?",
-					 g->procs[k].visible ? g->procs[k].user : "another PID namespace");
+					 g->procs[k].visible ? g->procs[k].user :
+					 g->procs[k].error == ENOENT ? "another PID namespace" : "unreadable");
 		}
 	}
 	step(s, "processes using the gpus", buf[0] ? CHECK_WARN : CHECK_OK,
@@ -310,10 +315,21 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 			snprintf(buf + used, sizeof(buf) - used, "%spid %u %s (%s): %s", used ? "; " : "", h[k].pid,
 				 h[k].comm, h[k].user, h[k].devices);
 	}
-	step(s, "open device files", nh && other ? CHECK_WARN : CHECK_OK,
-	     xstrdup(nh ? buf : "no process has /dev/nvidia* open"),
-	     nh && other ? xstrdup("these processes block a GPU reset and driver unload (the fuser -v /dev/nvidia* "
-				   "view); stop them before nvidia-smi -r") : NULL);
+	if (unread && !(nh && other)) {
+		/* the processes that could not be looked at may be the ones holding the GPU */
+		char *t = host_unreadable_text(&u);
+		size_t used = strlen(buf);
+		snprintf(buf + used, sizeof(buf) - used, "%s%zu process%s not inspected (%s)", used ? "; " : "", unread,
+			 unread == 1 ? "" : "es", t);
+		free(t);
+		step(s, "open device files", CHECK_SKIP, xstrdup(buf),
+		     xstrdup("run as root to see every process's open files (sudo fuser -v /dev/nvidia*)"));
+	} else {
+		step(s, "open device files", nh && other ? CHECK_WARN : CHECK_OK,
+		     xstrdup(nh ? buf : "no process has /dev/nvidia* open"),
+		     nh && other ? xstrdup("these processes block a GPU reset and driver unload (the fuser -v "
+					   "/dev/nvidia* view); stop them before nvidia-smi -r") : NULL);
+	}
 	step(s, "what not to do", CHECK_SKIP, xstrdup("advice"),
 	     xstrdup("do not add udev rules that remove the GPU from the PCI bus: the device is gone until a "
 		     "rescan or reboot"));

@@ -1,6 +1,7 @@
 /*
  * The host probes' parsers and the compatibility rules, on literal inputs.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/host.h"
 
@@ -300,7 +302,7 @@ static void test_fixture_tree(void **state)
 	size_t n;
 	(void)state;
 	snprintf(root, sizeof(root), "%s/tests/fixtures/hosts/a100-pcie-x8", src ? src : "..");
-	assert_int_equal(host_pci_nvidia(root, ids, 8), 4);
+	assert_int_equal(host_pci_nvidia(root, ids, 8, NULL), 4);
 	assert_string_equal(ids[0], "0000:17:00.0");
 	assert_string_equal(ids[2], "0000:ca:00.0");
 	assert_int_equal(host_pci_read(root, "0000:ca:00.0", &p), 0);
@@ -313,7 +315,7 @@ static void test_fixture_tree(void **state)
 	assert_int_equal(p.aer_fatal, 0);
 	assert_int_equal(host_pci_read(root, "0000:99:00.0", &p), -1);
 	assert_int_equal(host_pci_read(root, "../../etc", &p), -1);
-	n = host_ib_ports(root, &ib);
+	n = host_ib_ports(root, &ib, NULL);
 	assert_int_equal(n, 1);
 	assert_string_equal(ib[0].device, "mlx5_0");
 	assert_string_equal(ib[0].state, "ACTIVE");
@@ -326,11 +328,70 @@ static void test_fixture_tree(void **state)
 	assert_string_equal(user, "alice");
 	assert_string_equal(comm, "python3");
 	assert_int_equal(host_proc_user(root, 4243, user, sizeof(user), comm, sizeof(comm)), -1);
-	n = host_dev_holders(root, &h);
+	n = host_dev_holders(root, &h, NULL, NULL);
 	assert_int_equal(n, 1);
 	assert_int_equal(h[0].pid, 4242);
 	assert_string_equal(h[0].devices, "nvidia-uvm nvidia1 nvidiactl");
 	free(h);
+}
+
+/* Makes DIR/REL a symlink to itself (and its parent directories). */
+static void make_loop(const char *dir, const char *rel)
+{
+	char path[4096], cmd[8300];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(symlink(strrchr(path, '/') + 1, path), 0);
+}
+
+/* A symlink loop is unreadable, not absent: the probes note it, with the path under the root. */
+static void test_unreadable_loops(void **state)
+{
+	char root[] = "/tmp/gpuscope-test-host-XXXXXX", cmd[64], ids[4][16];
+	struct host_pci p;
+	struct host_ib_port *ib;
+	struct host_unreadable u = {0};
+	size_t n;
+	char *t;
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	make_loop(root, "sys/bus/pci/devices/0000:17:00.0");
+	make_loop(root, "sys/class/infiniband/mlx5_0/ports/1/state");
+	make_loop(root, "sys/class/infiniband/mlx5_0/device");
+
+	assert_int_equal(host_pci_read(root, "0000:17:00.0", &p), -1);
+	assert_false(p.present);
+	assert_int_equal(p.unreadable.error, ELOOP);
+	assert_string_equal(p.unreadable.path, "/sys/bus/pci/devices/0000:17:00.0");
+	/* absent is not unreadable */
+	assert_int_equal(host_pci_read(root, "0000:18:00.0", &p), -1);
+	assert_int_equal(p.unreadable.error, 0);
+	assert_int_equal(host_pci_nvidia(root, ids, 4, &u), 0);
+	assert_int_equal(u.error, ELOOP);
+	assert_string_equal(u.path, "/sys/bus/pci/devices/0000:17:00.0/vendor");
+
+	memset(&u, 0, sizeof(u));
+	n = host_ib_ports(root, &ib, &u);
+	assert_int_equal(n, 1);
+	assert_int_equal(ib[0].unreadable.error, ELOOP);
+	assert_string_equal(ib[0].unreadable.path, "/sys/class/infiniband/mlx5_0/ports/1/state");
+	assert_string_equal(ib[0].state, "");
+	assert_int_equal(ib[0].pcidev.unreadable.error, ELOOP);
+	assert_string_equal(ib[0].pcidev.unreadable.path, "/sys/class/infiniband/mlx5_0/device");
+	free(ib);
+
+	/* the first input noted is kept; the text names it and, for permissions, says what to do */
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(host_note_unreadable(&u, "/a", ENOENT), 0);
+	assert_int_equal(host_note_unreadable(&u, "/b", EACCES), 1);
+	assert_int_equal(host_note_unreadable(&u, "/c", ELOOP), 1);
+	t = host_unreadable_text(&u);
+	assert_string_equal(t, "cannot read /b: Permission denied; run as root to check it");
+	free(t);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
@@ -347,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_compat),
 		cmocka_unit_test(test_torch_json),
 		cmocka_unit_test(test_fixture_tree),
+		cmocka_unit_test(test_unreadable_loops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
