@@ -64,7 +64,7 @@ static const struct opt estimate_opts[] = {
 	WORKLOAD_OPT_PROMPT_LEN(wo),
 	WORKLOAD_OPT_OUTPUT_LEN(wo),
 	OPT_STRING_("kv-cache-precision", &kvprec_s, "P", "fp16, bf16, fp8, int8 or int4"),
-	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "find the batch that meets it (5ms)", 3600),
+	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "a request's latency to meet: the batch (or serving concurrency) that does (5ms)", 3600),
 	OPT_INT_("max-batch", &max_batch, "N", "dynamic batching limit for --latency-target (32)", 1, 1000000),
 	OPT_FLAG_("cuda-graphs", &cuda_graphs, "capture forward passes as CUDA Graphs"),
 	OPT_STRING_("engine", &engine_s, "NAME", "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy, tgi"),
@@ -80,7 +80,7 @@ static const struct opt estimate_opts[] = {
 	WORKLOAD_OPT_TOKENS(wo, "tokens to train on (time to train)"),
 	WORKLOAD_OPT_SAMPLES(wo, "samples per epoch (time to train)"),
 	WORKLOAD_OPT_EPOCHS(wo),
-	OPT_DOUBLE_("cpu-cores", &cpu_cores, "N", "CPU cores per server for data loading", 0, 100000),
+	OPT_POSITIVE_("cpu-cores", &cpu_cores, "N", "CPU cores per server for data loading", 0, 100000),
 	OPT_STRING_("data-loader", &loader_s, "KIND", "cpu or dali"),
 	OPT_STRING_("cudnn-benchmark", &cudnn_s, "on|off", "cudnn.benchmark (default on)"),
 	OPT_GROUP_("output"),
@@ -896,7 +896,8 @@ static void print_json(const struct workload *w, const struct model_config *c, c
 
 /*
  * Whether to answer with the serving model, and how: a decoder's inference
- * under a serving engine, continuous batching or a TTFT/TPOT target.  With
+ * under a serving engine, continuous batching or a TTFT, TPOT or latency
+ * target.  With
  * none of --engine, --batch, --cuda-graphs, --batching, --max-seqs and a
  * target a decoder is served as engines do by default (vLLM, continuous
  * batching, as many sequences as the KV cache holds): what "serving" means
@@ -917,18 +918,40 @@ static int serving_wanted(const struct workload *w, struct model_config *c, stru
 	if (!engine_s && !batch && !cuda_graphs && (!batching_s || !strcmp(batching_s, "continuous")))
 		c->engine = MODEL_ENGINE_VLLM;
 	if (!engine_s && !batch && !cuda_graphs && !batching_s && !(ttft_target > 0) && !(tpot_target > 0) &&
-	    !max_seqs) {
+	    !(latency_target > 0) && !max_seqs) {
 		so->continuous = 1;
 		return -1;   /* served by default: falls back to the plain estimate when it cannot be served */
 	}
 	so->continuous = batching_s ? !strcmp(batching_s, "continuous") : model_engine_info(c->engine)->serving;
+	so->batch = (int)batch;
 	so->max_seqs = (int)max_seqs;
 	so->ttft_target_s = ttft_target;
 	so->tpot_target_s = tpot_target;
+	so->latency_target_s = latency_target;
 	if (so->continuous && !model_engine_info(c->engine)->serving)
 		die_usage("gpuscope estimate: continuous batching needs a serving engine (--engine vllm, sglang, "
 			  "trtllm, lmdeploy or tgi), not %s", model_engine_name(c->engine));
-	return so->continuous || model_engine_info(c->engine)->serving || ttft_target > 0 || tpot_target > 0;
+	return so->continuous || model_engine_info(c->engine)->serving || ttft_target > 0 || tpot_target > 0 ||
+	       latency_target > 0;
+}
+
+/*
+ * No batch meets --latency-target: fail as a missed TTFT or TPOT target
+ * does, with how long one request takes (model_batch_for_latency's rule:
+ * a request may wait for the batch in flight, so twice one batch's time).
+ */
+static void latency_missed(const struct workload *w, const struct model_config *c)
+{
+	struct model_config one = *c;
+	struct model_result r1;
+	char want[32], alone[32], worst[32];
+	one.batch = 1;
+	if (model_estimate(w, &one, &r1))
+		die_usage("gpuscope estimate: this configuration cannot be evaluated");
+	die_code(EXIT_USAGE, "gpuscope estimate: cannot meet the latency target of %s: one request alone takes %s, "
+		 "and under dynamic batching it may wait for the batch in flight (worst case %s); a faster GPU, more "
+		 "tensor parallelism or smaller weights would be needed", fmt_time(latency_target, want, sizeof(want)),
+		 fmt_time(r1.infer.request_s, alone, sizeof(alone)), fmt_time(2 * r1.infer.request_s, worst, sizeof(worst)));
 }
 
 int cmd_estimate(int argc, char **argv)
@@ -994,7 +1017,11 @@ int cmd_estimate(int argc, char **argv)
 	if (latency_target > 0) {
 		if (c.task != MODEL_TASK_INFER)
 			die_usage("gpuscope estimate: --latency-target applies to --task infer");
-		lat_batch = model_batch_for_latency(&w, &c, latency_target, (int)max_batch);
+		/* served, the target sized the concurrency above (or failed there) */
+		if (!serving)
+			lat_batch = model_batch_for_latency(&w, &c, latency_target, (int)max_batch);
+		if (!lat_batch)
+			latency_missed(&w, &c);
 	}
 	if (rate > 0)
 		rate_view(&c, &r, serving ? &sv : NULL, &q);

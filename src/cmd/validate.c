@@ -170,6 +170,7 @@ static int how_run(const struct row *r, const struct workload *w, struct model_r
 	/* an empty batch on a generation throughput case: what engines do, as many as fit */
 	so->continuous = !strcmp(bat, "continuous") ||
 			 (!*bat && infer && decoder && q->batch == MODEL_UNSET && !strcmp(cell(r, "metric"), "tokens_per_s"));
+	so->batch = so->continuous && q->batch != MODEL_UNSET ? q->batch : 0;
 	*serving = infer && decoder && (so->continuous || (q->engine != MODEL_UNSET &&
 							    model_engine_info((enum model_engine)q->engine)->serving));
 	if (*shape) {

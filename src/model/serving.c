@@ -114,7 +114,20 @@ static int at_concurrency(const struct workload *w, const struct model_config *c
 static int meets(const struct model_serving *s, const struct model_serving_opts *o)
 {
 	return (!(o->tpot_target_s > 0) || s->tpot_s <= o->tpot_target_s) &&
-	       (!(o->ttft_target_s > 0) || s->ttft_s <= o->ttft_target_s);
+	       (!(o->ttft_target_s > 0) || s->ttft_s <= o->ttft_target_s) &&
+	       (!(o->latency_target_s > 0) || s->request_s <= o->latency_target_s);
+}
+
+/* A target for the message: "none", "200.0 ms", "0.001 ms" (1 us stays visible). */
+static const char *target_text(double s, char *buf, size_t len)
+{
+	if (!(s > 0))
+		snprintf(buf, len, "none");
+	else if (s >= 1e-3)
+		snprintf(buf, len, "%.1f ms", s * 1e3);
+	else
+		snprintf(buf, len, "%.3g ms", s * 1e3);
+	return buf;
 }
 
 int model_serving_estimate(const struct workload *w, const struct model_config *cfg,
@@ -125,7 +138,7 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 	struct model_memory mem;
 	struct model_result r1;
 	double frac, block, seq_tokens, cap, used, prefill1 = 0;
-	int limit, n;
+	int limit, n, asked;
 	char msg[512];
 
 	memset(s, 0, sizeof(*s));
@@ -163,14 +176,16 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 		return fail(err, "batch", msg);
 	}
 
-	if ((o->continuous ? cfg->batch > 1 : cfg->batch > 0) && cfg->batch > limit) {
+	/* the batch asked for: continuous batching's comes apart, as cfg->batch is completed to 1 */
+	asked = o->continuous ? o->batch : cfg->batch;
+	if (asked > limit) {
 		/* an explicit batch the cache cannot hold is refused, not quietly lowered */
 		snprintf(msg, sizeof(msg), " (%.0f tokens a sequence, in %g-token blocks)", s->tokens_per_seq, block);
-		return batch_too_big(err, cfg->batch, cfg->batch * s->tokens_per_seq * s->kv_bytes_per_token,
+		return batch_too_big(err, asked, asked * s->tokens_per_seq * s->kv_bytes_per_token,
 				     s->kv_budget_bytes, limit, msg);
 	}
 	if (o->continuous) {
-		int cap_seqs = o->max_seqs > 0 ? o->max_seqs : cfg->batch > 1 ? cfg->batch :
+		int cap_seqs = o->max_seqs > 0 ? o->max_seqs : asked > 0 ? asked :
 			       eng->max_seqs > 0 ? eng->max_seqs : limit;
 		n = limit < cap_seqs ? limit : cap_seqs;
 		s->bound = limit < cap_seqs ? "kv-cache" : "max-seqs";
@@ -206,16 +221,16 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 			if (at_concurrency(w, cfg, o->continuous, 1, prefill1, &t))
 				return fail(err, "gpu", "the model cannot evaluate this configuration");
 			if (!meets(&t, o)) {
-				char tt[48] = "none", tp[48] = "none";
-				if (o->ttft_target_s > 0)
-					snprintf(tt, sizeof(tt), "%.1f ms", o->ttft_target_s * 1e3);
-				if (o->tpot_target_s > 0)
-					snprintf(tp, sizeof(tp), "%.2f ms", o->tpot_target_s * 1e3);
+				char tt[48], tp[48], tl[48];
 				snprintf(msg, sizeof(msg),
 					 "cannot meet the target: the closest is one sequence at a time, with a time to first "
-					 "token of %.1f ms and %.2f ms per output token (targets: TTFT %s, TPOT %s); more tensor "
-					 "parallelism, a faster GPU or smaller weights would be needed",
-					 t.ttft_s * 1e3, t.tpot_s * 1e3, tt, tp);
+					 "token of %.1f ms, %.2f ms per output token and %.1f ms a request (targets: TTFT %s, "
+					 "TPOT %s, request latency %s); more tensor parallelism, a faster GPU or smaller "
+					 "weights would be needed",
+					 t.ttft_s * 1e3, t.tpot_s * 1e3, t.request_s * 1e3,
+					 target_text(o->ttft_target_s, tt, sizeof(tt)),
+					 target_text(o->tpot_target_s, tp, sizeof(tp)),
+					 target_text(o->latency_target_s, tl, sizeof(tl)));
 				return fail(err, "latency-target", msg);
 			}
 			best = t;

@@ -12,13 +12,16 @@
 #include "model/model.h"
 
 struct model_serving_opts {
-	int continuous;            /* 1: continuous batching (cfg->batch, when > 0, caps the
-				      running sequences); 0: one static batch of cfg->batch */
+	int continuous;            /* 1: continuous batching; 0: one static batch of cfg->batch */
+	int batch;                 /* continuous: the running sequences asked for (--batch), refused
+				      when the KV cache cannot hold them; 0: not given (cfg->batch
+				      is completed to 1 then, so it cannot say) */
 	int max_seqs;              /* cap on running sequences; 0: the engine's default */
 	double mem_fraction;       /* share of memory the engine may use; 0: the engine's */
 	int block_tokens;          /* KV-cache block; 0: the engine's */
 	double ttft_target_s;      /* 0: none */
 	double tpot_target_s;      /* 0: none */
+	double latency_target_s;   /* a request end to end (request_s); 0: none */
 };
 
 struct model_serving {
@@ -41,8 +44,9 @@ struct model_serving {
 /*
  * Fills *out for cfg (task infer, a causal transformer) under opts.  Returns
  * 0, or -1 with err when it cannot be served: the weights leave no room for
- * the KV cache, a static batch larger than the cache holds, or a TTFT/TPOT
- * target no concurrency meets (err says the closest value reached).
+ * the KV cache, a batch larger than the cache holds, or a TTFT, TPOT or
+ * request-latency target no concurrency meets (err, field "latency-target",
+ * says the closest values reached).
  */
 int model_serving_estimate(const struct workload *w, const struct model_config *cfg,
 			   const struct model_serving_opts *opts, struct model_serving *out, struct diag *err);

@@ -120,16 +120,23 @@ static void test_static_batch_must_fit(void **state)
 	assert_non_null(strstr(err.msg, "the largest that fits is"));
 	/* continuously batched, an explicit batch the cache cannot hold is refused too, not lowered */
 	o.continuous = 1;
+	o.batch = 100000;
+	c.batch = 1;   /* as model_config_complete leaves it: the batch asked for is o.batch */
 	diag_clear(&err);
 	assert_int_equal(model_serving_estimate(&w, &c, &o, &s, &err), -1);
 	assert_string_equal(err.field, "batch");
-	c.batch = 0;
+	o.batch = 0;
 	serve(&w, &c, &o, &s);
 	assert_true(s.at.mem.fits && s.at.mem.total_bytes <= s.at.mem.capacity_bytes);
-	c.batch = s.kv_limit;
+	assert_true(s.concurrency > 1);
+	o.batch = s.kv_limit;
 	serve(&w, &c, &o, &s);
-	assert_int_equal(s.concurrency, c.batch);
-	c.batch = s.kv_limit + 1;
+	assert_int_equal(s.concurrency, o.batch);
+	/* one sequence asked for is one sequence, not "not given" */
+	o.batch = 1;
+	serve(&w, &c, &o, &s);
+	assert_int_equal(s.concurrency, 1);
+	o.batch = s.kv_limit + 1;
 	assert_int_equal(model_serving_estimate(&w, &c, &o, &s, &err), -1);
 }
 
@@ -156,6 +163,19 @@ static void test_tpot_target(void **state)
 	assert_int_equal(model_serving_estimate(&w, &c, &o, &met, &err), -1);
 	assert_string_equal(err.field, "latency-target");
 	assert_non_null(strstr(err.msg, "the closest"));
+
+	/* a request's latency target sizes the concurrency alike, and one no concurrency meets fails */
+	o.tpot_target_s = 0;
+	o.latency_target_s = all.request_s / 2;
+	serve(&w, &c, &o, &met);
+	assert_string_equal(met.bound, "target");
+	assert_true(met.request_s <= o.latency_target_s);
+	assert_true(met.concurrency < all.concurrency);
+	o.latency_target_s = 1e-6;
+	diag_clear(&err);
+	assert_int_equal(model_serving_estimate(&w, &c, &o, &met, &err), -1);
+	assert_string_equal(err.field, "latency-target");
+	assert_non_null(strstr(err.msg, "request latency 0.001 ms"));
 }
 
 static void test_queue_wait(void **state)
