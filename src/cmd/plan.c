@@ -534,21 +534,37 @@ static void print_no_answer(const struct plan *p)
 	const struct plan_hw *hw = plan_hw(p, &nhw);
 
 	if (m) {
-		const char *what[3];
-		int k = 0;
+		const char *what[5];
+		char names[160], rack[320] = "";
+		int k = 0, i;
+		size_t o = 0;
 		if (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0)
 			what[k++] = req->base.task == MODEL_TASK_INFER ? "latency target" : "deadline";
 		if (req->budget_usd > 0)
 			what[k++] = "budget";
 		if (req->power_kw > 0)
 			what[k++] = "power limit";
-		if (req->rack_kw > 0 && k < 3 && (m->violates & PLAN_VIOL_RACK))
-			what[k++] = "rack power";
+		if (m->violates & PLAN_VIOL_RACK) {
+			/* bom_build leaves the rack it could not fill in m->bom, the default one included */
+			int dflt = !(req->rack_kw > 0);
+			what[k++] = dflt ? "default rack-power limit" : "rack-power limit (--rack-kw)";
+			snprintf(rack, sizeof(rack),
+				 "; one %s draws %.1f kW, more than the %.0f kW %sof %s %s-cooled rack (%s); give "
+				 "--rack-kw %.0f or more", hw[m->hw].label, hw[m->hw].node_power_kw, m->bom.rack_kw,
+				 dflt ? "default " : "", strcmp(m->bom.cooling, "air") ? "a" : "an", m->bom.cooling,
+				 !dflt ? "--rack-kw" : strcmp(m->bom.cooling, "liquid") ?
+				 "the catalog's facility rack_kw_air" : "the catalog's facility rack_kw_liquid",
+				 ceil(hw[m->hw].node_power_kw));
+		}
+		if (!k)
+			what[k++] = "constraints";
+		names[0] = 0;
+		for (i = 0; i < k; i++)
+			o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", !i ? "" : i == k - 1 ? " and " : ", ",
+					      what[i]);
 		snprintf(buf, sizeof(buf),
-			 "no configuration meets the %s%s%s%s%s; the nearest miss is %ux%d %s (%s): %s, "
-			 "%s, %.1f kW, %s the tightest constraint",
-			 what[0], k > 1 ? (k > 2 ? ", " : " and ") : "", k > 1 ? what[1] : "",
-			 k > 2 ? " and " : "", k > 2 ? what[2] : "", m->nodes, hw[m->hw].gpus_per_node,
+			 "no configuration meets the %s%s; the nearest miss is %ux%d %s (%s): %s, "
+			 "%s, %.1f kW, %s the tightest constraint", names, rack, m->nodes, hw[m->hw].gpus_per_node,
 			 hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)),
 			 fmt_choice_time(req, m, a, sizeof(a)), unit_format_usd(m->cost_usd, b, sizeof(b)), m->power_kw,
 			 miss_words(m->miss, c, sizeof(c)));

@@ -85,7 +85,7 @@ struct bom {
 /*
  * Sizes and prices the cluster.  Returns 0, or -1 with *err (field
  * "rack-kw") when a node draws more than a rack may (the nearest limit is
- * in the message).
+ * in the message; b->cooling and b->rack_kw still say which rack it was).
  */
 int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in, struct diag *err);
 

@@ -239,7 +239,8 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 	c->violates = 0;
 	if (!rack_ok) {
 		c->violates |= PLAN_VIOL_RACK;
-		miss = fmax(miss, p->req.rack_kw > 0 ? hw->node_power_kw / p->req.rack_kw : 2);
+		/* against the rack bom_build could not fill: --rack-kw or the cooling's default */
+		miss = fmax(miss, c->bom.rack_kw > 0 ? hw->node_power_kw / c->bom.rack_kw : 2);
 	}
 	if (p->req.deadline_s > 0) {
 		if (t > p->req.deadline_s)

@@ -61,6 +61,18 @@ assert e["memory"]["host_fits"] in (None, True)
 ' "$step" || fail "estimate $args disagrees with plan"
 }
 
+# air_cooled_gb200 DIR: writes DIR/servers.csv, a user catalog whose GB200 NVL72 racks are
+# air-cooled, so each draws more than the default air-cooled rack supplies.
+air_cooled_gb200() {
+	mkdir -p "$1"
+	{
+		grep '^#' "$SRCDIR/data/servers.csv"
+		grep -v '^#' "$SRCDIR/data/servers.csv" | head -1
+		grep '^gb200' "$SRCDIR/data/servers.csv" | sed 's/,liquid,/,air,/'
+	} >"$1/servers.csv"
+	grep -q ',air,' "$1/servers.csv" || fail "no gb200 server row to make air-cooled"
+}
+
 # finish: prints the summary line and exits non-zero when a check failed.
 finish() {
 	echo "$((CHECKS - FAILS)) passed, $FAILS failed"
