@@ -11,6 +11,18 @@ MODE:
   authflood  16 connections from 127.0.0.2-5 sending random wrong passwords
   reload     rewrites --web-config with --alt files in turn and sends SIGHUP
              to --pid every --reload-every seconds (TLS certificate reloads)
+  second     --conns connections from 127.0.0.2-5 that each get one whole
+             answer, then trickle a partial second request (a header line
+             every --line-every seconds), reopened when the server closes them
+  slowread   --conns connections from 127.0.0.2-5 with a 2 KB receive window
+             (SO_RCVBUF) that send 20 pipelined /metrics requests and read
+             --read-bytes every --read-every seconds, reopened when closed
+  authspray  --flooders threads sending one wrong password per connection,
+             each from the next of --spray-addrs addresses 127.0.1.1 onwards
+             (127.0.X.Y, Y 1-250); each --fresh USER:PASSWORD, never checked
+             before, is tried once from --fresh-ip during the flood; with
+             --pid, a SIGHUP (same file) at half time, after which the
+             scraper's credentials must still be cached
 
 The scraper (from --scraper-ip, 127.0.0.6) opens a connection per scrape,
 fetches /metrics and /health in turn every --scrape-every seconds and checks
@@ -33,6 +45,7 @@ import time
 
 ATTACKERS = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"]
 stop = threading.Event()
+fail_idx = set()       # indexes into the latencies of the failed scrapes
 lock = threading.Lock()
 counts = {}
 
@@ -115,33 +128,47 @@ def scraper(args, lat, fails, once=False):
             lat.append(dt)
             if not ok:
                 fails.append(path)
+                fail_idx.add(len(lat) - 1)
         if once or stop.wait(args.scrape_every):
             break
 
 
-def slowloris(args, idx):
+def trickle(args, s, mode):
+    """Sends a request line and a header line every --line-every seconds,
+    never the end; raises OSError when the server answers or closes."""
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
+    while not stop.is_set():
+        if stop.wait(args.line_every):
+            break
+        s.sendall(b"X-Slow: %d\r\n" % random.randrange(10**6))
+        s.settimeout(0.001)
+        try:
+            if s.recv(4096) == b"":
+                raise OSError("closed")
+            bump(mode + "_answered")
+            raise OSError("answered")
+        except socket.timeout:
+            pass
+        s.settimeout(args.line_every + 5)
+
+
+def slowloris(args, idx, mode="slowloris"):
+    """A half-open request; mode "second": after one whole answer."""
     src = ATTACKERS[idx % len(ATTACKERS)]
     while not stop.is_set():
         try:
             s = connect(args, src, timeout=args.line_every + 5)
-            bump("slowloris_opened")
-            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")
-            while not stop.is_set():
-                if stop.wait(args.line_every):
-                    break
-                s.sendall(b"X-Slow: %d\r\n" % random.randrange(10**6))
-                s.settimeout(0.001)
-                try:
-                    if s.recv(4096) == b"":
-                        raise OSError("closed")
-                    bump("slowloris_answered")
-                    raise OSError("answered")
-                except socket.timeout:
-                    pass
-                s.settimeout(args.line_every + 5)
+            bump(mode + "_opened")
+            if mode == "second":
+                s.sendall(request("/metrics", close=False))
+                status, whole = read_response(s)
+                if status != 200 or not whole:
+                    raise OSError("first answer %d" % status)
+                bump("second_first_answered")
+            trickle(args, s, mode)
             s.close()
         except OSError:
-            bump("slowloris_closed")
+            bump(mode + "_closed")
             stop.wait(0.05)
 
 
@@ -164,6 +191,70 @@ def authflood(args, idx):
             stop.wait(0.01)
 
 
+def slowread(args, idx):
+    src = ATTACKERS[idx % len(ATTACKERS)]
+    while not stop.is_set():
+        s = None
+        try:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            s.bind((src, 0))
+            s.settimeout(5)
+            s.connect(("127.0.0.1", args.port))
+            bump("slowread_opened")
+            s.sendall(request("/metrics", close=False) * 20)
+            while not stop.wait(args.read_every):
+                b = s.recv(args.read_bytes)
+                if not b:
+                    raise OSError("closed")
+                bump("slowread_bytes", len(b))
+        except OSError:
+            bump("slowread_closed")
+            stop.wait(0.05)
+        finally:
+            if s:
+                s.close()
+
+
+def spray_addrs(n):
+    return ["127.0.%d.%d" % (1 + i // 250, 1 + i % 250) for i in range(n)]
+
+
+def authspray(args, idx, addrs):
+    user = (args.auth or "prometheus:x").split(":", 1)[0]
+    i = idx
+    while not stop.is_set():
+        src = addrs[i % len(addrs)]
+        i += args.flooders
+        try:
+            s = connect(args, src)
+            pw = "%x" % random.getrandbits(64)
+            s.sendall(request("/metrics", "%s:%s" % (user, pw)))
+            status, _ = read_response(s)
+            bump("authspray_%d" % status)
+            s.close()
+        except (OSError, ValueError, IndexError):
+            bump("authspray_errors")
+            stop.wait(0.01)
+
+
+def fresh_try(args, cred, out):
+    """One scrape with credentials never checked before: (status, ms)."""
+    t0 = time.monotonic()
+    status = 0
+    try:
+        s = connect(args, args.fresh_ip, timeout=10)
+        s.sendall(request("/metrics", cred))
+        status, whole = read_response(s)
+        if not whole:
+            status = -status
+        s.close()
+    except (OSError, ValueError, IndexError) as e:
+        bump("fresh_" + type(e).__name__)
+    out.append({"user": cred.split(":", 1)[0], "status": status,
+                "ms": round((time.monotonic() - t0) * 1000, 1)})
+
+
 def reloader(args):
     n = 0
     while not stop.is_set():
@@ -183,7 +274,8 @@ def pct(xs, p):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["none", "slowloris", "authflood", "reload"])
+    ap.add_argument("mode", choices=["none", "slowloris", "authflood", "reload", "second",
+                                     "slowread", "authspray"])
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--tls", action="store_true")
     ap.add_argument("--auth", help="USER:PASSWORD of the scraper")
@@ -199,6 +291,11 @@ def main():
     ap.add_argument("--web-config")
     ap.add_argument("--alt", action="append", default=[])
     ap.add_argument("--reload-every", type=float, default=0.2)
+    ap.add_argument("--read-every", type=float, default=0.5)
+    ap.add_argument("--read-bytes", type=int, default=512)
+    ap.add_argument("--spray-addrs", type=int, default=2000)
+    ap.add_argument("--fresh", action="append", default=[])
+    ap.add_argument("--fresh-ip", default="127.0.0.7")
     args = ap.parse_args()
 
     # one scrape before the attack: a scraper that was there first (its
@@ -218,6 +315,15 @@ def main():
         if not (args.pid and args.web_config and args.alt):
             ap.error("reload needs --pid, --web-config and --alt")
         threads = [threading.Thread(target=reloader, args=(args,))]
+    elif args.mode == "second":
+        threads = [threading.Thread(target=slowloris, args=(args, i, "second"))
+                   for i in range(args.conns)]
+    elif args.mode == "slowread":
+        threads = [threading.Thread(target=slowread, args=(args, i)) for i in range(args.conns)]
+    elif args.mode == "authspray":
+        addrs = spray_addrs(args.spray_addrs)
+        threads = [threading.Thread(target=authspray, args=(args, i, addrs))
+                   for i in range(args.flooders)]
     for t in threads:
         t.daemon = True
         t.start()
@@ -227,7 +333,22 @@ def main():
     for t in sc:
         t.daemon = True
         t.start()
-    time.sleep(args.duration)
+    fresh, reload_at = [], None
+    if args.mode == "authspray":
+        # the fresh credentials in the first half, the SIGHUP at half time
+        t0 = time.monotonic()
+        half = args.duration / 2
+        for k, cred in enumerate(args.fresh):
+            time.sleep(max(0, t0 + half * (k + 0.5) / len(args.fresh) - time.monotonic()))
+            fresh_try(args, cred, fresh)
+        time.sleep(max(0, t0 + half - time.monotonic()))
+        if args.pid:
+            os.kill(args.pid, signal.SIGHUP)
+            with lock:
+                reload_at = len(lat)
+        time.sleep(max(0, t0 + args.duration - time.monotonic()))
+    else:
+        time.sleep(args.duration)
     stop.set()
     for t in sc:
         t.join(10)
@@ -241,6 +362,13 @@ def main():
         "max_ms": round(max(ms), 2) if ms else None,
         "attack": counts,
     }
+    if args.mode == "authspray":
+        out["fresh"] = fresh
+        out["fresh_ok"] = sum(1 for f in fresh if f["status"] == 200)
+        if reload_at is not None:
+            out["after_reload_scrapes"] = len(lat) - reload_at
+            out["after_reload_failed"] = sum(1 for i in range(reload_at, len(lat))
+                                             if i in fail_idx)
     print(json.dumps(out, sort_keys=True))
     sys.stdout.flush()
     os._exit(0)

@@ -7,9 +7,16 @@
 #   - authflood: 16 connections sending random wrong passwords (bcrypt cost
 #     10) while the scraper sends the right one;
 #   - reload: the TLS certificate swapped by SIGHUP every 0.3 s while four
-#     scrapers fetch /metrics over HTTPS (a cut body is a failure).
+#     scrapers fetch /metrics over HTTPS (a cut body is a failure);
+#   - second: 64 connections from 127.0.0.2-5 that each get one answer, then
+#     trickle a partial second request;
+#   - slowread: 64 connections with a 2 KB receive window, 20 pipelined
+#     /metrics each, read 512 bytes every 0.5 s;
+#   - authspray: wrong passwords from 2,000 addresses (127.0.1.1 onwards),
+#     three users whose passwords were never checked tried during it, and a
+#     SIGHUP at half time after which the scraper must still get in.
 #
-# usage: bench/export/attacks.sh [slowloris|authflood|reload ...]
+# usage: bench/export/attacks.sh [slowloris|authflood|reload|second|slowread|authspray ...]
 # env:   GPUSCOPE=binary (default build/gpuscope), BUILDDIR (for the fake
 #        NVML; default the binary's directory), DURATION=20 (seconds per run)
 # prints one JSON line per run.
@@ -58,6 +65,36 @@ run_authflood() {
 	stop
 }
 
+run_second() {
+	start
+	$ATTACK second --port "$PORT" --duration "$DURATION" --warmup 3 --line-every 2
+	stop
+}
+
+run_slowread() {
+	start
+	$ATTACK slowread --port "$PORT" --duration "$DURATION" --warmup 3
+	stop
+}
+
+# bcrypt USER PASSWORD: a users line with a cost-10 hash
+bcrypt_user() {
+	printf '  %s: %s\n' "$1" "'$(python3 -W ignore -c 'import crypt, sys
+print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)).replace("$2b$", "$2y$", 1))' "$2")'"
+}
+
+run_authspray() {
+	{
+		echo basic_auth_users:
+		bcrypt_user prometheus right
+		for u in fresh1 fresh2 fresh3; do bcrypt_user "$u" "pw-$u"; done
+	} >"$TMPD/spray.yml"
+	start --web-config "$TMPD/spray.yml"
+	$ATTACK authspray --port "$PORT" --auth prometheus:right --duration "$DURATION" --warmup 2 \
+		--pid "$PID" --fresh fresh1:pw-fresh1 --fresh fresh2:pw-fresh2 --fresh fresh3:pw-fresh3
+	stop
+}
+
 run_reload() {
 	local n
 	for n in a b; do
@@ -74,7 +111,7 @@ run_reload() {
 	stop
 }
 
-for a in "${@:-slowloris authflood reload}"; do
+for a in "${@:-slowloris authflood reload second slowread authspray}"; do
 	for b in $a; do
 		"run_$b"
 	done

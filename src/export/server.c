@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -293,34 +294,41 @@ static int client_cert_ok(const struct web_config *wc, struct MHD_Connection *co
  *    --max-connections "503 Service Unavailable", at once, instead of a
  *    silent close or a wait in the backlog (plain HTTP; a TLS client is
  *    closed: it has not finished its handshake);
- *  - at --max-connections, the oldest connection that has not had an
- *    answer after EVICT_AFTER_S (a slowloris sending a header line every
- *    few seconds), or else the oldest idle keep-alive one, is closed to
- *    make room: half-open connections cannot lock the scrapers out;
+ *  - at --max-connections, room is made by closing the oldest connection
+ *    whose request (the first or any later one on a keep-alive
+ *    connection) has not been read whole EVICT_AFTER_S after it began (a
+ *    slowloris sending a header line every few seconds), else the one
+ *    whose answer has been on its way longest past EVICT_SEND_S (a slow
+ *    reader), else the oldest idle keep-alive one: half-open connections
+ *    and slow readers cannot lock the scrapers out;
+ *  - without pressure too, every request has deadlines of --http-timeout:
+ *    from the end of the previous answer (or the accept) to the request
+ *    read whole, and from the answer queued to its last byte sent.
+ *    libmicrohttpd's own timeout is an idle one, which a client sending a
+ *    byte now and then resets, so the acceptor enforces these (deadlines());
  *  - a TLS reload hands new connections to the new daemon and lets the old
  *    one finish what it is answering before it stops.
  */
-#define EVICT_AFTER_S 0.5
+#define EVICT_AFTER_S 0.5       /* a request not read whole this long after it began may be evicted */
+#define EVICT_SEND_S 2.0        /* an answer still being sent this long may be evicted */
+#define DEADLINE_TICK_MAX_S 1.0 /* the acceptor looks at the deadlines at least this often */
 #define LINGER_MAX 256
 #define LINGER_S 1.0
-#define AUTH_BOOK 256
-#define AUTH_FREE_FAILS 3       /* wrong passwords an address may send before it waits */
-#define AUTH_BACKOFF_MIN_S 0.25
-#define AUTH_BACKOFF_MAX_S 30.0
-#define AUTH_FORGET_S 60.0
-#define AUTH_QUEUE_MAX 8        /* requests waiting for the bcrypt thread */
 
 struct conn {
 	int fd;
 	struct sockaddr_storage addr;
 	socklen_t alen;
 	double accepted_s;
+	double idle_s;              /* monotonic s: accepted, or the previous answer finished */
+	double line_s;              /* when the request line came (in_request) */
+	double answer_s;            /* when the answer was queued (answering) */
 	struct MHD_Daemon *d;       /* the daemon it was handed to */
 	struct MHD_Connection *mc;  /* set when libmicrohttpd reports it started */
 	int in_request;             /* a request line read, its answer not finished */
 	int answering;              /* the handler took the request */
 	unsigned served;            /* answers completed */
-	int evicted;
+	int evicted;                /* shut down by the acceptor: eviction or a deadline */
 	struct auth_job *job;       /* a password being checked for its request */
 	struct conn *next;
 };
@@ -333,16 +341,45 @@ struct conn {
 struct auth_job {
 	struct MHD_Connection *mc;
 	struct wc_ref *ref;         /* the configuration it is checked against, held */
-	unsigned char ip[16];
+	unsigned char ip[16];       /* the client's address (ip_key) */
 	char creds[1024];           /* user, NUL, password */
-	int result;                 /* 1 allowed, 0 refused; once done */
+	int tier;                   /* AUTH_TIER_*: the lower, the sooner it is checked */
+	double queued_s;
+	int ready;                  /* suspended: the bcrypt thread may resume it */
+	int cancelled;              /* resumed unchecked, answered 429: pushed out or waited too long */
+	int result;                 /* 1 allowed, 0 refused, -1 not checked (429); once done */
 	int done;
-	struct auth_job *next;      /* the queue */
+	struct auth_job *next;      /* the queue, in arrival order */
 };
 
-/* An address that sent wrong passwords: it waits before the next bcrypt. */
+/*
+ * Who is checked first: an address with no wrong passwords in a group
+ * (IPv4 /24, IPv6 /48) with none either; then a clean address in a group
+ * that sent some (an attacker cycling through its addresses); then an
+ * address that sent wrong passwords itself.
+ */
+enum { AUTH_TIER_CLEAN, AUTH_TIER_GROUP, AUTH_TIER_FAILED };
+
+/*
+ * The book of wrong passwords: an open-addressing hash table of addresses
+ * and of their groups, AUTH_BOOK entries (40 bytes each, 160 KiB), looked
+ * up in a window of AUTH_PROBE slots; when the window is full the entry
+ * used longest ago goes.  IPv4 addresses count one by one, IPv6 ones by
+ * /64 (what one host or one customer is given: an attacker has 2^64 of
+ * them, so one by one would count nothing).
+ */
+#define AUTH_BOOK 4096
+#define AUTH_PROBE 8
+#define AUTH_FREE_FAILS 3       /* wrong passwords an address may send before it waits */
+#define AUTH_BACKOFF_MIN_S 0.25
+#define AUTH_BACKOFF_MAX_S 30.0
+#define AUTH_FORGET_S 60.0
+#define AUTH_QUEUE_MAX 16       /* requests waiting for the bcrypt thread, one per address */
+#define AUTH_WAIT_MAX_S 5.0     /* a request waits no longer for its check (then 429) */
+
 struct auth_fail {
-	unsigned char ip[16];
+	unsigned char key[16];      /* ip_key(), or group_key() */
+	unsigned char group;        /* key is a group's */
 	unsigned fails;
 	double until_s, last_s;
 };
@@ -373,10 +410,10 @@ struct server {
 	struct wc_ref *cfg;
 	struct conn *conns;
 	unsigned nconns;
-	struct auth_fail auth[AUTH_BOOK];
+	struct auth_fail *auth;     /* AUTH_BOOK entries */
 	pthread_cond_t auth_cv;     /* jobs for the bcrypt thread */
-	struct auth_job *auth_head, *auth_tail;
-	unsigned auth_queued;       /* jobs queued or reserved */
+	struct auth_job *auth_jobs; /* queued, ready or not, cancelled or not */
+	unsigned auth_queued;       /* those not cancelled */
 	int auth_stop;
 	pthread_t auth_thread;
 	int auth_started;
@@ -427,6 +464,30 @@ static void ip_key(const struct sockaddr *sa, unsigned char out[16])
 	}
 }
 
+static int key_is_v4(const unsigned char k[16])
+{
+	static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	return !memcmp(k, mapped, 12);
+}
+
+/* The key of an address in the book of wrong passwords: IPv4 whole, IPv6 its /64. */
+static void auth_key(const unsigned char ip[16], unsigned char out[16])
+{
+	memcpy(out, ip, 16);
+	if (!key_is_v4(ip))
+		memset(out + 8, 0, 8);
+}
+
+/* The key of its group: IPv4 /24, IPv6 /48. */
+static void group_key(const unsigned char ip[16], unsigned char out[16])
+{
+	memcpy(out, ip, 16);
+	if (key_is_v4(ip))
+		out[15] = 0;
+	else
+		memset(out + 6, 0, 10);
+}
+
 static void ip_text(const struct sockaddr *sa, char *buf, size_t len)
 {
 	snprintf(buf, len, "?");
@@ -454,6 +515,7 @@ static enum MHD_Result queue(struct server *s, struct MHD_Connection *conn, cons
 	if (ci && ci->socket_context) {
 		struct conn *c = ci->socket_context;
 		c->answering = 1;
+		c->answer_s = mono_now();
 		draining = c->d != s->d;
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -552,36 +614,49 @@ int server_basic_credentials(const char *header, char *buf, size_t len, const ch
 
 enum auth_verdict { AUTH_OK, AUTH_DENIED, AUTH_WAIT };
 
-/* The address's entry in the book of wrong passwords (lock held); NULL when absent and !create. */
-static struct auth_fail *auth_entry(struct server *s, const unsigned char ip[16], int create, double now)
+/*
+ * The book's entry for key (lock held); NULL when absent and !create.  An
+ * entry unused for AUTH_FORGET_S counts as empty.
+ */
+static struct auth_fail *auth_entry(struct server *s, const unsigned char key[16], int group,
+				    int create, double now)
 {
-	struct auth_fail *oldest = &s->auth[0];
+	struct auth_fail *free_e = NULL, *oldest = NULL;
+	uint32_t h = 2166136261u; /* FNV-1a */
 	unsigned i;
-	for (i = 0; i < AUTH_BOOK; i++) {
-		struct auth_fail *e = &s->auth[i];
-		if (e->fails && !memcmp(e->ip, ip, 16)) {
-			if (now - e->last_s > AUTH_FORGET_S)
-				e->fails = 0;
-			return e->fails || create ? e : NULL;
-		}
-		if (!e->fails || e->last_s < oldest->last_s)
-			oldest = e->fails && oldest->fails ? (e->last_s < oldest->last_s ? e : oldest) : e;
+	for (i = 0; i < 16; i++)
+		h = (h ^ key[i]) * 16777619u;
+	h = (h ^ (unsigned)group) * 16777619u;
+	for (i = 0; i < AUTH_PROBE; i++) {
+		struct auth_fail *e = &s->auth[(h + i) & (AUTH_BOOK - 1)];
+		int live = e->fails && now - e->last_s <= AUTH_FORGET_S;
+		if (live && e->group == group && !memcmp(e->key, key, 16))
+			return e;
+		if (!live && !free_e)
+			free_e = e;
+		if (live && (!oldest || e->last_s < oldest->last_s))
+			oldest = e;
 	}
 	if (!create)
 		return NULL;
-	memset(oldest, 0, sizeof(*oldest));
-	memcpy(oldest->ip, ip, 16);
-	return oldest;
+	if (!free_e)
+		free_e = oldest;
+	memset(free_e, 0, sizeof(*free_e));
+	memcpy(free_e->key, key, 16);
+	free_e->group = (unsigned char)group;
+	return free_e;
 }
 
-/* Counts a refusal or clears the address's record (lock held). */
+/* Counts a refusal of the address (and its group) or clears the address's record (lock held). */
 static void auth_note(struct server *s, const unsigned char ip[16], int ok, double now)
 {
-	struct auth_fail *e = auth_entry(s, ip, !ok, now);
-	if (!e)
-		return;
+	unsigned char key[16], gkey[16];
+	struct auth_fail *e;
+	auth_key(ip, key);
+	e = auth_entry(s, key, 0, !ok, now);
 	if (ok) {
-		e->fails = 0;
+		if (e)
+			e->fails = 0;
 		return;
 	}
 	e->fails++;
@@ -589,6 +664,39 @@ static void auth_note(struct server *s, const unsigned char ip[16], int ok, doub
 	if (e->fails >= AUTH_FREE_FAILS)
 		e->until_s = now + fmin(AUTH_BACKOFF_MAX_S,
 					AUTH_BACKOFF_MIN_S * pow(2, fmin(e->fails - AUTH_FREE_FAILS, 20)));
+	group_key(ip, gkey);
+	e = auth_entry(s, gkey, 1, 1, now);
+	e->fails++;
+	e->last_s = now;
+}
+
+/* The job the bcrypt thread takes next (lock held), unlinked; NULL when none is ready. */
+static struct auth_job *auth_pick(struct server *s, double now)
+{
+	struct auth_job **pp, **best = NULL;
+	for (pp = &s->auth_jobs; *pp; pp = &(*pp)->next) {
+		struct auth_job *j = *pp;
+		if (!j->ready)
+			continue;
+		if (!j->cancelled && now - j->queued_s > AUTH_WAIT_MAX_S) {
+			j->cancelled = 1;
+			s->auth_queued--;
+		}
+		if (j->cancelled || s->auth_stop) {
+			best = pp;  /* no hash to compute: let it go first */
+			break;
+		}
+		if (!best || j->tier < (*best)->tier)
+			best = pp;
+	}
+	if (best) {
+		struct auth_job *j = *best;
+		*best = j->next;
+		if (!j->cancelled)
+			s->auth_queued--;
+		return j;
+	}
+	return NULL;
 }
 
 static void auth_job_free(struct server *s, struct auth_job *j)
@@ -608,30 +716,25 @@ static void *auth_main(void *arg)
 	for (;;) {
 		struct auth_job *j;
 		struct MHD_Connection *mc;
-		int ok = 0, stopping;
-		while (!s->auth_head && !s->auth_stop)
+		int ok = 0, check;
+		while (!(j = auth_pick(s, mono_now())) && !(s->auth_stop && !s->auth_jobs))
 			pthread_cond_wait(&s->auth_cv, &s->lock);
-		if (!s->auth_head)
+		if (!j)
 			break;
-		j = s->auth_head;
-		s->auth_head = j->next;
-		if (!s->auth_head)
-			s->auth_tail = NULL;
-		stopping = s->auth_stop;
-		pthread_mutex_unlock(&s->lock);
 		/* when stopping, the suspended requests only need to be let go */
-		if (!stopping)
+		check = !s->auth_stop && !j->cancelled;
+		pthread_mutex_unlock(&s->lock);
+		if (check)
 			ok = web_config_check_user(j->ref->wc, j->creds, j->creds + strlen(j->creds) + 1);
 		explicit_bzero(j->creds, sizeof(j->creds));
 		pthread_mutex_lock(&s->lock);
-		if (!stopping)
+		if (check)
 			auth_note(s, j->ip, ok, mono_now());
-		s->auth_queued--;
 		mc = j->mc;
-		j->result = ok;
+		j->result = check ? ok : -1;
 		j->done = 1;
 		pthread_mutex_unlock(&s->lock);
-		if (!ok && !stopping) {
+		if (!ok && check) {
 			char text[INET6_ADDRSTRLEN];
 			struct sockaddr_in6 a6;
 			memset(&a6, 0, sizeof(a6));
@@ -656,29 +759,99 @@ static struct conn *conn_of(struct MHD_Connection *mc)
 }
 
 /*
+ * Does the request present a verified (cached) user and password?  Never
+ * hashes: this is how a scraper's request is told from a guess before the
+ * rate limit and the queue are looked at.
+ */
+static int verified_user(struct MHD_Connection *conn, struct web_config *wc)
+{
+	const char *user, *password;
+	char dec[1024];
+	int hit;
+	if (!wc || !wc->nusers ||
+	    server_basic_credentials(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								 MHD_HTTP_HEADER_AUTHORIZATION),
+				     dec, sizeof(dec), &user, &password))
+		return 0;
+	hit = web_config_cached_user(wc, user, password);
+	explicit_bzero(dec, sizeof(dec));
+	return hit;
+}
+
+/*
+ * Queues j for the bcrypt thread (lock held), or returns -1 with the
+ * seconds to wait: an address has one check queued at most; when
+ * AUTH_QUEUE_MAX wait, a newcomer of a better tier pushes out the newest
+ * of the worst (answered 429), else it is refused.  The queue holds one
+ * suspended connection each, so it stays within --max-connections too.
+ */
+static int auth_enqueue(struct server *s, struct auth_job *j, unsigned *retry_s, double now)
+{
+	unsigned char key[16];
+	struct auth_job **pp, *worst = NULL;
+	struct auth_fail *e;
+	auth_key(j->ip, key);
+	e = auth_entry(s, key, 0, 0, now);
+	if (e && now < e->until_s) {
+		*retry_s = (unsigned)ceil(e->until_s - now);
+		return -1;
+	}
+	*retry_s = 1;
+	if (s->auth_stop || !s->auth_started)
+		return -1;
+	for (pp = &s->auth_jobs; *pp; pp = &(*pp)->next) {
+		unsigned char other[16];
+		if ((*pp)->cancelled)
+			continue;
+		auth_key((*pp)->ip, other);
+		if (!memcmp(key, other, 16))
+			return -1;
+		if (!worst || (*pp)->tier >= worst->tier)
+			worst = *pp;
+	}
+	if (e) {
+		j->tier = AUTH_TIER_FAILED;
+	} else {
+		group_key(j->ip, key);
+		j->tier = auth_entry(s, key, 1, 0, now) ? AUTH_TIER_GROUP : AUTH_TIER_CLEAN;
+	}
+	if (s->auth_queued >= AUTH_QUEUE_MAX) {
+		if (!worst || worst->tier <= j->tier)
+			return -1;
+		worst->cancelled = 1;
+		s->auth_queued--;
+		pthread_cond_signal(&s->auth_cv);
+	}
+	j->queued_s = now;
+	*pp = j;    /* the end of the list */
+	s->auth_queued++;
+	return 0;
+}
+
+/*
  * Basic auth against basic_auth_users.  A password verified before is
- * answered from the cache.  Otherwise the request is suspended and its
- * password handed to the bcrypt thread (AUTH_SUSPENDED); when it is
- * resumed, the handler is called again and the result is here.  An
- * address that sent AUTH_FREE_FAILS wrong passwords waits before its next
- * check, doubling from AUTH_BACKOFF_MIN_S to AUTH_BACKOFF_MAX_S, and at
- * most AUTH_QUEUE_MAX checks wait: so clients guessing passwords get a
- * few hashes a second at most, and neither they nor the hashing hold up
- * the scrapers whose passwords are cached.
+ * answered from the cache, before anything else (the handler asks
+ * verified_user()).  Otherwise the request is suspended and its password
+ * handed to the bcrypt thread (AUTH_SUSPENDED); when it is resumed, the
+ * handler is called again and the result is here.  An address that sent
+ * AUTH_FREE_FAILS wrong passwords waits before its next check, doubling
+ * from AUTH_BACKOFF_MIN_S to AUTH_BACKOFF_MAX_S, and the queue is shared
+ * out by address (auth_enqueue()): so clients guessing passwords get a few
+ * hashes a second at most, a client with the right password from an
+ * address that guessed nothing is checked next, and neither the guesses
+ * nor the hashing hold up the scrapers whose passwords are cached.
  */
 enum { AUTH_SUSPENDED = AUTH_WAIT + 1 };
 
-static int authorized(struct server *s, struct MHD_Connection *conn, struct wc_ref *r, unsigned *retry_s)
+static int authorized(struct server *s, struct MHD_Connection *conn, struct wc_ref *r, int verified,
+		      unsigned *retry_s)
 {
 	struct web_config *wc = r->wc;
 	const union MHD_ConnectionInfo *ci;
 	const char *user, *password;
 	char dec[1024];
-	unsigned char ip[16];
-	struct auth_fail *e;
 	struct auth_job *j = NULL;
 	struct conn *c;
-	double now;
 	int v = AUTH_DENIED;
 
 	if (!wc || !wc->nusers)
@@ -693,57 +866,45 @@ static int authorized(struct server *s, struct MHD_Connection *conn, struct wc_r
 	if (j) {
 		/* resumed: the bcrypt thread's answer, if the configuration is still the one it used */
 		int same = j->ref == r;
-		v = j->result ? AUTH_OK : AUTH_DENIED;
+		v = j->result > 0 ? AUTH_OK : j->result < 0 ? AUTH_WAIT : AUTH_DENIED;
 		auth_job_free(s, j);
-		if (same)
+		*retry_s = 1;
+		if (!verified && (same || v == AUTH_WAIT))
 			return v;
-		v = AUTH_DENIED;
 	}
+	if (verified)
+		return AUTH_OK;
 	if (server_basic_credentials(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 								 MHD_HTTP_HEADER_AUTHORIZATION),
 				     dec, sizeof(dec), &user, &password))
 		return AUTH_DENIED;
-	if (web_config_cached_user(wc, user, password)) {
+	if (!c) {
 		explicit_bzero(dec, sizeof(dec));
-		return AUTH_OK;
-	}
-	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	ip_key(ci ? ci->client_addr : NULL, ip);
-	now = mono_now();
-	pthread_mutex_lock(&s->lock);
-	e = auth_entry(s, ip, 0, now);
-	if (e && now < e->until_s) {
-		*retry_s = (unsigned)ceil(e->until_s - now);
-		v = AUTH_WAIT;
-	} else if (!c || s->auth_queued >= AUTH_QUEUE_MAX || s->auth_stop || !s->auth_started) {
 		*retry_s = 1;
-		v = AUTH_WAIT;
-	} else {
-		s->auth_queued++;       /* reserved: queued below, after the suspension */
-		v = AUTH_SUSPENDED;
-	}
-	pthread_mutex_unlock(&s->lock);
-	if (v != AUTH_SUSPENDED) {
-		explicit_bzero(dec, sizeof(dec));
-		return v;
+		return AUTH_WAIT;
 	}
 	j = xcalloc(1, sizeof(*j));
 	j->mc = conn;
-	memcpy(j->ip, ip, 16);
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	ip_key(ci ? ci->client_addr : NULL, j->ip);
 	/* dec holds "user\0password": keep both, NUL-separated */
 	memcpy(j->creds, dec, sizeof(j->creds));
 	explicit_bzero(dec, sizeof(dec));
-	/* suspend first: the bcrypt thread may resume it as soon as it is queued */
-	MHD_suspend_connection(conn);
 	pthread_mutex_lock(&s->lock);
+	if (auth_enqueue(s, j, retry_s, mono_now())) {
+		pthread_mutex_unlock(&s->lock);
+		explicit_bzero(j->creds, sizeof(j->creds));
+		free(j);
+		return AUTH_WAIT;
+	}
+	/* queued but not ready: the bcrypt thread leaves it until it is suspended */
 	r->refs++;
 	j->ref = r;
 	c->job = j;
-	if (s->auth_tail)
-		s->auth_tail->next = j;
-	else
-		s->auth_head = j;
-	s->auth_tail = j;
+	pthread_mutex_unlock(&s->lock);
+	MHD_suspend_connection(conn);
+	pthread_mutex_lock(&s->lock);
+	j->ready = 1;
 	pthread_cond_signal(&s->auth_cv);
 	pthread_mutex_unlock(&s->lock);
 	return AUTH_SUSPENDED;
@@ -852,8 +1013,11 @@ static void *request_start(void *cls, const char *uri, struct MHD_Connection *co
 	struct server *s = cls;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	pthread_mutex_lock(&s->lock);
-	if (ci && ci->socket_context)
-		((struct conn *)ci->socket_context)->in_request = 1;
+	if (ci && ci->socket_context) {
+		struct conn *c = ci->socket_context;
+		c->in_request = 1;
+		c->line_s = mono_now();
+	}
 	pthread_mutex_unlock(&s->lock);
 	/* the route travels as the request's context: nothing to allocate or free */
 	return (void *)(uintptr_t)server_route(uri ? uri : "");
@@ -870,6 +1034,7 @@ static void request_done(void *cls, struct MHD_Connection *conn, void **req_cls,
 		struct conn *c = ci->socket_context;
 		c->in_request = 0;
 		c->answering = 0;
+		c->idle_s = mono_now();
 		if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
 			c->served++;
 	}
@@ -897,7 +1062,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	struct web_config *wc;
 	enum MHD_Result rc;
 	unsigned retry = 0;
-	int av;
+	int av, verified;
 
 	(void)url;
 	(void)version;
@@ -922,9 +1087,15 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		cfg_release(s, r);
 		return MHD_NO;      /* closes the connection, as a failed handshake would */
 	}
-	if (wc && !resumed(s, conn) && !web_config_rate_allow(wc)) {
+	/*
+	 * A cached password first: its request has a rate-limit bucket of its
+	 * own and skips the back-off and the bcrypt queue, so nothing clients
+	 * without it do can keep it out.
+	 */
+	verified = verified_user(conn, wc);
+	if (wc && !resumed(s, conn) && !web_config_rate_allow(wc, verified)) {
 		rc = reply_retry(s, conn, wc, (unsigned)ceil(wc->rate_interval_s));
-	} else if ((av = authorized(s, conn, r, &retry)) == AUTH_SUSPENDED) {
+	} else if ((av = authorized(s, conn, r, verified, &retry)) == AUTH_SUSPENDED) {
 		rc = MHD_YES;       /* answered when the bcrypt thread resumes it */
 	} else if (av == AUTH_WAIT) {
 		rc = reply_retry(s, conn, wc, retry);
@@ -1098,22 +1269,84 @@ static void refuse(struct server *s, int fd, int too_many_from_ip, int tls, cons
 	s->nlinger++;
 }
 
+/* Is a request of c waiting for the bcrypt thread?  (Suspended: libmicrohttpd does not look at it.) */
+static int conn_in_auth(const struct conn *c)
+{
+	return c->job && !c->job->done;
+}
+
+/*
+ * When c's current request began (lock held): its request line's arrival,
+ * or, before one came, the accept or the end of the previous answer (a
+ * partial request line trickling in since then).
+ */
+static double request_began(const struct conn *c)
+{
+	return c->in_request ? c->line_s : c->idle_s;
+}
+
+/*
+ * Ends c's socket (lock held); libmicrohttpd sees it end and closes it (the
+ * record goes then).  An answer libmicrohttpd has finished may still sit
+ * in the kernel's send buffer (megabytes on a fast link); a reader too
+ * slow for its deadline is not left to read it: the close resets.
+ */
+static void conn_end(struct conn *c)
+{
+	int unsent = 0;
+	/* TIOCOUTQ on a TCP socket: bytes not yet acknowledged by the peer */
+	if (ioctl(c->fd, TIOCOUTQ, &unsent) == 0 && unsent > 0) {
+		struct linger l = {1, 0};
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	shutdown(c->fd, SHUT_RDWR);
+	c->evicted = 1;
+}
+
 /* The connection to close for room (lock held): see the comment at the top of this part. */
 static struct conn *pick_victim(struct server *s, double now)
 {
-	struct conn *c, *slow = NULL, *idle = NULL;
+	struct conn *c, *slow = NULL, *reader = NULL, *idle = NULL;
 	for (c = s->conns; c; c = c->next) {
-		if (c->evicted || !c->mc || c->answering)
+		if (c->evicted || !c->mc || conn_in_auth(c))
 			continue;
-		if (!c->served && now - c->accepted_s >= EVICT_AFTER_S) {
-			if (!slow || c->accepted_s < slow->accepted_s)
+		if (c->answering) {
+			if (now - c->answer_s >= EVICT_SEND_S && (!reader || c->answer_s < reader->answer_s))
+				reader = c;
+		} else if (c->in_request || !c->served) {
+			double t = request_began(c);
+			if (now - t >= EVICT_AFTER_S && (!slow || t < request_began(slow)))
 				slow = c;
-		} else if (c->served && !c->in_request) {
-			if (!idle || c->accepted_s < idle->accepted_s)
-				idle = c;
+		} else if (!idle || c->idle_s < idle->idle_s) {
+			/* idle keep-alive, or a partial request line trickling in */
+			idle = c;
 		}
 	}
-	return slow ? slow : idle;
+	return slow ? slow : reader ? reader : idle;
+}
+
+/*
+ * Closes the connections past a deadline of --http-timeout (lock held):
+ * a request not read whole that long after it began (from the accept or
+ * the end of the previous answer), an answer not sent whole that long
+ * after it was queued.  Returns the seconds until the next deadline.
+ */
+static double deadlines(struct server *s, double now)
+{
+	struct conn *c;
+	double next = DEADLINE_TICK_MAX_S, limit = s->o.timeout_s;
+	for (c = s->conns; c; c = c->next) {
+		double due;
+		if (c->evicted || !c->mc || conn_in_auth(c))
+			continue;
+		due = (c->answering ? c->answer_s : c->idle_s) + limit;
+		if (now >= due)
+			conn_end(c);
+		else if (due - now < next) {
+			next = due - now;
+		}
+	}
+	return next;
 }
 
 static void admit(struct server *s, int fd, const struct sockaddr_storage *ss, socklen_t len)
@@ -1147,13 +1380,10 @@ static void admit(struct server *s, int fd, const struct sockaddr_storage *ss, s
 		over_ip = 1;
 	} else if (live >= s->o.max_connections) {
 		struct conn *v = pick_victim(s, now);
-		if (v) {
-			/* libmicrohttpd sees the socket end and closes it (the record goes then) */
-			shutdown(v->fd, SHUT_RDWR);
-			v->evicted = 1;
-		} else {
+		if (v)
+			conn_end(v);
+		else
 			full = 1;
-		}
 	}
 	tls = s->tls;
 	d = s->d;
@@ -1163,6 +1393,7 @@ static void admit(struct server *s, int fd, const struct sockaddr_storage *ss, s
 		memcpy(&rec->addr, ss, len);
 		rec->alen = len;
 		rec->accepted_s = now;
+		rec->idle_s = now;
 		rec->d = d;
 		rec->next = s->conns;
 		s->conns = rec;
@@ -1213,12 +1444,17 @@ static void *acceptor_main(void *arg)
 	struct pollfd *p = s->pfd;
 	for (;;) {
 		unsigned i, n = 0;
-		int stopping;
+		int stopping, wait_ms;
 		p[n++] = (struct pollfd){s->fd, POLLIN, 0};
 		p[n++] = (struct pollfd){s->wake[0], POLLIN, 0};
 		for (i = 0; i < s->nlinger; i++)
 			p[n++] = (struct pollfd){s->linger[i].fd, POLLIN, 0};
-		if (poll(p, n, s->nlinger ? 100 : -1) < 0 && errno != EINTR)
+		pthread_mutex_lock(&s->lock);
+		wait_ms = s->conns ? (int)ceil(deadlines(s, mono_now()) * 1000) + 1 : -1;
+		pthread_mutex_unlock(&s->lock);
+		if (s->nlinger && (wait_ms < 0 || wait_ms > 100))
+			wait_ms = 100;
+		if (poll(p, n, wait_ms) < 0 && errno != EINTR)
 			break;
 		pthread_mutex_lock(&s->lock);
 		stopping = s->stopping;
@@ -1345,6 +1581,7 @@ struct server *server_start(const struct server_opts *o, struct web_config *wc, 
 	struct server *s = xcalloc(1, sizeof(*s));
 	int rc;
 	s->o = *o;
+	s->auth = xcalloc(AUTH_BOOK, sizeof(*s->auth));
 	s->fd = -1;
 	s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->lock, NULL);
@@ -1399,6 +1636,7 @@ fail:
 	}
 	free(s->cfg);
 	free(s->landing);
+	free(s->auth);
 	pthread_cond_destroy(&s->auth_cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -1462,6 +1700,9 @@ int server_reload(struct server *s, struct web_config *wc, char *err, size_t err
 		if (!d)
 			return -1;
 	}
+	/* the same users with the same hashes: what was verified stays verified */
+	if (wc && old->wc)
+		web_config_keep_verified(wc, old->wc);
 	nr = xcalloc(1, sizeof(*nr));
 	nr->wc = wc;
 	nr->refs = 1;
@@ -1510,6 +1751,7 @@ void server_stop(struct server *s)
 	}
 	cfg_release(s, s->cfg);
 	free(s->landing);
+	free(s->auth);
 	pthread_cond_destroy(&s->auth_cv);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

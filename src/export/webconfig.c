@@ -809,10 +809,12 @@ struct web_auth_cache {
 		char *user, *password;
 	} good[AUTH_GOOD], bad[AUTH_BAD];
 	unsigned good_next, bad_next;
-	/* rate limit */
+	/* rate limit: a bucket for requests with a verified password, one for the rest */
 	pthread_mutex_t rate;
-	double tokens;
-	struct timespec last;
+	struct rate_bucket {
+		double tokens;
+		struct timespec last;
+	} bucket[2];
 };
 
 static void auth_entry_clear(struct auth_entry *e)
@@ -966,8 +968,9 @@ out_nodoc:
 	pthread_mutex_init(&c->cache->lock, NULL);
 	pthread_mutex_init(&c->cache->bcrypt, NULL);
 	pthread_mutex_init(&c->cache->rate, NULL);
-	c->cache->tokens = c->rate_burst;
-	clock_gettime(CLOCK_MONOTONIC, &c->cache->last);
+	c->cache->bucket[0].tokens = c->cache->bucket[1].tokens = c->rate_burst;
+	clock_gettime(CLOCK_MONOTONIC, &c->cache->bucket[0].last);
+	c->cache->bucket[1].last = c->cache->bucket[0].last;
 	*out = c;
 	return 0;
 }
@@ -1064,6 +1067,40 @@ int web_config_check_user(struct web_config *c, const char *user, const char *pa
 	return ok;
 }
 
+/* The hash of user in c, or NULL. */
+static const char *user_hash(const struct web_config *c, const char *user)
+{
+	size_t i;
+	for (i = 0; i < c->nusers; i++)
+		if (!strcmp(c->users[i].name, user))
+			return c->users[i].hash;
+	return NULL;
+}
+
+void web_config_keep_verified(struct web_config *to, struct web_config *from)
+{
+	struct web_auth_cache *f = from->cache, *t = to->cache;
+	size_t i;
+	if (f == t)
+		return;
+	pthread_mutex_lock(&f->lock);
+	pthread_mutex_lock(&t->lock);
+	for (i = 0; i < AUTH_GOOD; i++) {
+		const struct auth_entry *e = &f->good[i];
+		const char *old_hash, *new_hash;
+		if (!e->user)
+			continue;
+		old_hash = user_hash(from, e->user);
+		new_hash = user_hash(to, e->user);
+		/* verified against the very hash the new file has, and not cached there yet */
+		if (old_hash && new_hash && !strcmp(old_hash, new_hash) &&
+		    !auth_find(t->good, AUTH_GOOD, e->user, e->password))
+			auth_entry_set(&t->good[t->good_next++ % AUTH_GOOD], e->user, e->password);
+	}
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&f->lock);
+}
+
 int web_config_bcrypt_supported(void)
 {
 	struct crypt_data *cd = xcalloc(1, sizeof(*cd));
@@ -1075,24 +1112,24 @@ int web_config_bcrypt_supported(void)
 
 /* ---- rate limit ---- */
 
-int web_config_rate_allow(struct web_config *c)
+int web_config_rate_allow(struct web_config *c, int verified)
 {
-	struct web_auth_cache *k = c->cache;
+	struct rate_bucket *b = &c->cache->bucket[verified ? 1 : 0];
 	struct timespec now;
 	double dt;
 	int ok;
 	if (!(c->rate_interval_s > 0))
 		return 1;
-	pthread_mutex_lock(&k->rate);
+	pthread_mutex_lock(&c->cache->rate);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	dt = (double)(now.tv_sec - k->last.tv_sec) + (double)(now.tv_nsec - k->last.tv_nsec) * 1e-9;
-	k->last = now;
-	k->tokens += dt / c->rate_interval_s;
-	if (k->tokens > c->rate_burst)
-		k->tokens = c->rate_burst;
-	ok = k->tokens >= 1.0;
+	dt = (double)(now.tv_sec - b->last.tv_sec) + (double)(now.tv_nsec - b->last.tv_nsec) * 1e-9;
+	b->last = now;
+	b->tokens += dt / c->rate_interval_s;
+	if (b->tokens > c->rate_burst)
+		b->tokens = c->rate_burst;
+	ok = b->tokens >= 1.0;
 	if (ok)
-		k->tokens -= 1.0;
-	pthread_mutex_unlock(&k->rate);
+		b->tokens -= 1.0;
+	pthread_mutex_unlock(&c->cache->rate);
 	return ok;
 }

@@ -100,12 +100,22 @@ void web_config_free(struct web_config *c);
 int web_config_check_user(struct web_config *c, const char *user, const char *password);
 /* 1 when (user, password) was verified before and is still cached; never hashes. */
 int web_config_cached_user(struct web_config *c, const char *user, const char *password);
+/*
+ * Copies into `to` the credentials `from` has verified whose user has the
+ * same hash in both files, so a reload that leaves a user alone does not
+ * put its scrapers back behind bcrypt.  Thread-safe; both stay the caller's.
+ */
+void web_config_keep_verified(struct web_config *to, struct web_config *from);
 
 /*
  * Token bucket of rate_limit: returns 1 when a request may proceed.  Refills
- * one token per interval up to burst.  Thread-safe.
+ * one token per interval up to burst.  Requests presenting a verified
+ * password (verified != 0: web_config_cached_user()) draw from a bucket of
+ * their own, so clients without one cannot spend the scrapers' budget;
+ * without basic_auth_users every request is in the other bucket, which is
+ * the toolkit's single limit.  Thread-safe.
  */
-int web_config_rate_allow(struct web_config *c);
+int web_config_rate_allow(struct web_config *c, int verified);
 
 /* 1 when libcrypt's crypt_r understands $2y$ bcrypt hashes on this system. */
 int web_config_bcrypt_supported(void);

@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!c->tls && (c->allowed_sans || c->nsans || c->client_auth != CLIENT_AUTH_NONE ||
 					c->client_ca_pem))
 				abort();
-			web_config_rate_allow(c);
+			web_config_rate_allow(c, 0);
 			web_config_free(c);
 		}
 	}

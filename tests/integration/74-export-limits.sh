@@ -1,6 +1,8 @@
 #!/bin/bash
 # Slow and malformed clients cannot starve the scrapers: the per-IP
-# connection limit, the idle timeout, garbage and oversized requests.
+# connection limit, the idle timeout, the deadlines of every request (a
+# second request trickled in, an answer read too slowly), garbage and
+# oversized requests.
 # Other loopback addresses (127.0.0.2) stand for other clients.
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 
@@ -63,6 +65,60 @@ T=$(awk '{print $4}' "$TMP/slow.out")
 awk -v t="$T" 'BEGIN { exit !(t >= 1 && t < 6) }' || fail "closed after $T s with --http-timeout 2s"
 get /metrics
 expect_code 200 "after the slow client left"
+
+# without pressure too, a request and an answer each have --http-timeout
+# (2 s): a second request trickled in a line at a time after one answer (which
+# resets an idle timeout), and 20 pipelined answers read through a 2 KB window
+cat >"$TMP/deadline.py" <<'EOF'
+import socket, sys, threading, time
+port = int(sys.argv[1])
+out = {}
+def trickle():
+    s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=("127.0.0.4", 0))
+    s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.recv(65536)
+    t0 = time.monotonic()
+    s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
+    s.settimeout(0.3)
+    for i in range(40):
+        try:
+            s.sendall(b"X-%d: y\r\n" % i)
+            if s.recv(65536) == b"":
+                break
+        except socket.timeout:
+            pass
+        except OSError:
+            break
+    out["trickle"] = time.monotonic() - t0
+def slowread():
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    s.bind(("127.0.0.5", 0))
+    s.settimeout(5)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" * 20)
+    t0 = time.monotonic()
+    for i in range(80):
+        time.sleep(0.1)
+        try:
+            if s.recv(512) == b"":
+                break
+        except OSError:
+            break
+    out["slowread"] = time.monotonic() - t0
+ts = [threading.Thread(target=f) for f in (trickle, slowread)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print("%.1f %.1f" % (out["trickle"], out["slowread"]))
+EOF
+read -r TRICKLE SLOWREAD < <(python3 "$TMP/deadline.py" "$PORT")
+echo "closed after: a trickled second request ${TRICKLE} s, a slow reader ${SLOWREAD} s"
+CHECKS=$((CHECKS + 1))
+awk -v t="$TRICKLE" 'BEGIN { exit !(t >= 1 && t < 6) }' ||
+	fail "a second request trickled in was closed after ${TRICKLE:-?} s with --http-timeout 2s"
+CHECKS=$((CHECKS + 1))
+awk -v t="$SLOWREAD" 'BEGIN { exit !(t >= 1 && t < 6) }' ||
+	fail "a slow reader was closed after ${SLOWREAD:-?} s with --http-timeout 2s"
 
 # malformed requests get an error and leave the server working
 cat >"$TMP/bad.py" <<'EOF'

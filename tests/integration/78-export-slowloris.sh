@@ -1,7 +1,9 @@
 #!/bin/bash
 # Connection limits under attack: 64 half-open connections from four
-# addresses (slowloris, a header line every 2 s) must not lock out a
-# scraper from a fifth address or /health; a client over --max-per-ip gets
+# addresses (slowloris, a header line every 2 s), 64 that trickle a second
+# request after one answer, and 64 slow readers (a 2 KB receive window, 20
+# pipelined /metrics) must not lock out a scraper from a fifth address or
+# /health; a client over --max-per-ip gets
 # "429 Too Many Requests" and one past --max-connections "503" at once,
 # not a silent close or a wait in the backlog.  Also what the request path
 # matching accepts.
@@ -26,6 +28,41 @@ CHECKS=$((CHECKS + 1))
 awk -v p="$P99" 'BEGIN { exit !(p < 500) }' || fail "scrape p99 ${P99} ms during slowloris"
 get /health
 expect_code 200 "/health after slowloris"
+stop_exporter TERM
+
+# attack_ok NAME KEY: the run in $TMP/NAME.json opened 64 connections (attack
+# counter KEY) and every scrape from the fifth address was served, p99 < 500 ms
+attack_ok() {
+	local scrapes failed p99 opened
+	cat "$TMP/$1.json"
+	read -r scrapes failed p99 opened < <(python3 -c '
+import json, sys; r = json.load(open(sys.argv[1]))
+print(r["scrapes"], r["failed"], r["p99_ms"], r["attack"].get(sys.argv[2], 0))' "$TMP/$1.json" "$2")
+	CHECKS=$((CHECKS + 1))
+	[ "${opened:-0}" -ge 64 ] || fail "$1: only ${opened:-0} x $2: $(cat "$TMP/$1.err")"
+	CHECKS=$((CHECKS + 1))
+	[ "${scrapes:-0}" -ge 20 ] && [ "${failed:-1}" = 0 ] ||
+		fail "scrapes from a fifth address during $1: ${failed:-?} of ${scrapes:-?} failed"
+	CHECKS=$((CHECKS + 1))
+	awk -v p="$p99" 'BEGIN { exit !(p < 500) }' || fail "scrape p99 ${p99} ms during $1"
+}
+
+# ---- one answer, then a second request trickled in: evictable like a first ----
+start_exporter "$SCEN/a100-pcie-x8.ini" --interval 200ms
+PORT=${BASE##*:}
+python3 "$ATTACK" second --port "$PORT" --line-every 1 --warmup 2 --duration 4 \
+	--scrape-every 0.05 >"$TMP/second.json" 2>"$TMP/second.err"
+attack_ok second second_first_answered
+stop_exporter TERM
+
+# ---- slow readers: an answer on its way too long is evictable ----
+start_exporter "$SCEN/dgx-h100.ini" --interval 200ms
+PORT=${BASE##*:}
+python3 "$ATTACK" slowread --port "$PORT" --read-every 0.5 --warmup 2 --duration 4 \
+	--scrape-every 0.05 >"$TMP/slowread.json" 2>"$TMP/slowread.err"
+attack_ok slowread slowread_opened
+get /health
+expect_code 200 "/health after the slow readers"
 stop_exporter TERM
 
 # ---- over --max-per-ip: 429 at once ----

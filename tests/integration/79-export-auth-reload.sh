@@ -3,6 +3,8 @@
 # and the log under bad requests:
 #  - 16 connections sending random wrong passwords (bcrypt cost 10) must not
 #    slow a scraper with the right password from a fifth address;
+#  - wrong passwords from 2,000 addresses must not keep out a right password
+#    never checked before, nor, after a SIGHUP, the scraper's cached one;
 #  - reloading a TLS certificate while scrapes run cuts none of them;
 #  - every log line is whole (logfmt or JSON), and a flood of bad requests
 #    adds a bounded number of lines.
@@ -48,6 +50,40 @@ import json, sys
 for n, line in enumerate(open(sys.argv[1]), 1):
     o = json.loads(line)
     assert {"time", "level", "msg"} <= o.keys(), line' "$EXP_LOG" || fail "a log line is not JSON: $(head -5 "$EXP_LOG")"
+stop_exporter TERM
+
+# ---- wrong passwords from 2,000 addresses, a SIGHUP at half time ----
+bcrypt_line() {
+	printf '  %s: %s\n' "$1" "'$(python3 -W ignore -c 'import crypt, sys
+print(crypt.crypt(sys.argv[1], crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)).replace("$2b$", "$2y$", 1))' "$2")'"
+}
+{
+	echo basic_auth_users:
+	bcrypt_line prometheus right
+	for u in fresh1 fresh2 fresh3; do bcrypt_line "$u" "pw-$u"; done
+} >"$TMP/spray.yml"
+start_exporter "$SCEN/a100-pcie-x8.ini" --web-config "$TMP/spray.yml"
+PORT=${BASE##*:}
+python3 "$ATTACK" authspray --port "$PORT" --auth prometheus:right --duration 6 --warmup 1 \
+	--pid "$EXP_PID" --fresh fresh1:pw-fresh1 --fresh fresh2:pw-fresh2 --fresh fresh3:pw-fresh3 \
+	>"$TMP/spray.json" 2>"$TMP/spray.err"
+cat "$TMP/spray.json"
+read -r SCRAPES FAILED P99 FRESH AFTER AFTER_FAILED < <(python3 -c '
+import json, sys; r = json.load(open(sys.argv[1]))
+print(r["scrapes"], r["failed"], r["p99_ms"], r["fresh_ok"], r.get("after_reload_scrapes", 0),
+      r.get("after_reload_failed", -1))' "$TMP/spray.json")
+CHECKS=$((CHECKS + 1))
+[ "${FRESH:-0}" = 3 ] || fail "right passwords never checked before, during the flood: ${FRESH:-0} of 3 got 200"
+CHECKS=$((CHECKS + 1))
+[ "${AFTER:-0}" -ge 10 ] && [ "${AFTER_FAILED:-1}" = 0 ] ||
+	fail "cached scrapes after a SIGHUP during the flood: ${AFTER_FAILED:-?} of ${AFTER:-?} failed"
+CHECKS=$((CHECKS + 1))
+[ "${SCRAPES:-0}" -ge 20 ] && [ "${FAILED:-1}" = 0 ] ||
+	fail "authenticated scrapes during the flood: ${FAILED:-?} of ${SCRAPES:-?} failed $(cat "$TMP/spray.err")"
+CHECKS=$((CHECKS + 1))
+awk -v p="$P99" 'BEGIN { exit !(p < 500) }' || fail "authenticated scrape p99 ${P99} ms during the flood"
+CHECKS=$((CHECKS + 1))
+grep -q "reloaded" "$EXP_LOG" || fail "no reload logged: $(tail -3 "$EXP_LOG")"
 stop_exporter TERM
 
 # ---- TLS certificate reloads while scraping ----

@@ -217,6 +217,63 @@ static void test_basic_auth(void **state)
 	web_config_free(c);
 }
 
+/* a cost-4 bcrypt hash of password, in static storage */
+static const char *quick_hash(const char *password)
+{
+	static struct crypt_data cd;
+	char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+	assert_non_null(crypt_gensalt_rn("$2y$", 4, NULL, 0, salt, sizeof(salt)));
+	memset(&cd, 0, sizeof(cd));
+	return crypt_r(password, salt, &cd);
+}
+
+/* A reload keeps what was verified for the users whose hash it leaves alone, and only that. */
+static void test_keep_verified(void **state)
+{
+	char ha[128], hb[128], yaml[600];
+	struct web_config *old, *same, *changed, *gone;
+	(void)state;
+	snprintf(ha, sizeof(ha), "%s", quick_hash("pa"));
+	snprintf(hb, sizeof(hb), "%s", quick_hash("pb"));
+	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  alice: '%s'\n  bob: '%s'\n", ha, hb);
+	old = parse_ok(yaml);
+	assert_true(web_config_check_user(old, "alice", "pa"));
+	assert_true(web_config_check_user(old, "bob", "pb"));
+	assert_false(web_config_check_user(old, "bob", "wrong"));
+	assert_true(web_config_cached_user(old, "alice", "pa"));
+
+	/* the same file, users in another order: both stay verified, the refusal is not carried */
+	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  bob: '%s'\n  alice: '%s'\n", hb, ha);
+	same = parse_ok(yaml);
+	assert_false(web_config_cached_user(same, "alice", "pa"));    /* a new file starts empty */
+	web_config_keep_verified(same, old);
+	assert_true(web_config_cached_user(same, "alice", "pa"));
+	assert_true(web_config_cached_user(same, "bob", "pb"));
+	assert_false(web_config_cached_user(same, "bob", "wrong"));
+	web_config_keep_verified(same, old);    /* twice: no duplicates pushing others out */
+	assert_true(web_config_cached_user(same, "alice", "pa"));
+
+	/* bob's password changed: his old one is not verified any more; alice's is */
+	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  alice: '%s'\n  bob: '%s'\n", ha,
+		 quick_hash("pb2"));
+	changed = parse_ok(yaml);
+	web_config_keep_verified(changed, old);
+	assert_true(web_config_cached_user(changed, "alice", "pa"));
+	assert_false(web_config_cached_user(changed, "bob", "pb"));
+	assert_false(web_config_check_user(changed, "bob", "pb"));
+
+	/* alice removed */
+	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  bob: '%s'\n", hb);
+	gone = parse_ok(yaml);
+	web_config_keep_verified(gone, old);
+	assert_false(web_config_cached_user(gone, "alice", "pa"));
+	assert_true(web_config_cached_user(gone, "bob", "pb"));
+	web_config_free(old);
+	web_config_free(same);
+	web_config_free(changed);
+	web_config_free(gone);
+}
+
 static void test_rate_limit(void **state)
 {
 	struct web_config *c;
@@ -224,12 +281,17 @@ static void test_rate_limit(void **state)
 	(void)state;
 	c = parse_ok("rate_limit:\n  interval: 1h\n  burst: 3\n");
 	for (i = 0; i < 10; i++)
-		allowed += web_config_rate_allow(c);
+		allowed += web_config_rate_allow(c, 0);
 	assert_int_equal(allowed, 3);
+	/* requests with a verified password have a bucket of their own, with the same limit */
+	for (i = allowed = 0; i < 10; i++)
+		allowed += web_config_rate_allow(c, 1);
+	assert_int_equal(allowed, 3);
+	assert_false(web_config_rate_allow(c, 0));
 	web_config_free(c);
 	c = parse_ok("");
 	for (i = 0; i < 10; i++)
-		assert_true(web_config_rate_allow(c));
+		assert_true(web_config_rate_allow(c, i & 1));
 	web_config_free(c);
 	c = parse_ok("rate_limit:\n  interval: 1000000\n  burst: 1\n");   /* nanoseconds */
 	assert_true(c->rate_interval_s == 0.001);
@@ -243,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_basic_auth),
+		cmocka_unit_test(test_keep_verified),
 		cmocka_unit_test(test_rate_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
