@@ -35,6 +35,38 @@ for p in d["panels"]:
         n += 1
 assert n >= 20, n
 EOF
+# the "XIDs, last 24 h" panel counts exactly: 9 XIDs on 5 GPUs in the 24 h
+# before 26 h, first occurrences (series new in the window), a counter reset
+# by an exporter restart without the kernel log and a restart that re-read
+# the same total included; old flat totals count nothing
+CHECKS=$((CHECKS + 1))
+python3 - "$DEPLOY/grafana/gpuscope-dashboard.json" >"$TMP/xid-panel.yml" 2>"$TMP/xid-panel.err" <<'EOF' ||
+import json, sys
+d = json.load(open(sys.argv[1]))
+[e] = [t["expr"] for p in d["panels"] if p["title"] == "XIDs, last 24 h" for t in p["targets"]]
+e = e.replace("$instance", ".*").replace("$gpu", ".*")
+series = [
+    ("0", "79", "_x1500 1x60"),             # first XID 79 at 25 h: 1
+    ("0", "13", "_x1550 1x10"),             # first XID 13 at 25 h 50 min: 1
+    ("1", "48", "_x200 2x1360"),            # two first XID 48 at 3 h 20 min: 2
+    ("2", "31", "1x179 3x1380"),            # an old total grows by 2 at 3 h: 2
+    ("2", "13", "5x700 stale _x5 5x853"),   # exporter restart, same total: 0
+    ("2", "43", "1x1560"),                  # old and flat: 0
+    ("3", "94", "_x1000 1x100 2x460"),      # first XID 94 and a repeat: 2
+    ("4", "119", "4x599 stale _x10 1x950"), # restart from nothing, then one: 1
+]
+print("rule_files: []\nevaluation_interval: 1m\ntests:\n  - interval: 1m\n    input_series:")
+for gpu, xid, values in series:
+    print("      - series: 'gpu_xid_errors_total{instance=\"n1:9400\",gpu=\"%s\",xid=\"%s\"}'" % (gpu, xid))
+    print("        values: '%s'" % values)
+print("    promql_expr_test:")
+# at 1 h every series present is new: its whole total counts
+for t, want in (("26h", 9), ("1h", 1 + 5 + 1 + 4)):
+    print("      - expr: %s\n        eval_time: %s\n        exp_samples:\n          - value: %d" % (json.dumps(e), t, want))
+EOF
+	fail "xid panel test: $(cat "$TMP/xid-panel.err")"
+promtool test rules "$TMP/xid-panel.yml" >"$TMP/xid-panel.log" 2>&1 ||
+	fail "the XIDs, last 24 h panel: $(tail -20 "$TMP/xid-panel.log")"
 
 # ---- the exporter and a Prometheus scraping it ----
 start_exporter "$SCEN/dgx-h100.ini" --interval 500ms
