@@ -1191,8 +1191,15 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 	/* the limits are the acceptor's; this only keeps evicted connections from counting twice */
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
 					    (intptr_t)(s->o.max_connections * 2 + 64), NULL};
+	/*
+	 * The acceptor enforces --http-timeout itself (deadlines()), resetting
+	 * a connection whose answer still sits unsent in the kernel; this is
+	 * only the backstop, a second later, so that libmicrohttpd's plain
+	 * close never wins the race and lets a slow reader drain the socket
+	 * buffer for many seconds more.
+	 */
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,
-					    (intptr_t)(unsigned)ceil(s->o.timeout_s), NULL};
+					    (intptr_t)((unsigned)ceil(s->o.timeout_s) + 1), NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 					    (intptr_t)s->o.connection_memory, NULL};
 	/* refuse what RFC 9112 says to refuse (an HTTP/1.1 request without Host ...) */
