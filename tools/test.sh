@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds gpuscope with AddressSanitizer + UndefinedBehaviorSanitizer and
 # -Werror, then runs every test registered with ctest (where valgrind is
-# installed, cli/15-valgrind runs a few commands of an unsanitized build,
+# installed, cli/16-valgrind runs a few commands of an unsanitized build,
 # gpuscope-plain, under it).  Then builds the
 # exporter and its unit tests with ThreadSanitizer and runs the exporter's
 # tests under it (any report fails the test); TSAN=0 skips that part.

@@ -3,7 +3,7 @@
 # a GPU lost mid-run, TLS reloads by SIGHUP and bad requests, all at once,
 # for SOAK_SECONDS (20 under ctest; run it by hand for longer:
 #   SOAK_SECONDS=3600 TESTS=tests SRCDIR=. BUILDDIR=build-asan \
-#     GPUSCOPE=build-asan/gpuscope bash tests/integration/80-export-soak.sh).
+#     GPUSCOPE=build-asan/gpuscope bash tests/integration/83-export-soak.sh).
 # Under AddressSanitizer the exit at SIGTERM checks for leaks (any leak
 # fails the exit code); the resident memory of the second half of the run
 # must stay within SOAK_RSS_GROWTH_KB of the first.
