@@ -17,6 +17,7 @@
 #include "report/table.h"
 #include "util/error.h"
 #include "util/units.h"
+#include "report/fmt.h"
 
 static int json_flag, list_models, seq_parallel, cuda_graphs;
 static const char *gpu_s, *server_s, *network_s, *precision_s, *recompute_s, *offload_s, *flash_s,
@@ -143,7 +144,7 @@ static void list_presets(void)
 		table_cell(tb, w.name);
 		table_cell(tb, w.kind == WORKLOAD_TRANSFORMER ? (w.d.experts > 1 ? "moe" :
 			   w.d.causal ? "decoder" : "encoder") : "per-sample");
-		table_cell(tb, unit_format_si(w.params, b, sizeof(b)));
+		table_cell(tb, fmt_count(w.params, FMT_COUNT_SI, b, sizeof(b)));
 		if (w.kind == WORKLOAD_TRANSFORMER)
 			table_cellf(tb, "L%d h%d a%d/%d f%d s%d", w.d.layers, w.d.hidden, w.d.heads,
 				    w.d.kv_heads, w.d.ffn_hidden, w.d.seq_len);
@@ -257,27 +258,6 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 /* ------------------------------------------------------------------------- */
 /* Output                                                                     */
 
-static const char *fmt_time(double s, char *buf, size_t len)
-{
-	if (!(s > 0))
-		snprintf(buf, len, "0");
-	else if (s < 1e-3)
-		snprintf(buf, len, "%.1f us", s * 1e6);
-	else if (s < 1)
-		snprintf(buf, len, "%.1f ms", s * 1e3);
-	else if (s < 600)
-		snprintf(buf, len, "%.2f s", s);
-	else
-		unit_format_duration(s, buf, (unsigned)len);
-	return buf;
-}
-
-static const char *fmt_gib(double b, char *buf, size_t len)
-{
-	snprintf(buf, len, "%.2f", b / 1073741824.0);
-	return buf;
-}
-
 static const char *link_desc(const struct model_config *c, char *buf, size_t len)
 {
 	if (c->intra_kind == MODEL_LINK_NONE)
@@ -331,7 +311,7 @@ static void mem_row(struct table *tb, const char *what, double bytes, double tot
 		return;
 	table_row(tb);
 	table_cell(tb, what);
-	table_cell(tb, fmt_gib(bytes, b, sizeof(b)));
+	table_cell(tb, fmt_bytes(bytes, FMT_BYTES_GIB, b, sizeof(b)));
 	table_cellf(tb, "%.0f%%", total > 0 ? 100 * bytes / total : 0);
 }
 
@@ -342,7 +322,7 @@ static void time_row(struct table *tb, const char *what, double s, double step)
 		return;
 	table_row(tb);
 	table_cell(tb, what);
-	table_cell(tb, fmt_time(s, b, sizeof(b)));
+	table_cell(tb, fmt_duration(s, FMT_DURATION_PRECISE, b, sizeof(b)));
 	table_cellf(tb, "%.1f%%", step > 0 ? 100 * s / step : 0);
 }
 
@@ -364,9 +344,9 @@ static void advice_table(const char *title, const struct model_advice *a, size_t
 		table_row(tb);
 		table_cell(tb, a[i].what);
 		table_cell(tb, a[i].flags);
-		table_cell(tb, fmt_time(a[i].step_s, b, sizeof(b)));
+		table_cell(tb, fmt_duration(a[i].step_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 		table_cellf(tb, "x%.2f", a[i].speedup);
-		table_cell(tb, fmt_gib(a[i].total_bytes, c2, sizeof(c2)));
+		table_cell(tb, fmt_bytes(a[i].total_bytes, FMT_BYTES_GIB, c2, sizeof(c2)));
 	}
 	table_print(tb, stdout, 0);
 	table_free(tb);
@@ -388,9 +368,9 @@ static void print_serving(const struct model_config *c, const struct model_servi
 	ROW("working memory per GPU, GiB", "%.2f", s->workspace_bytes / 1073741824.0);
 	ROW("KV cache per GPU, GiB", "%.2f", s->kv_budget_bytes / 1073741824.0);
 	ROW("KV cache per token per GPU, KiB", "%.1f", s->kv_bytes_per_token / 1024);
-	ROW("time to first token", "%s", fmt_time(s->ttft_s, b, sizeof(b)));
-	ROW("time per output token", "%s", fmt_time(s->tpot_s, b, sizeof(b)));
-	ROW("request latency", "%s", fmt_time(s->request_s, b, sizeof(b)));
+	ROW("time to first token", "%s", fmt_duration(s->ttft_s, FMT_DURATION_PRECISE, b, sizeof(b)));
+	ROW("time per output token", "%s", fmt_duration(s->tpot_s, FMT_DURATION_PRECISE, b, sizeof(b)));
+	ROW("request latency", "%s", fmt_duration(s->request_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 	ROW("output tokens/s (all replicas)", "%.0f", s->tokens_per_s);
 	ROW("requests/s (all replicas)", "%.2f", s->requests_per_s);
 #undef ROW
@@ -437,7 +417,7 @@ static void rate_view(const struct model_config *c, const struct model_result *r
 		die_code(EXIT_USAGE, "gpuscope estimate: --rate %g: cannot: capacity is %.4g req/s (%d replica%s of "
 			 "%d requests at once, %s each); give more --gpus or --dp, or leave both out to size them",
 			 rate, q->capacity_per_s, replicas, replicas == 1 ? "" : "s", slots,
-			 fmt_time(hold_s, b, sizeof(b)));
+			 fmt_duration(hold_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 }
 
 static void print_rate(const struct workload *w, const struct model_config *c, const struct model_queue *q)
@@ -455,13 +435,13 @@ static void print_rate(const struct workload *w, const struct model_config *c, c
 		ROW("replicas needed", "%d x %d GPU%s", q->replicas, c->gpus / c->dp, c->gpus / c->dp == 1 ? "" : "s");
 	ROW("capacity, requests/s", "%.4g", q->capacity_per_s);
 	ROW("utilisation", "%.0f%%", 100 * q->utilisation);
-	ROW("p99 wait for a free slot", "%s", fmt_time(q->wait_p99_s, b, sizeof(b)));
+	ROW("p99 wait for a free slot", "%s", fmt_duration(q->wait_p99_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 	if (ttft_target > 0)
 		ROW(decoder ? "p99 time to first token" : "p99 latency", "%s (target %s%s)",
-		    fmt_time(q->ttft_p99_s, b, sizeof(b)), fmt_time(ttft_target, t, sizeof(t)),
+		    fmt_duration(q->ttft_p99_s, FMT_DURATION_PRECISE, b, sizeof(b)), fmt_duration(ttft_target, FMT_DURATION_PRECISE, t, sizeof(t)),
 		    q->ttft_p99_s <= ttft_target ? "" : ", MISSED");
 	else
-		ROW(decoder ? "p99 time to first token" : "p99 latency", "%s", fmt_time(q->ttft_p99_s, b, sizeof(b)));
+		ROW(decoder ? "p99 time to first token" : "p99 latency", "%s", fmt_duration(q->ttft_p99_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 #undef ROW
 	table_print(tb, stdout, 0);
 	table_free(tb);
@@ -495,7 +475,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 	char b[256], b2[64], b3[32];
 	int infer = c->task == MODEL_TASK_INFER;
 
-	printf("%s (%s params), %s on %d x %s\n", w->name, unit_format_si(w->params, b2, sizeof(b2)),
+	printf("%s (%s params), %s on %d x %s\n", w->name, fmt_count(w->params, FMT_COUNT_SI, b2, sizeof(b2)),
 	       model_task_name(c->task), c->gpus, c->gpu->row.key);
 	if (c->mig > 0)
 		printf("MIG: one %dg instance of the %s (its share of the SMs and memory slices)\n", c->mig,
@@ -549,7 +529,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 	mem_row(tb, "allocator reserve", m->reserve_bytes, m->total_bytes);
 	mem_row(tb, "paged optimizer states", m->paged_bytes, m->total_bytes);
 	mem_row(tb, "CUDA context and NCCL", m->context_bytes, m->total_bytes);
-	breakdown_print(tb, "total", fmt_gib(m->total_bytes, b, sizeof(b)));
+	breakdown_print(tb, "total", fmt_bytes(m->total_bytes, FMT_BYTES_GIB, b, sizeof(b)));
 	printf("%s: %.2f of %.2f GiB usable", m->fits ? "fits" : "DOES NOT FIT", m->total_bytes / 1073741824.0,
 	       m->capacity_bytes / 1073741824.0);
 	if (!infer && max_mb > 0)
@@ -574,14 +554,14 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		table_row(tb);
 		table_cell(tb, w->kind == WORKLOAD_TRANSFORMER && w->d.causal ? "time to first token (prefill)" :
 			   "forward pass of the batch");
-		table_cell(tb, fmt_time(in->prefill_s, b, sizeof(b)));
+		table_cell(tb, fmt_duration(in->prefill_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 		if (w->kind == WORKLOAD_TRANSFORMER && c->output_len > 1) {
 			table_row(tb);
 			table_cell(tb, "time per output token");
-			table_cell(tb, fmt_time(in->decode_token_s, b, sizeof(b)));
+			table_cell(tb, fmt_duration(in->decode_token_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 			table_row(tb);
 			table_cell(tb, "request latency");
-			table_cell(tb, fmt_time(in->request_s, b, sizeof(b)));
+			table_cell(tb, fmt_duration(in->request_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 			table_row(tb);
 			table_cell(tb, "weights read per token");
 			table_cellf(tb, "%.2f GiB", in->decode_weights_bytes / 1073741824.0);
@@ -591,7 +571,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		}
 		table_row(tb);
 		table_cell(tb, "kernel launch time per forward");
-		table_cell(tb, fmt_time(in->launch_s, b, sizeof(b)));
+		table_cell(tb, fmt_duration(in->launch_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 		if (r->tokens_per_s > 0) {
 			table_row(tb);
 			table_cell(tb, w->kind == WORKLOAD_TRANSFORMER && w->d.causal ?
@@ -603,7 +583,7 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		table_cellf(tb, "%.1f", r->samples_per_s);
 		if (lat_batch >= 0) {
 			table_row(tb);
-			table_cellf(tb, "batch within %s (dynamic batching)", fmt_time(latency_target, b2, sizeof(b2)));
+			table_cellf(tb, "batch within %s (dynamic batching)", fmt_duration(latency_target, FMT_DURATION_PRECISE, b2, sizeof(b2)));
 			if (lat_batch > 0)
 				table_cellf(tb, "%d", lat_batch);
 			else
@@ -631,11 +611,11 @@ static void print_human(const struct workload *w, const struct model_config *c, 
 		time_row(tb, "offload transfers", t->offload_s, t->step_s);
 		time_row(tb, "kernel launch overhead", t->overhead_s, t->step_s);
 		time_row(tb, "data loading (exposed)", t->data_s, t->step_s);
-		breakdown_print(tb, "step", fmt_time(t->step_s, b, sizeof(b)));
+		breakdown_print(tb, "step", fmt_duration(t->step_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 		if (t->dp_comm_total_s > 0)
 			printf("data-parallel traffic per step: %s in all, %s exposed\n",
-			       fmt_time(t->dp_comm_total_s, b, sizeof(b)),
-			       fmt_time(t->dp_comm_s + t->zero_comm_s, b2, sizeof(b2)));
+			       fmt_duration(t->dp_comm_total_s, FMT_DURATION_PRECISE, b, sizeof(b)),
+			       fmt_duration(t->dp_comm_s + t->zero_comm_s, FMT_DURATION_PRECISE, b2, sizeof(b2)));
 	}
 
 throughput:
@@ -665,7 +645,7 @@ throughput:
 	if (r->time_to_train_s > 0) {
 		table_row(tb);
 		table_cell(tb, "time to train");
-		table_cellf(tb, "%s (%.0f step%s)", unit_format_duration(r->time_to_train_s, b, sizeof(b)),
+		table_cellf(tb, "%s (%.0f step%s)", fmt_duration(r->time_to_train_s, FMT_DURATION_TEXT, b, sizeof(b)),
 			    r->train_steps, r->train_steps == 1 ? "" : "s");
 	}
 	table_row(tb);
@@ -950,8 +930,8 @@ static void latency_missed(const struct workload *w, const struct model_config *
 		die_usage("gpuscope estimate: this configuration cannot be evaluated");
 	die_code(EXIT_USAGE, "gpuscope estimate: cannot meet the latency target of %s: one request alone takes %s, "
 		 "and under dynamic batching it may wait for the batch in flight (worst case %s); a faster GPU, more "
-		 "tensor parallelism or smaller weights would be needed", fmt_time(latency_target, want, sizeof(want)),
-		 fmt_time(r1.infer.request_s, alone, sizeof(alone)), fmt_time(2 * r1.infer.request_s, worst, sizeof(worst)));
+		 "tensor parallelism or smaller weights would be needed", fmt_duration(latency_target, FMT_DURATION_PRECISE, want, sizeof(want)),
+		 fmt_duration(r1.infer.request_s, FMT_DURATION_PRECISE, alone, sizeof(alone)), fmt_duration(2 * r1.infer.request_s, FMT_DURATION_PRECISE, worst, sizeof(worst)));
 }
 
 int cmd_estimate(int argc, char **argv)

@@ -23,6 +23,7 @@
 #include "util/suggest.h"
 #include "util/units.h"
 #include "util/xalloc.h"
+#include "report/fmt.h"
 
 static int json_flag, csv_flag, all_flag, servers_only, no_spares, fp8_flag, no_explain;
 static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *report_path;
@@ -258,22 +259,7 @@ static void progress(void *arg, size_t done, size_t total)
 	fflush(stderr);
 }
 
-/* ---- compact numbers for the 80-column table (money and durations: util/units.h) ---- */
-
-static const char *fmt_step(double s, char *b, size_t len)
-{
-	if (s < 1e-3)
-		snprintf(b, len, "%.0fus", s * 1e6);
-	else if (s < 10e-3)
-		snprintf(b, len, "%.1fms", s * 1e3);
-	else if (s < 1)
-		snprintf(b, len, "%.0fms", s * 1e3);
-	else if (s < 10)
-		snprintf(b, len, "%.1fs", s);
-	else
-		snprintf(b, len, "%.0fs", s);
-	return b;
-}
+/* ---- numbers for the 80-column table: report/fmt.h ---- */
 
 /* ---- human output ---- */
 
@@ -296,37 +282,21 @@ static const char *task_words(const struct workload *w, enum model_task t)
 	}
 }
 
-/* "%.3g" without the exponent's sign and zeros: 1e9, 1.5e13, 250. */
-static const char *fmt_count(double v, char *b, size_t len)
-{
-	char *e, *q;
-	snprintf(b, len, "%.3g", v);
-	e = strchr(b, 'e');
-	if (e) {
-		q = e + 1;
-		if (*q == '+')
-			memmove(q, q + 1, strlen(q));
-		while (*q == '0' && q[1])
-			memmove(q, q + 1, strlen(q));
-	}
-	return b;
-}
-
 static void title_line(const struct workload *w, const struct plan_request *req,
 		       const struct model_config *b, char *buf, size_t len)
 {
 	char n[32], amt[96], c[32];
 	if (b->task == MODEL_TASK_INFER)
-		snprintf(amt, sizeof(amt), "%s requests/s", fmt_count(req->rate_per_s > 0 ? req->rate_per_s : 1,
+		snprintf(amt, sizeof(amt), "%s requests/s", fmt_count(req->rate_per_s > 0 ? req->rate_per_s : 1, FMT_COUNT_G3,
 								   c, sizeof(c)));
 	else if (b->train_tokens > 0)
-		snprintf(amt, sizeof(amt), "%s tokens", fmt_count(b->train_tokens, c, sizeof(c)));
+		snprintf(amt, sizeof(amt), "%s tokens", fmt_count(b->train_tokens, FMT_COUNT_G3, c, sizeof(c)));
 	else if (b->epochs > 1)
-		snprintf(amt, sizeof(amt), "%s %s x %.3g epochs", fmt_count(b->train_samples, c, sizeof(c)),
+		snprintf(amt, sizeof(amt), "%s %s x %.3g epochs", fmt_count(b->train_samples, FMT_COUNT_G3, c, sizeof(c)),
 			 w->sample_unit, b->epochs);
 	else
-		snprintf(amt, sizeof(amt), "%s %s", fmt_count(b->train_samples, c, sizeof(c)), w->sample_unit);
-	snprintf(buf, len, "%s (%s parameters), %s on %s", w->name, unit_format_si_short(w->params, n, sizeof(n)),
+		snprintf(amt, sizeof(amt), "%s %s", fmt_count(b->train_samples, FMT_COUNT_G3, c, sizeof(c)), w->sample_unit);
+	snprintf(buf, len, "%s (%s parameters), %s on %s", w->name, fmt_count(w->params, FMT_COUNT_SI_SHORT, n, sizeof(n)),
 		 task_words(w, b->task), amt);
 }
 
@@ -347,20 +317,20 @@ static void choice_row(struct table *tb, const struct plan *p, size_t rank, cons
 	table_cell(tb, plan_layout_code(&c->cfg, b, sizeof(b)));
 	table_cellf(tb, "%.0f%%", 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
 	if (infer) {
-		table_cell(tb, fmt_step(c->latency_s, a, sizeof(a)));
+		table_cell(tb, fmt_duration(c->latency_s, FMT_DURATION_STEP, a, sizeof(a)));
 		table_cellf(tb, "%d", c->replicas);
 		if (!narrow)
-			table_cell(tb, unit_format_si_short(c->res.samples_per_s * c->replicas, a, sizeof(a)));
-		table_cell(tb, unit_format_usd(c->cost_usd, a, sizeof(a)));
+			table_cell(tb, fmt_count(c->res.samples_per_s * c->replicas, FMT_COUNT_SI_SHORT, a, sizeof(a)));
+		table_cell(tb, fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)));
 		if (!narrow)
-			table_cell(tb, unit_format_si_short(c->energy_kwh, a, sizeof(a)));
+			table_cell(tb, fmt_count(c->energy_kwh, FMT_COUNT_SI_SHORT, a, sizeof(a)));
 	} else {
 		if (!narrow)
-			table_cell(tb, unit_format_si_short(c->res.tokens_per_s > 0 ? c->res.tokens_per_s :
-					      c->res.samples_per_s, a, sizeof(a)));
-		table_cell(tb, unit_format_duration_short(c->hours * 3600, a, sizeof(a)));
-		table_cell(tb, unit_format_usd(c->cost_usd, a, sizeof(a)));
-		table_cell(tb, c->has_bom ? unit_format_usd(c->bom.capex_usd, a, sizeof(a)) : "rent");
+			table_cell(tb, fmt_count(c->res.tokens_per_s > 0 ? c->res.tokens_per_s :
+					      c->res.samples_per_s, FMT_COUNT_SI_SHORT, a, sizeof(a)));
+		table_cell(tb, fmt_duration(c->hours * 3600, FMT_DURATION_SHORT, a, sizeof(a)));
+		table_cell(tb, fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)));
+		table_cell(tb, c->has_bom ? fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, a, sizeof(a)) : "rent");
 	}
 }
 
@@ -434,8 +404,8 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 			 "interruptions %.1f%% (%.3g expected at %.3g per 1,000 GPU-hours, each a restart "
 			 "and half an interval recomputed)",
 			 100 * c->gp.goodput, 100 * c->gp.ckpt_hours / c->hours, c->gp.ckpt_write_s,
-			 unit_format_bytes(c->gp.ckpt_bytes, e1, sizeof(e1)),
-			 unit_format_duration_short(c->gp.ckpt_every_s, e2, sizeof(e2)), 100 * c->gp.fail_hours / c->hours,
+			 fmt_bytes(c->gp.ckpt_bytes, FMT_BYTES_BINARY, e1, sizeof(e1)),
+			 fmt_duration(c->gp.ckpt_every_s, FMT_DURATION_SHORT, e2, sizeof(e2)), 100 * c->gp.fail_hours / c->hours,
 			 c->gp.interruptions, 1000 * c->gp.fail_rate_per_gpu_hour);
 		wrap("  goodput      ", buf, 15);
 	}
@@ -446,20 +416,20 @@ static void print_explanation(const struct plan *p, const struct plan_choice *c,
 		if (b->tiers)
 			snprintf(fab, sizeof(fab),
 				 "%d-tier fabric %s: switches %s %s, %.0f NIC ports%s, %.0f optics, %.0f cables",
-				 b->tiers, unit_format_usd(b->fabric_usd, a3, sizeof(a3)), bom_switch_text(b, sw, sizeof(sw)),
-				 unit_format_usd(b->switch_usd, a4, sizeof(a4)), b->nics,
+				 b->tiers, fmt_money(b->fabric_usd, FMT_MONEY_SHORT, a3, sizeof(a3)), bom_switch_text(b, sw, sizeof(sw)),
+				 fmt_money(b->switch_usd, FMT_MONEY_SHORT, a4, sizeof(a4)), b->nics,
 				 b->nics_bought > 0 ? "" : " (in the server price)", b->optics, b->cables);
 		else
 			snprintf(fab, sizeof(fab), "no scale-out fabric");
 		snprintf(buf, sizeof(buf),
 			 "%s: %.0f server%s %s, %.0f %s-cooled rack%s of %.0f kW (%.0f server%s a rack)%s%s; "
 			 "%s; %.0f TB storage %s; %.0f kW at the wall (PUE %.2f)%s%s",
-			 unit_format_usd(b->capex_usd, a1, sizeof(a1)), b->servers, b->servers == 1 ? "" : "s",
-			 unit_format_usd(b->server_usd, a2, sizeof(a2)), b->racks, b->cooling,
+			 fmt_money(b->capex_usd, FMT_MONEY_SHORT, a1, sizeof(a1)), b->servers, b->servers == 1 ? "" : "s",
+			 fmt_money(b->server_usd, FMT_MONEY_SHORT, a2, sizeof(a2)), b->racks, b->cooling,
 			 b->racks == 1 ? "" : "s", b->rack_kw, b->nodes_per_rack, b->nodes_per_rack == 1 ? "" : "s",
 			 b->cooling_usd > 0 ? ", liquid plant " : "",
-			 b->cooling_usd > 0 ? unit_format_usd(b->cooling_usd, a5, sizeof(a5)) : "", fab, b->storage_tb,
-			 unit_format_usd(b->storage_usd, a6, sizeof(a6)), b->power_kw, b->pue,
+			 b->cooling_usd > 0 ? fmt_money(b->cooling_usd, FMT_MONEY_SHORT, a5, sizeof(a5)) : "", fab, b->storage_tb,
+			 fmt_money(b->storage_usd, FMT_MONEY_SHORT, a6, sizeof(a6)), b->power_kw, b->pue,
 			 b->missing[0] ? "; unpriced: " : "", b->missing);
 		wrap("  buy          ", buf, 15);
 	} else if (c->bom.rented) {
@@ -508,8 +478,8 @@ static const char *miss_words(double miss, char *b, size_t len)
 static const char *fmt_choice_time(const struct plan_request *req, const struct plan_choice *x,
 				   char *b, size_t len)
 {
-	return req->base.task == MODEL_TASK_INFER ? fmt_step(x->latency_s, b, len) :
-	       unit_format_duration_short(x->hours * 3600, b, len);
+	return req->base.task == MODEL_TASK_INFER ? fmt_duration(x->latency_s, FMT_DURATION_STEP, b, len) :
+	       fmt_duration(x->hours * 3600, FMT_DURATION_SHORT, b, len);
 }
 
 /* "  fastest overall: 4x8 h100-sxm5-80gb, 12d for $46k" */
@@ -521,7 +491,7 @@ static void print_overall(const struct plan *p, const char *what, const struct p
 
 	snprintf(buf, sizeof(buf), "%s overall: %ux%d %s, %s for %s", what, x->nodes,
 		 hw[x->hw].gpus_per_node, hw[x->hw].label,
-		 fmt_choice_time(plan_request_of(p), x, a, sizeof(a)), unit_format_usd(x->cost_usd, b, sizeof(b)));
+		 fmt_choice_time(plan_request_of(p), x, a, sizeof(a)), fmt_money(x->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)));
 	wrap("  ", buf, 2);
 }
 
@@ -566,7 +536,7 @@ static void print_no_answer(const struct plan *p)
 			 "no configuration meets the %s%s; the nearest miss is %ux%d %s (%s): %s, "
 			 "%s, %.1f kW, %s the tightest constraint", names, rack, m->nodes, hw[m->hw].gpus_per_node,
 			 hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)),
-			 fmt_choice_time(req, m, a, sizeof(a)), unit_format_usd(m->cost_usd, b, sizeof(b)), m->power_kw,
+			 fmt_choice_time(req, m, a, sizeof(a)), fmt_money(m->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)), m->power_kw,
 			 miss_words(m->miss, c, sizeof(c)));
 		wrap("", buf, 0);
 		if (plan_fastest(p) && (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0))
@@ -579,7 +549,7 @@ static void print_no_answer(const struct plan *p)
 			 "needs %s per GPU of %.0f GiB; allow more GPUs (--max-gpus), larger GPUs, "
 			 "LoRA/QLoRA or a shorter --seq-len",
 			 req->max_gpus, f->nodes, hw[f->hw].gpus_per_node, hw[f->hw].label,
-			 unit_format_bytes(f->min_bytes, a, sizeof(a)), hw[f->hw].gpu->memory_gib);
+			 fmt_bytes(f->min_bytes, FMT_BYTES_BINARY, a, sizeof(a)), hw[f->hw].gpu->memory_gib);
 		wrap("", buf, 0);
 	} else if (req->base.task == MODEL_TASK_INFER) {
 		snprintf(buf, sizeof(buf),
@@ -614,9 +584,9 @@ static void print_whole_steps(const struct plan *p, const struct workload *w)
 	else
 		snprintf(z, sizeof(z), "%d %s", plan_global_batch(p), w->sample_unit);
 	snprintf(line, sizeof(line), "a run is whole optimizer steps of %s: %s %s round up to %.0f "
-		 "step%s (%s %s); times and costs are for whole steps", z, fmt_count(asked, y, sizeof(y)),
+		 "step%s (%s %s); times and costs are for whole steps", z, fmt_count(asked, FMT_COUNT_G3, y, sizeof(y)),
 		 tokens ? "tokens" : w->sample_unit, steps, steps == 1 ? "" : "s",
-		 unit_format_si_short(steps * per_step, x, sizeof(x)), tokens ? "tokens" : w->sample_unit);
+		 fmt_count(steps * per_step, FMT_COUNT_SI_SHORT, x, sizeof(x)), tokens ? "tokens" : w->sample_unit);
 	wrap("  ", line, 2);
 }
 
@@ -636,11 +606,11 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 	if (infer) {
 		size_t o = (size_t)snprintf(buf, sizeof(buf), "%s%s",
 					    req->deadline_s > 0 ? "latency target " : "no latency target",
-					    req->deadline_s > 0 ? fmt_step(req->deadline_s, a, sizeof(a)) : "");
+					    req->deadline_s > 0 ? fmt_duration(req->deadline_s, FMT_DURATION_STEP, a, sizeof(a)) : "");
 		if (req->ttft_s > 0 && o < sizeof(buf))
-			o += (size_t)snprintf(buf + o, sizeof(buf) - o, ", TTFT %s", fmt_step(req->ttft_s, a, sizeof(a)));
+			o += (size_t)snprintf(buf + o, sizeof(buf) - o, ", TTFT %s", fmt_duration(req->ttft_s, FMT_DURATION_STEP, a, sizeof(a)));
 		if (req->tpot_s > 0 && o < sizeof(buf))
-			snprintf(buf + o, sizeof(buf) - o, ", TPOT %s", fmt_step(req->tpot_s, a, sizeof(a)));
+			snprintf(buf + o, sizeof(buf) - o, ", TPOT %s", fmt_duration(req->tpot_s, FMT_DURATION_STEP, a, sizeof(a)));
 	}
 	else if (w->kind == WORKLOAD_TRANSFORMER)
 		snprintf(buf, sizeof(buf), "global batch %d x %d tokens", G, plan_base(p)->seq_len);
@@ -654,8 +624,8 @@ static void print_human(const struct plan *p, const struct workload *w, const ch
 			 (req->provider ? req->provider : "cloud instances at on-demand prices") :
 			 "owned hardware (catalog servers and generic builds, priced by TCO)",
 			 plan_objective_name(req->objective), req->max_gpus,
-			 unit_format_si_short((double)st->configs, a, sizeof(a)), nhw,
-			 unit_format_duration(st->wall_s, b, sizeof(b)), st->threads);
+			 fmt_count((double)st->configs, FMT_COUNT_SI_SHORT, a, sizeof(a)), nhw,
+			 fmt_duration(st->wall_s, FMT_DURATION_TEXT, b, sizeof(b)), st->threads);
 		wrap("  ", line, 2);
 	}
 	if (*plan_skipped(p)) {

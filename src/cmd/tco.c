@@ -19,6 +19,7 @@
 #include "util/error.h"
 #include "util/units.h"
 #include "util/xalloc.h"
+#include "report/fmt.h"
 
 static int json_flag, rack_unit_space, no_cloud;
 static const char *server_name, *gpu_name, *cloud_name, *precision_name, *report_path;
@@ -29,7 +30,7 @@ static int have_bill;
 static double flag_value[TCO_NINPUTS];
 
 /* A number flag for one TCO input; its name must be tco_input_desc(id)->flag (checked). */
-#define NUM(id, name, argh, help) {OPT_DOUBLE, name, &flag_value[id], argh, help, 0, 0, NULL, NULL, 0}
+#define NUM(id, name, argh, help) OPT_DOUBLE_(name, &flag_value[id], argh, help, 0, 0)
 
 static const struct opt tco_opts[] = {
 	OPT_GROUP_("what is owned"),
@@ -94,33 +95,13 @@ static char *next_buf(void)
 	return fbuf[fnext++ % 16];
 }
 
-/* 1234567.8 -> "1,234,568" with `dec` decimals. */
-static void group(double v, int dec, char *out, size_t len)
-{
-	char raw[64], *dot, *p;
-	size_t ilen, i, o = 0;
-	snprintf(raw, sizeof(raw), "%.*f", dec, fabs(v));
-	dot = strchr(raw, '.');
-	ilen = dot ? (size_t)(dot - raw) : strlen(raw);
-	if (v < 0 && strspn(raw, "0.") != strlen(raw) && o + 1 < len)
-		out[o++] = '-';
-	for (i = 0, p = raw; i < ilen && o + 2 < len; i++, p++) {
-		out[o++] = *p;
-		if ((ilen - i - 1) % 3 == 0 && i + 1 < ilen)
-			out[o++] = ',';
-	}
-	for (; *p && o + 1 < len; p++)
-		out[o++] = *p;
-	out[o] = 0;
-}
-
 /* Money: "$1,234,568", "$2.82", "-$5,000". */
 static const char *usd(double v, int dec)
 {
 	char *b = next_buf(), tmp[64];
 	if (isnan(v))
 		return "-";
-	group(fabs(v), dec, tmp, sizeof(tmp));
+	fmt_grouped(fabs(v), dec, tmp, sizeof(tmp));
 	snprintf(b, 96, "%s$%s", v < 0 && strspn(tmp, "0.,") != strlen(tmp) ? "-" : "", tmp);
 	return b;
 }
@@ -130,7 +111,7 @@ static const char *num(double v, int dec)
 	char *b = next_buf();
 	if (isnan(v))
 		return "-";
-	group(v, dec, b, 64);
+	fmt_grouped(v, dec, b, 64);
 	return b;
 }
 
@@ -141,7 +122,7 @@ static const char *usd_short(double v)
 	if (isnan(v))
 		return "-";
 	b[0] = v >= 0 ? '+' : 0;
-	unit_format_usd(v, b + (v >= 0), (unsigned)sizeof(fbuf[0]) - 1);
+	fmt_money(v, FMT_MONEY_SHORT, b + (v >= 0), (unsigned)sizeof(fbuf[0]) - 1);
 	return b;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cost/bom.h"
 #include "util/units.h"
+#include "report/fmt.h"
 
 static double facility_or(const struct catalog *cat, const char *key, double dflt)
 {
@@ -277,7 +278,7 @@ const char *bom_rented_text(const struct bom *b, char *buf, size_t len)
 	snprintf(buf, len, "nothing to buy: %.0f x %s (%s, %.0f GPUs) rented at %s/h; %s, %.0f TB storage, "
 		 "racks, cooling and power (%.0f kW drawn) come with the instance%s", b->servers,
 		 b->instance->row.key, b->instance->provider ? b->instance->provider : "cloud", b->gpus,
-		 unit_format_usd(b->usd_per_hour, rate, sizeof(rate)), net, b->storage_tb, b->power_kw,
+		 fmt_money(b->usd_per_hour, FMT_MONEY_SHORT, rate, sizeof(rate)), net, b->storage_tb, b->power_kw,
 		 b->servers == 1 ? "" : "s");
 	return buf;
 }

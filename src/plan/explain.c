@@ -16,6 +16,7 @@
 #include "model/serving.h"
 #include "plan/plan_int.h"
 #include "util/units.h"
+#include "report/fmt.h"
 
 /* Formats a note into a fixed buffer; a note cut at its end is acceptable. */
 static void note_printf(char *buf, size_t len, const char *fmt, ...) GS_PRINTF(3, 4);
@@ -243,18 +244,18 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 		if (!o->fits) {
 			NOTEF(n->text,
 				 "one %s (%d GPUs) does not fit: every layout needs at least %s per GPU of %s",
-				 hw->label, hw->gpus_per_node, unit_format_bytes(o->min_bytes, mem, sizeof(mem)),
-				 unit_format_bytes(hw->gpu->memory_gib * 1073741824.0, cap, sizeof(cap)));
+				 hw->label, hw->gpus_per_node, fmt_bytes(o->min_bytes, FMT_BYTES_BINARY, mem, sizeof(mem)),
+				 fmt_bytes(hw->gpu->memory_gib * 1073741824.0, FMT_BYTES_BINARY, cap, sizeof(cap)));
 			return;
 		}
 		n->step_s = o->res.time.step_s;
 		n->ratio_time = o->hours / c->hours;
 		n->ratio_cost = o->cost_usd / c->cost_usd;
-		unit_format_duration(o->hours * 3600, a, sizeof(a));
+		fmt_duration(o->hours * 3600, FMT_DURATION_TEXT, a, sizeof(a));
 		NOTEF(n->text,
 			 "one %s (%d GPUs, the single-node architecture) would take %s for %s: "
 			 "%.2fx the time, %.2fx the cost%s",
-			 hw->label, hw->gpus_per_node, a, unit_format_usd(o->cost_usd, m, sizeof(m)), n->ratio_time,
+			 hw->label, hw->gpus_per_node, a, fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)), n->ratio_time,
 			 n->ratio_cost,
 			 o->violates & PLAN_VIOL_DEADLINE ? ", past the deadline" : "");
 		return;
@@ -301,8 +302,8 @@ static void why_cp(const struct plan *p, const struct plan_choice *c, struct pla
 		      c->cfg.cp, c->cfg.seq_len, c->cfg.cp, ring);
 		return;
 	}
-	unit_format_bytes(m.total_bytes, need, sizeof(need));
-	unit_format_bytes(m.capacity_bytes, cap, sizeof(cap));
+	fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need));
+	fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
 	n->fits = m.fits;
 	NOTEF(n->text,
 	      "context parallelism (c%d) splits each %d-token sequence over %d GPUs, which pass K/V blocks "
@@ -333,9 +334,9 @@ static void why_offload(const struct plan *p, const struct plan_choice *c, struc
 	if (!n)
 		return;
 	n->fits = m.fits;
-	unit_format_bytes(c->res.mem.host_bytes * p->hw[c->hw].gpus_per_node, host, sizeof(host));
-	unit_format_bytes(m.total_bytes, need, sizeof(need));
-	unit_format_bytes(m.capacity_bytes, cap, sizeof(cap));
+	fmt_bytes(c->res.mem.host_bytes * p->hw[c->hw].gpus_per_node, FMT_BYTES_BINARY, host, sizeof(host));
+	fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need));
+	fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
 	NOTEF(n->text,
 	      "%s (%s) keeps the optimizer states and master weights%s in host memory (%s a server), the CPU "
 	      "updating them (ZeRO-Offload; transfers and update exposed: %.0f%% of the step); without it each "
@@ -369,8 +370,8 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 	if (!m.fits) {
 		NOTEF(n->text,
 			 "without %s each GPU would need %s of its %s: it would not fit",
-			 saver, unit_format_bytes(m.total_bytes, need, sizeof(need)),
-			 unit_format_bytes(m.capacity_bytes, cap, sizeof(cap)));
+			 saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
+			 fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)));
 	} else {
 		struct model_result r;
 		if (time_variant(p, &cfg, &r))
@@ -380,8 +381,8 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 		NOTEF(n->text,
 			 "without %s it would still fit (%s of %s) but the step would take %.3g s "
 			 "(%.2fx): %s saves more time than it costs here",
-			 saver, unit_format_bytes(m.total_bytes, need, sizeof(need)),
-			 unit_format_bytes(m.capacity_bytes, cap, sizeof(cap)), r.time.step_s,
+			 saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
+			 fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)), r.time.step_s,
 			 n->ratio_time, saver);
 	}
 }
@@ -402,11 +403,11 @@ static void ratio_note(const struct plan *p, const struct plan_choice *c, const 
 	n->step_s = o->res.time.step_s;
 	n->ratio_time = p->base.task == MODEL_TASK_INFER ? o->latency_s / c->latency_s : o->hours / c->hours;
 	n->ratio_cost = o->cost_usd / c->cost_usd;
-	unit_format_duration(p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, t, sizeof(t));
+	fmt_duration(p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, FMT_DURATION_TEXT, t, sizeof(t));
 	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %.2fx the time, %.2fx the cost%s",
 	      lead, o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label,
 	      plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
-	      p->base.task == MODEL_TASK_INFER ? " a request" : "", unit_format_usd(o->cost_usd, m, sizeof(m)),
+	      p->base.task == MODEL_TASK_INFER ? " a request" : "", fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)),
 	      p->base.task == MODEL_TASK_INFER ? " an hour" : "", n->ratio_time, n->ratio_cost,
 	      o->violates ? " (misses a constraint)" : "");
 }
@@ -501,12 +502,12 @@ static void alt_scale(const struct plan *p, const struct plan_choice *c, struct 
 	n->step_s = o->res.time.step_s;
 	n->ratio_time = o->hours / c->hours;
 	n->ratio_cost = o->cost_usd / c->cost_usd;
-	unit_format_duration(o->hours * 3600, t1, sizeof(t1));
-	unit_format_duration(c->hours * 3600, t2, sizeof(t2));
-	unit_format_usd(o->bom.capex_usd, m1, sizeof(m1));
-	unit_format_usd(c->bom.capex_usd, m2, sizeof(m2));
+	fmt_duration(o->hours * 3600, FMT_DURATION_TEXT, t1, sizeof(t1));
+	fmt_duration(c->hours * 3600, FMT_DURATION_TEXT, t2, sizeof(t2));
+	fmt_money(o->bom.capex_usd, FMT_MONEY_SHORT, m1, sizeof(m1));
+	fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, m2, sizeof(m2));
 	if (c->nodes == 1) {
-		unit_format_usd(o->bom.capex_usd - c->bom.capex_usd, d, sizeof(d));
+		fmt_money(o->bom.capex_usd - c->bom.capex_usd, FMT_MONEY_SHORT, d, sizeof(d));
 		NOTEF(n->text,
 		      "buying %ux%d %s instead (%s, %.1fx the capex) would finish in %s instead of %s: "
 		      "%s more buys %.1fx the speed%s", o->nodes, p->hw[o->hw].gpus_per_node,
@@ -515,7 +516,7 @@ static void alt_scale(const struct plan *p, const struct plan_choice *c, struct 
 		      plan_demoted(p, o, c) ? ", not worth several times the purchase for a job one node "
 		      "finishes this soon (--objective time ranks by speed)" : "");
 	} else {
-		unit_format_usd(c->bom.capex_usd - o->bom.capex_usd, d, sizeof(d));
+		fmt_money(c->bom.capex_usd - o->bom.capex_usd, FMT_MONEY_SHORT, d, sizeof(d));
 		NOTEF(n->text,
 		      "the extra %s over the cheapest single node that meets the constraints, %ux%d %s "
 		      "(%s to buy, %s), buys %.1fx the speed: %s instead of %s",
@@ -530,8 +531,8 @@ static void arch_text(const struct plan *p, const struct plan_choice *c, struct 
 	char net[64], mem[32], cap[32];
 	double pct = 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes;
 
-	unit_format_bytes(c->res.mem.total_bytes, mem, sizeof(mem));
-	unit_format_bytes(c->res.mem.capacity_bytes, cap, sizeof(cap));
+	fmt_bytes(c->res.mem.total_bytes, FMT_BYTES_BINARY, mem, sizeof(mem));
+	fmt_bytes(c->res.mem.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
 	switch (ex->arch) {
 	case PLAN_ARCH_ONE_GPU:
 		NOTEF(ex->arch_text,
@@ -601,7 +602,7 @@ static const char *target_words(double target_s, char *buf, size_t len)
 {
 	char t[32];
 	if (target_s > 0)
-		snprintf(buf, len, " (target %s)", unit_format_duration(target_s, t, sizeof(t)));
+		snprintf(buf, len, " (target %s)", fmt_duration(target_s, FMT_DURATION_TEXT, t, sizeof(t)));
 	else
 		snprintf(buf, len, " (no target)");
 	return buf;
@@ -621,14 +622,14 @@ static void infer_sizing_text(const struct plan *p, const struct plan_choice *c,
 	char lat[32], ttft[32], tpot[32], tt[48], tp[48], lt[48], more[96] = "", cap[32];
 
 	plan_queue_of(p, c, &q);
-	unit_format_duration(c->latency_s, lat, sizeof(lat));
+	fmt_duration(c->latency_s, FMT_DURATION_TEXT, lat, sizeof(lat));
 	if (p->req.w->kind != WORKLOAD_TRANSFORMER) {
 		NOTEF(ex->sizing,
 		      "%d replica%s of %d GPU%s, each running batches of %d (%s), serve%s %.6g requests/s at %.0f%% "
 		      "of %s capacity of %s, within %s each%s",
 		      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
 		      batch_bound(p, c), c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation,
-		      c->replicas == 1 ? "its" : "their", unit_format_si_short(q.capacity_per_s, cap, sizeof(cap)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
+		      c->replicas == 1 ? "its" : "their", fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
 		return;
 	}
 	{
@@ -646,9 +647,9 @@ static void infer_sizing_text(const struct plan *p, const struct plan_choice *c,
 	      "and a request in %s%s",
 	      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch, batch_bound(p, c),
 	      c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation, c->replicas == 1 ? "its" : "their",
-	      unit_format_si_short(q.capacity_per_s, cap, sizeof(cap)), more,
-	      unit_format_duration(q.ttft_p99_s, ttft, sizeof(ttft)), target_words(p->req.ttft_s, tt, sizeof(tt)),
-	      unit_format_duration(c->res.infer.decode_token_s, tpot, sizeof(tpot)),
+	      fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)), more,
+	      fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, ttft, sizeof(ttft)), target_words(p->req.ttft_s, tt, sizeof(tt)),
+	      fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, tpot, sizeof(tpot)),
 	      target_words(p->req.tpot_s, tp, sizeof(tp)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
 }
 
@@ -674,13 +675,13 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 	}
 	if (!least || !fastest)
 		return;
-	unit_format_duration(least->hours * 3600, t1, sizeof(t1));
-	unit_format_duration(fastest->hours * 3600, t2, sizeof(t2));
+	fmt_duration(least->hours * 3600, FMT_DURATION_TEXT, t1, sizeof(t1));
+	fmt_duration(fastest->hours * 3600, FMT_DURATION_TEXT, t2, sizeof(t2));
 	NOTEF(ex->sizing,
 		 "on %s the fewest GPUs that fit are %d (%s, %s) and the fastest count searched is "
 		 "%d (%s, %s); %d GPUs rank first by %s%s",
-		 p->hw[c->hw].label, least->gpus, t1, unit_format_usd(least->cost_usd, m1, sizeof(m1)),
-		 fastest->gpus, t2, unit_format_usd(fastest->cost_usd, m2, sizeof(m2)), c->gpus,
+		 p->hw[c->hw].label, least->gpus, t1, fmt_money(least->cost_usd, FMT_MONEY_SHORT, m1, sizeof(m1)),
+		 fastest->gpus, t2, fmt_money(fastest->cost_usd, FMT_MONEY_SHORT, m2, sizeof(m2)), c->gpus,
 		 plan_objective_name(p->req.objective),
 		 p->req.deadline_s > 0 ? " within the deadline" : "");
 }

@@ -16,6 +16,7 @@
 #include "report/svg.h"
 #include "util/units.h"
 #include "util/xalloc.h"
+#include "report/fmt.h"
 
 #define GIB 1073741824.0
 /* Scatter categories: the best GPU types each get a colour, the rest share one. */
@@ -214,35 +215,35 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 		snprintf(cells[2], 96, "%u x %d", c->nodes, hw->gpus_per_node);
 		plan_network_name(p, c, cells[3], 96);
 		plan_layout_code(&c->cfg, cells[4], 96);
-		snprintf(cells[5], 96, "%s (%.0f%%)", unit_format_bytes(c->res.mem.total_bytes, a, sizeof(a)),
+		snprintf(cells[5], 96, "%s (%.0f%%)", fmt_bytes(c->res.mem.total_bytes, FMT_BYTES_BINARY, a, sizeof(a)),
 			 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
 		if (infer) {
 			struct model_queue q;
 			plan_queue_of(p, c, &q);
 			snprintf(cells[o++], 96, "%d", c->replicas);
-			snprintf(cells[o++], 96, "%s requests/s", unit_format_si(q.capacity_per_s, b, sizeof(b)));
+			snprintf(cells[o++], 96, "%s requests/s", fmt_count(q.capacity_per_s, FMT_COUNT_SI, b, sizeof(b)));
 			snprintf(cells[o++], 96, "%.0f%%", 100 * q.utilisation);
-			snprintf(cells[o++], 96, "%s", unit_format_duration(c->latency_s, a, sizeof(a)));
-			snprintf(cells[o++], 96, "%s", llm ? unit_format_duration(q.ttft_p99_s, a, sizeof(a)) : "-");
+			snprintf(cells[o++], 96, "%s", fmt_duration(c->latency_s, FMT_DURATION_TEXT, a, sizeof(a)));
+			snprintf(cells[o++], 96, "%s", llm ? fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
 			snprintf(cells[o++], 96, "%s",
-				 llm ? unit_format_duration(c->res.infer.decode_token_s, a, sizeof(a)) : "-");
+				 llm ? fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
 		} else {
 			snprintf(cells[o++], 96, "%.3g s", c->res.time.step_s);
 			if (c->res.tokens_per_s > 0)
-				snprintf(cells[o++], 96, "%s tokens/s", unit_format_si(c->res.tokens_per_s, b, sizeof(b)));
+				snprintf(cells[o++], 96, "%s tokens/s", fmt_count(c->res.tokens_per_s, FMT_COUNT_SI, b, sizeof(b)));
 			else
-				snprintf(cells[o++], 96, "%s %s/s", unit_format_si(c->res.samples_per_s, b, sizeof(b)),
+				snprintf(cells[o++], 96, "%s %s/s", fmt_count(c->res.samples_per_s, FMT_COUNT_SI, b, sizeof(b)),
 					 p->req.w->sample_unit[0] ? p->req.w->sample_unit : "samples");
 			snprintf(cells[o++], 96, "%.0f%%", 100 * c->res.mfu);
-			snprintf(cells[o++], 96, "%s", unit_format_duration(c->hours * 3600, a, sizeof(a)));
+			snprintf(cells[o++], 96, "%s", fmt_duration(c->hours * 3600, FMT_DURATION_TEXT, a, sizeof(a)));
 		}
-		snprintf(cells[o++], 96, "%s%s", unit_format_usd(c->cost_usd, a, sizeof(a)), infer ? "/h" : "");
+		snprintf(cells[o++], 96, "%s%s", fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)), infer ? "/h" : "");
 		snprintf(cells[o++], 96, "%.4g kWh%s", c->energy_kwh, infer ? "/h" : "");
 		if (c->has_bom) {
-			snprintf(cells[o++], 96, "%s", unit_format_usd(c->bom.capex_usd, a, sizeof(a)));
+			snprintf(cells[o++], 96, "%s", fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, a, sizeof(a)));
 			snprintf(cells[o++], 96, "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
 		} else if (c->bom.rented) {
-			snprintf(cells[o++], 96, "$0 (rented, %s/h)", unit_format_usd(c->bom.usd_per_hour, a, sizeof(a)));
+			snprintf(cells[o++], 96, "$0 (rented, %s/h)", fmt_money(c->bom.usd_per_hour, FMT_MONEY_SHORT, a, sizeof(a)));
 			snprintf(cells[o++], 96, "%.0f x %s", c->bom.servers, c->bom.instance->row.key);
 		} else {
 			snprintf(cells[o++], 96, "rented");
@@ -262,7 +263,7 @@ static void bom_row(struct html_doc *d, const char *what, double count, double u
 	char n[32], m[32], src[320];
 	const char *row[4] = {what, n, m, src};
 	snprintf(n, sizeof(n), "%.0f", count);
-	unit_format_usd(usd, m, sizeof(m));
+	fmt_money(usd, FMT_MONEY_SHORT, m, sizeof(m));
 	if (part)
 		snprintf(src, sizeof(src), "%s (%s, %s)", part->row.key, part->row.source ? part->row.source : "",
 			 part->row.as_of ? part->row.as_of : "");
@@ -279,7 +280,7 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 	html_heading(d, 3, "Bill of materials");
 	snprintf(line, sizeof(line),
 		 "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
-		 "%.0f kW at the wall (PUE %.2f).%s%s", unit_format_usd(b->capex_usd, m, sizeof(m)), b->racks, b->rack_kw, b->cooling,
+		 "%.0f kW at the wall (PUE %.2f).%s%s", fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->racks, b->rack_kw, b->cooling,
 		 b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, b->missing[0] ? " Unpriced: " : "",
 		 b->missing);
 	html_paragraph(d, line);
@@ -370,7 +371,7 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 			const char *row[5];
 			snprintf(st, sizeof(st), "%.3g s", a->step_s);
 			snprintf(sp, sizeof(sp), "%.2fx", a->speedup);
-			unit_format_bytes(a->total_bytes, mem, sizeof(mem));
+			fmt_bytes(a->total_bytes, FMT_BYTES_BINARY, mem, sizeof(mem));
 			row[0] = a->what;
 			row[1] = a->flags;
 			row[2] = st;
@@ -401,7 +402,7 @@ int plan_report_html(const struct plan *p, const struct plan_explanation *ex, co
 			 "catalog servers and generic builds, priced by total cost of ownership",
 		 p->req.max_gpus, (unsigned long long)p->stats.configs,
 		 (unsigned long long)p->stats.memory_calls, (unsigned long long)p->stats.estimate_calls,
-		 unit_format_duration(p->stats.wall_s, tbuf, sizeof(tbuf)), p->stats.threads,
+		 fmt_duration(p->stats.wall_s, FMT_DURATION_TEXT, tbuf, sizeof(tbuf)), p->stats.threads,
 		 plan_objective_name(p->req.objective));
 	html_paragraph(d, line);
 	if (p->skipped[0]) {
@@ -416,7 +417,7 @@ int plan_report_html(const struct plan *p, const struct plan_explanation *ex, co
 				 "The nearest miss is %u x %s (%s): %.3g h, %s, %.1f kW; %.0f%% over "
 				 "the tightest constraint.", m->nodes, p->hw[m->hw].label,
 				 plan_layout_code(&m->cfg, tbuf, sizeof(tbuf)), m->hours,
-				 unit_format_usd(m->cost_usd, money, sizeof(money)),
+				 fmt_money(m->cost_usd, FMT_MONEY_SHORT, money, sizeof(money)),
 				 m->power_kw, 100 * (m->miss - 1));
 			html_paragraph(d, line);
 		}

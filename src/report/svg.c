@@ -15,6 +15,7 @@
 #include "report/svg.h"
 #include "util/units.h"
 #include "util/xalloc.h"
+#include "report/fmt.h"
 
 #define FONT_PX 12.0
 #define CHAR_PX (FONT_PX * 0.6)
@@ -601,7 +602,7 @@ static void value_text(struct sbuf *b, const struct axis *a, double v)
 {
 	char t[64];
 	if (a->unit && !strcmp(a->unit, "USD")) {
-		sb_esc(b, unit_format_usd(v, t, sizeof(t)));
+		sb_esc(b, fmt_money(v, FMT_MONEY_SHORT, t, sizeof(t)));
 		return;
 	}
 	sb_printf(b, "%.6g", v);

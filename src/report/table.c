@@ -310,15 +310,6 @@ int report_json_print(json_t *v)
 	return rc;
 }
 
-const char *fmt_num(double v, int decimals, char *buf, unsigned len)
-{
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
-}
-
 void table_wrap(FILE *f, const char *lead, const char *text, int indent, int width)
 {
 	int col = fprintf(f, "%s", lead), first = 1;

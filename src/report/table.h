@@ -8,6 +8,7 @@
 #define GPUSCOPE_REPORT_TABLE_H
 
 #include <stdio.h>
+#include "report/fmt.h"
 #include "util/error.h"
 
 enum table_align { ALIGN_LEFT, ALIGN_RIGHT };
@@ -43,9 +44,6 @@ void table_print_csv(const struct table *t, FILE *out);
 /* Writes a jansson value to stdout, indented, with a final newline. */
 struct json_t;
 int report_json_print(struct json_t *v);
-
-/* Format a number with fixed decimals, or "-" when NaN. */
-const char *fmt_num(double v, int decimals, char *buf, unsigned len);
 
 /*
  * Prints text to f wrapped at `width` columns: the first line after `lead`,

@@ -99,6 +99,13 @@ static int set_value(const struct opts_cmd *cmd, const struct opt *o, const char
 		*(double *)o->value = x;
 		return 0;
 	}
+	case OPT_ENUM: {
+		int x = o->from_name(v);
+		if (x < 0)
+			return opts_error(cmd, "--%s '%s' is not one of %s", o->name, v, o->choices);
+		*(int *)o->value = x;
+		return 0;
+	}
 	default:
 		BUG("option type %d takes no value", o->type);
 	}

@@ -35,27 +35,6 @@ int unit_parse(const char *text, const char *canonical, double *out,
 /* Parses a duration: "90s", "5m", "36h", "30d", "2w", "1y", "250ms", or seconds. */
 int unit_parse_duration(const char *text, double *seconds, char *why, unsigned why_len);
 
-/*
- * Formats a duration in seconds as "1.5 s", "12 min", "3.2 h", "41 d",
- * "2.5 years" into buf; "-" when not finite.
- */
-const char *unit_format_duration(double seconds, char *buf, unsigned len);
-/*
- * The same in at most five columns for tables: "<1ms", "250ms", "4.2s",
- * "38m", "1.1h", "12d", "2.5y"; "-" when not positive or not finite.
- */
-const char *unit_format_duration_short(double seconds, char *buf, unsigned len);
-/*
- * Money in US dollars, in the one style every report uses: "$0.98", "$46",
- * "$433k", "$14.4M", "$1.2G", "-$250k"; "<$0.01" for a positive amount
- * under a cent; "-" when not finite (unknown, never "$inf").
- */
-const char *unit_format_usd(double usd, char *buf, unsigned len);
-/* A count in three figures and an SI letter, no space: "0.98", "46", "433k", "14.4M". */
-const char *unit_format_si_short(double v, char *buf, unsigned len);
-/* Formats bytes with a binary prefix: "79.6 GiB". */
-const char *unit_format_bytes(double bytes, char *buf, unsigned len);
-/* Formats a count with SI suffix: "1.2 M", "3.4 G". */
-const char *unit_format_si(double v, char *buf, unsigned len);
+/* Printing values for people: report/fmt.h. */
 
 #endif

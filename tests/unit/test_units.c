@@ -8,6 +8,7 @@
 
 #include "util/suggest.h"
 #include "util/units.h"
+#include "report/fmt.h"
 
 static void test_unit_parse(void **state)
 {
@@ -54,38 +55,38 @@ static void test_format_usd(void **state)
 {
 	char b[32];
 	(void)state;
-	assert_string_equal(unit_format_usd(0.98, b, sizeof(b)), "$0.98");
-	assert_string_equal(unit_format_usd(46.2, b, sizeof(b)), "$46");
-	assert_string_equal(unit_format_usd(999.7, b, sizeof(b)), "$1k");
-	assert_string_equal(unit_format_usd(37400, b, sizeof(b)), "$37.4k");
-	assert_string_equal(unit_format_usd(433000, b, sizeof(b)), "$433k");
-	assert_string_equal(unit_format_usd(999700, b, sizeof(b)), "$1M");
-	assert_string_equal(unit_format_usd(14.45e6, b, sizeof(b)), "$14.4M");
-	assert_string_equal(unit_format_usd(2.5e9, b, sizeof(b)), "$2.5G");
-	assert_string_equal(unit_format_usd(-250000, b, sizeof(b)), "-$250k");
-	assert_string_equal(unit_format_usd(0.001, b, sizeof(b)), "<$0.01");
-	assert_string_equal(unit_format_usd(0, b, sizeof(b)), "$0.00");
-	assert_string_equal(unit_format_usd(INFINITY, b, sizeof(b)), "-");
-	assert_string_equal(unit_format_usd(NAN, b, sizeof(b)), "-");
+	assert_string_equal(fmt_money(0.98, FMT_MONEY_SHORT, b, sizeof(b)), "$0.98");
+	assert_string_equal(fmt_money(46.2, FMT_MONEY_SHORT, b, sizeof(b)), "$46");
+	assert_string_equal(fmt_money(999.7, FMT_MONEY_SHORT, b, sizeof(b)), "$1k");
+	assert_string_equal(fmt_money(37400, FMT_MONEY_SHORT, b, sizeof(b)), "$37.4k");
+	assert_string_equal(fmt_money(433000, FMT_MONEY_SHORT, b, sizeof(b)), "$433k");
+	assert_string_equal(fmt_money(999700, FMT_MONEY_SHORT, b, sizeof(b)), "$1M");
+	assert_string_equal(fmt_money(14.45e6, FMT_MONEY_SHORT, b, sizeof(b)), "$14.4M");
+	assert_string_equal(fmt_money(2.5e9, FMT_MONEY_SHORT, b, sizeof(b)), "$2.5G");
+	assert_string_equal(fmt_money(-250000, FMT_MONEY_SHORT, b, sizeof(b)), "-$250k");
+	assert_string_equal(fmt_money(0.001, FMT_MONEY_SHORT, b, sizeof(b)), "<$0.01");
+	assert_string_equal(fmt_money(0, FMT_MONEY_SHORT, b, sizeof(b)), "$0.00");
+	assert_string_equal(fmt_money(INFINITY, FMT_MONEY_SHORT, b, sizeof(b)), "-");
+	assert_string_equal(fmt_money(NAN, FMT_MONEY_SHORT, b, sizeof(b)), "-");
 }
 
 static void test_format_duration(void **state)
 {
 	char b[32];
 	(void)state;
-	assert_string_equal(unit_format_duration_short(0.0001, b, sizeof(b)), "<1ms");
-	assert_string_equal(unit_format_duration_short(0.25, b, sizeof(b)), "250ms");
-	assert_string_equal(unit_format_duration_short(4.2, b, sizeof(b)), "4.2s");
-	assert_string_equal(unit_format_duration_short(38 * 60, b, sizeof(b)), "38m");
-	assert_string_equal(unit_format_duration_short(1.1 * 3600, b, sizeof(b)), "1.1h");
-	assert_string_equal(unit_format_duration_short(12 * 86400, b, sizeof(b)), "12d");
-	assert_string_equal(unit_format_duration_short(2.5 * 365.25 * 86400, b, sizeof(b)), "2.5y");
-	assert_string_equal(unit_format_duration_short(0, b, sizeof(b)), "-");
-	assert_string_equal(unit_format_duration_short(NAN, b, sizeof(b)), "-");
-	assert_string_equal(unit_format_duration(90, b, sizeof(b)), "90.00 s");
-	assert_string_equal(unit_format_duration(41 * 86400, b, sizeof(b)), "41.0 d");
-	assert_string_equal(unit_format_duration(3 * 365.25 * 86400, b, sizeof(b)), "3.0 years");
-	assert_string_equal(unit_format_duration(INFINITY, b, sizeof(b)), "-");
+	assert_string_equal(fmt_duration(0.0001, FMT_DURATION_SHORT, b, sizeof(b)), "<1ms");
+	assert_string_equal(fmt_duration(0.25, FMT_DURATION_SHORT, b, sizeof(b)), "250ms");
+	assert_string_equal(fmt_duration(4.2, FMT_DURATION_SHORT, b, sizeof(b)), "4.2s");
+	assert_string_equal(fmt_duration(38 * 60, FMT_DURATION_SHORT, b, sizeof(b)), "38m");
+	assert_string_equal(fmt_duration(1.1 * 3600, FMT_DURATION_SHORT, b, sizeof(b)), "1.1h");
+	assert_string_equal(fmt_duration(12 * 86400, FMT_DURATION_SHORT, b, sizeof(b)), "12d");
+	assert_string_equal(fmt_duration(2.5 * 365.25 * 86400, FMT_DURATION_SHORT, b, sizeof(b)), "2.5y");
+	assert_string_equal(fmt_duration(0, FMT_DURATION_SHORT, b, sizeof(b)), "-");
+	assert_string_equal(fmt_duration(NAN, FMT_DURATION_SHORT, b, sizeof(b)), "-");
+	assert_string_equal(fmt_duration(90, FMT_DURATION_TEXT, b, sizeof(b)), "90.00 s");
+	assert_string_equal(fmt_duration(41 * 86400, FMT_DURATION_TEXT, b, sizeof(b)), "41.0 d");
+	assert_string_equal(fmt_duration(3 * 365.25 * 86400, FMT_DURATION_TEXT, b, sizeof(b)), "3.0 years");
+	assert_string_equal(fmt_duration(INFINITY, FMT_DURATION_TEXT, b, sizeof(b)), "-");
 }
 
 static void test_suggest(void **state)
