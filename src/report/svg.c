@@ -14,6 +14,7 @@
 
 #include "report/svg.h"
 #include "util/units.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 #include "report/fmt.h"
 
@@ -66,69 +67,24 @@ struct svg_chart {
 	size_t nvals, vals_cap;
 };
 
-/* ---- a growing string ---- */
-
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_grow(struct sbuf *b, size_t extra)
-{
-	if (b->len + extra + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		while (cap < b->len + extra + 1)
-			cap *= 2;
-		b->s = xrealloc(b->s, cap);
-		b->cap = cap;
-	}
-}
-
-static void sb_puts(struct sbuf *b, const char *s)
-{
-	size_t n = strlen(s);
-	sb_grow(b, n);
-	memcpy(b->s + b->len, s, n + 1);
-	b->len += n;
-}
-
-GS_PRINTF(2, 3)
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	sb_grow(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 /* XML text and attribute escaping. */
-static void sb_esc(struct sbuf *b, const char *s)
+static void sb_esc(struct strbuf *b, const char *s)
 {
 	if (!s)
 		return;
 	for (; *s; s++) {
 		switch (*s) {
-		case '&': sb_puts(b, "&amp;"); break;
-		case '<': sb_puts(b, "&lt;"); break;
-		case '>': sb_puts(b, "&gt;"); break;
-		case '"': sb_puts(b, "&quot;"); break;
-		case '\'': sb_puts(b, "&#39;"); break;
+		case '&': strbuf_addstr(b, "&amp;"); break;
+		case '<': strbuf_addstr(b, "&lt;"); break;
+		case '>': strbuf_addstr(b, "&gt;"); break;
+		case '"': strbuf_addstr(b, "&quot;"); break;
+		case '\'': strbuf_addstr(b, "&#39;"); break;
 		default:
 			/* control characters are not allowed in XML 1.0 */
 			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') {
-				sb_puts(b, " ");
+				strbuf_addstr(b, " ");
 			} else {
-				sb_grow(b, 1);
-				b->s[b->len++] = *s;
-				b->s[b->len] = 0;
+				strbuf_addch(b, *s);
 			}
 		}
 	}
@@ -138,7 +94,7 @@ static void sb_esc(struct sbuf *b, const char *s)
  * Escapes at most max_chars characters of s, ending with an ellipsis when
  * cut; a cut never splits a UTF-8 sequence.
  */
-static void esc_fit(struct sbuf *b, const char *s, size_t max_chars)
+static void esc_fit(struct strbuf *b, const char *s, size_t max_chars)
 {
 	size_t n = 0, i = 0, cut;
 	char *t;
@@ -155,7 +111,7 @@ static void esc_fit(struct sbuf *b, const char *s, size_t max_chars)
 	cut = i;
 	t = xstrndup(s, cut);
 	sb_esc(b, t);
-	sb_puts(b, "\xe2\x80\xa6");
+	strbuf_addstr(b, "\xe2\x80\xa6");
 	free(t);
 }
 
@@ -432,14 +388,14 @@ static void tick_text(double v, char *buf, size_t len)
 		snprintf(buf, len, "%.4g", v);
 }
 
-static void axis_title(const struct axis *a, struct sbuf *b)
+static void axis_title(const struct axis *a, struct strbuf *b)
 {
 	if (a->label && *a->label)
 		sb_esc(b, a->label);
 	if (a->unit && *a->unit) {
-		sb_puts(b, a->label && *a->label ? " (" : "(");
+		strbuf_addstr(b, a->label && *a->label ? " (" : "(");
 		sb_esc(b, a->unit);
-		sb_puts(b, ")");
+		strbuf_addstr(b, ")");
 	}
 }
 
@@ -469,7 +425,7 @@ static double text_px(const char *s)
  * Lays the legend out in rows across the chart's width and returns the
  * height it takes; draws it when b is not NULL.
  */
-static double legend(const struct svg_chart *c, struct sbuf *b, double y0)
+static double legend(const struct svg_chart *c, struct strbuf *b, double y0)
 {
 	double x = 16, y = y0, rows = 0;
 	size_t i;
@@ -478,7 +434,7 @@ static double legend(const struct svg_chart *c, struct sbuf *b, double y0)
 	if (!c->nseries)
 		return 0;
 	if (b)
-		sb_puts(b, "<g class=\"legend\">");
+		strbuf_addstr(b, "<g class=\"legend\">");
 	rows = 1;
 	for (i = 0; i < c->nseries; i++) {
 		double w = 18 + text_px(c->series[i]) + 16;
@@ -488,23 +444,23 @@ static double legend(const struct svg_chart *c, struct sbuf *b, double y0)
 			rows++;
 		}
 		if (b) {
-			sb_printf(b, "<g class=\"legend-item\" data-series=\"");
+			strbuf_addf(b, "<g class=\"legend-item\" data-series=\"");
 			sb_esc(b, c->series[i]);
-			sb_printf(b, "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			strbuf_addf(b, "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 				  "<text x=\"%.1f\" y=\"%.1f\">", x, y - 10, colour(i), x + 16, y);
 			sb_esc(b, c->series[i]);
-			sb_puts(b, "</text></g>");
+			strbuf_addstr(b, "</text></g>");
 		}
 		x += w;
 	}
 	if (b)
-		sb_puts(b, "</g>\n");
+		strbuf_addstr(b, "</g>\n");
 	return rows * 18 + 6;
 }
 
-static void header(const struct svg_chart *c, struct sbuf *b, size_t npoints)
+static void header(const struct svg_chart *c, struct strbuf *b, size_t npoints)
 {
-	sb_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart chart-%s\" id=\"%s\" "
+	strbuf_addf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart chart-%s\" id=\"%s\" "
 		  "data-kind=\"%s\" data-points=\"%zu\" data-series-count=\"%zu\" "
 		  "data-x-scale=\"%s\" data-y-scale=\"%s\" "
 		  "width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" role=\"img\" aria-label=\"",
@@ -513,29 +469,29 @@ static void header(const struct svg_chart *c, struct sbuf *b, size_t npoints)
 		  c->y.scale == SVG_SCALE_LOG ? "log" : "linear",
 		  c->width, c->height, c->width, c->height);
 	sb_esc(b, c->title ? c->title : c->id);
-	sb_puts(b, "\">\n");
+	strbuf_addstr(b, "\">\n");
 	if (c->title) {
-		sb_puts(b, "<title>");
+		strbuf_addstr(b, "<title>");
 		sb_esc(b, c->title);
-		sb_puts(b, "</title>\n");
-		sb_printf(b, "<text class=\"chart-title\" x=\"16\" y=\"22\">");
+		strbuf_addstr(b, "</title>\n");
+		strbuf_addf(b, "<text class=\"chart-title\" x=\"16\" y=\"22\">");
 		sb_esc(b, c->title);
-		sb_puts(b, "</text>\n");
+		strbuf_addstr(b, "</text>\n");
 	}
 }
 
-static void grid_and_axes(const struct svg_chart *c, struct sbuf *b, const struct frame *f,
+static void grid_and_axes(const struct svg_chart *c, struct strbuf *b, const struct frame *f,
 			  const struct scale *sx, const struct scale *sy, int x_is_value,
 			  int y_is_value)
 {
 	char t[64];
 	int i;
-	sb_puts(b, "<g class=\"axes\">");
+	strbuf_addstr(b, "<g class=\"axes\">");
 	if (y_is_value)
 		for (i = 0; i < sy->nticks; i++) {
 			double py = scale_px(sy, sy->ticks[i]);
 			tick_text(sy->ticks[i], t, sizeof(t));
-			sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			strbuf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 				  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
 				  f->left, py, f->right, py, f->left - 6, py + 4, t);
 		}
@@ -543,28 +499,28 @@ static void grid_and_axes(const struct svg_chart *c, struct sbuf *b, const struc
 		for (i = 0; i < sx->nticks; i++) {
 			double px = scale_px(sx, sx->ticks[i]);
 			tick_text(sx->ticks[i], t, sizeof(t));
-			sb_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			strbuf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 				  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
 				  px, f->top, px, f->bottom, px, f->bottom + 16, t);
 		}
-	sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+	strbuf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
 		  f->left, f->bottom, f->right, f->bottom);
-	sb_printf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+	strbuf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
 		  f->left, f->top, f->left, f->bottom);
 	if (has_axis_title(&c->x)) {
-		sb_printf(b, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
+		strbuf_addf(b, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 			  (f->left + f->right) / 2, (double)c->height - 10);
 		axis_title(&c->x, b);
-		sb_puts(b, "</text>");
+		strbuf_addstr(b, "</text>");
 	}
 	if (has_axis_title(&c->y)) {
 		double cy = (f->top + f->bottom) / 2;
-		sb_printf(b, "<text class=\"axis-title\" x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
+		strbuf_addf(b, "<text class=\"axis-title\" x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
 			  "transform=\"rotate(-90 14 %.1f)\">", cy, cy);
 		axis_title(&c->y, b);
-		sb_puts(b, "</text>");
+		strbuf_addstr(b, "</text>");
 	}
-	sb_puts(b, "</g>\n");
+	strbuf_addstr(b, "</g>\n");
 }
 
 GS_PRINTF(4, 5)
@@ -581,15 +537,15 @@ static int set_err(struct diag *err, const struct svg_chart *c, const char *fiel
 	return diag_set(err, "", 0, 0, field, "chart '%s': %s", c->id, msg);
 }
 
-static void point_attrs(struct sbuf *b, const struct svg_chart *c, const struct point *p)
+static void point_attrs(struct strbuf *b, const struct svg_chart *c, const struct point *p)
 {
-	sb_puts(b, " data-series=\"");
+	strbuf_addstr(b, " data-series=\"");
 	sb_esc(b, c->series[p->series]);
-	sb_printf(b, "\" data-x=\"%.10g\" data-y=\"%.10g\"", p->x, p->y);
+	strbuf_addf(b, "\" data-x=\"%.10g\" data-y=\"%.10g\"", p->x, p->y);
 	if (p->label) {
-		sb_puts(b, " data-label=\"");
+		strbuf_addstr(b, " data-label=\"");
 		sb_esc(b, p->label);
-		sb_puts(b, "\"");
+		strbuf_addstr(b, "\"");
 	}
 }
 
@@ -598,33 +554,33 @@ static void point_attrs(struct sbuf *b, const struct svg_chart *c, const struct 
  * report rounds it ("$20.83", "$61.1M"), the exact figure staying in the
  * data-* attributes.
  */
-static void value_text(struct sbuf *b, const struct axis *a, double v)
+static void value_text(struct strbuf *b, const struct axis *a, double v)
 {
 	char t[64];
 	if (a->unit && !strcmp(a->unit, "USD")) {
 		sb_esc(b, fmt_money(v, FMT_MONEY_SHORT, t, sizeof(t)));
 		return;
 	}
-	sb_printf(b, "%.6g", v);
+	strbuf_addf(b, "%.6g", v);
 	if (a->unit) {
-		sb_puts(b, " ");
+		strbuf_addstr(b, " ");
 		sb_esc(b, a->unit);
 	}
 }
 
-static void point_tooltip(struct sbuf *b, const struct svg_chart *c, const struct point *p)
+static void point_tooltip(struct strbuf *b, const struct svg_chart *c, const struct point *p)
 {
-	sb_puts(b, "<title>");
+	strbuf_addstr(b, "<title>");
 	sb_esc(b, c->series[p->series]);
-	sb_puts(b, ": ");
+	strbuf_addstr(b, ": ");
 	if (p->label) {
 		sb_esc(b, p->label);
-		sb_puts(b, ", ");
+		strbuf_addstr(b, ", ");
 	}
 	value_text(b, &c->x, p->x);
-	sb_puts(b, ", ");
+	strbuf_addstr(b, ", ");
 	value_text(b, &c->y, p->y);
-	sb_puts(b, "</title>");
+	strbuf_addstr(b, "</title>");
 }
 
 static int cmp_x(const void *a, const void *b)
@@ -637,7 +593,7 @@ static int cmp_x(const void *a, const void *b)
 
 static char *render_xy(const struct svg_chart *c, struct diag *err)
 {
-	struct sbuf b = {0};
+	struct strbuf b = STRBUF_INIT;
 	struct scale sx, sy;
 	struct frame f;
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY, lh;
@@ -696,15 +652,15 @@ static char *render_xy(const struct svg_chart *c, struct diag *err)
 				n += c->pts[i].series == (int)s;
 			if (!n)
 				continue;
-			sb_puts(&b, "<polyline class=\"series\" data-series=\"");
+			strbuf_addstr(&b, "<polyline class=\"series\" data-series=\"");
 			sb_esc(&b, c->series[s]);
-			sb_printf(&b, "\" data-points=\"%zu\" fill=\"none\" stroke=\"%s\" points=\"", n,
+			strbuf_addf(&b, "\" data-points=\"%zu\" fill=\"none\" stroke=\"%s\" points=\"", n,
 				  colour(s));
 			for (i = 0; i < c->npts; i++)
 				if (c->pts[i].series == (int)s)
-					sb_printf(&b, "%.1f,%.1f ", scale_px(&sx, c->pts[i].x),
+					strbuf_addf(&b, "%.1f,%.1f ", scale_px(&sx, c->pts[i].x),
 						  scale_px(&sy, c->pts[i].y));
-			sb_puts(&b, "\"/>\n");
+			strbuf_addstr(&b, "\"/>\n");
 		}
 
 	/* the front line, in x order */
@@ -714,54 +670,54 @@ static char *render_xy(const struct svg_chart *c, struct diag *err)
 			front[nfront++] = &c->pts[i];
 	if (nfront) {
 		qsort(front, nfront, sizeof(*front), cmp_x);
-		sb_printf(&b, "<polyline class=\"front\" data-points=\"%zu\" fill=\"none\" points=\"",
+		strbuf_addf(&b, "<polyline class=\"front\" data-points=\"%zu\" fill=\"none\" points=\"",
 			  nfront);
 		for (i = 0; i < nfront; i++)
-			sb_printf(&b, "%.1f,%.1f ", scale_px(&sx, front[i]->x), scale_px(&sy, front[i]->y));
-		sb_puts(&b, "\"/>\n");
+			strbuf_addf(&b, "%.1f,%.1f ", scale_px(&sx, front[i]->x), scale_px(&sy, front[i]->y));
+		strbuf_addstr(&b, "\"/>\n");
 	}
 	free(front);
 
-	sb_puts(&b, "<g class=\"points\">\n");
+	strbuf_addstr(&b, "<g class=\"points\">\n");
 	for (i = 0; i < c->npts; i++) {
 		const struct point *p = &c->pts[i];
 		int on_front = (p->flags & SVG_PT_FRONT) != 0;
-		sb_printf(&b, "<circle class=\"point%s\"", on_front ? " front" : "");
+		strbuf_addf(&b, "<circle class=\"point%s\"", on_front ? " front" : "");
 		point_attrs(&b, c, p);
-		sb_printf(&b, " cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\">",
+		strbuf_addf(&b, " cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\">",
 			  scale_px(&sx, p->x), scale_px(&sy, p->y),
 			  c->kind == SVG_LINE ? "2.5" : on_front ? "5" : "3.5", colour((size_t)p->series));
 		point_tooltip(&b, c, p);
-		sb_puts(&b, "</circle>\n");
+		strbuf_addstr(&b, "</circle>\n");
 	}
-	sb_puts(&b, "</g>\n");
+	strbuf_addstr(&b, "</g>\n");
 
 	for (i = 0; i < c->nmarks; i++) {
 		const struct mark *m = &c->marks[i];
 		double px = scale_px(&sx, m->x), py = scale_px(&sy, m->y);
 		/* the label goes on the side with more room */
 		int right = px < (f.left + f.right) / 2;
-		sb_printf(&b, "<g class=\"mark\" data-x=\"%.10g\" data-y=\"%.10g\" data-label=\"", m->x, m->y);
+		strbuf_addf(&b, "<g class=\"mark\" data-x=\"%.10g\" data-y=\"%.10g\" data-label=\"", m->x, m->y);
 		sb_esc(&b, m->label);
-		sb_printf(&b, "\"><line class=\"guide\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		strbuf_addf(&b, "\"><line class=\"guide\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			  "<line class=\"guide\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			  "<circle class=\"ring\" cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\"/>",
 			  px, py, px, f.bottom, f.left, py, px, py, px, py);
 		if (m->label) {
-			sb_printf(&b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
+			strbuf_addf(&b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
 				  right ? px + 12 : px - 12, py - 10, right ? "start" : "end");
 			sb_esc(&b, m->label);
-			sb_puts(&b, "</text>");
+			strbuf_addstr(&b, "</text>");
 		}
-		sb_puts(&b, "</g>\n");
+		strbuf_addstr(&b, "</g>\n");
 	}
-	sb_puts(&b, "</svg>\n");
-	return b.s;
+	strbuf_addstr(&b, "</svg>\n");
+	return strbuf_detach(&b, NULL);
 }
 
 static char *render_bars(const struct svg_chart *c, struct diag *err)
 {
-	struct sbuf b = {0};
+	struct strbuf b = STRBUF_INIT;
 	struct scale sv;
 	struct frame f;
 	double *totals, vmax = 0, lh, label_px = 0, slot, thick;
@@ -819,9 +775,9 @@ static char *render_bars(const struct svg_chart *c, struct diag *err)
 	for (i = 0; i < c->nbars; i++) {
 		double base = 0, lo = (horiz ? f.top : f.left) + slot * (double)i + (slot - thick) / 2;
 		char t[64];
-		sb_puts(&b, "<g class=\"bar\" data-bar=\"");
+		strbuf_addstr(&b, "<g class=\"bar\" data-bar=\"");
 		sb_esc(&b, c->bars[i]);
-		sb_printf(&b, "\" data-total=\"%.10g\">", totals[i]);
+		strbuf_addf(&b, "\" data-total=\"%.10g\">", totals[i]);
 		for (k = 0; k < c->nseries; k++) {
 			double v = 0, p0, p1;
 			size_t j;
@@ -836,51 +792,51 @@ static char *render_bars(const struct svg_chart *c, struct diag *err)
 			p0 = scale_px(&sv, base);
 			p1 = scale_px(&sv, base + v);
 			base += v;
-			sb_puts(&b, "<rect class=\"segment\" data-bar=\"");
+			strbuf_addstr(&b, "<rect class=\"segment\" data-bar=\"");
 			sb_esc(&b, c->bars[i]);
-			sb_puts(&b, "\" data-series=\"");
+			strbuf_addstr(&b, "\" data-series=\"");
 			sb_esc(&b, c->series[k]);
 			if (horiz)
-				sb_printf(&b, "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				strbuf_addf(&b, "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 					  "height=\"%.1f\" fill=\"%s\">", v, p0, lo, p1 - p0, thick, colour(k));
 			else
-				sb_printf(&b, "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				strbuf_addf(&b, "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 					  "height=\"%.1f\" fill=\"%s\">", v, lo, p1, thick, p0 - p1, colour(k));
-			sb_puts(&b, "<title>");
+			strbuf_addstr(&b, "<title>");
 			sb_esc(&b, c->bars[i]);
-			sb_puts(&b, ": ");
+			strbuf_addstr(&b, ": ");
 			sb_esc(&b, c->series[k]);
-			sb_puts(&b, " ");
+			strbuf_addstr(&b, " ");
 			value_text(&b, vaxis, v);
-			sb_puts(&b, "</title></rect>");
+			strbuf_addstr(&b, "</title></rect>");
 		}
 		tick_text(totals[i], t, sizeof(t));
 		if (horiz) {
 			double cy = lo + thick / 2 + 4;
-			sb_printf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+			strbuf_addf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 				  f.left - 6, cy);
 			esc_fit(&b, c->bars[i], (size_t)((f.left - 14 - (has_axis_title(&c->y) ? 20 : 0)) /
 							 CHAR_PX));
-			sb_printf(&b, "</text><text class=\"bar-total\" x=\"%.1f\" y=\"%.1f\">%s</text>",
+			strbuf_addf(&b, "</text><text class=\"bar-total\" x=\"%.1f\" y=\"%.1f\">%s</text>",
 				  scale_px(&sv, totals[i]) + 4, cy, t);
 		} else {
 			double cx = lo + thick / 2;
 			if (rotate)
-				sb_printf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+				strbuf_addf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
 					  "transform=\"rotate(-35 %.1f %.1f)\">", cx, f.bottom + 14, cx,
 					  f.bottom + 14);
 			else
-				sb_printf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" "
+				strbuf_addf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" "
 					  "text-anchor=\"middle\">", cx, f.bottom + 16);
 			sb_esc(&b, c->bars[i]);
-			sb_printf(&b, "</text><text class=\"bar-total\" x=\"%.1f\" y=\"%.1f\" "
+			strbuf_addf(&b, "</text><text class=\"bar-total\" x=\"%.1f\" y=\"%.1f\" "
 				  "text-anchor=\"middle\">%s</text>", cx, scale_px(&sv, totals[i]) - 4, t);
 		}
-		sb_puts(&b, "</g>\n");
+		strbuf_addstr(&b, "</g>\n");
 	}
 	free(totals);
-	sb_puts(&b, "</svg>\n");
-	return b.s;
+	strbuf_addstr(&b, "</svg>\n");
+	return strbuf_detach(&b, NULL);
 }
 
 char *svg_render(const struct svg_chart *c, struct diag *err)
