@@ -7,6 +7,16 @@
 
 #include "util/xalloc.h"
 
+void strbuf_init(struct strbuf *sb, size_t hint)
+{
+	sb->buf = NULL;
+	sb->len = sb->alloc = 0;
+	if (hint) {
+		strbuf_grow(sb, hint);
+		sb->buf[0] = 0;
+	}
+}
+
 void strbuf_grow(struct strbuf *sb, size_t extra)
 {
 	size_t need = sb->len + extra + 1;

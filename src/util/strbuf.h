@@ -26,6 +26,8 @@ struct strbuf {
 
 #define STRBUF_INIT {NULL, 0, 0}
 
+/* Empties sb and, when hint > 0, allocates room for hint bytes of text at once. */
+void strbuf_init(struct strbuf *sb, size_t hint);
 /* Makes room for `extra` more bytes of text (and the NUL). */
 void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);

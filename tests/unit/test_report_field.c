@@ -42,6 +42,12 @@ static void test_strbuf(void **state)
 	assert_string_equal(s, "");
 	free(s);
 	strbuf_release(&sb);
+	strbuf_init(&sb, 4096);
+	assert_true(sb.alloc > 4096);
+	assert_string_equal(strbuf_str(&sb), "");
+	strbuf_addstr(&sb, "x");
+	assert_string_equal(strbuf_str(&sb), "x");
+	strbuf_release(&sb);
 }
 
 static void test_formatters(void **state)
