@@ -263,6 +263,14 @@ const char *fmt_pct(double fraction, int decimals, char *buf, size_t len)
 	return buf;
 }
 
+const char *fmt_pct_signed(double fraction, int decimals, char *buf, size_t len)
+{
+	if (!isfinite(fraction))
+		return dash(buf, len);
+	snprintf(buf, len, "%+.*f%%", decimals, 100 * fraction);
+	return buf;
+}
+
 const char *fmt_rate(double per_s, const char *unit, char *buf, size_t len)
 {
 	char n[FMT_LEN];

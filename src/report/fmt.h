@@ -68,6 +68,8 @@ const char *fmt_num(double v, int decimals, char *buf, size_t len);
 const char *fmt_grouped(double v, int decimals, char *buf, size_t len);
 /* A percentage from a fraction: fmt_pct(0.125, 1) is "12.5%". */
 const char *fmt_pct(double fraction, int decimals, char *buf, size_t len);
+/* The same with a sign always, for an error against a measurement: "+12.5%", "-3.0%". */
+const char *fmt_pct_signed(double fraction, int decimals, char *buf, size_t len);
 /* A rate with an SI prefix before its unit: "1.20 k tokens/s", "30 requests/s". */
 const char *fmt_rate(double per_s, const char *unit, char *buf, size_t len);
 

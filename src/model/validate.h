@@ -1,0 +1,107 @@
+/*
+ * Validation: published measurements ("cases", in the format of
+ * docs/model.md "Case format") run through the same resolver and model as
+ * estimate, each with its error (predicted - measured) / measured, and the
+ * summaries of the absolute errors by metric, group of metrics, class and
+ * set.  A case the model cannot express is skipped with its reason and
+ * counts against coverage, not accuracy.
+ *
+ * Nothing here prints: `gpuscope validate` writes the result through its
+ * field tables (src/view/validate.h).
+ */
+#ifndef GPUSCOPE_MODEL_VALIDATE_H
+#define GPUSCOPE_MODEL_VALIDATE_H
+
+#include <stddef.h>
+
+#include "catalog/catalog.h"
+#include "report/field.h"
+#include "util/error.h"
+
+/* One case and its prediction; strings owned by the validate_result. */
+struct validate_case {
+	char *id;             /* the id column, "?" when empty */
+	char *model;          /* a preset, transformer, or a microbenchmark */
+	char *metric;         /* what was measured; its name carries the unit */
+	char *cls;            /* the class column, "" when absent */
+	char *set;            /* the set column ("fit", "holdout"), "" when absent */
+	double measured;      /* in the metric's unit; NaN when the value is not a positive number */
+	double predicted;     /* in the metric's unit; NaN when skipped */
+	char *reason;         /* why it was skipped, or a note on the prediction; "" when none */
+	int line;             /* the case's line in its file */
+};
+
+/* What a summary line counts. */
+enum validate_scope {
+	VALIDATE_METRIC,      /* the cases of one metric */
+	VALIDATE_GROUP,       /* of one group: throughput, latency, memory, microbenchmark */
+	VALIDATE_CLASS,       /* of one class */
+	VALIDATE_CLASS_SET,   /* of one class and one set */
+	VALIDATE_SET,         /* of one set, all classes (only when the file has classes) */
+	VALIDATE_ALL,         /* every case */
+};
+
+/* Absolute errors over the cases of one scope. */
+struct validate_stats {
+	enum validate_scope scope;
+	const char *name;         /* the metric, group or class; the set for VALIDATE_SET; NULL for ALL */
+	const char *set;          /* VALIDATE_CLASS_SET: "fit" or "holdout"; else NULL */
+	size_t cases;             /* cases given */
+	size_t predicted;         /* of them predicted */
+	size_t within_20pct;      /* predictions within 20 % of the measurement */
+	double median_abs_error;  /* fraction; NaN when none was predicted */
+	double worst_abs_error;   /* fraction; NaN when none was predicted */
+	const char *worst_id;     /* the case of the worst error; NULL when none was predicted */
+};
+
+struct validate_result {
+	struct validate_case *cases;   /* in file order */
+	size_t ncases;
+	/*
+	 * The summary in report order: each metric, then each group, then per
+	 * class (file order) the class followed by its fit and holdout sets,
+	 * then the fit and holdout sets of all classes, and last VALIDATE_ALL.
+	 * Only scopes with cases appear, except ALL, which always does.
+	 */
+	struct validate_stats *stats;
+	size_t nstats;
+};
+
+/* Which rows of the file to take: NULL takes every value. */
+struct validate_filter {
+	const char *metric;   /* only cases of this metric */
+	const char *set;      /* only cases whose set column is this */
+};
+
+/*
+ * Reads the cases in data[0..len) (CSV with a header line; '#' lines are
+ * comments; `file` names it in messages), predicts each with the catalog's
+ * hardware and summarises the errors.  Returns the result, which the caller
+ * frees with validate_result_free(), or NULL with err (file:line:col) when
+ * the file is not a case file: a CSV syntax error, no header line, or a
+ * header without id, model, metric or value.  Cases the model cannot
+ * express are not errors: they carry their reason.
+ */
+struct validate_result *validate_run(const struct catalog *cat, const char *file, const char *data, size_t len,
+				     const struct validate_filter *filter, struct diag *err);
+void validate_result_free(struct validate_result *r);
+
+/* (predicted - measured) / measured; NaN when the case was skipped. */
+double validate_error(const struct validate_case *c);
+
+/*
+ * The field tables: a case ("validate-case", the objects of --json's
+ * "cases" and the columns of --csv), one summary line ("validate-stats",
+ * the objects under "summary" by metric, group, class and set) and the
+ * totals ("validate-summary", the fields of "summary" itself).  The
+ * schemas are static; a row is filled for one case or line, borrowing its
+ * strings from the result.
+ */
+const struct report_schema *validate_case_schema(void);
+const struct report_schema *validate_stats_schema(void);
+const struct report_schema *validate_summary_schema(void);
+void validate_case_row(const struct validate_case *c, struct report_row *row);
+void validate_stats_row(const struct validate_stats *s, struct report_row *row);
+void validate_summary_row(const struct validate_stats *all, struct report_row *row);
+
+#endif
