@@ -1,0 +1,251 @@
+/*
+ * The plan object: its defaults, its run, its lifetime and accessors, and
+ * the words that describe a choice.  plan_run() calls space.c, search.c and
+ * rank.c in that order; none of them calls back into this file.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_int.h"
+#include "util/xalloc.h"
+
+/* ---- the plan object ---- */
+
+static void set_defaults(struct plan *p)
+{
+	const struct workload *w = p->req.w;
+	struct model_config *b = &p->base;
+	int G = b->global_batch;
+
+	if (!p->req.top)
+		p->req.top = 10;
+	if (p->req.max_gpus <= 0)
+		p->req.max_gpus = 4096;
+	p->precisions = p->req.precisions ? p->req.precisions : 1u << MODEL_BF16;
+	b->gpu = NULL;
+	b->gpus = 1;
+	b->gpus_per_node = 1;
+	b->tp = b->pp = b->dp = b->ep = b->vpp = b->cp = 1;
+	b->micro_batch = 1;
+	b->flash = -1;   /* per GPU, as the resolver decides it (model.h) */
+	b->offload = MODEL_OFFLOAD_NONE;
+	b->global_batch = 0;
+	model_config_complete(w, b);
+	b->global_batch = G;
+	/*
+	 * The amount of work when none is given: 1e9 tokens for a transformer
+	 * (the headline fine-tune), one million samples otherwise.
+	 */
+	if (b->task != MODEL_TASK_INFER && !(b->train_tokens > 0) && !(b->train_samples > 0)) {
+		if (w->kind == WORKLOAD_TRANSFORMER)
+			b->train_tokens = 1e9;
+		else
+			b->train_samples = 1e6;
+	}
+	/*
+	 * Global batch, fixed across layouts so every choice trains the same
+	 * way (the batch is a training hyper-parameter, not the hardware's to
+	 * choose): transformers 2^22 tokens per step for pretraining (4 M,
+	 * Llama 1 and 2) and 2^19 for fine-tuning (128 sequences of 4096), in
+	 * whole sequences, rounded down to a power of two; per-sample models
+	 * 256 samples (the ImageNet ResNet-50 recipe, Goyal et al. 2017's base).
+	 */
+	if (G > 0) {
+		p->global_batch = G;
+	} else if (b->task != MODEL_TASK_INFER && w->kind == WORKLOAD_TRANSFORMER) {
+		double tokens = b->task == MODEL_TASK_PRETRAIN ? 4194304.0 : 524288.0;
+		double seqs = tokens / (b->seq_len > 0 ? b->seq_len : 1);
+		int g = 1;
+		while ((double)g * 2 <= seqs)
+			g *= 2;
+		p->global_batch = g;
+	} else if (b->task != MODEL_TASK_INFER) {
+		p->global_batch = 256;
+	} else {
+		p->global_batch = 0;
+	}
+}
+
+int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req,
+	     struct diag *err)
+{
+	struct plan *p = xcalloc(1, sizeof(*p));
+	*out = NULL;
+	p->cat = cat;
+	p->req = *req;
+	p->base = req->base;
+	if (!req->w) {
+		free(p);
+		return diag_set(err, "", 0, 0, "model", "no workload given");
+	}
+	set_defaults(p);
+	if (plan_build_space(p, err)) {
+		plan_free(p);
+		return -1;
+	}
+	plan_search(p);
+	plan_rank(p);
+	*out = p;
+	return 0;
+}
+
+void plan_free(struct plan *p)
+{
+	size_t i;
+	if (!p)
+		return;
+	for (i = 0; i < p->nitems; i++)
+		free(p->items[i].slots);
+	free(p->items);
+	for (i = 0; i < p->nhw; i++)
+		free(p->hw[i].tco);
+	free(p->hw);
+	free(p->fab);
+	free(p->net);
+	free(p->all);
+	free(p->ranked);
+	free(p->front);
+	free(p->best_on_hw);
+	free(p);
+}
+
+const struct plan_request *plan_request_of(const struct plan *p) { return &p->req; }
+const struct plan_stats *plan_stats(const struct plan *p) { return &p->stats; }
+int plan_global_batch(const struct plan *p) { return p->global_batch; }
+const char *plan_skipped(const struct plan *p) { return p->skipped; }
+const struct model_config *plan_base(const struct plan *p) { return &p->base; }
+
+const struct plan_hw *plan_hw(const struct plan *p, size_t *n)
+{
+	*n = p->nhw;
+	return p->hw;
+}
+
+const struct plan_fabric *plan_fabrics(const struct plan *p, size_t *n)
+{
+	*n = p->nfab;
+	return p->fab;
+}
+
+const struct plan_choice *plan_all(const struct plan *p, size_t *n)
+{
+	*n = p->nall;
+	return p->all;
+}
+
+/* ---- describing ---- */
+
+const char *plan_layout_code(const struct model_config *c, char *buf, size_t len)
+{
+	size_t o = 0;
+#define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
+	buf[0] = 0;
+	if (c->task == MODEL_TASK_INFER) {
+		if (c->tp > 1)
+			PUT("t%d", c->tp);
+		if (c->pp > 1)
+			PUT("p%d", c->pp);
+		PUT("%sb%d", o ? " " : "", c->batch);
+	} else {
+		/* degrees of 1 are left out, except dp: "d16", "t2p4v2d8" */
+		if (c->tp > 1)
+			PUT("t%d", c->tp);
+		if (c->cp > 1)
+			PUT("c%d", c->cp);
+		if (c->pp > 1)
+			PUT("p%d", c->pp);
+		if (c->vpp > 1)
+			PUT("v%d", c->vpp);
+		PUT("d%d", c->dp);
+		if (c->ep > 1)
+			PUT("e%d", c->ep);
+		if (c->zero)
+			PUT(" z%d", c->zero);
+		if (c->recompute == MODEL_RECOMPUTE_FULL)
+			PUT(" rf");
+		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE)
+			PUT(" rs");
+		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE_OP)
+			PUT(" ro");
+		if (c->offload == MODEL_OFFLOAD_OPTIMIZER)
+			PUT(" oo");
+		else if (c->offload == MODEL_OFFLOAD_PARAMS)
+			PUT(" op");
+		if (c->micro_batch > 1)
+			PUT(" m%d", c->micro_batch);
+		if (c->loader == MODEL_LOADER_DALI)
+			PUT(" dali");
+	}
+	if (c->precision != MODEL_BF16)
+		PUT(" %s", model_precision_name(c->precision));
+#undef PUT
+	return buf;
+}
+
+const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf,
+			       size_t len)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	char net[160] = "", flags[768];
+	const struct model_config *g = &c->cfg;
+	int nodes_needed = g->gpus > g->gpus_per_node;
+
+	if (nodes_needed && hw->kind == PLAN_HW_GENERIC && c->fabric >= 0 && (size_t)c->fabric < p->nfab)
+		snprintf(net, sizeof(net), " --network %s", p->fab[c->fabric].link->row.key);
+	else if (nodes_needed && hw->kind == PLAN_HW_GENERIC && hw->own_link &&
+		 cat_has(hw->own_link->bw_gbps_per_dir))
+		/* on-die ports: N ports of the link per node */
+		snprintf(net, sizeof(net), " --network %s-%.0fx%.0f", hw->own_link->row.key,
+			 hw->own_ports_per_node, hw->own_link->bw_gbps_per_dir * 8);
+	else if (nodes_needed && hw->kind == PLAN_HW_CLOUD && hw->cloud && cat_has(hw->cloud->network_gbps))
+		/* the instance's network as one adapter, on the fabric whose latency plan used */
+		snprintf(net, sizeof(net), " --network roce-400-1x%g", hw->cloud->network_gbps);
+	if (g->cpu_cores_per_gpu > 0 && p->req.w->kind == WORKLOAD_PER_SAMPLE) {
+		size_t o = strlen(net);
+		/* data loading: the CPU cores the search gave the node */
+		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.0f",
+			 g->cpu_cores_per_gpu * g->gpus_per_node);
+	}
+	/* the resolved scenario, every choice spelled out (model_config_flags) */
+	snprintf(buf, len, "--model %s --gpu %s%s%s%s %s", p->req.w->name, hw->gpu->row.key,
+		 hw->server ? " --server " : "", hw->server ? hw->server->row.key : "", net,
+		 model_config_flags(p->req.w, g, flags, sizeof(flags)));
+	return buf;
+}
+
+const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf, size_t len)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	if (c->nodes <= 1)
+		snprintf(buf, len, "none");
+	else if (c->fabric >= 0 && (size_t)c->fabric < p->nfab)
+		snprintf(buf, len, "%s", p->fab[c->fabric].link->row.key);
+	else
+		snprintf(buf, len, "%s", hw->own_network[0] ? hw->own_network : "own");
+	return buf;
+}
+
+enum plan_arch plan_arch_of(const struct plan *p, const struct plan_choice *c)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	int nodes = (int)c->nodes, gpn = hw->gpus_per_node;
+	if (c->gpus <= 1)
+		return PLAN_ARCH_ONE_GPU;
+	if (nodes <= 1)
+		return hw->intra_kind == MODEL_LINK_PCIE || hw->intra_kind == MODEL_LINK_NONE ?
+		       PLAN_ARCH_NODE_PCIE : PLAN_ARCH_NODE_NVLINK;
+	return gpn == 1 ? PLAN_ARCH_NODES_ONE_GPU : PLAN_ARCH_NODES_MANY_GPUS;
+}
+
+const char *plan_arch_name(enum plan_arch a)
+{
+	switch (a) {
+	case PLAN_ARCH_ONE_GPU: return "one GPU";
+	case PLAN_ARCH_NODE_NVLINK: return "one node, several GPUs over NVLink";
+	case PLAN_ARCH_NODE_PCIE: return "one node, several GPUs over PCIe";
+	case PLAN_ARCH_NODES_ONE_GPU: return "several nodes of one GPU each, over the network";
+	case PLAN_ARCH_NODES_MANY_GPUS: return "several nodes of several GPUs, over InfiniBand or RoCE";
+	default: return "?";
+	}
+}
