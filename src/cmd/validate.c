@@ -86,9 +86,9 @@ int cmd_validate(int argc, char **argv)
 		report_json_print(o);
 		json_decref(o);
 	} else if (fmt == FORMAT_CSV) {
-		view_validate_csv(res, stdout);
+		view_validate_csv(stdout, res);
 	} else {
-		view_validate_print(res, stdout);
+		view_validate_print(stdout, res);
 	}
 	validate_result_free(res);
 	free(buf);

@@ -108,7 +108,7 @@ static struct table *summary_table(const struct validate_result *res)
 	return tb;
 }
 
-void view_validate_print(const struct validate_result *r, FILE *out)
+void view_validate_print(FILE *out, const struct validate_result *r)
 {
 	struct table *tb = case_table(r, 0);
 	table_print(tb, out, 0);
@@ -119,7 +119,7 @@ void view_validate_print(const struct validate_result *r, FILE *out)
 	table_free(tb);
 }
 
-void view_validate_csv(const struct validate_result *r, FILE *out)
+void view_validate_csv(FILE *out, const struct validate_result *r)
 {
 	struct table *tb = case_table(r, 1);
 	table_print_csv(tb, out);

@@ -17,10 +17,10 @@ struct json_t;
  * the summary table of absolute errors in %: each metric, each group, each
  * class by set, each set, and all cases.
  */
-void view_validate_print(const struct validate_result *r, FILE *out);
+void view_validate_print(FILE *out, const struct validate_result *r);
 
 /* The cases as CSV: id,metric,measured,predicted,error,model,reason. */
-void view_validate_csv(const struct validate_result *r, FILE *out);
+void view_validate_csv(FILE *out, const struct validate_result *r);
 
 /*
  * {"cases": [...], "summary": {totals, "metrics": {...}, "groups": {...},
