@@ -50,8 +50,10 @@
 #define TUNE_RESERVE_SHARDED 0.15
 /*
  * fp32 bytes per logit beside the 16-bit logits when the loss upcasts them:
- * the fp32 logits and their log-softmax (Megatron's loss; 8, 10 and 12
- * were tried on the fit set of data/cases/memory.csv, 8 fitted best)
+ * the fp32 logits and their log-softmax (8, as Megatron's loss keeps them)
+ * and part of the shifted copy Hugging Face's causal-LM loss makes; 8, 10
+ * and 12 were tried on the fit set of data/cases/memory.csv, 10 fitted best
+ * (docs/model.md §2, logits and loss)
  */
 #define TUNE_LOGITS_FP32_BYTES 10.0
 /* CUDA context with cuBLAS/cuDNN handles; NCCL buffers per process group */

@@ -1,18 +1,38 @@
 /*
- * The plan object: its defaults, its run, its lifetime and accessors, and
- * the words that describe a choice.  plan_run() calls space.c, search.c and
- * rank.c in that order; none of them calls back into this file.
+ * The plan object: its defaults (search_defaults), its run, its lifetime
+ * and accessors, and the words that describe a choice.  plan_run() calls
+ * space.c, search.c and rank.c in that order; none of them calls back into
+ * this file.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plan/plan_int.h"
 #include "util/xalloc.h"
 
 /* ---- the plan object ---- */
 
-static void set_defaults(struct plan *p)
+/*
+ * The planner's own defaults: besides model_resolve() (src/model/resolve.c),
+ * the one place gpuscope decides what a request left out
+ * (docs/architecture.md; docs/plan.md, "Defaults").  The resolver cannot
+ * hold them: it resolves one scenario on one GPU, and these are the
+ * search's bounds and what it holds fixed across every GPU and layout.
+ *
+ *   --top 10; --max-gpus 4096; --precision bf16; --threads: every online
+ *   CPU; inference --rate 1 request/s and --max-batch 256; the amount of
+ *   work and the global batch (below).
+ *
+ * The base's hardware and layout fields are cleared for the search to set;
+ * model_config_complete() fills the rest of it (sequence length, inference
+ * lengths ...), as it does for estimate.  Left to other modules: --rack-kw
+ * and --storage-tb (0: the facility's, cost/bom.c), --utilisation and
+ * --years (0: the TCO model's), --checkpoint-every (0: Young's optimum,
+ * rank.c's goodput()).
+ */
+static void search_defaults(struct plan *p)
 {
 	const struct workload *w = p->req.w;
 	struct model_config *b = &p->base;
@@ -23,6 +43,14 @@ static void set_defaults(struct plan *p)
 	if (p->req.max_gpus <= 0)
 		p->req.max_gpus = 4096;
 	p->precisions = p->req.precisions ? p->req.precisions : 1u << MODEL_BF16;
+	if (p->req.threads <= 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		p->req.threads = n > 0 ? (int)n : 1;
+	}
+	if (!(p->req.rate_per_s > 0))
+		p->req.rate_per_s = 1;
+	if (p->req.max_batch <= 0)
+		p->req.max_batch = 256;
 	b->gpu = NULL;
 	b->gpus = 1;
 	b->gpus_per_node = 1;
@@ -79,7 +107,7 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 		free(p);
 		return diag_set(err, "", 0, 0, "model", "no workload given");
 	}
-	set_defaults(p);
+	search_defaults(p);
 	if (plan_build_space(p, err)) {
 		plan_free(p);
 		return -1;

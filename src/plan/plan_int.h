@@ -2,6 +2,10 @@
  * Internals shared by the files of src/plan/: the plan object, the work
  * items of the search and the functions that build and rank them.  Not for
  * use outside src/plan/.
+ *
+ * plan_run() (plan.c) calls plan_build_space(), plan_search() and
+ * plan_rank() in that order; space.c and search.c use rank.c's scores and
+ * fabric prices, and none of the three calls back into plan.c.
  */
 #ifndef GPUSCOPE_PLAN_PLAN_INT_H
 #define GPUSCOPE_PLAN_PLAN_INT_H
@@ -63,6 +67,14 @@ int plan_fabric_allowed(const struct plan *p, size_t hw, size_t f);
 /* Fills the hardware and network fields of cfg for a slot; fabric -1: none/own. */
 void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,
 		      struct model_config *cfg);
+/*
+ * Of the fabrics whose best step is within PLAN_FABRIC_SLACK of the fastest
+ * (step_s[f] finite, ok[f] set), the one whose fabric costs least to buy
+ * (plan_fabric_capex); ties go to the slower.  -1 when none.
+ */
+int plan_pick_fabric(const struct plan *p, size_t hw, uint32_t nodes, const double *step_s,
+		     const unsigned char *ok, size_t nfab);
+#define PLAN_FABRIC_SLACK 1.02
 
 /* search.c */
 int plan_search(struct plan *p);
@@ -82,13 +94,5 @@ void plan_rank(struct plan *p);
 void plan_score_choice(const struct plan *p, struct plan_choice *c);
 /* The bill of materials' fabric (switches, NICs, optics, cables) for nodes of hw on fabric f. */
 double plan_fabric_capex(const struct plan *p, size_t hw, uint32_t nodes, int fabric);
-/*
- * Of the fabrics whose best step is within PLAN_FABRIC_SLACK of the fastest
- * (step_s[f] finite, ok[f] set), the one whose fabric costs least to buy;
- * ties go to the slower.  -1 when none.
- */
-int plan_pick_fabric(const struct plan *p, size_t hw, uint32_t nodes, const double *step_s,
-		     const unsigned char *ok, size_t nfab);
-#define PLAN_FABRIC_SLACK 1.02
 
 #endif

@@ -423,7 +423,7 @@ int plan_demoted(const struct plan *p, const struct plan_choice *c, const struct
 void plan_rank(struct plan *p)
 {
 	size_t i, n = 0, nfit = 0, *fit, *ok;
-	size_t top = p->req.top ? p->req.top : 10;
+	size_t top = p->req.top;             /* 10 unless given (search_defaults) */
 	double best_cost;
 
 	fit = xcalloc(p->nall + 1, sizeof(size_t));

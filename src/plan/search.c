@@ -41,7 +41,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "model/serving.h"
 #include "plan/plan_int.h"
@@ -1097,8 +1096,8 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 	const struct workload *w = p->req.w;
 	int transformer = w->kind == WORKLOAD_TRANSFORMER;
 	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
-	int max_batch = p->req.max_batch > 0 ? p->req.max_batch : 256;
-	double rate = p->req.rate_per_s > 0 ? p->req.rate_per_s : 1;
+	int max_batch = p->req.max_batch;      /* search_defaults() (plan.c) set both */
+	double rate = p->req.rate_per_s;
 	enum model_precision precs[4];
 	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip, s;
 
@@ -1281,10 +1280,6 @@ int plan_search(struct plan *p)
 	struct enum_cache cache;
 	double t0 = now_s();
 
-	if (nt <= 0) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		nt = n > 0 ? (int)n : 1;
-	}
 	if ((size_t)nt > p->nitems)
 		nt = p->nitems ? (int)p->nitems : 1;
 	if (nt > 256)
