@@ -374,6 +374,11 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 	r->roi_pct = NAN;
 	r->roi_pct_per_year = NAN;
 	r->npv_usd = NAN;
+	r->months = months;
+	r->support_basis_usd = r->server_capex_usd + in->extra_capex_usd;
+	r->gain_usd_per_month = NAN;
+	r->savings_pct_of_cloud = NAN;
+	r->cloud_usd_per_gpu_hour_used = NAN;
 	if (!r->has_cloud)
 		return;
 
@@ -391,6 +396,9 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 		r->breakeven_month = r->capex_usd / (r->cloud_usd_per_month - r->owned_usd_per_month);
 	r->breakeven_in_period = !isnan(r->breakeven_month) && r->breakeven_month <= months + 1e-9;
 	r->savings_usd = r->cloud_total_usd - r->total_usd;
+	r->savings_pct_of_cloud = r->savings_usd / r->cloud_total_usd * 100;
+	r->gain_usd_per_month = r->cloud_usd_per_month - r->owned_usd_per_month;
+	r->cloud_usd_per_gpu_hour_used = r->cloud_total_usd / r->gpu_hours_used;
 	r->roi_pct = r->capex_usd > 0 ? r->savings_usd / r->capex_usd * 100 : NAN;
 	r->roi_pct_per_year = r->roi_pct / years;
 	{
@@ -428,10 +436,17 @@ static const struct {
 	{TCO_IN_STAFF, 0, 10000},
 };
 
+_Static_assert(sizeof(flips) / sizeof(flips[0]) == TCO_NFLIPS, "TCO_NFLIPS counts flips[]");
+
+enum tco_input tco_flip_input(size_t i)
+{
+	return i < TCO_NFLIPS ? flips[i].id : TCO_NINPUTS;
+}
+
 static void compute_flips(const struct tco_inputs *in, struct tco_result *r)
 {
 	size_t i;
-	for (i = 0; i < sizeof(flips) / sizeof(flips[0]); i++) {
+	for (i = 0; i < TCO_NFLIPS; i++) {
 		const struct tco_input_desc *d = &inputs[flips[i].id];
 		double sa, sb, x;
 		if (flips[i].id == TCO_IN_COLO && in->space != TCO_SPACE_KW)
@@ -457,6 +472,113 @@ int tco_compute(const struct tco_inputs *in, struct tco_result *out, struct diag
 	if (out->has_cloud)
 		compute_flips(in, out);
 	return 0;
+}
+
+int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v,
+		     struct tco_result *out, struct diag *err)
+{
+	struct tco_inputs t = *in;
+	t.value[id] = v;
+	return tco_compute(&t, out, err);
+}
+
+const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *r,
+			  enum tco_input id)
+{
+	double x = r->flip[id];
+	if (isnan(x))
+		return NULL;
+	/* the savings a step past the flip point say which side owning wins on */
+	return tco_savings_with(in, id, x + fmax(fabs(x) * 0.01, 1e-6)) > 0 ? "above" : "below";
+}
+
+int tco_input_applies(const struct tco_inputs *in, enum tco_input id)
+{
+	if (isnan(in->value[id]))
+		return 0;
+	if (id == TCO_IN_COLO && in->space != TCO_SPACE_KW)
+		return 0;
+	if (id == TCO_IN_RACK_UNIT_PRICE && in->space != TCO_SPACE_RACK_UNIT)
+		return 0;
+	if ((id == TCO_IN_CLOUD_PRICE || id == TCO_IN_DISCOUNT) && !in->cloud_key)
+		return 0;
+	return 1;
+}
+
+const char *tco_input_citation(const struct catalog *cat, const struct tco_inputs *in,
+			       enum tco_input id)
+{
+	const struct cat_facility *f;
+	if (!inputs[id].facility_key || !strncmp(in->source[id], "--", 2))
+		return NULL;
+	f = catalog_get(cat, CAT_FACILITY, inputs[id].facility_key);
+	return f ? f->row.source : NULL;
+}
+
+void tco_sensitivity(const struct tco_inputs *in, struct tco_point grid[TCO_GRID_UTIL][TCO_GRID_ELEC])
+{
+	static const double util_pct[TCO_GRID_UTIL] = {10, 25, 50, 75, 100};
+	static const double usd_per_kwh[TCO_GRID_ELEC] = {0.05, 0.10, 0.15, 0.20, 0.30};
+	size_t i, j;
+	for (i = 0; i < TCO_GRID_UTIL; i++) {
+		struct tco_inputs t = *in;
+		t.value[TCO_IN_UTILISATION] = util_pct[i];
+		for (j = 0; j < TCO_GRID_ELEC; j++) {
+			grid[i][j].utilisation_pct = util_pct[i];
+			grid[i][j].electricity_usd_per_kwh = usd_per_kwh[j];
+			grid[i][j].savings_usd = tco_savings_with(&t, TCO_IN_ELECTRICITY, usd_per_kwh[j]);
+		}
+	}
+}
+
+void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r,
+			 struct tco_breakdown *out)
+{
+	double y = in->value[TCO_IN_YEARS];
+	out->capex_less_residual_usd = fmax(r->capex_usd - r->residual_usd, 0);
+	out->energy_usd = r->energy_usd_per_year * y;
+	out->space_usd = r->space_usd_per_year * y;
+	out->staff_usd = r->staff_usd_per_year * y;
+	out->support_usd = r->support_usd_per_year * y;
+}
+
+int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double rack_kw,
+			double storage_tb, double pue, int with_parts, struct bom *out,
+			struct diag *err)
+{
+	const struct cat_server *s;
+	struct bom_in bi;
+	if (!(isfinite(in->value[TCO_IN_POWER]) && in->value[TCO_IN_POWER] > 0 &&
+	      isfinite(in->value[TCO_IN_COUNT]) && in->value[TCO_IN_COUNT] >= 1))
+		return 0;
+	s = in->server_key ? catalog_get(cat, CAT_SERVERS, in->server_key) : NULL;
+	memset(&bi, 0, sizeof(bi));
+	bi.nodes = in->value[TCO_IN_COUNT];
+	bi.gpus_per_node = in->gpus_per_server;
+	bi.node_kw = in->value[TCO_IN_POWER];
+	bi.node_u = in->value[TCO_IN_RACK_UNITS];
+	bi.node_usd = in->value[TCO_IN_PRICE];
+	bi.cooling = s ? s->cooling : NULL;
+	bi.net = s && s->nic ? catalog_get(cat, CAT_LINKS, s->nic) : NULL;
+	bi.ports_per_node = s && cat_has(s->nic_count) ? s->nic_count : 0;
+	bi.ports_in_node_price = 1;  /* a catalog server's price includes its NICs */
+	bi.rack_kw = rack_kw;
+	bi.storage_tb = storage_tb;
+	bi.pue = pue;
+	if (bom_build(out, cat, &bi, err))
+		return -1;
+	tco_inputs_bom(in, out, with_parts);
+	return 1;
+}
+
+void tco_inputs_build(struct tco_inputs *in, const struct cat_gpu *g, double n)
+{
+	snprintf(in->name, sizeof(in->name), "generic build, %.0f x %s", n,
+		 g->row.name ? g->row.name : g->row.key);
+	in->gpu_key = g->row.key;
+	in->gpus_per_server = n;
+	in->precision = "bf16";
+	in->peak_tflops_per_gpu = cat_gpu_peak_tflops(g, "bf16");
 }
 
 double tco_owned_cumulative_usd(const struct tco_result *r, double month)

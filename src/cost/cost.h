@@ -190,6 +190,12 @@ struct tco_result {
 	double npv_usd;                    /* NPV of owning instead of renting */
 	/* the value of one input, others fixed, at which savings = 0; NaN: none in range */
 	double flip[TCO_NINPUTS];
+	/* terms the account shows on their own lines */
+	double months;                     /* years x 12 */
+	double support_basis_usd;          /* server capex + bill: what support is a share of */
+	double gain_usd_per_month;         /* cloud/month - owned/month (NaN without a cloud) */
+	double savings_pct_of_cloud;       /* savings / cloud total x 100 (NaN without a cloud) */
+	double cloud_usd_per_gpu_hour_used; /* cloud total / GPU-hours used: a reserved term pays idle hours */
 };
 
 /*
@@ -204,6 +210,71 @@ double tco_cloud_cumulative_usd(const struct tco_result *r, double month);
 
 /* Savings (cloud total - owned total) with one input replaced by v. */
 double tco_savings_with(const struct tco_inputs *in, enum tco_input id, double v);
+/* tco_compute() with one input replaced by v (flip points included). */
+int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v,
+		     struct tco_result *out, struct diag *err);
+
+/*
+ * Whether an input takes part in the account: it has a value, colocation
+ * per kW or per rack unit as the space is billed, the cloud price and
+ * discount only with a cloud.
+ */
+int tco_input_applies(const struct tco_inputs *in, enum tco_input id);
+/*
+ * The citation of a default taken from the facility table ("CBRE North
+ * America ..."); NULL when a flag set the input or the row cites nothing.
+ * Points into the catalog.
+ */
+const char *tco_input_citation(const struct catalog *cat, const struct tco_inputs *in,
+			       enum tco_input id);
+
+/* The inputs whose flip point is reported, in the order they are shown. */
+#define TCO_NFLIPS 9
+enum tco_input tco_flip_input(size_t i);
+/*
+ * Which side of its flip point owning wins on: "above" or "below" (static
+ * strings); NULL when the input has no flip point.
+ */
+const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *r,
+			  enum tco_input id);
+
+/* The sensitivity grid: savings at 5 utilisations x 5 electricity prices. */
+#define TCO_GRID_UTIL 5
+#define TCO_GRID_ELEC 5
+struct tco_point {
+	double utilisation_pct;          /* 10 .. 100 */
+	double electricity_usd_per_kwh;  /* 0.05 .. 0.30 */
+	double savings_usd;              /* cloud total - owned total there */
+};
+/* Fills grid[i][j]: utilisation i (rows), electricity price j (columns). */
+void tco_sensitivity(const struct tco_inputs *in, struct tco_point grid[TCO_GRID_UTIL][TCO_GRID_ELEC]);
+
+/* What the owned total is made of over the whole period, USD. */
+struct tco_breakdown {
+	double capex_less_residual_usd;  /* capex - residual, not below 0 */
+	double energy_usd, space_usd, staff_usd, support_usd;
+};
+void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r,
+			 struct tco_breakdown *out);
+
+/*
+ * Sizes the bill of materials of in's servers (cost/bom.h: racks, fabric,
+ * storage, cooling) from their count, power, rack units and price and the
+ * catalog server's cooling and NICs, then takes it into in
+ * (tco_inputs_bom()).  rack_kw 0: the cooling's default; storage_tb < 0:
+ * the per-GPU default; pue NaN: the facility's.  Returns 1 with *out
+ * filled, 0 when in has no power or count to size a bill by, or -1 with
+ * *err (field = the flag) when a server does not fit a rack.
+ */
+int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double rack_kw,
+			double storage_tb, double pue, int with_parts, struct bom *out,
+			struct diag *err);
+
+/*
+ * Names the owned hardware a build of n GPUs of g priced by hand (--price
+ * and --power-kw, no host share): the name, the GPU and the bf16 peak.
+ */
+void tco_inputs_build(struct tco_inputs *in, const struct cat_gpu *g, double n);
 
 /* ---- for plan ---- */
 

@@ -1,0 +1,154 @@
+/*
+ * tco's field tables (cost/fields.h).  Each line is one JSON key: its
+ * name, type, unit, meaning and the expression that reads it; the order of
+ * the lines is the order of the keys in tco --json.
+ */
+#include "cost/fields.h"
+
+#define TCO_FIELDS(F) \
+	F(name, TEXT, NULL, "display name of what is owned", in->name) \
+	F(server, TEXT, NULL, "servers.csv key; null for a generic build", in->server_key) \
+	F(gpu, TEXT, NULL, "gpus.csv key of the GPUs owned", in->gpu_key) \
+	F(gpus_per_server, NUM, "GPUs", "GPUs in one server", in->gpus_per_server) \
+	F(space_billing, TEXT, NULL, "how space is billed: kw or rack_unit", \
+	  in->space == TCO_SPACE_KW ? "kw" : "rack_unit") \
+	F(hours_per_year, NUM, "h", "hours in a year of 365.25 days", in->hours_per_year) \
+	F(precision, TEXT, NULL, "precision of the $/PFLOP-hour figure", in->precision) \
+	F(peak_tflops_per_gpu, NUM, "TFLOP/s", "dense peak of one GPU at that precision; null without one", \
+	  in->peak_tflops_per_gpu)
+
+#define TCO_INPUT_FIELDS(F) \
+	F(value, NUM, NULL, "the input's value, in unit", in->value[id]) \
+	F(unit, TEXT, NULL, "the value's unit: USD, kW, USD/kWh, %, ratio ...", d->unit) \
+	F(from, TEXT, NULL, "where the value came from: file:line, a flag or a default", in->source[id]) \
+	F(citation, TEXT, NULL, "for a facility default, the table's citation (absent otherwise)", \
+	  tco_input_citation(cat, in, id))
+
+#define TCO_OWNED_FIELDS(F) \
+	F(servers, NUM, "servers", "servers owned", r->servers) \
+	F(gpus, NUM, "GPUs", "GPUs owned: servers x GPUs per server", r->gpus) \
+	F(hours, NUM, "h", "hours in the period: years x hours per year", r->hours) \
+	F(server_capex_usd, NUM, "USD", "servers x price per server", r->server_capex_usd) \
+	F(addon_usd, NUM, "USD", "the bill's fabric, storage and cooling, or server capex x --addon %", \
+	  r->addon_usd) \
+	F(capex_usd, NUM, "USD", "paid at month 0: server capex + add-on", r->capex_usd) \
+	F(residual_usd, NUM, "USD", "resale value at the end: server capex x residual %", r->residual_usd) \
+	F(avg_power_kw_per_server, NUM, "kW", "average draw of a server: idle + utilisation x (full - idle)", \
+	  r->avg_power_kw) \
+	F(load_fraction, NUM, "fraction", "average power / full-load power of a server", r->load_fraction) \
+	F(energy_kwh_per_year, NUM, "kWh/year", "energy at the meter, PUE included", r->energy_kwh_per_year) \
+	F(energy_usd_per_year, NUM, "USD/year", "energy x electricity price", r->energy_usd_per_year) \
+	F(space_usd_per_year, NUM, "USD/year", "colocation per kW of full-load power, or per rack unit", \
+	  r->space_usd_per_year) \
+	F(staff_usd_per_year, NUM, "USD/year", "racks x staff cost per rack-year", r->staff_usd_per_year) \
+	F(support_usd_per_year, NUM, "USD/year", "(server capex + bill) x support %", r->support_usd_per_year) \
+	F(opex_usd_per_year, NUM, "USD/year", "energy + space + staff + support", r->opex_usd_per_year) \
+	F(total_usd, NUM, "USD", "capex + years x opex - residual: cash, undiscounted", r->total_usd) \
+	F(gpu_hours_used, NUM, "GPU-h", "GPUs x hours x utilisation", r->gpu_hours_used) \
+	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "total / GPU-hours used", r->usd_per_gpu_hour) \
+	F(usd_per_pflop_hour, NUM, "USD/PFLOP-h", "per GPU-hour / dense peak in PFLOP/s; null without a peak", \
+	  r->usd_per_pflop_hour) \
+	F(owned_usd_per_month, NUM, "USD/month", "opex / 12", r->owned_usd_per_month) \
+	F(racks, NUM, "racks", "racks the servers fill (a share of one counts as that share)", r->racks) \
+	F(extra_kw, NUM, "kW", "switches, optics and storage, drawn around the clock", in->extra_kw) \
+	F(extra_capex_usd, NUM, "USD", "the bill's fabric, storage and cooling", in->extra_capex_usd)
+
+#define TCO_CLOUD_FIELDS(F) \
+	F(instance, TEXT, NULL, "clouds.csv key", in->cloud_key) \
+	F(name, TEXT, NULL, "the provider's name of the instance", in->cloud_name) \
+	F(gpu, TEXT, NULL, "gpus.csv key of its GPUs", in->cloud_gpu_key) \
+	F(gpus_per_instance, NUM, "GPUs", "GPUs in one instance", in->cloud_gpus) \
+	F(pricing, TEXT, NULL, "on-demand or reserved (every hour of the period paid)", \
+	  in->cloud_reserved ? "reserved" : "on-demand") \
+	F(instances, NUM, "instances", "instances a reserved term pays for", r->cloud_instances) \
+	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "instance price / GPUs x (1 - discount)", \
+	  r->cloud_usd_per_gpu_hour) \
+	F(total_usd, NUM, "USD", "the same GPU-hours rented (reserved: every hour of whole instances)", \
+	  r->cloud_total_usd) \
+	F(usd_per_month, NUM, "USD/month", "cloud total / months of the period", r->cloud_usd_per_month)
+
+#define TCO_COMPARE_FIELDS(F) \
+	F(breakeven_month, NUM, "months", "capex / (cloud - owned per month); null when never", \
+	  r->breakeven_month) \
+	F(breakeven_in_period, BOOL, NULL, "whether the break-even falls within the period", \
+	  r->breakeven_in_period) \
+	F(savings_usd, NUM, "USD", "cloud total - owned total (> 0: owning pays)", r->savings_usd) \
+	F(roi_pct, NUM, "%", "savings / capex over the period", r->roi_pct) \
+	F(roi_pct_per_year, NUM, "%/year", "ROI / years", r->roi_pct_per_year) \
+	F(npv_usd, NUM, "USD", "NPV of owning instead of renting, at the cost of capital", r->npv_usd)
+
+#define TCO_FLIP_FIELDS(F) \
+	F(value, NUM, NULL, "the input's value, in unit, at which the savings are 0; null: none in range", \
+	  r->flip[id]) \
+	F(unit, TEXT, NULL, "the value's unit", tco_input_desc(id)->unit) \
+	F(own_when, TEXT, NULL, "above or below: the side of the value owning wins on; null without one", \
+	  tco_flip_side(in, r, id))
+
+#define TCO_SENSITIVITY_FIELDS(F) \
+	F(utilisation_pct, NUM, "%", "utilisation", p->utilisation_pct) \
+	F(electricity_usd_per_kwh, NUM, "USD/kWh", "electricity price", p->electricity_usd_per_kwh) \
+	F(savings_usd, NUM, "USD", "cloud total - owned total at these two values", p->savings_usd)
+
+/* One schema and its setter per table: X(lower, UPPER, name) */
+#define TCO_SCHEMAS(X) \
+	X(tco, TCO, "tco") \
+	X(tco_input, TCO_INPUT, "tco_input") \
+	X(tco_owned, TCO_OWNED, "tco_owned") \
+	X(tco_cloud, TCO_CLOUD, "tco_cloud") \
+	X(tco_compare, TCO_COMPARE, "tco_compare") \
+	X(tco_flip, TCO_FLIP, "tco_flip") \
+	X(tco_sensitivity, TCO_SENSITIVITY, "tco_sensitivity")
+
+#define SCHEMA_DEFINE(lower, UPPER, name) \
+	static const struct report_field lower##_fields[] = {UPPER##_FIELDS(REPORT_FIELD_DECL)}; \
+	static const struct report_schema lower##_table = REPORT_SCHEMA(name, lower##_fields); \
+	const struct report_schema *lower##_schema(void) \
+	{ \
+		return &lower##_table; \
+	}
+TCO_SCHEMAS(SCHEMA_DEFINE)
+
+void tco_row(const struct tco_inputs *in, struct report_row *row)
+{
+	size_t i = 0;
+	TCO_FIELDS(REPORT_FIELD_SET)
+}
+
+void tco_input_row(const struct catalog *cat, const struct tco_inputs *in, enum tco_input id,
+		   struct report_row *row)
+{
+	const struct tco_input_desc *d = tco_input_desc(id);
+	size_t i = 0;
+	TCO_INPUT_FIELDS(REPORT_FIELD_SET)
+}
+
+void tco_owned_row(const struct tco_inputs *in, const struct tco_result *r, struct report_row *row)
+{
+	size_t i = 0;
+	TCO_OWNED_FIELDS(REPORT_FIELD_SET)
+}
+
+void tco_cloud_row(const struct tco_inputs *in, const struct tco_result *r, struct report_row *row)
+{
+	size_t i = 0;
+	TCO_CLOUD_FIELDS(REPORT_FIELD_SET)
+}
+
+void tco_compare_row(const struct tco_result *r, struct report_row *row)
+{
+	size_t i = 0;
+	TCO_COMPARE_FIELDS(REPORT_FIELD_SET)
+}
+
+void tco_flip_row(const struct tco_inputs *in, const struct tco_result *r, enum tco_input id,
+		  struct report_row *row)
+{
+	size_t i = 0;
+	TCO_FLIP_FIELDS(REPORT_FIELD_SET)
+}
+
+void tco_sensitivity_row(const struct tco_point *p, struct report_row *row)
+{
+	size_t i = 0;
+	TCO_SENSITIVITY_FIELDS(REPORT_FIELD_SET)
+}
