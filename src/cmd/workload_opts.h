@@ -47,6 +47,18 @@ struct workload_opts {
 #define WORKLOAD_OPT_TOKENS(o, help) OPT_DOUBLE_("tokens", &(o).tokens, "N", help, 1, 1e18)
 #define WORKLOAD_OPT_SAMPLES(o, help) OPT_DOUBLE_("samples", &(o).samples, "N", help, 1, 1e18)
 
+/*
+ * --task and --optimizer as names the option parser checks (OPT_ENUM_): v is
+ * an int * that keeps its value (MODEL_UNSET, say) when the flag is not given.
+ */
+#define WORKLOAD_TASK_NAMES "pretrain, finetune, lora, qlora, infer"
+#define WORKLOAD_OPTIMIZER_NAMES \
+	"adamw, adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, sgd-momentum, sgd"
+#define WORKLOAD_OPT_TASK_ENUM(v, help) \
+	OPT_ENUM_("task", v, "TASK", help, model_task_from_name, WORKLOAD_TASK_NAMES)
+#define WORKLOAD_OPT_OPTIMIZER_ENUM(v, help) \
+	OPT_ENUM_("optimizer", v, "NAME", help, model_optimizer_from_name, WORKLOAD_OPTIMIZER_NAMES)
+
 /* Entries alike in every command. */
 #define WORKLOAD_OPT_DIMS(o) \
 	OPT_INT_("layers", &(o).layers, "N", "transformer layers (overrides the preset)", 1, 100000), \
