@@ -175,6 +175,7 @@ struct cat_column {
 	size_t offset;           /* into the row struct */
 	unsigned flags;          /* CAT_REQUIRED, CAT_REF_* */
 	struct num_range range;  /* numbers: what a cell may hold, in `unit` */
+	const char *help;        /* one line for docs/catalog.md and `gpuscope fields` */
 };
 #define CAT_REQUIRED 1u
 #define CAT_REF_GPU 2u
@@ -192,6 +193,36 @@ struct cat_schema {
 const struct cat_schema *catalog_schema(enum cat_table t);
 /* Table from its name ("gpus", "links" ...); -1 when unknown. */
 int catalog_table_from_name(const char *name);
+/* The name of a table: "gpus", "links" ... (a static string). */
+const char *catalog_table_name(enum cat_table t);
+/* A table's column by name; NULL when the table has none of that name. */
+const struct cat_column *catalog_column(enum cat_table t, const char *name);
+/* A cell of a row: the text (NULL when empty) of a text column, the number (NaN) of a number column. */
+const char *cat_cell_text(const struct cat_column *c, const void *row);
+double cat_cell_num(const struct cat_column *c, const void *row);
+
+/*
+ * Filters of a listing, each applied to the tables that have its column:
+ * vendor (gpus, servers, cpus), provider (clouds), memory_gib (gpus), gpu
+ * (servers, clouds).  Text compares ignoring case, except the gpu key.
+ */
+struct cat_filter {
+	const char *vendor;      /* NULL: any */
+	const char *provider;    /* NULL: any */
+	double min_memory_gib;   /* NaN: any */
+	const char *gpu_key;     /* a gpus.csv key; NULL: any */
+};
+/* Whether a row of table t passes every filter that applies to t. */
+int catalog_row_matches(enum cat_table t, const void *row, const struct cat_filter *f);
+
+/*
+ * A row of any table by name, for `catalog show`: an exact key in any
+ * table first, then catalog_resolve() table by table.  Returns the row
+ * with *table set, or NULL with why filled: the first table's "ambiguous"
+ * message, else the GPU table's (the most useful for an unknown name).
+ */
+const void *catalog_resolve_any(const struct catalog *c, const char *name, enum cat_table *table,
+				char *why, size_t why_len);
 
 /*
  * Loads the embedded catalog, then `user_dir` when not NULL.  Returns 0 and a
@@ -252,6 +283,11 @@ double catalog_facility(const struct catalog *c, const char *key);
  * "fp8", "int8", "fp4", "fp64"), TFLOP/s; NaN when unsupported.
  */
 double cat_gpu_peak_tflops(const struct cat_gpu *g, const char *precision);
+/* Those precision names, for an option's choices: an index, or -1 when unknown. */
+#define CAT_PRECISION_NAMES "fp64 fp32 tf32 fp16 bf16 fp8 int8 fp4"
+int cat_precision_from_name(const char *name);
+/* The name of a precision index ("fp8"); NULL when out of range. */
+const char *cat_precision_name(int i);
 
 static inline int cat_has(double v) { return !isnan(v); }
 

@@ -1,24 +1,18 @@
 /*
- * Column tables of the catalog files.  The loader, `catalog show`, and the
- * CSV/JSON listings all work from these, so a new column is one line here,
- * one field in catalog.h and one paragraph in docs/catalog.md.
+ * Column tables of the catalog files.  The loader, `catalog show`, the
+ * CSV/JSON listings and the field lists of docs/catalog.md all work from
+ * these, so a new column is one line here and one field in catalog.h.
+ *
+ * Each table is one list of C(name, member, kind, unit, flags, range, help)
+ * lines, read twice: as the loader's struct cat_column array and as the
+ * report/field.h schema of a row in --json (which adds "origin").
  */
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "catalog/catalog.h"
-
-#define ROWCOLS(T, namereq)                                                   \
-	{"key", CAT_COL_TEXT, NULL, offsetof(T, row.key), CAT_REQUIRED, {0, 0, 0}},      \
-	{"name", CAT_COL_TEXT, NULL, offsetof(T, row.name), namereq, {0, 0, 0}},         \
-	{"aliases", CAT_COL_TEXT, NULL, offsetof(T, row.aliases), 0, {0, 0, 0}}
-#define METACOLS(T)                                                           \
-	{"source", CAT_COL_TEXT, NULL, offsetof(T, row.source), CAT_REQUIRED, {0, 0, 0}}, \
-	{"as_of", CAT_COL_TEXT, NULL, offsetof(T, row.as_of), CAT_REQUIRED, {0, 0, 0}},   \
-	{"confidence", CAT_COL_TEXT, NULL, offsetof(T, row.confidence), 0, {0, 0, 0}}
-#define TXT(T, f) {#f, CAT_COL_TEXT, NULL, offsetof(T, f), 0, {0, 0, 0}}
-#define REF(T, f, flag) {#f, CAT_COL_TEXT, NULL, offsetof(T, f), flag, {0, 0, 0}}
-#define NUM(T, f, u, r) {#f, CAT_COL_NUM, u, offsetof(T, f), 0, r}
+#include "catalog/fields.h"
 
 /*
  * What a number may be, per quantity, in the column's unit: wide enough for
@@ -45,137 +39,218 @@
 #define R_UNITS {0, 1000, NUM_ABOVE_MIN}        /* rack units */
 #define R_FACILITY {0, 1e12, 0}                 /* facility defaults: rates, ratios, prices */
 
-static const struct cat_column gpu_cols[] = {
-	ROWCOLS(struct cat_gpu, CAT_REQUIRED),
-	TXT(struct cat_gpu, vendor),
-	TXT(struct cat_gpu, arch),
-	NUM(struct cat_gpu, launch_year, NULL, R_YEAR),
-	TXT(struct cat_gpu, form_factor),
-	NUM(struct cat_gpu, memory_gib, "GiB", R_GIB),
-	TXT(struct cat_gpu, memory_type),
-	NUM(struct cat_gpu, mem_bw_gbps, "GB/s", R_GBPS),
-	NUM(struct cat_gpu, fp64_tflops, "TFLOPS", R_TFLOPS),
-	NUM(struct cat_gpu, fp32_tflops, "TFLOPS", R_TFLOPS),
-	NUM(struct cat_gpu, tf32_tflops, "TFLOPS", R_TFLOPS),
-	NUM(struct cat_gpu, fp16_tflops, "TFLOPS", R_TFLOPS),
-	NUM(struct cat_gpu, bf16_tflops, "TFLOPS", R_TFLOPS),
-	NUM(struct cat_gpu, fp8_tflops, "TFLOPS", R_TFLOPS),
-	NUM(struct cat_gpu, int8_tops, "TOPS", R_TFLOPS),
-	NUM(struct cat_gpu, fp4_tflops, "TFLOPS", R_TFLOPS),
-	NUM(struct cat_gpu, tdp_w, "W", R_WATTS),
-	NUM(struct cat_gpu, idle_w, "W", R_WATTS0),
-	REF(struct cat_gpu, gpu_link, CAT_REF_LINK),
-	NUM(struct cat_gpu, gpu_link_gbps, "GB/s", R_GBPS),
-	NUM(struct cat_gpu, pcie_gen, NULL, R_PCIE_GEN),
-	NUM(struct cat_gpu, pcie_lanes, NULL, R_COUNT),
-	NUM(struct cat_gpu, mig_slices, NULL, R_COUNT0),
-	NUM(struct cat_gpu, sm_count, NULL, R_COUNT),
-	NUM(struct cat_gpu, l2_mib, "MiB", R_MIB),
-	TXT(struct cat_gpu, compute_capability),
-	TXT(struct cat_gpu, ecosystem),
-	NUM(struct cat_gpu, price_usd, "USD", R_USD),
-	TXT(struct cat_gpu, node_gpus),
-	METACOLS(struct cat_gpu),
-};
+#define R_NONE {0, 0, 0}                        /* text */
 
-static const struct cat_column link_cols[] = {
-	ROWCOLS(struct cat_link, CAT_REQUIRED),
-	TXT(struct cat_link, kind),
-	TXT(struct cat_link, generation),
-	NUM(struct cat_link, bw_gbps_per_dir, "GB/s", R_GBPS),
-	NUM(struct cat_link, latency_us, "us", R_US),
-	NUM(struct cat_link, lanes, NULL, R_COUNT),
-	NUM(struct cat_link, domain_gpus, NULL, R_COUNT),
-	REF(struct cat_link, switch_link, CAT_REF_LINK),
-	NUM(struct cat_link, max_nic_gbps, "Gb/s", R_GBPS),
-	REF(struct cat_link, scaleout_link, CAT_REF_LINK),
-	NUM(struct cat_link, scaleout_ports, NULL, R_COUNT0),
-	METACOLS(struct cat_link),
-};
+/* The key, name and aliases first in most tables, provenance last in all. */
+#define ROW_COLS(C, T, namereq, keyhelp) \
+	C(T, key, row.key, TEXT, NULL, CAT_REQUIRED, R_NONE, keyhelp) \
+	C(T, name, row.name, TEXT, NULL, namereq, R_NONE, "display name") \
+	ALIAS_COL(C, T)
+#define ALIAS_COL(C, T) \
+	C(T, aliases, row.aliases, TEXT, NULL, 0, R_NONE, "other spellings, `;`-separated, matched ignoring case")
+#define META_COLS(C, T) \
+	C(T, source, row.source, TEXT, NULL, CAT_REQUIRED, R_NONE, \
+	  "short citation of where the figures come from, with the grade of the main figures when it " \
+	  "differs from the row's") \
+	C(T, as_of, row.as_of, TEXT, NULL, CAT_REQUIRED, R_NONE, \
+	  "`YYYY-MM` or `YYYY-MM-DD`: when the figure applies or was read; for prices, the price date") \
+	C(T, confidence, row.confidence, TEXT, NULL, 0, R_NONE, \
+	  "the weakest mark among the row's figures: `Q` quoted, `D` derived, `R` recalled, `E` estimate")
 
-static const struct cat_column server_cols[] = {
-	ROWCOLS(struct cat_server, CAT_REQUIRED),
-	TXT(struct cat_server, vendor),
-	NUM(struct cat_server, year, NULL, R_YEAR),
-	REF(struct cat_server, gpu, CAT_REF_GPU | CAT_REQUIRED),
-	NUM(struct cat_server, gpu_count, NULL, R_COUNT),
-	REF(struct cat_server, gpu_link, CAT_REF_LINK),
-	REF(struct cat_server, cpu, CAT_REF_CPU),
-	NUM(struct cat_server, cpu_count, NULL, R_COUNT0),
-	REF(struct cat_server, nic, CAT_REF_LINK),
-	NUM(struct cat_server, nic_count, NULL, R_COUNT0),
-	NUM(struct cat_server, nic_gbps, "Gb/s", R_GBPS),
-	NUM(struct cat_server, ram_gib, "GiB", R_GIB),
-	NUM(struct cat_server, power_kw, "kW", R_KW),
-	NUM(struct cat_server, idle_kw, "kW", R_KW0),
-	NUM(struct cat_server, rack_units, NULL, R_UNITS),
-	NUM(struct cat_server, price_usd, "USD", R_USD),
-	TXT(struct cat_server, cooling),
-	METACOLS(struct cat_server),
-};
+#define GPU_COLS(C, T) \
+	ROW_COLS(C, T, CAT_REQUIRED, "slug, e.g. `a100-sxm4-80gb`, `h100-sxm5-80gb`, `h200-sxm-141gb`, `mi300x-192gb`") \
+	C(T, vendor, vendor, TEXT, NULL, 0, R_NONE, "`nvidia`, `amd` or `intel`") \
+	C(T, arch, arch, TEXT, NULL, 0, R_NONE, \
+	  "`volta`, `turing`, `ampere`, `ada`, `hopper`, `blackwell`, `cdna2`, `cdna3`, `gaudi2`, `gaudi3`") \
+	C(T, launch_year, launch_year, NUM, NULL, 0, R_YEAR, "year of first availability") \
+	C(T, form_factor, form_factor, TEXT, NULL, 0, R_NONE, "`sxm`, `pcie`, `oam` or `superchip`") \
+	C(T, memory_gib, memory_gib, NUM, "GiB", 0, R_GIB, "device memory") \
+	C(T, memory_type, memory_type, TEXT, NULL, 0, R_NONE, "`HBM2`, `HBM2e`, `HBM3`, `HBM3e`, `GDDR6`, `GDDR6X`") \
+	C(T, mem_bw_gbps, mem_bw_gbps, NUM, "GB/s", 0, R_GBPS, "peak memory bandwidth") \
+	C(T, fp64_tflops, fp64_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "higher of FP64 vector and FP64 tensor core") \
+	C(T, fp32_tflops, fp32_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "FP32 without tensor cores") \
+	C(T, tf32_tflops, tf32_tflops, NUM, "TFLOPS", 0, R_TFLOPS, \
+	  "TF32 tensor core, dense; empty where there is no TF32 (Volta, Turing, CDNA2, Gaudi: not published)") \
+	C(T, fp16_tflops, fp16_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "FP16 tensor core, dense, FP32 accumulate") \
+	C(T, bf16_tflops, bf16_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "BF16 tensor core, dense; empty on V100 and T4") \
+	C(T, fp8_tflops, fp8_tflops, NUM, "TFLOPS", 0, R_TFLOPS, \
+	  "FP8 tensor core, dense (Ada, Hopper, Blackwell, CDNA3, Gaudi)") \
+	C(T, int8_tops, int8_tops, NUM, "TOPS", 0, R_TFLOPS, \
+	  "INT8 tensor core, dense; empty where not a tensor-core path (V100) or not published") \
+	C(T, fp4_tflops, fp4_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "FP4, dense (Blackwell only)") \
+	C(T, tdp_w, tdp_w, NUM, "W", 0, R_WATTS, "board power limit (module power for GH200)") \
+	C(T, idle_w, idle_w, NUM, "W", 0, R_WATTS0, "typical idle power; estimate, about 10-15 % of TDP") \
+	C(T, gpu_link, gpu_link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
+	  "key in `links.csv` of the GPU's own GPU-to-GPU link (NVLink generation or bridge, xGMI, Gaudi " \
+	  "RoCE); empty if none") \
+	C(T, gpu_link_gbps, gpu_link_gbps, NUM, "GB/s", 0, R_GBPS, \
+	  "that link's bandwidth for this GPU, per direction (H100 SXM 450, A100 SXM 300, V100 SXM2 150, " \
+	  "B200 900, A30 bridge 100): authoritative for the card; the links row gives the fabric's nominal figure") \
+	C(T, pcie_gen, pcie_gen, NUM, NULL, 0, R_PCIE_GEN, \
+	  "host PCIe generation (3-6); empty for superchips, whose host link is NVLink-C2C") \
+	C(T, pcie_lanes, pcie_lanes, NUM, NULL, 0, R_COUNT, "host PCIe width; empty for superchips") \
+	C(T, mig_slices, mig_slices, NUM, NULL, 0, R_COUNT0, \
+	  "maximum MIG instances (7 on A100/H100/H200/B200, 4 on A30); for AMD CDNA3 the maximum compute " \
+	  "partitions (CPX, 8); empty where there is no partitioning") \
+	C(T, sm_count, sm_count, NUM, NULL, 0, R_COUNT, \
+	  "streaming multiprocessors; compute units (CU) for AMD; empty for Gaudi and where unpublished") \
+	C(T, l2_mib, l2_mib, NUM, "MiB", 0, R_MIB, \
+	  "last-level on-die cache (L2); on-die SRAM for Gaudi; MI300X's 256 MiB Infinity Cache is not included") \
+	C(T, compute_capability, compute_capability, TEXT, NULL, 0, R_NONE, \
+	  "CUDA compute capability (`8.0`, `9.0`, `10.0`) or ROCm gfx target (`gfx90a`, `gfx942`); empty for Gaudi") \
+	C(T, ecosystem, ecosystem, TEXT, NULL, 0, R_NONE, "`cuda`, `rocm` or `synapseai`") \
+	C(T, price_usd, price_usd, NUM, "USD", 0, R_USD, \
+	  "rough street price of one GPU around `as_of` (midpoint of a range; used-market for V100 and A100 " \
+	  "40GB); empty where no figure was found") \
+	C(T, node_gpus, node_gpus, TEXT, NULL, 0, R_NONE, \
+	  "the GPU counts a node that can be bought holds: `4;8` (SXM/OAM baseboards), `36;72` (GB200 NVLink " \
+	  "domains), `1-10` (PCIe servers); plan searches only these, estimate refuses other `--gpus-per-node`") \
+	META_COLS(C, T)
 
-static const struct cat_column cpu_cols[] = {
-	ROWCOLS(struct cat_cpu, CAT_REQUIRED),
-	TXT(struct cat_cpu, vendor),
-	NUM(struct cat_cpu, year, NULL, R_YEAR),
-	NUM(struct cat_cpu, cores, NULL, R_COUNT),
-	NUM(struct cat_cpu, threads, NULL, R_COUNT),
-	NUM(struct cat_cpu, base_ghz, NULL, R_GHZ),
-	NUM(struct cat_cpu, boost_ghz, NULL, R_GHZ),
-	NUM(struct cat_cpu, l3_mib, "MiB", R_MIB),
-	NUM(struct cat_cpu, mem_channels, NULL, R_COUNT),
-	TXT(struct cat_cpu, mem_type),
-	NUM(struct cat_cpu, mem_bw_gbps, "GB/s", R_GBPS),
-	NUM(struct cat_cpu, tdp_w, "W", R_WATTS),
-	NUM(struct cat_cpu, pcie_gen, NULL, R_PCIE_GEN),
-	NUM(struct cat_cpu, pcie_lanes, NULL, R_COUNT),
-	METACOLS(struct cat_cpu),
-};
+#define LINK_COLS(C, T) \
+	ROW_COLS(C, T, CAT_REQUIRED, \
+		 "`pcie3`...`pcie6`, `nvlink-c2c`, `nvlink1`...`nvlink5`, NVLink bridges, `xgmi-*`, `gaudi2-roce`, " \
+		 "`gaudi3-roce`, `nvswitch1`...`nvswitch4`, `ib-edr`...`ib-xdr`, `roce-100`...`roce-800`") \
+	C(T, kind, kind, TEXT, NULL, 0, R_NONE, \
+	  "`host` (PCIe, NVLink-C2C), `gpu` (direct GPU-GPU fabric or bridge), `switch` (NVSwitch), " \
+	  "`scaleout` (between servers)") \
+	C(T, generation, generation, TEXT, NULL, 0, R_NONE, \
+	  "generation number, or the speed grade for networks (`HDR`, `400GbE`)") \
+	C(T, bw_gbps_per_dir, bw_gbps_per_dir, NUM, "GB/s", 0, R_GBPS, \
+	  "per direction: host = one x16 link; gpu = total per GPU over all its links; switch = what one GPU " \
+	  "can send through the switch; scaleout = one port") \
+	C(T, latency_us, latency_us, NUM, "us", 0, R_US, \
+	  "typical small-message latency of one hop; estimates (PCIe and NVLink about 1 us, switched NVLink " \
+	  "1.5, IB 0.8-1.0, RoCE about 2)") \
+	C(T, lanes, lanes, NUM, NULL, 0, R_COUNT, "16 for PCIe rows, else empty") \
+	C(T, domain_gpus, domain_gpus, NUM, NULL, 0, R_COUNT, \
+	  "gpu and switch rows: the most GPUs one such fabric joins (4 for NVLink boards, 8 for HGX NVSwitch, " \
+	  "72 for NVL72)") \
+	C(T, switch_link, switch_link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
+	  "gpu rows: the NVSwitch row that joins boards larger than `domain_gpus` (empty: none, as in DGX-1's " \
+	  "hybrid cube-mesh)") \
+	C(T, max_nic_gbps, max_nic_gbps, NUM, "Gb/s", 0, R_GBPS, \
+	  "host rows: the fastest NIC one x16 slot feeds (Gen4 200, Gen5 400, Gen6 800)") \
+	C(T, scaleout_link, scaleout_link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
+	  "gpu rows with on-die network ports (Gaudi): the scale-out link, used instead of NICs") \
+	C(T, scaleout_ports, scaleout_ports, NUM, NULL, 0, R_COUNT0, "gpu rows with on-die network ports: ports per GPU") \
+	META_COLS(C, T)
 
-static const struct cat_column cloud_cols[] = {
-	{"key", CAT_COL_TEXT, NULL, offsetof(struct cat_cloud, row.key), CAT_REQUIRED, {0, 0, 0}},
-	TXT(struct cat_cloud, provider),
-	{"name", CAT_COL_TEXT, NULL, offsetof(struct cat_cloud, row.name), CAT_REQUIRED, {0, 0, 0}},
-	{"aliases", CAT_COL_TEXT, NULL, offsetof(struct cat_cloud, row.aliases), 0, {0, 0, 0}},
-	REF(struct cat_cloud, gpu, CAT_REF_GPU | CAT_REQUIRED),
-	NUM(struct cat_cloud, gpu_count, NULL, R_COUNT),
-	NUM(struct cat_cloud, usd_per_hour, "USD", R_USD_HOUR),
-	TXT(struct cat_cloud, region),
-	REF(struct cat_cloud, gpu_link, CAT_REF_LINK),
-	NUM(struct cat_cloud, network_gbps, "Gb/s", R_GBPS),
-	METACOLS(struct cat_cloud),
-};
+#define SERVER_COLS(C, T) \
+	ROW_COLS(C, T, CAT_REQUIRED, "slug, e.g. `dgx-h100`, `hgx-h100-8`, `dgx-a100-320gb`") \
+	C(T, vendor, vendor, TEXT, NULL, 0, R_NONE, \
+	  "`nvidia`, `dell`, `inspur`, `supermicro`, `lenovo`, or `oem` for generic HGX builds") \
+	C(T, year, year, NUM, NULL, 0, R_YEAR, "year of introduction") \
+	C(T, gpu, gpu, TEXT, NULL, CAT_REF_GPU | CAT_REQUIRED, R_NONE, \
+	  "key in `gpus.csv`: the GPU of the configuration the row describes") \
+	C(T, gpu_count, gpu_count, NUM, NULL, 0, R_COUNT, "GPUs in the server") \
+	C(T, gpu_link, gpu_link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
+	  "key in `links.csv` of the fabric between the server's GPUs (`nvswitch3`, `nvlink2` for the DGX-1 " \
+	  "hybrid cube-mesh, `pcie4` for PCIe servers)") \
+	C(T, cpu, cpu, TEXT, NULL, CAT_REF_CPU, R_NONE, "key in `cpus.csv`") \
+	C(T, cpu_count, cpu_count, NUM, NULL, 0, R_COUNT0, "CPU sockets") \
+	C(T, nic, nic, TEXT, NULL, CAT_REF_LINK, R_NONE, \
+	  "key in `links.csv` (scaleout) of the GPU-fabric NICs; storage and management NICs are not counted") \
+	C(T, nic_count, nic_count, NUM, NULL, 0, R_COUNT0, "GPU-fabric NICs") \
+	C(T, nic_gbps, nic_gbps, NUM, "Gb/s", 0, R_GBPS, "speed of one NIC") \
+	C(T, ram_gib, ram_gib, NUM, "GiB", 0, R_GIB, "host memory of the configuration") \
+	C(T, power_kw, power_kw, NUM, "kW", 0, R_KW, "maximum system draw (not the installed PSU capacity)") \
+	C(T, idle_kw, idle_kw, NUM, "kW", 0, R_KW0, "idle draw; estimate") \
+	C(T, rack_units, rack_units, NUM, NULL, 0, R_UNITS, "height in rack units, U (48 for a full rack)") \
+	C(T, price_usd, price_usd, NUM, "USD", 0, R_USD, \
+	  "whole system: launch list price where `as_of` is the launch date, otherwise an estimate") \
+	C(T, cooling, cooling, TEXT, NULL, 0, R_NONE, "`air` or `liquid` (GB200 NVL72); sets the default rack power") \
+	META_COLS(C, T)
 
-static const struct cat_column facility_cols[] = {
-	{"key", CAT_COL_TEXT, NULL, offsetof(struct cat_facility, row.key), CAT_REQUIRED, {0, 0, 0}},
-	{"value", CAT_COL_NUM, NULL, offsetof(struct cat_facility, value), CAT_REQUIRED, R_FACILITY},
-	TXT(struct cat_facility, unit),
-	TXT(struct cat_facility, description),
-	METACOLS(struct cat_facility),
-};
+#define CPU_COLS(C, T) \
+	ROW_COLS(C, T, CAT_REQUIRED, "slug of the CPU model, e.g. `epyc-9654`") \
+	C(T, vendor, vendor, TEXT, NULL, 0, R_NONE, "`intel`, `amd` or `nvidia`") \
+	C(T, year, year, NUM, NULL, 0, R_YEAR, "year of introduction") \
+	C(T, cores, cores, NUM, NULL, 0, R_COUNT, "cores per socket") \
+	C(T, threads, threads, NUM, NULL, 0, R_COUNT, "threads per socket") \
+	C(T, base_ghz, base_ghz, NUM, NULL, 0, R_GHZ, "base clock, GHz") \
+	C(T, boost_ghz, boost_ghz, NUM, NULL, 0, R_GHZ, "boost clock, GHz") \
+	C(T, l3_mib, l3_mib, NUM, "MiB", 0, R_MIB, "L3 cache of one socket") \
+	C(T, mem_channels, mem_channels, NUM, NULL, 0, R_COUNT, \
+	  "memory channels; empty for Grace, whose LPDDR5X is on the package") \
+	C(T, mem_type, mem_type, TEXT, NULL, 0, R_NONE, "DDR generation and speed, e.g. `DDR5-4800`") \
+	C(T, mem_bw_gbps, mem_bw_gbps, NUM, "GB/s", 0, R_GBPS, "theoretical: channels x MT/s x 8 B") \
+	C(T, tdp_w, tdp_w, NUM, "W", 0, R_WATTS, "thermal design power of one socket") \
+	C(T, pcie_gen, pcie_gen, NUM, NULL, 0, R_PCIE_GEN, "PCIe generation") \
+	C(T, pcie_lanes, pcie_lanes, NUM, NULL, 0, R_COUNT, "PCIe lanes of one socket in a one-socket system") \
+	META_COLS(C, T)
 
-static const struct cat_column part_cols[] = {
-	ROWCOLS(struct cat_part, CAT_REQUIRED),
-	TXT(struct cat_part, kind),
-	REF(struct cat_part, link, CAT_REF_LINK),
-	NUM(struct cat_part, ports, NULL, R_COUNT),
-	NUM(struct cat_part, port_gbps, "Gb/s", R_GBPS),
-	NUM(struct cat_part, power_w, "W", R_WATTS0),
-	NUM(struct cat_part, price_usd, "USD", R_USD),
-	NUM(struct cat_part, write_gbps, "GB/s", R_GBPS),
-	METACOLS(struct cat_part),
-};
+/* clouds.csv has the provider between key and name */
+#define CLOUD_COLS(C, T) \
+	C(T, key, row.key, TEXT, NULL, CAT_REQUIRED, R_NONE, \
+	  "instance name in lower case, with `_` turned into `-` (`p5.48xlarge`, `a3-highgpu-8g`, " \
+	  "`nd96isr-h100-v5`, `gpu-8x-h100-sxm5`)") \
+	C(T, provider, provider, TEXT, NULL, 0, R_NONE, "`aws`, `gcp`, `azure`, `lambda`, `coreweave`") \
+	C(T, name, row.name, TEXT, NULL, CAT_REQUIRED, R_NONE, \
+	  "the provider's spelling (`Standard_ND96isr_H100_v5`, `gpu_8x_h100_sxm5`)") \
+	ALIAS_COL(C, T) \
+	C(T, gpu, gpu, TEXT, NULL, CAT_REF_GPU | CAT_REQUIRED, R_NONE, "key in `gpus.csv`") \
+	C(T, gpu_count, gpu_count, NUM, NULL, 0, R_COUNT, "GPUs in the instance") \
+	C(T, usd_per_hour, usd_per_hour, NUM, "USD", 0, R_USD_HOUR, \
+	  "on-demand Linux price of the whole instance for one hour") \
+	C(T, region, region, TEXT, NULL, 0, R_NONE, "region the price is for") \
+	C(T, gpu_link, gpu_link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
+	  "key in `links.csv` of the GPU interconnect inside the instance; empty for one GPU") \
+	C(T, network_gbps, network_gbps, NUM, "Gb/s", 0, R_GBPS, \
+	  "total scale-out bandwidth of the instance; empty where not published") \
+	META_COLS(C, T)
+
+#define FACILITY_COLS(C, T) \
+	C(T, key, row.key, TEXT, NULL, CAT_REQUIRED, R_NONE, \
+	  "the constant's name, as `tco` uses it (`electricity_usd_per_kwh`, ...)") \
+	C(T, value, value, NUM, NULL, CAT_REQUIRED, R_FACILITY, "the constant, in `unit`") \
+	C(T, unit, unit, TEXT, NULL, 0, R_NONE, "`USD/kWh`, `ratio`, `USD/kW-month`, `years`, `percent` ...") \
+	C(T, description, description, TEXT, NULL, 0, R_NONE, "what the constant is") \
+	META_COLS(C, T)
+
+#define PART_COLS(C, T) \
+	ROW_COLS(C, T, CAT_REQUIRED, "slug, e.g. `sw-ib-ndr`") \
+	C(T, kind, kind, TEXT, NULL, 0, R_NONE, "`switch`, `nic`, `optic`, `cable`, `storage` or `cooling`") \
+	C(T, link, link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
+	  "the `links.csv` scale-out key the part serves (switch, nic, optic, cable)") \
+	C(T, ports, ports, NUM, NULL, 0, R_COUNT, "switch radix; ports per NIC") \
+	C(T, port_gbps, port_gbps, NUM, "Gb/s", 0, R_GBPS, "speed of one port") \
+	C(T, power_w, power_w, NUM, "W", 0, R_WATTS0, "per item (storage: per TB; cooling: per kW)") \
+	C(T, price_usd, price_usd, NUM, "USD", 0, R_USD, "per item (storage: per TB; cooling: per kW of IT load)") \
+	C(T, write_gbps, write_gbps, NUM, "GB/s", 0, R_GBPS, "storage: sustained write GB/s per TB") \
+	META_COLS(C, T)
+
+/* The loader's view of a column of row struct T. */
+#define CAT_COLUMN(T, name, member, kind, unit, flags, range, help) \
+	{#name, CAT_COL_##kind, unit, offsetof(T, member), flags, range, help},
+/* The JSON's: the same names and units, and the row's origin after them. */
+#define ROW_FIELD(T, name, member, kind, unit, flags, range, help) {#name, REPORT_##kind, unit, help},
+#define ORIGIN_FIELD {"origin", REPORT_TEXT, NULL, "file:line the row was read from (--json and show only)"},
+
+/* X(table, lower, row struct, columns, file, what a row is, name) */
+#define TABLES(X) \
+	X(CAT_GPUS, gpu, struct cat_gpu, GPU_COLS, "gpus.csv", "gpu", "gpus") \
+	X(CAT_LINKS, link, struct cat_link, LINK_COLS, "links.csv", "link", "links") \
+	X(CAT_SERVERS, server, struct cat_server, SERVER_COLS, "servers.csv", "server", "servers") \
+	X(CAT_CPUS, cpu, struct cat_cpu, CPU_COLS, "cpus.csv", "cpu", "cpus") \
+	X(CAT_CLOUDS, cloud, struct cat_cloud, CLOUD_COLS, "clouds.csv", "cloud instance", "clouds") \
+	X(CAT_FACILITY, facility, struct cat_facility, FACILITY_COLS, "facility.csv", "facility default", "facility") \
+	X(CAT_PARTS, part, struct cat_part, PART_COLS, "parts.csv", "part", "parts")
+
+#define COLUMNS_DEFINE(table, lower, T, LIST, file, what, name) \
+	static const struct cat_column lower##_cols[] = {LIST(CAT_COLUMN, T)}; \
+	static const struct report_field lower##_fields[] = {LIST(ROW_FIELD, T) ORIGIN_FIELD};
+TABLES(COLUMNS_DEFINE)
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-static const struct cat_schema schemas[CAT_NTABLES] = {
-	[CAT_GPUS] = {"gpus.csv", "gpu", sizeof(struct cat_gpu), gpu_cols, N(gpu_cols)},
-	[CAT_LINKS] = {"links.csv", "link", sizeof(struct cat_link), link_cols, N(link_cols)},
-	[CAT_SERVERS] = {"servers.csv", "server", sizeof(struct cat_server), server_cols, N(server_cols)},
-	[CAT_CPUS] = {"cpus.csv", "cpu", sizeof(struct cat_cpu), cpu_cols, N(cpu_cols)},
-	[CAT_CLOUDS] = {"clouds.csv", "cloud instance", sizeof(struct cat_cloud), cloud_cols, N(cloud_cols)},
-	[CAT_FACILITY] = {"facility.csv", "facility default", sizeof(struct cat_facility), facility_cols, N(facility_cols)},
-	[CAT_PARTS] = {"parts.csv", "part", sizeof(struct cat_part), part_cols, N(part_cols)},
-};
+#define SCHEMA_ENTRY(table, lower, T, LIST, file, what, name) \
+	[table] = {file, what, sizeof(T), lower##_cols, N(lower##_cols)},
+#define REPORT_ENTRY(table, lower, T, LIST, file, what, name) \
+	[table] = REPORT_SCHEMA("catalog_" name, lower##_fields),
+#define NAME_ENTRY(table, lower, T, LIST, file, what, name) [table] = name,
+static const struct cat_schema schemas[CAT_NTABLES] = {TABLES(SCHEMA_ENTRY)};
+static const struct report_schema row_schemas[CAT_NTABLES] = {TABLES(REPORT_ENTRY)};
+static const char *const names[CAT_NTABLES] = {TABLES(NAME_ENTRY)};
 
 const struct cat_schema *catalog_schema(enum cat_table t)
 {
@@ -184,10 +259,52 @@ const struct cat_schema *catalog_schema(enum cat_table t)
 
 int catalog_table_from_name(const char *name)
 {
-	static const char *names[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility", "parts"};
 	int i;
 	for (i = 0; i < CAT_NTABLES; i++)
 		if (!strcmp(name, names[i]))
 			return i;
 	return -1;
+}
+
+const char *catalog_table_name(enum cat_table t)
+{
+	return (unsigned)t < CAT_NTABLES ? names[t] : NULL;
+}
+
+const struct cat_column *catalog_column(enum cat_table t, const char *name)
+{
+	const struct cat_schema *s = &schemas[t];
+	size_t i;
+	for (i = 0; i < s->ncols; i++)
+		if (!strcmp(s->cols[i].name, name))
+			return &s->cols[i];
+	return NULL;
+}
+
+const char *cat_cell_text(const struct cat_column *c, const void *row)
+{
+	return c->type == CAT_COL_TEXT ? *(char *const *)((const char *)row + c->offset) : NULL;
+}
+
+double cat_cell_num(const struct cat_column *c, const void *row)
+{
+	return c->type == CAT_COL_NUM ? *(const double *)((const char *)row + c->offset) : NAN;
+}
+
+const struct report_schema *catalog_row_schema(enum cat_table t)
+{
+	return &row_schemas[t];
+}
+
+void catalog_row_report(enum cat_table t, const void *row, struct report_row *out)
+{
+	const struct cat_schema *s = &schemas[t];
+	const struct cat_row *r = row;
+	size_t i;
+	for (i = 0; i < s->ncols; i++)
+		if (s->cols[i].type == CAT_COL_TEXT)
+			report_set_text(out, i, cat_cell_text(&s->cols[i], row));
+		else
+			report_set_num(out, i, cat_cell_num(&s->cols[i], row));
+	report_set_text(out, i, report_printf(out, "%s:%d", r->origin, r->line));
 }

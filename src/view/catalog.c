@@ -1,0 +1,310 @@
+/*
+ * catalog's listings and `show` (view/catalog.h).  CSV, JSON and show
+ * walk a table's columns (catalog/schema.c); the human table shows the
+ * columns of a layout, one line per column below, read by name from the
+ * same schema.
+ */
+#include "view/catalog.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "catalog/fields.h"
+#include "report/field.h"
+#include "report/fmt.h"
+#include "util/strbuf.h"
+
+enum cell_kind {
+	CELL_TEXT,     /* the text; "-" when empty */
+	CELL_NUM,      /* the number / scale, with `decimals` decimals; "-" when empty */
+	CELL_G,        /* the number as %g */
+	CELL_COUNT_OF, /* "8x h100-sxm5-80gb": col counts col2's key; the key alone without a count */
+	CELL_PER,      /* col / col2, with `decimals` decimals */
+	CELL_PEAK,     /* a dense peak; --precision shows its own in the first of these instead */
+};
+
+struct list_col {
+	const char *head;
+	enum table_align align;
+	enum cell_kind kind;
+	const char *col, *col2; /* columns of the table's schema */
+	int decimals;
+	double scale; /* CELL_NUM: the value is divided by it (0: 1) */
+};
+
+static const struct list_col gpu_list[] = {
+	{"gpu", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"GiB", ALIGN_RIGHT, CELL_NUM, "memory_gib", NULL, 0, 0},
+	{"TB/s", ALIGN_RIGHT, CELL_NUM, "mem_bw_gbps", NULL, 2, 1000},
+	{"bf16", ALIGN_RIGHT, CELL_PEAK, "bf16_tflops", NULL, 0, 0},
+	{"fp8", ALIGN_RIGHT, CELL_PEAK, "fp8_tflops", NULL, 0, 0},
+	{"TDP W", ALIGN_RIGHT, CELL_NUM, "tdp_w", NULL, 0, 0},
+	{"link GB/s", ALIGN_RIGHT, CELL_NUM, "gpu_link_gbps", NULL, 0, 0},
+	{"eco", ALIGN_LEFT, CELL_TEXT, "ecosystem", NULL, 0, 0},
+	{"USD", ALIGN_RIGHT, CELL_NUM, "price_usd", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+static const struct list_col link_list[] = {
+	{"link", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"kind", ALIGN_LEFT, CELL_TEXT, "kind", NULL, 0, 0},
+	{"GB/s/dir", ALIGN_RIGHT, CELL_NUM, "bw_gbps_per_dir", NULL, 1, 0},
+	{"lat us", ALIGN_RIGHT, CELL_NUM, "latency_us", NULL, 2, 0},
+	{"name", ALIGN_LEFT, CELL_TEXT, "name", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+static const struct list_col server_list[] = {
+	{"server", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"GPUs", ALIGN_LEFT, CELL_COUNT_OF, "gpu_count", "gpu", 0, 0},
+	{"GPU link", ALIGN_LEFT, CELL_TEXT, "gpu_link", NULL, 0, 0},
+	{"NICs", ALIGN_LEFT, CELL_COUNT_OF, "nic_count", "nic", 0, 0},
+	{"kW", ALIGN_RIGHT, CELL_NUM, "power_kw", NULL, 1, 0},
+	{"U", ALIGN_RIGHT, CELL_NUM, "rack_units", NULL, 0, 0},
+	{"USD", ALIGN_RIGHT, CELL_NUM, "price_usd", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+static const struct list_col cpu_list[] = {
+	{"cpu", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"cores", ALIGN_RIGHT, CELL_NUM, "cores", NULL, 0, 0},
+	{"mem ch", ALIGN_RIGHT, CELL_NUM, "mem_channels", NULL, 0, 0},
+	{"mem GB/s", ALIGN_RIGHT, CELL_NUM, "mem_bw_gbps", NULL, 1, 0},
+	{"PCIe", ALIGN_RIGHT, CELL_NUM, "pcie_lanes", NULL, 0, 0},
+	{"TDP W", ALIGN_RIGHT, CELL_NUM, "tdp_w", NULL, 0, 0},
+	{"name", ALIGN_LEFT, CELL_TEXT, "name", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+static const struct list_col cloud_list[] = {
+	{"instance", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"provider", ALIGN_LEFT, CELL_TEXT, "provider", NULL, 0, 0},
+	{"GPUs", ALIGN_LEFT, CELL_COUNT_OF, "gpu_count", "gpu", 0, 0},
+	{"USD/h", ALIGN_RIGHT, CELL_NUM, "usd_per_hour", NULL, 2, 0},
+	{"USD/GPU-h", ALIGN_RIGHT, CELL_PER, "usd_per_hour", "gpu_count", 2, 0},
+	{"as of", ALIGN_LEFT, CELL_TEXT, "as_of", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+static const struct list_col facility_list[] = {
+	{"key", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"value", ALIGN_RIGHT, CELL_G, "value", NULL, 0, 0},
+	{"unit", ALIGN_LEFT, CELL_TEXT, "unit", NULL, 0, 0},
+	{"source", ALIGN_LEFT, CELL_TEXT, "source", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+static const struct list_col part_list[] = {
+	{"part", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"kind", ALIGN_LEFT, CELL_TEXT, "kind", NULL, 0, 0},
+	{"link", ALIGN_LEFT, CELL_TEXT, "link", NULL, 0, 0},
+	{"ports", ALIGN_RIGHT, CELL_NUM, "ports", NULL, 0, 0},
+	{"Gb/s", ALIGN_RIGHT, CELL_NUM, "port_gbps", NULL, 0, 0},
+	{"W", ALIGN_RIGHT, CELL_NUM, "power_w", NULL, 0, 0},
+	{"USD", ALIGN_RIGHT, CELL_NUM, "price_usd", NULL, 0, 0},
+	{"as of", ALIGN_LEFT, CELL_TEXT, "as_of", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+
+static const struct list_col *const layouts[CAT_NTABLES] = {
+	[CAT_GPUS] = gpu_list,   [CAT_LINKS] = link_list,   [CAT_SERVERS] = server_list,
+	[CAT_CPUS] = cpu_list,   [CAT_CLOUDS] = cloud_list, [CAT_FACILITY] = facility_list,
+	[CAT_PARTS] = part_list,
+};
+
+static void print_json(FILE *out, json_t *v)
+{
+	/* report_json_print()'s form, to out */
+	json_dumpf(v, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+}
+
+static json_t *row_json(enum cat_table t, const void *row)
+{
+	struct report_row *r = report_row_new(catalog_row_schema(t));
+	json_t *o;
+	catalog_row_report(t, row, r);
+	o = report_row_json(r);
+	report_row_free(r);
+	return o;
+}
+
+/* A cell in full: numbers to ten figures, "-" when empty. */
+static const char *cell_text(const struct cat_column *c, const void *row, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	if (c->type == CAT_COL_TEXT)
+		strbuf_addstr(sb, cat_cell_text(c, row) ? cat_cell_text(c, row) : "-");
+	else if (isnan(cat_cell_num(c, row)))
+		strbuf_addstr(sb, "-");
+	else
+		strbuf_addf(sb, "%.10g", cat_cell_num(c, row));
+	return strbuf_str(sb);
+}
+
+/* The value of a column of a row by name, NaN or NULL when empty. */
+static double num_of(enum cat_table t, const void *row, const char *col)
+{
+	return cat_cell_num(catalog_column(t, col), row);
+}
+
+static const char *text_of(enum cat_table t, const void *row, const char *col)
+{
+	return cat_cell_text(catalog_column(t, col), row);
+}
+
+static void human_cell(struct table *tb, enum cat_table t, const struct list_col *c, const void *row,
+		       const char *precision)
+{
+	char b[FMT_LEN];
+	const char *key;
+	double v;
+	switch (c->kind) {
+	case CELL_TEXT:
+		table_cell(tb, text_of(t, row, c->col));
+		return;
+	case CELL_G:
+		table_cellf(tb, "%g", num_of(t, row, c->col));
+		return;
+	case CELL_COUNT_OF:
+		key = text_of(t, row, c->col2);
+		v = num_of(t, row, c->col);
+		if (key && !isnan(v))
+			table_cellf(tb, "%gx %s", v, key);
+		else
+			table_cell(tb, key);
+		return;
+	case CELL_PER:
+		v = num_of(t, row, c->col) / num_of(t, row, c->col2);
+		break;
+	case CELL_PEAK:
+		if (precision) {
+			table_cell(tb, fmt_num(cat_gpu_peak_tflops(row, precision), 1, b, sizeof(b)));
+			return;
+		}
+		v = num_of(t, row, c->col);
+		break;
+	case CELL_NUM:
+	default:
+		v = num_of(t, row, c->col) / (c->scale > 0 ? c->scale : 1);
+		break;
+	}
+	table_cell(tb, fmt_num(v, c->decimals, b, sizeof(b)));
+}
+
+/* Whether a layout column is shown: --precision puts one peak where bf16 and fp8 were. */
+static int shown(const struct list_col *layout, const struct list_col *c, const char *precision)
+{
+	return c->kind != CELL_PEAK || !precision || c == layout || c[-1].kind != CELL_PEAK;
+}
+
+static void human_table(struct table *tb, enum cat_table t, const void *const *rows, size_t n,
+			const char *precision)
+{
+	const struct list_col *layout = layouts[t], *c;
+	size_t i;
+	for (c = layout; c->head; c++)
+		if (shown(layout, c, precision))
+			table_column(tb, c->kind == CELL_PEAK && precision ? precision : c->head, c->align);
+	for (i = 0; i < n; i++) {
+		table_row(tb);
+		for (c = layout; c->head; c++)
+			if (shown(layout, c, precision))
+				human_cell(tb, t, c, rows[i], precision);
+	}
+}
+
+void view_catalog_list(FILE *out, enum cat_table t, const void *const *rows, size_t n, enum output_format fmt,
+		       const char *precision)
+{
+	const struct cat_schema *s = catalog_schema(t);
+	struct strbuf sb = STRBUF_INIT;
+	struct table *tb;
+	size_t i, k;
+
+	if (fmt == FORMAT_JSON) {
+		json_t *arr = json_array();
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, row_json(t, rows[i]));
+		print_json(out, arr);
+		json_decref(arr);
+		return;
+	}
+	tb = table_new();
+	if (fmt == FORMAT_CSV) {
+		for (k = 0; k < s->ncols; k++)
+			table_column(tb, s->cols[k].name, ALIGN_LEFT);
+		for (i = 0; i < n; i++) {
+			table_row(tb);
+			for (k = 0; k < s->ncols; k++)
+				table_cell(tb, cell_text(&s->cols[k], rows[i], &sb));
+		}
+		table_print_csv(tb, out);
+	} else if (!n) {
+		fprintf(out, "no %s rows match the filters\n", catalog_table_name(t));
+	} else {
+		human_table(tb, t, rows, n, precision);
+		table_print(tb, out, 0);
+	}
+	table_free(tb);
+	strbuf_release(&sb);
+}
+
+/* "name                value..." with the value wrapped at 80 columns. */
+static void print_wrapped(FILE *out, const char *name, const char *value)
+{
+	const int indent = 20, width = 80 - indent;
+	const char *p = value;
+	int first = 1;
+	do {
+		int len = (int)strlen(p), cut = len;
+		if (len > width) {
+			cut = width;
+			while (cut > width / 2 && p[cut] != ' ')
+				cut--;
+			if (p[cut] != ' ')
+				cut = width;
+		}
+		fprintf(out, "%-*s%.*s\n", indent, first ? name : "", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		first = 0;
+	} while (*p);
+}
+
+void view_catalog_show(FILE *out, enum cat_table t, const void *row, enum output_format fmt)
+{
+	const struct cat_schema *s = catalog_schema(t);
+	const struct cat_row *r = row;
+	struct strbuf sb = STRBUF_INIT;
+	struct table *tb;
+	size_t k;
+
+	if (fmt == FORMAT_JSON) {
+		json_t *o = row_json(t, row);
+		json_object_set_new(o, "table", json_string(catalog_table_name(t)));
+		print_json(out, o);
+		json_decref(o);
+	} else if (fmt == FORMAT_CSV) {
+		tb = table_new();
+		table_column(tb, "field", ALIGN_LEFT);
+		table_column(tb, "value", ALIGN_LEFT);
+		table_column(tb, "unit", ALIGN_LEFT);
+		for (k = 0; k < s->ncols; k++) {
+			table_row(tb);
+			table_cell(tb, s->cols[k].name);
+			table_cell(tb, cell_text(&s->cols[k], row, &sb));
+			table_cell(tb, s->cols[k].unit ? s->cols[k].unit : "");
+		}
+		table_print_csv(tb, out);
+		table_free(tb);
+	} else {
+		/* field and value, long values wrapped under the value column */
+		for (k = 0; k < s->ncols; k++) {
+			cell_text(&s->cols[k], row, &sb);
+			if (s->cols[k].unit && strcmp(strbuf_str(&sb), "-"))
+				strbuf_addf(&sb, " %s", s->cols[k].unit);
+			print_wrapped(out, s->cols[k].name, strbuf_str(&sb));
+		}
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "%s:%d", r->origin, r->line);
+		print_wrapped(out, "origin", strbuf_str(&sb));
+	}
+	strbuf_release(&sb);
+}

@@ -1,0 +1,26 @@
+/*
+ * What `gpuscope catalog` prints: a table's rows as a human table (the
+ * columns a person compares, per table), as CSV or JSON with every column
+ * (catalog/schema.c, catalog/fields.h), and one row of any table field by
+ * field.  Each function writes to `out` and keeps nothing; none exits.
+ */
+#ifndef GPUSCOPE_VIEW_CATALOG_H
+#define GPUSCOPE_VIEW_CATALOG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "catalog/catalog.h"
+#include "report/table.h"
+
+/*
+ * The rows of table t (already filtered), in fmt.  precision: show that
+ * precision's peak (cat_gpu_peak_tflops()) in the gpus table instead of
+ * bf16 and fp8; NULL for those two.  No rows prints a line saying so.
+ */
+void view_catalog_list(FILE *out, enum cat_table t, const void *const *rows, size_t n, enum output_format fmt,
+		       const char *precision);
+/* Every field of one row of table t with its unit and origin (JSON adds the table's name). */
+void view_catalog_show(FILE *out, enum cat_table t, const void *row, enum output_format fmt);
+
+#endif
