@@ -159,13 +159,36 @@ static void test_listings(void **state)
 	catalog_free(c);
 }
 
+/* A server row without a GPU count lists its GPU's key, not "nanx KEY". */
+static void test_listing_without_count(void **state)
+{
+	static const char csv[] = "key,name,gpu,power_kw,source,as_of\nbox,Box,a100-sxm4-80gb,6.5,lab,2026-01\n";
+	struct catalog *c = catalog_new();
+	struct diag err;
+	char line[4096], row[4096];
+	FILE *f = tmpfile();
+	const void *rows[1];
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(catalog_load_buffer(c, CAT_SERVERS, "servers.csv", csv, sizeof(csv) - 1, &err), 1);
+	rows[0] = catalog_row(c, CAT_SERVERS, 0);
+	view_catalog_list(f, CAT_SERVERS, rows, 1, FORMAT_HUMAN, NULL);
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_non_null(fgets(row, sizeof(row), f));
+	fclose(f);
+	assert_non_null(strstr(row, " a100-sxm4-80gb "));
+	assert_null(strstr(row, "nan"));
+	catalog_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_row_schemas),
-		cmocka_unit_test(test_row_json),
-		cmocka_unit_test(test_filters_and_lookup),
-		cmocka_unit_test(test_listings),
+		cmocka_unit_test(test_row_schemas),           cmocka_unit_test(test_row_json),
+		cmocka_unit_test(test_filters_and_lookup),    cmocka_unit_test(test_listings),
+		cmocka_unit_test(test_listing_without_count),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
