@@ -1,0 +1,336 @@
+/*
+ * The field tables of plan's results (report/field.h): each field of a
+ * choice, of the workload, request and search lines, of the closest fit and
+ * of the explanation is declared once here, and report/ writes the JSON
+ * objects, the CSV rows and the field lists of docs/plan.md from them.
+ * Names are the JSON keys and CSV columns: part of the interface, never
+ * renamed.  Numbers are in base units: seconds, bytes, USD, GB/s a
+ * direction, fractions 0-1 unless the unit says "%".
+ */
+#include "plan/fields.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "model/serving.h"
+
+/* Longest `gpuscope estimate` line a choice prints (plan_estimate_args()). */
+#define ARGS_LEN 2048
+/* The layout code and the network name are short: "t2p4v2d8e8 z1 rs oo m2 fp8", a link key. */
+#define NAME_LEN 96
+
+/* The schema NAME of the fields FIELDS, and plan_FN_schema() that returns it. */
+#define PLAN_SCHEMA(fn, name, FIELDS) \
+	static const struct report_field fn##_fields[] = {FIELDS(REPORT_FIELD_DECL)}; \
+	static const struct report_schema fn##_schema = REPORT_SCHEMA(name, fn##_fields); \
+	const struct report_schema *plan_##fn##_schema(void) \
+	{ \
+		return &fn##_schema; \
+	}
+
+/* ---- a choice: the rows of "ranked", "front", "all" and of the CSV ---- */
+
+/*
+ * Context of the expressions: p, c (the choice), hw (its hardware), g (its
+ * layout), m (memory), t (step time terms), q (inference: the queue of its
+ * replicas), llm (q holds a transformer's queue), reps (replicas, at least 1).
+ */
+#define PLAN_CHOICE_FIELDS(F) \
+	F(rank, INT, NULL, "place in the ranked list, 1-based; 0 when not listed", (double)plan_rank_of(p, c)) \
+	F(hardware, TEXT, NULL, "catalog server or instance key, or GPU/N/LINK for a generic build", hw->key) \
+	F(hardware_kind, TEXT, NULL, "server, cloud or generic", hw_kinds[hw->kind]) \
+	F(label, TEXT, NULL, "the short name of the tables", hw->label) \
+	F(gpu, TEXT, NULL, "GPU key", hw->gpu->row.key) \
+	F(nodes, INT, NULL, "servers", c->nodes) \
+	F(gpus_per_node, INT, NULL, "GPUs at work in each server", hw->gpus_per_node) \
+	F(gpus, INT, NULL, "GPUs at work in all (inference: all replicas)", c->gpus) \
+	F(spare_gpus, INT, NULL, "GPUs bought but held as hot spares (nodes x the node's spares)", \
+	  (double)c->nodes * hw->spare_per_node) \
+	F(intra_link, TEXT, NULL, "link inside a node: none, pcie, nvlink, nvswitch", model_link_name(g->intra_kind)) \
+	F(intra_gbps, NUM, "GB/s", "bandwidth of the link inside a node, a direction per GPU", g->intra_gbps) \
+	F(network, TEXT, NULL, "scale-out fabric: none, a catalog link key, or the node's own", \
+	  plan_network_name(p, c, report_scratch(row, NAME_LEN), NAME_LEN)) \
+	F(inter_gbps_per_gpu, NUM, "GB/s", "bandwidth of the scale-out fabric, a direction per GPU", g->inter_gbps_per_gpu) \
+	F(architecture, TEXT, NULL, "the decision-tree branch", plan_arch_name(plan_arch_of(p, c))) \
+	F(layout, TEXT, NULL, "the layout code: t2p4v2d8 z1 rf m2 fp8 (see Output)", \
+	  plan_layout_code(g, report_scratch(row, NAME_LEN), NAME_LEN)) \
+	F(precision, TEXT, NULL, "number format of the layout", model_precision_name(g->precision)) \
+	F(tp, INT, NULL, "tensor-parallel degree", g->tp) \
+	F(pp, INT, NULL, "pipeline-parallel degree", g->pp) \
+	F(vpp, INT, NULL, "virtual pipeline stages per GPU", g->vpp) \
+	F(dp, INT, NULL, "data-parallel degree", g->dp) \
+	F(ep, INT, NULL, "expert-parallel degree", g->ep) \
+	F(zero, INT, NULL, "ZeRO stage", g->zero) \
+	F(recompute, TEXT, NULL, "activation recompute mode", model_recompute_name(g->recompute)) \
+	F(seq_parallel, BOOL, NULL, "sequence parallelism with tensor parallelism", g->seq_parallel) \
+	F(micro_batch, INT, NULL, "samples per micro-batch", g->micro_batch) \
+	F(global_batch, INT, NULL, "samples per optimizer step", g->global_batch) \
+	F(loader, TEXT, NULL, "data loader", model_loader_name(g->loader)) \
+	F(batch, INT, NULL, "inference: requests a replica runs at once (0 for training)", \
+	  g->task == MODEL_TASK_INFER ? g->batch : 0) \
+	F(replicas, INT, NULL, "inference: copies of the model serving the rate", c->replicas) \
+	F(memory_total_bytes, NUM, "bytes", "memory per GPU; the memory terms sum to it", m->total_bytes) \
+	F(memory_capacity_bytes, NUM, "bytes", "usable memory of the GPU", m->capacity_bytes) \
+	F(memory_pct, NUM, "%", "memory per GPU in % of the usable capacity", 100 * m->total_bytes / m->capacity_bytes) \
+	F(weights_bytes, NUM, "bytes", "memory term: weights (docs/model.md)", m->weights_bytes) \
+	F(gradients_bytes, NUM, "bytes", "memory term: gradients", m->gradients_bytes) \
+	F(optimizer_bytes, NUM, "bytes", "memory term: optimizer state", m->optimizer_bytes) \
+	F(activations_bytes, NUM, "bytes", "memory term: activations", m->activations_bytes) \
+	F(logits_bytes, NUM, "bytes", "memory term: logits", m->logits_bytes) \
+	F(lora_bytes, NUM, "bytes", "memory term: LoRA adapters and their state", m->lora_bytes) \
+	F(kv_cache_bytes, NUM, "bytes", "memory term: KV cache", m->kv_cache_bytes) \
+	F(buffers_bytes, NUM, "bytes", "memory term: communication and work buffers", m->buffers_bytes) \
+	F(reserve_bytes, NUM, "bytes", "memory term: allocator reserve", m->reserve_bytes) \
+	F(context_bytes, NUM, "bytes", "memory term: CUDA context", m->context_bytes) \
+	F(microbatches_in_flight, INT, NULL, "micro-batches whose activations the first pipeline stage holds", \
+	  m->microbatches_in_flight) \
+	F(step_s, NUM, "s", "one optimizer step (inference: one request batch)", t->step_s) \
+	F(compute_s, NUM, "s", "compute term of the step", t->compute_s) \
+	F(gemm_s, NUM, "s", "compute term: matrix multiplications", t->gemm_s) \
+	F(attention_s, NUM, "s", "compute term: attention", t->attention_s) \
+	F(memory_bound_s, NUM, "s", "compute term: memory-bound kernels", t->memory_bound_s) \
+	F(recompute_s, NUM, "s", "compute term: activation recompute", t->recompute_s) \
+	F(optimizer_s, NUM, "s", "compute term: the optimizer update", t->optimizer_s) \
+	F(tp_comm_s, NUM, "s", "exposed tensor-parallel communication", t->tp_comm_s) \
+	F(ep_comm_s, NUM, "s", "exposed expert-parallel all-to-all", t->ep_comm_s) \
+	F(pp_bubble_s, NUM, "s", "pipeline bubble", t->pp_bubble_s) \
+	F(pp_p2p_s, NUM, "s", "exposed pipeline sends and receives", t->pp_p2p_s) \
+	F(dp_comm_s, NUM, "s", "exposed gradient collective", t->dp_comm_s) \
+	F(dp_comm_total_s, NUM, "s", "the whole gradient collective, hidden or not", t->dp_comm_total_s) \
+	F(zero_comm_s, NUM, "s", "exposed ZeRO parameter gathers", t->zero_comm_s) \
+	F(data_s, NUM, "s", "exposed data loading", t->data_s) \
+	F(overhead_s, NUM, "s", "launch and framework overhead", t->overhead_s) \
+	F(tokens_per_s, NUM, "tokens/s", "throughput of the whole job (inference: all replicas)", \
+	  c->res.tokens_per_s * reps) \
+	F(samples_per_s, NUM, "samples/s", "throughput of the whole job (inference: all replicas)", \
+	  c->res.samples_per_s * reps) \
+	F(mfu, NUM, "fraction", "model FLOPs utilisation", c->res.mfu) \
+	F(mfu_tflops_per_gpu, NUM, "TFLOP/s", "achieved model TFLOP/s per GPU", c->res.mfu_tflops_per_gpu) \
+	F(hfu_tflops_per_gpu, NUM, "TFLOP/s", "achieved hardware TFLOP/s per GPU (recompute included)", \
+	  c->res.hfu_tflops_per_gpu) \
+	F(peak_tflops, NUM, "TFLOP/s", "dense peak of the GPU at the precision", c->res.peak_tflops) \
+	F(latency_s, NUM, "s", "inference: one request's latency (0 for training)", c->latency_s) \
+	F(ttft_p99_s, NUM, "s", \
+	  "inference of a transformer: p99 time to first token of a replica at its share of --rate, the wait " \
+	  "for a free batch slot included (Erlang C); null otherwise", llm ? q.ttft_p99_s : NAN) \
+	F(tpot_s, NUM, "s", \
+	  "inference of a transformer: time per output token (one decode step of the batch, the figure " \
+	  "--tpot-target is held to); null otherwise", llm ? c->res.infer.decode_token_s : NAN) \
+	F(utilisation, NUM, "fraction", \
+	  "inference: share of the replicas' batch slots the rate keeps busy, rate x request time / " \
+	  "(replicas x batch); null for training", infer ? q.utilisation : NAN) \
+	F(time_to_finish_s, NUM, "s", \
+	  "the run: train_steps steps, checkpoints and interruptions added (inference: 0)", \
+	  infer ? 0 : c->hours * 3600) \
+	F(train_steps, NUM, NULL, "optimizer steps of the run, whole and at least one (inference: 0)", \
+	  infer ? 0 : c->res.train_steps) \
+	F(hours, NUM, "h", "the run's wall time (inference: 1)", c->hours) \
+	F(cost_usd, NUM, "USD", "cost of the run (inference: per hour)", c->cost_usd) \
+	F(usd_per_gpu_hour, NUM, "USD", "the rate per GPU-hour", hw->cost.usd_per_gpu_hour) \
+	F(cost_basis, TEXT, NULL, "owned or rented", hw->cost.kind == COST_OWNED ? "owned" : "rented") \
+	F(energy_kwh, NUM, "kWh", "GPU energy of the run (inference: per hour)", c->energy_kwh) \
+	F(gpu_power_w, NUM, "W", "average GPU draw", c->res.power_w) \
+	F(power_kw, NUM, "kW", "full-load power of the servers", c->power_kw) \
+	F(score, NUM, NULL, "the objective's value (lower is better)", c->score) \
+	F(on_front, BOOL, NULL, "on the Pareto front of time against cost", plan_on_front(p, c)) \
+	F(meets_constraints, BOOL, NULL, "meets every constraint", !c->violates) \
+	F(violates, TEXT, NULL, "the constraints it breaks: deadline, budget, power, joined by ;", \
+	  violation_names[c->violates & 7u]) \
+	F(miss, NUM, NULL, "the largest value/limit over the constraints (<= 1: met)", c->miss) \
+	F(fabric_best_step_s, NUM, "s", "generic builds on several nodes: the fastest fabric's step time (0 otherwise)", \
+	  c->fabric_best_step_s) \
+	F(capex_usd, NUM, "USD", "the bill of materials' total (null when rented)", c->has_bom ? c->bom.capex_usd : NAN) \
+	F(goodput, NUM, "fraction", "the fraction of the wall time that trains (1 for inference)", c->gp.goodput) \
+	F(ideal_hours, NUM, "h", "the model's time to train with nothing lost", c->gp.ideal_hours) \
+	F(checkpoint_bytes, NUM, "bytes", "one checkpoint: weights and optimizer state", c->gp.ckpt_bytes) \
+	F(checkpoint_write_s, NUM, "s", "one checkpoint's write", c->gp.ckpt_write_s) \
+	F(checkpoint_every_s, NUM, "s", "interval between checkpoints", c->gp.ckpt_every_s) \
+	F(checkpoint_hours, NUM, "h", "hours spent writing checkpoints", c->gp.ckpt_hours) \
+	F(interruptions, NUM, NULL, "expected interruptions over the run", c->gp.interruptions) \
+	F(interruption_hours, NUM, "h", "hours the interruptions cost: restarts and recomputed work", c->gp.fail_hours) \
+	F(estimate_args, TEXT, NULL, \
+	  "the arguments of gpuscope estimate that time this configuration alone (add --tokens for its time to train)", \
+	  plan_estimate_args(p, c, report_scratch(row, ARGS_LEN), ARGS_LEN))
+
+static const char *const hw_kinds[] = {"server", "cloud", "generic"};
+/* PLAN_VIOL_DEADLINE, _BUDGET and _POWER as bits 0-2 */
+static const char *const violation_names[8] = {
+	"", "deadline", "budget", "deadline;budget", "power", "deadline;power", "budget;power",
+	"deadline;budget;power",
+};
+
+PLAN_SCHEMA(choice, "plan", PLAN_CHOICE_FIELDS)
+
+long plan_rank_of(const struct plan *p, const struct plan_choice *c)
+{
+	size_t r;
+	for (r = 0; r < plan_nranked(p); r++)
+		if (plan_ranked(p, r) == c)
+			return (long)r + 1;
+	return 0;
+}
+
+void plan_choice_row(const struct plan *p, const struct plan_choice *c, struct report_row *row)
+{
+	size_t nhw, i = 0;
+	const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
+	const struct model_config *g = &c->cfg;
+	const struct model_memory *m = &c->res.mem;
+	const struct model_time *t = &c->res.time;
+	struct model_queue q;
+	int llm = !plan_queue_of(p, c, &q) && plan_request_of(p)->w->kind == WORKLOAD_TRANSFORMER;
+	int infer = g->task == MODEL_TASK_INFER;
+	double reps = c->replicas > 1 ? c->replicas : 1;
+
+	report_row_clear(row);
+	PLAN_CHOICE_FIELDS(REPORT_FIELD_SET)
+}
+
+/* ---- the workload, the request and the search ---- */
+
+#define PLAN_WORKLOAD_FIELDS(F) \
+	F(name, TEXT, NULL, "the model's name", w->name) \
+	F(kind, TEXT, NULL, "transformer or per-sample", w->kind == WORKLOAD_TRANSFORMER ? "transformer" : "per-sample") \
+	F(params, NUM, NULL, "parameters", w->params) \
+	F(task, TEXT, NULL, "pretrain, finetune, lora, qlora or infer", model_task_name(req->base.task)) \
+	F(seq_len, INT, NULL, "tokens per sample", b->seq_len) \
+	F(global_batch, INT, NULL, "samples per optimizer step the search used (0 for inference)", \
+	  plan_global_batch(p)) \
+	F(train_tokens, NUM, NULL, "tokens to train on (0: counted in samples)", b->train_tokens) \
+	F(train_samples, NUM, NULL, "samples per epoch", b->train_samples) \
+	F(epochs, NUM, NULL, "epochs over the samples", b->epochs)
+
+PLAN_SCHEMA(workload, "plan-workload", PLAN_WORKLOAD_FIELDS)
+
+void plan_workload_row(const struct plan *p, struct report_row *row)
+{
+	const struct plan_request *req = plan_request_of(p);
+	const struct workload *w = req->w;
+	const struct model_config *b = plan_base(p);
+	size_t i = 0;
+	report_row_clear(row);
+	PLAN_WORKLOAD_FIELDS(REPORT_FIELD_SET)
+}
+
+/* The JSON adds "precisions" and "gpus", lists of names, after max_gpus. */
+#define PLAN_REQUEST_FIELDS(F) \
+	F(objective, TEXT, NULL, "time, cost, energy, balanced or capex", plan_objective_name(req->objective)) \
+	F(buy, TEXT, NULL, "onprem or cloud", req->buy == PLAN_BUY_CLOUD ? "cloud" : "onprem") \
+	F(provider, TEXT, NULL, "the cloud provider asked for; null: any", req->provider) \
+	F(max_gpus, INT, NULL, "largest GPU count searched", req->max_gpus) \
+	F(ecosystem, TEXT, NULL, "cuda, rocm, synapseai, oneapi or any", req->ecosystem ? req->ecosystem : "any") \
+	F(deadline_s, NUM, "s", "time to finish (inference: latency target); null when not given", \
+	  req->deadline_s > 0 ? req->deadline_s : NAN) \
+	F(budget_usd, NUM, "USD", "budget of the run (inference: per hour); null when not given", \
+	  req->budget_usd > 0 ? req->budget_usd : NAN) \
+	F(power_kw, NUM, "kW", "full-load power limit of all servers; null when not given", \
+	  req->power_kw > 0 ? req->power_kw : NAN) \
+	F(rate_per_s, NUM, "requests/s", "inference: requests per second to serve; null for training", \
+	  req->base.task != MODEL_TASK_INFER ? NAN : req->rate_per_s > 0 ? req->rate_per_s : 1)
+
+PLAN_SCHEMA(request, "plan-request", PLAN_REQUEST_FIELDS)
+
+void plan_request_row(const struct plan *p, struct report_row *row)
+{
+	const struct plan_request *req = plan_request_of(p);
+	size_t i = 0;
+	report_row_clear(row);
+	PLAN_REQUEST_FIELDS(REPORT_FIELD_SET)
+}
+
+/* The JSON adds "fabrics", the catalog keys of the fabrics searched, after hardware_options. */
+#define PLAN_SEARCH_FIELDS(F) \
+	F(hardware_options, INT, NULL, "kinds of node searched", (double)nhw) \
+	F(slots, INT, NULL, "(hardware option, node count) pairs", (double)nall) \
+	F(items, INT, NULL, "(GPU, count, precision) work items", (double)st->items) \
+	F(layouts, INT, NULL, "layouts in the search space, summed over items", (double)st->layouts) \
+	F(configurations, INT, NULL, "configurations decided: layouts x hardware x count x fabric", \
+	  (double)st->configs) \
+	F(memory_calls, INT, NULL, "memory model calls", (double)st->memory_calls) \
+	F(estimate_calls, INT, NULL, "time model calls (and latency searches)", (double)st->estimate_calls) \
+	F(bound_calls, INT, NULL, "of those, on ideal links for the lower bounds", (double)st->bound_calls) \
+	F(threads, INT, NULL, "search threads", st->threads) \
+	F(wall_s, NUM, "s", "search wall time", st->wall_s)
+
+PLAN_SCHEMA(search, "plan-search", PLAN_SEARCH_FIELDS)
+
+void plan_search_row(const struct plan *p, struct report_row *row)
+{
+	const struct plan_stats *st = plan_stats(p);
+	size_t nhw, nall, i = 0;
+	plan_hw(p, &nhw);
+	plan_all(p, &nall);
+	report_row_clear(row);
+	PLAN_SEARCH_FIELDS(REPORT_FIELD_SET)
+}
+
+#define PLAN_CLOSEST_FIT_FIELDS(F) \
+	F(hardware, TEXT, NULL, "hardware key of the choice that needs the least memory per GPU", hw[c->hw].key) \
+	F(gpus, INT, NULL, "its GPUs", c->gpus) \
+	F(min_bytes, NUM, "bytes", "the least memory per GPU any of its layouts needs", c->min_bytes)
+
+PLAN_SCHEMA(closest_fit, "plan-closest-fit", PLAN_CLOSEST_FIT_FIELDS)
+
+void plan_closest_fit_row(const struct plan *p, const struct plan_choice *c, struct report_row *row)
+{
+	size_t nhw, i = 0;
+	const struct plan_hw *hw = plan_hw(p, &nhw);
+	report_row_clear(row);
+	PLAN_CLOSEST_FIT_FIELDS(REPORT_FIELD_SET)
+}
+
+/* ---- the explanation of the first choice ---- */
+
+/* The JSON adds the lists "alternatives" and "optimisations" at the end. */
+#define PLAN_EXPLANATION_FIELDS(F) \
+	F(architecture, TEXT, NULL, "the decision-tree branch", plan_arch_name(ex->arch)) \
+	F(architecture_text, TEXT, NULL, "which branch, and why", ex->arch_text) \
+	F(sizing, TEXT, NULL, "what decides the size: memory, deadline, cost", ex->sizing) \
+	F(compute_share, NUM, "fraction", "compute's share of the step", ex->compute_share) \
+	F(comm_share, NUM, "fraction", "exposed communication's share of the step", ex->comm_share) \
+	F(bubble_share, NUM, "fraction", "the pipeline bubble's share of the step", ex->bubble_share) \
+	F(data_share, NUM, "fraction", "exposed data loading's share of the step", ex->data_share) \
+	F(other_share, NUM, "fraction", "optimizer and overhead's share of the step", ex->other_share)
+
+PLAN_SCHEMA(explanation, "plan-explanation", PLAN_EXPLANATION_FIELDS)
+
+void plan_explanation_row(const struct plan_explanation *ex, struct report_row *row)
+{
+	size_t i = 0;
+	report_row_clear(row);
+	PLAN_EXPLANATION_FIELDS(REPORT_FIELD_SET)
+}
+
+#define PLAN_ALTERNATIVE_FIELDS(F) \
+	F(kind, TEXT, NULL, "alternative, memory, fabric, tier ...", n->kind) \
+	F(text, TEXT, NULL, "what would go wrong, with its figures", n->text) \
+	F(step_s, NUM, "s", "the alternative's step time; null: none", n->step_s) \
+	F(ratio_time, NUM, NULL, "its time against the first choice's; null: n/a", n->ratio_time) \
+	F(ratio_cost, NUM, NULL, "its cost against the first choice's; null: n/a", n->ratio_cost) \
+	F(fits, BOOL, NULL, "it fits in memory", n->fits)
+
+PLAN_SCHEMA(alternative, "plan-alternative", PLAN_ALTERNATIVE_FIELDS)
+
+void plan_alternative_row(const struct plan_note *n, struct report_row *row)
+{
+	size_t i = 0;
+	report_row_clear(row);
+	PLAN_ALTERNATIVE_FIELDS(REPORT_FIELD_SET)
+}
+
+#define PLAN_OPTIMISATION_FIELDS(F) \
+	F(what, TEXT, NULL, "the change", a->what) \
+	F(flags, TEXT, NULL, "how to ask gpuscope estimate for it", a->flags) \
+	F(step_s, NUM, "s", "predicted step time with the change", a->step_s) \
+	F(total_bytes, NUM, "bytes", "predicted memory per GPU with the change", a->total_bytes) \
+	F(speedup, NUM, NULL, "old step time / new (below 1: slower)", a->speedup) \
+	F(fits, BOOL, NULL, "it fits in memory", a->fits)
+
+PLAN_SCHEMA(optimisation, "plan-optimisation", PLAN_OPTIMISATION_FIELDS)
+
+void plan_optimisation_row(const struct model_advice *a, struct report_row *row)
+{
+	size_t i = 0;
+	report_row_clear(row);
+	PLAN_OPTIMISATION_FIELDS(REPORT_FIELD_SET)
+}

@@ -1,0 +1,295 @@
+/*
+ * plan's field tables (plan/fields.h) and the documents view/plan.h writes
+ * from them: names unique and documented, every number with its unit, the
+ * choice's keys and the CSV columns those of the interface, in its order,
+ * the values read from the choice they describe, and the JSON's objects and
+ * lists where docs/plan.md puts them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog/catalog.h"
+#include "model/model.h"
+#include "plan/fields.h"
+#include "view/plan.h"
+
+/* The columns of `plan --csv` and the keys of a choice, as documented (docs/plan.md); never renamed. */
+static const char choice_keys[] =
+	"rank,hardware,hardware_kind,label,gpu,nodes,gpus_per_node,gpus,spare_gpus,intra_link,intra_gbps,network,"
+	"inter_gbps_per_gpu,architecture,layout,precision,tp,pp,vpp,dp,ep,zero,recompute,seq_parallel,micro_batch,"
+	"global_batch,loader,batch,replicas,memory_total_bytes,memory_capacity_bytes,memory_pct,weights_bytes,"
+	"gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,lora_bytes,kv_cache_bytes,buffers_bytes,"
+	"reserve_bytes,context_bytes,microbatches_in_flight,step_s,compute_s,gemm_s,attention_s,memory_bound_s,"
+	"recompute_s,optimizer_s,tp_comm_s,ep_comm_s,pp_bubble_s,pp_p2p_s,dp_comm_s,dp_comm_total_s,zero_comm_s,"
+	"data_s,overhead_s,tokens_per_s,samples_per_s,mfu,mfu_tflops_per_gpu,hfu_tflops_per_gpu,peak_tflops,"
+	"latency_s,ttft_p99_s,tpot_s,utilisation,time_to_finish_s,train_steps,hours,cost_usd,usd_per_gpu_hour,"
+	"cost_basis,energy_kwh,gpu_power_w,power_kw,score,on_front,meets_constraints,violates,miss,"
+	"fabric_best_step_s,capex_usd,goodput,ideal_hours,checkpoint_bytes,checkpoint_write_s,checkpoint_every_s,"
+	"checkpoint_hours,interruptions,interruption_hours,estimate_args";
+
+/* Numbers that have no unit: counts held in a double, ratios and scores. */
+static const char *const unitless[] = {
+	"train_steps", "score", "miss", "interruptions", "params", "train_tokens", "train_samples", "epochs",
+	"ratio_time", "ratio_cost", "speedup", NULL,
+};
+
+static struct catalog *cat;
+
+static int setup(void **state)
+{
+	struct diag err;
+	(void)state;
+	diag_clear(&err);
+	if (catalog_load(&cat, NULL, &err)) {
+		fprintf(stderr, "catalog: %s\n", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	catalog_free(cat);
+	return 0;
+}
+
+static const struct report_schema *(*const schemas[])(void) = {
+	plan_choice_schema, plan_workload_schema, plan_request_schema, plan_search_schema,
+	plan_closest_fit_schema, plan_explanation_schema, plan_alternative_schema, plan_optimisation_schema,
+};
+
+static int listed(const char *const *list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, name))
+			return 1;
+	return 0;
+}
+
+static void test_schemas(void **state)
+{
+	size_t k, i, j;
+	(void)state;
+	for (k = 0; k < sizeof(schemas) / sizeof(schemas[0]); k++) {
+		const struct report_schema *s = schemas[k]();
+		assert_true(!strncmp(s->name, "plan", 4));
+		for (j = 0; j < k; j++)
+			assert_string_not_equal(s->name, schemas[j]()->name);
+		for (i = 0; i < s->nfields; i++) {
+			const struct report_field *f = &s->fields[i];
+			assert_non_null(f->help);
+			assert_true(strlen(f->help) > 3);
+			for (j = 0; j < i; j++)
+				assert_string_not_equal(f->name, s->fields[j].name);
+			if (f->type == REPORT_NUM && !f->unit && !listed(unitless, f->name))
+				fail_msg("%s.%s is a number without a unit", s->name, f->name);
+			if (f->type != REPORT_NUM && f->unit)
+				fail_msg("%s.%s has a unit but is no number", s->name, f->name);
+		}
+	}
+}
+
+static char *csv_header(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	report_csv_header(plan_choice_schema(), f);
+	fclose(f);
+	return buf;
+}
+
+static void test_choice_keys(void **state)
+{
+	char *h = csv_header();
+	(void)state;
+	assert_int_equal(plan_choice_schema()->nfields, 94);
+	assert_int_equal(strlen(h), strlen(choice_keys) + 1);
+	assert_memory_equal(h, choice_keys, strlen(choice_keys));
+	free(h);
+}
+
+/* A small plan: the default fine-tune on up to 8 H100s and A100s, or inference of Llama 3 8B. */
+static struct plan *small_plan(struct workload *w, struct plan_request *req, const struct cat_gpu **gpus,
+			       const char *model, enum model_task task)
+{
+	struct plan *p;
+	struct diag err;
+	diag_clear(&err);
+	if (workload_preset(w, model, &err))
+		fail_msg("preset %s: %s", model, err.msg);
+	memset(req, 0, sizeof(*req));
+	req->w = w;
+	model_config_defaults(&req->base);
+	req->base.task = task;
+	req->objective = PLAN_OBJ_COST;
+	req->max_gpus = 8;
+	req->threads = 2;
+	gpus[0] = catalog_get(cat, CAT_GPUS, "h100-sxm5-80gb");
+	gpus[1] = catalog_get(cat, CAT_GPUS, "a100-sxm4-80gb");
+	assert_non_null(gpus[0]);
+	assert_non_null(gpus[1]);
+	req->gpus = gpus;
+	req->ngpus = 2;
+	if (plan_run(&p, cat, req, &err))
+		fail_msg("plan_run: %s", err.msg);
+	assert_true(plan_nranked(p) > 0);
+	return p;
+}
+
+static double num(const struct report_row *row, const char *name)
+{
+	long i = report_field_index(report_row_schema(row), name);
+	assert_true(i >= 0);
+	return report_num(row, (size_t)i);
+}
+
+static const char *text(const struct report_row *row, const char *name)
+{
+	long i = report_field_index(report_row_schema(row), name);
+	assert_true(i >= 0);
+	return report_text(row, (size_t)i);
+}
+
+static void test_choice_values(void **state)
+{
+	struct workload w;
+	struct plan_request req;
+	const struct cat_gpu *gpus[2];
+	struct plan *p = small_plan(&w, &req, gpus, "llama2-7b", MODEL_TASK_FINETUNE);
+	struct report_row *row = report_row_new(plan_choice_schema());
+	struct plan_choice c = *plan_ranked(p, 0);
+	static const char *const viol[] = {"", "deadline", "budget", "deadline;budget", "power", "deadline;power",
+					   "budget;power", "deadline;budget;power"};
+	unsigned v;
+	(void)state;
+
+	plan_choice_row(p, plan_ranked(p, 0), row);
+	assert_int_equal(num(row, "rank"), 1);
+	assert_true(fabs(num(row, "memory_pct") - 100 * c.res.mem.total_bytes / c.res.mem.capacity_bytes) < 1e-9);
+	assert_true(num(row, "time_to_finish_s") == c.hours * 3600);
+	assert_true(isnan(num(row, "ttft_p99_s")));       /* training: null */
+	assert_true(isnan(num(row, "utilisation")));
+	assert_true(num(row, "meets_constraints") == 1);
+	assert_string_equal(text(row, "violates"), "");
+	assert_string_equal(text(row, "estimate_args"), plan_estimate_args(p, &c, (char[2048]){0}, 2048));
+	assert_true(!strncmp(text(row, "estimate_args"), "--model llama2-7b --gpu ", 24));
+
+	/* the constraints broken, joined by ';' in a fixed order; the rack bit is not one of them */
+	for (v = 0; v < 16; v++) {
+		c.violates = v;
+		plan_choice_row(p, &c, row);
+		assert_string_equal(text(row, "violates"), viol[v & 7]);
+		assert_true(num(row, "meets_constraints") == (v == 0));
+		assert_int_equal(num(row, "rank"), 0);       /* a copy is not the ranked choice */
+	}
+	report_row_free(row);
+	plan_free(p);
+}
+
+static void test_infer_values(void **state)
+{
+	struct workload w;
+	struct plan_request req;
+	const struct cat_gpu *gpus[2];
+	struct plan *p;
+	struct report_row *row = report_row_new(plan_choice_schema());
+	const struct plan_choice *c;
+	(void)state;
+
+	p = small_plan(&w, &req, gpus, "llama3-8b", MODEL_TASK_INFER);
+	c = plan_ranked(p, 0);
+	plan_choice_row(p, c, row);
+	assert_true(num(row, "ttft_p99_s") > 0);
+	assert_true(num(row, "tpot_s") == c->res.infer.decode_token_s);
+	assert_true(num(row, "utilisation") > 0 && num(row, "utilisation") <= 1);
+	assert_true(num(row, "time_to_finish_s") == 0);
+	assert_true(num(row, "samples_per_s") == c->res.samples_per_s * (c->replicas > 1 ? c->replicas : 1));
+	report_row_free(row);
+	plan_free(p);
+}
+
+/* The keys of a JSON object, comma-joined in their order. */
+static char *keys(json_t *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	const char *k;
+	json_t *v;
+	FILE *f = open_memstream(&buf, &len);
+	json_object_foreach(o, k, v)
+		fprintf(f, "%s%s", ftell(f) ? "," : "", k);
+	fclose(f);
+	return buf;
+}
+
+static void assert_keys(json_t *o, const char *want)
+{
+	char *got = keys(o);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_document(void **state)
+{
+	struct workload w;
+	struct plan_request req;
+	const struct cat_gpu *gpus[2];
+	struct plan *p = small_plan(&w, &req, gpus, "llama2-7b", MODEL_TASK_FINETUNE);
+	struct plan_explanation ex;
+	json_t *doc, *first;
+	char *want;
+	(void)state;
+
+	assert_int_equal(plan_explain(p, plan_ranked(p, 0), &ex), 0);
+	doc = view_plan_json(p, &ex, 1);
+	assert_keys(doc, "workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,all");
+	assert_keys(json_object_get(doc, "workload"),
+		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
+	assert_keys(json_object_get(doc, "request"), "objective,buy,provider,max_gpus,precisions,gpus,ecosystem,"
+		    "deadline_s,budget_usd,power_kw,rate_per_s");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(json_object_get(doc, "request"), "gpus"), 1)),
+			    "a100-sxm4-80gb");
+	assert_true(json_is_null(json_object_get(json_object_get(doc, "request"), "deadline_s")));
+	assert_keys(json_object_get(doc, "search"), "hardware_options,fabrics,slots,items,layouts,configurations,"
+		    "memory_calls,estimate_calls,bound_calls,threads,wall_s");
+	assert_keys(json_object_get(doc, "explanation"), "architecture,architecture_text,sizing,compute_share,"
+		    "comm_share,bubble_share,data_share,other_share,alternatives,optimisations");
+	first = json_array_get(json_object_get(doc, "ranked"), 0);
+	want = malloc(sizeof(choice_keys) + 4);
+	snprintf(want, sizeof(choice_keys) + 4, "%s,bom", choice_keys);
+	assert_keys(first, want);
+	free(want);
+	assert_true(json_is_object(json_object_get(first, "bom")));
+	assert_true(json_is_integer(json_object_get(first, "rank")));
+	assert_true(json_is_boolean(json_object_get(first, "on_front")));
+	assert_true(json_is_null(json_object_get(doc, "nearest_miss")));
+	assert_true(json_array_size(json_object_get(doc, "all")) >= plan_nranked(p));
+	json_decref(doc);
+	doc = view_plan_json(p, NULL, 0);
+	assert_null(json_object_get(doc, "all"));
+	assert_true(json_is_null(json_object_get(doc, "explanation")));
+	json_decref(doc);
+	plan_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_schemas),
+		cmocka_unit_test(test_choice_keys),
+		cmocka_unit_test(test_choice_values),
+		cmocka_unit_test(test_infer_values),
+		cmocka_unit_test(test_document),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
