@@ -305,7 +305,8 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 						NULL);
 		if (ev.type != GRPC_OP_COMPLETE) {
 			grpc_call_cancel(call, NULL);
-			ev = grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
+			/* wait for the cancelled call's completion, so the queue can be shut down */
+			(void)grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL);
 			snprintf(why, wlen, "the kubelet did not answer within %.1f s", k->timeout_s);
 		} else if (status != GRPC_STATUS_OK) {
 			char *d = grpc_slice_to_c_string(details);

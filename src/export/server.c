@@ -1472,7 +1472,10 @@ static void *acceptor_main(void *arg)
 			for (i = 0; i < 64; i++) {
 				struct sockaddr_storage ss;
 				socklen_t len = sizeof(ss);
-				int fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+				int fd;
+				/* what accept4() does not write reads as zeros (AF_UNSPEC), never garbage */
+				memset(&ss, 0, sizeof(ss));
+				fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 				if (fd < 0) {
 					if (errno == EMFILE || errno == ENFILE) {
 						xlog_limited(&refuse_log, LOG_WARN, "export: http: accept: %s",
@@ -1549,6 +1552,7 @@ static int open_listener(struct server *s, char *err, size_t err_len)
 		close(fd);
 		return -1;
 	}
+	memset(&bound, 0, sizeof(bound));  /* as for accept4() in the acceptor */
 	if (getsockname(fd, (struct sockaddr *)&bound, &blen) == 0)
 		addr_text(&bound, text, sizeof(text));
 	else

@@ -227,7 +227,8 @@ void host_read_blacklist(const char *root, struct host_blacklist *out)
 			}
 		}
 		closedir(dir);
-		qsort(names, n, sizeof(*names), cmp_str);
+		if (n > 1)  /* names is NULL in a directory without a .conf, which qsort() must not get */
+			qsort(names, n, sizeof(*names), cmp_str);
 		for (i = 0; i < n; i++) {
 			char *rel = xasprintf("%s/%s", dirs[d], names[i]);
 			int before = out->nouveau_blacklisted + out->nouveau_modeset0;

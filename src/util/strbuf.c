@@ -19,9 +19,9 @@ void strbuf_init(struct strbuf *sb, size_t hint)
 
 void strbuf_grow(struct strbuf *sb, size_t extra)
 {
-	size_t need = sb->len + extra + 1;
-	if (need < sb->len)
-		need = SIZE_MAX;  /* wrapped: xrealloc() fails and aborts */
+	/* len + extra + 1 would wrap (extra == SIZE_MAX among them): ask for SIZE_MAX,
+	 * which xrealloc() cannot give and aborts on */
+	size_t need = extra < SIZE_MAX - sb->len ? sb->len + extra + 1 : SIZE_MAX;
 	if (need <= sb->alloc)
 		return;
 	/* 1.5x growth, at least 64 bytes: amortised O(1) appends */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/host.h"
@@ -394,6 +395,25 @@ static void test_unreadable_loops(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A modprobe.d directory without a .conf file holds nothing to read, and is no error. */
+static void test_empty_modprobe_dir(void **state)
+{
+	char root[] = "/tmp/gpuscope-test-host-XXXXXX", path[64], cmd[64];
+	struct host_blacklist b;
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/etc", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/etc/modprobe.d", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	host_read_blacklist(root, &b);
+	assert_int_equal(b.nouveau_blacklisted, 0);
+	assert_int_equal(b.nouveau_modeset0, 0);
+	assert_int_equal(b.unreadable.error, 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_torch_json),
 		cmocka_unit_test(test_fixture_tree),
 		cmocka_unit_test(test_unreadable_loops),
+		cmocka_unit_test(test_empty_modprobe_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

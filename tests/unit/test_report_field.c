@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "report/field.h"
 #include "report/fmt.h"
@@ -48,6 +50,30 @@ static void test_strbuf(void **state)
 	strbuf_addstr(&sb, "x");
 	assert_string_equal(strbuf_str(&sb), "x");
 	strbuf_release(&sb);
+}
+
+/* Room for SIZE_MAX more bytes cannot be made: strbuf_grow() aborts (in a child), never returns. */
+static void test_strbuf_grow_too_much(void **state)
+{
+	size_t len[] = {0, 3};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(len) / sizeof(len[0]); i++) {
+		int st;
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			struct strbuf sb = STRBUF_INIT;
+			/* the out-of-memory report is not this test's output */
+			if (!freopen("/dev/null", "w", stderr))
+				_exit(3);
+			strbuf_add(&sb, "abc", len[i]);
+			strbuf_grow(&sb, SIZE_MAX);
+			_exit(0);
+		}
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_false(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
 }
 
 static void test_formatters(void **state)
@@ -207,6 +233,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_strbuf_grow_too_much),
 		cmocka_unit_test(test_formatters),
 		cmocka_unit_test(test_field_table),
 		cmocka_unit_test(test_opt_enum),
