@@ -6,6 +6,7 @@
  * drawn by report/svg.h; the page by report/html.h.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,27 @@
 #include "plan/plan_int.h"
 #include "report/html.h"
 #include "report/svg.h"
-#include "util/units.h"
-#include "util/xalloc.h"
 #include "report/fmt.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
 
 #define GIB 1073741824.0
+
+/* A paragraph (note: 1) of formatted text; the text grows as it needs. */
+static void paragraphf(struct html_doc *d, int note, const char *fmt, ...) GS_PRINTF(3, 4);
+static void paragraphf(struct html_doc *d, int note, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (note)
+		html_note(d, strbuf_str(&sb));
+	else
+		html_paragraph(d, strbuf_str(&sb));
+	strbuf_release(&sb);
+}
 /* Scatter categories: the best GPU types each get a colour, the rest share one. */
 #define MAX_CATEGORIES 9
 
@@ -187,6 +204,55 @@ static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, st
 	return rc;
 }
 
+/* Inference cells: replicas, capacity, utilisation, latency, p99 TTFT, TPOT. */
+static void infer_cells(const struct plan *p, const struct plan_choice *c, struct strbuf *cell)
+{
+	int llm = p->req.w->kind == WORKLOAD_TRANSFORMER;
+	struct model_queue q;
+	char a[FMT_LEN];
+	plan_queue_of(p, c, &q);
+	strbuf_addf(&cell[0], "%d", c->replicas);
+	strbuf_addf(&cell[1], "%s requests/s", fmt_count(q.capacity_per_s, FMT_COUNT_SI, a, sizeof(a)));
+	strbuf_addf(&cell[2], "%.0f%%", 100 * q.utilisation);
+	strbuf_addstr(&cell[3], fmt_duration(c->latency_s, FMT_DURATION_TEXT, a, sizeof(a)));
+	strbuf_addstr(&cell[4], llm ? fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
+	strbuf_addstr(&cell[5], llm ? fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
+}
+
+/* Training cells: step, throughput, MFU, time. */
+static void train_cells(const struct plan *p, const struct plan_choice *c, struct strbuf *cell)
+{
+	char a[FMT_LEN];
+	strbuf_addf(&cell[0], "%.3g s", c->res.time.step_s);
+	if (c->res.tokens_per_s > 0)
+		strbuf_addf(&cell[1], "%s tokens/s", fmt_count(c->res.tokens_per_s, FMT_COUNT_SI, a, sizeof(a)));
+	else
+		strbuf_addf(&cell[1], "%s %s/s", fmt_count(c->res.samples_per_s, FMT_COUNT_SI, a, sizeof(a)),
+			    p->req.w->sample_unit[0] ? p->req.w->sample_unit : "samples");
+	strbuf_addf(&cell[2], "%.0f%%", 100 * c->res.mfu);
+	strbuf_addstr(&cell[3], fmt_duration(c->hours * 3600, FMT_DURATION_TEXT, a, sizeof(a)));
+}
+
+/* Cost, energy, capex and racks: what the choice costs and takes up. */
+static void cost_cells(const struct plan_choice *c, int infer, struct strbuf *cell)
+{
+	char a[FMT_LEN];
+	strbuf_addf(&cell[0], "%s%s", fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)), infer ? "/h" : "");
+	strbuf_addf(&cell[1], "%.4g kWh%s", c->energy_kwh, infer ? "/h" : "");
+	if (c->has_bom) {
+		strbuf_addstr(&cell[2], fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, a, sizeof(a)));
+		strbuf_addf(&cell[3], "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
+	} else if (c->bom.rented) {
+		strbuf_addf(&cell[2], "$0 (rented, %s/h)", fmt_money(c->bom.usd_per_hour, FMT_MONEY_SHORT, a, sizeof(a)));
+		strbuf_addf(&cell[3], "%.0f x %s", c->bom.servers, c->bom.instance->row.key);
+	} else {
+		strbuf_addstr(&cell[2], "rented");
+		strbuf_addstr(&cell[3], "-");
+	}
+}
+
+#define MAX_CELLS 16
+
 static void ranked_table(const struct plan *p, struct html_doc *d, const char *id, const char *caption,
 			 const struct plan_choice *const *rows, size_t n)
 {
@@ -197,154 +263,136 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 	static const char *const infer_head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
 						 "memory per GPU", "replicas", "capacity", "utilisation",
 						 "latency", "p99 TTFT", "TPOT", "cost", "energy", "capex", "racks"};
-	int infer = p->base.task == MODEL_TASK_INFER, llm = infer && p->req.w->kind == WORKLOAD_TRANSFORMER;
-	size_t nc = infer ? 16 : 14;
-	char cells[16][96];
-	const char *cp[16];
-	size_t i, k;
+	int infer = p->base.task == MODEL_TASK_INFER;
+	size_t nc = infer ? 16 : 14, i, k;
+	struct strbuf cell[MAX_CELLS];
+	const char *cp[MAX_CELLS];
+	char a[FMT_LEN], net[160], lay[96];
 
+	for (k = 0; k < MAX_CELLS; k++)
+		cell[k] = (struct strbuf)STRBUF_INIT;
 	html_table_begin(d, id, caption);
 	html_table_head(d, infer ? infer_head : train_head, nc);
 	for (i = 0; i < n; i++) {
 		const struct plan_choice *c = rows[i];
 		const struct plan_hw *hw = &p->hw[c->hw];
-		char a[32], b[32];
-		size_t o = 6;
-		snprintf(cells[0], 96, "%zu", i + 1);
-		snprintf(cells[1], 96, "%s", hw->label);
-		snprintf(cells[2], 96, "%u x %d", c->nodes, hw->gpus_per_node);
-		plan_network_name(p, c, cells[3], 96);
-		plan_layout_code(&c->cfg, cells[4], 96);
-		snprintf(cells[5], 96, "%s (%.0f%%)", fmt_bytes(c->res.mem.total_bytes, FMT_BYTES_BINARY, a, sizeof(a)),
-			 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
-		if (infer) {
-			struct model_queue q;
-			plan_queue_of(p, c, &q);
-			snprintf(cells[o++], 96, "%d", c->replicas);
-			snprintf(cells[o++], 96, "%s requests/s", fmt_count(q.capacity_per_s, FMT_COUNT_SI, b, sizeof(b)));
-			snprintf(cells[o++], 96, "%.0f%%", 100 * q.utilisation);
-			snprintf(cells[o++], 96, "%s", fmt_duration(c->latency_s, FMT_DURATION_TEXT, a, sizeof(a)));
-			snprintf(cells[o++], 96, "%s", llm ? fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
-			snprintf(cells[o++], 96, "%s",
-				 llm ? fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
-		} else {
-			snprintf(cells[o++], 96, "%.3g s", c->res.time.step_s);
-			if (c->res.tokens_per_s > 0)
-				snprintf(cells[o++], 96, "%s tokens/s", fmt_count(c->res.tokens_per_s, FMT_COUNT_SI, b, sizeof(b)));
-			else
-				snprintf(cells[o++], 96, "%s %s/s", fmt_count(c->res.samples_per_s, FMT_COUNT_SI, b, sizeof(b)),
-					 p->req.w->sample_unit[0] ? p->req.w->sample_unit : "samples");
-			snprintf(cells[o++], 96, "%.0f%%", 100 * c->res.mfu);
-			snprintf(cells[o++], 96, "%s", fmt_duration(c->hours * 3600, FMT_DURATION_TEXT, a, sizeof(a)));
-		}
-		snprintf(cells[o++], 96, "%s%s", fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)), infer ? "/h" : "");
-		snprintf(cells[o++], 96, "%.4g kWh%s", c->energy_kwh, infer ? "/h" : "");
-		if (c->has_bom) {
-			snprintf(cells[o++], 96, "%s", fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, a, sizeof(a)));
-			snprintf(cells[o++], 96, "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
-		} else if (c->bom.rented) {
-			snprintf(cells[o++], 96, "$0 (rented, %s/h)", fmt_money(c->bom.usd_per_hour, FMT_MONEY_SHORT, a, sizeof(a)));
-			snprintf(cells[o++], 96, "%.0f x %s", c->bom.servers, c->bom.instance->row.key);
-		} else {
-			snprintf(cells[o++], 96, "rented");
-			snprintf(cells[o++], 96, "-");
-		}
 		for (k = 0; k < nc; k++)
-			cp[k] = cells[k];
+			strbuf_reset(&cell[k]);
+		strbuf_addf(&cell[0], "%zu", i + 1);
+		strbuf_addstr(&cell[1], hw->label);
+		strbuf_addf(&cell[2], "%u x %d", c->nodes, hw->gpus_per_node);
+		strbuf_addstr(&cell[3], plan_network_name(p, c, net, sizeof(net)));
+		strbuf_addstr(&cell[4], plan_layout_code(&c->cfg, lay, sizeof(lay)));
+		strbuf_addf(&cell[5], "%s (%.0f%%)", fmt_bytes(c->res.mem.total_bytes, FMT_BYTES_BINARY, a, sizeof(a)),
+			    100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
+		if (infer)
+			infer_cells(p, c, &cell[6]);
+		else
+			train_cells(p, c, &cell[6]);
+		cost_cells(c, infer, &cell[nc - 4]);
+		for (k = 0; k < nc; k++)
+			cp[k] = strbuf_str(&cell[k]);
 		html_table_row(d, cp, nc);
 	}
 	html_table_end(d);
+	for (k = 0; k < MAX_CELLS; k++)
+		strbuf_release(&cell[k]);
 }
 
 /* One row of the bill: the item, how many, the total and the catalog row it is priced from. */
 static void bom_row(struct html_doc *d, const char *what, double count, double usd,
 		    const struct cat_part *part)
 {
-	char n[32], m[32], src[320];
-	const char *row[4] = {what, n, m, src};
+	char n[FMT_LEN], m[FMT_LEN];
+	struct strbuf src = STRBUF_INIT;
+	const char *row[4] = {what, n, m, NULL};
 	snprintf(n, sizeof(n), "%.0f", count);
 	fmt_money(usd, FMT_MONEY_SHORT, m, sizeof(m));
 	if (part)
-		snprintf(src, sizeof(src), "%s (%s, %s)", part->row.key, part->row.source ? part->row.source : "",
-			 part->row.as_of ? part->row.as_of : "");
+		strbuf_addf(&src, "%s (%s, %s)", part->row.key, part->row.source ? part->row.source : "",
+			    part->row.as_of ? part->row.as_of : "");
 	else
-		snprintf(src, sizeof(src), "-");
+		strbuf_addstr(&src, "-");
+	row[3] = strbuf_str(&src);
 	html_table_row(d, row, 4);
+	strbuf_release(&src);
 }
 
 static void bom_table(struct html_doc *d, const struct bom *b)
 {
 	static const char *const head[] = {"item", "count", "USD", "priced from"};
-	char what[96], line[512], m[32];
+	struct strbuf what = STRBUF_INIT;
+	char m[FMT_LEN];
 	int i;
 	html_heading(d, 3, "Bill of materials");
-	snprintf(line, sizeof(line),
-		 "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
-		 "%.0f kW at the wall (PUE %.2f).%s%s", fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->racks, b->rack_kw, b->cooling,
-		 b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, b->missing[0] ? " Unpriced: " : "",
-		 b->missing);
-	html_paragraph(d, line);
+	paragraphf(d, 0, "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
+		   "%.0f kW at the wall (PUE %.2f).%s%s", fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)),
+		   b->racks, b->rack_kw, b->cooling, b->nodes_per_rack, b->it_kw, b->power_kw, b->pue,
+		   b->missing[0] ? " Unpriced: " : "", b->missing);
 	html_table_begin(d, "bom", NULL);
 	html_table_head(d, head, 4);
 	bom_row(d, "servers", b->servers, b->server_usd, NULL);
 	for (i = 0; i < b->tiers; i++) {
-		snprintf(what, sizeof(what), "%s switches, %.0f x %.0f Gb/s", b->sw[i].tier, b->sw[i].ports,
-			 b->sw[i].gbps);
-		bom_row(d, what, b->sw[i].count,
+		strbuf_reset(&what);
+		strbuf_addf(&what, "%s switches, %.0f x %.0f Gb/s", b->sw[i].tier, b->sw[i].ports, b->sw[i].gbps);
+		bom_row(d, strbuf_str(&what), b->sw[i].count,
 			b->switch_part && cat_has(b->switch_part->price_usd) ?
 			b->sw[i].count * b->switch_part->price_usd : 0, b->switch_part);
 	}
 	if (b->nics > 0) {
-		snprintf(what, sizeof(what), "NIC ports, %.0f Gb/s%s", b->nic_gbps,
-			 b->nics_bought > 0 ? "" : " (in the server price)");
-		bom_row(d, what, b->nics, b->nic_usd, b->nic_part);
+		strbuf_reset(&what);
+		strbuf_addf(&what, "NIC ports, %.0f Gb/s%s", b->nic_gbps, b->nics_bought > 0 ? "" : " (in the server price)");
+		bom_row(d, strbuf_str(&what), b->nics, b->nic_usd, b->nic_part);
 		bom_row(d, "optics", b->optics, b->optics_usd, b->optic_part);
 		bom_row(d, "cables", b->cables, b->cables_usd, b->cable_part);
 	}
-	snprintf(what, sizeof(what), "storage, TB (%.0f GB/s write)", b->storage_write_gbs);
-	bom_row(d, what, b->storage_tb, b->storage_usd, b->storage_part);
+	strbuf_reset(&what);
+	strbuf_addf(&what, "storage, TB (%.0f GB/s write)", b->storage_write_gbs);
+	bom_row(d, strbuf_str(&what), b->storage_tb, b->storage_usd, b->storage_part);
 	if (b->cooling_usd > 0)
 		bom_row(d, "liquid cooling, kW", b->it_kw, b->cooling_usd, b->cooling_part);
 	html_table_end(d);
+	strbuf_release(&what);
 }
+
+static void explanation_tables(struct html_doc *d, const struct plan_explanation *ex);
 
 static void explanation(const struct plan *p, struct html_doc *d, const struct plan_explanation *ex)
 {
-	size_t i;
-	char line[1024];
+	char rent[1024];
 	const struct plan_choice *c = plan_ranked(p, 0);
 
 	html_heading(d, 2, "Why the first choice");
 	if (c) {
-		char args[768];
-		snprintf(line, sizeof(line), "Check it: gpuscope estimate %s",
-			 plan_estimate_args(p, c, args, sizeof(args)));
-		html_pre(d, line);
+		struct strbuf sb = STRBUF_INIT;
+		char args[2048];
+		strbuf_addf(&sb, "Check it: gpuscope estimate %s", plan_estimate_args(p, c, args, sizeof(args)));
+		html_pre(d, strbuf_str(&sb));
+		strbuf_release(&sb);
 	}
-	snprintf(line, sizeof(line), "Architecture: %s.", ex->arch_text);
-	html_paragraph(d, line);
-	snprintf(line, sizeof(line), "Size: %s.", ex->sizing);
-	html_paragraph(d, line);
-	snprintf(line, sizeof(line),
-		 "Step time: compute %.0f%%, exposed communication %.0f%%, pipeline bubble %.0f%%, "
-		 "data loading %.0f%%, optimizer and overhead %.0f%%.",
-		 100 * ex->compute_share, 100 * ex->comm_share, 100 * ex->bubble_share,
-		 100 * ex->data_share, 100 * ex->other_share);
-	html_paragraph(d, line);
-	if (c && c->gp.goodput < 0.9995 && p->base.task != MODEL_TASK_INFER) {
-		snprintf(line, sizeof(line),
-			 "Goodput: %.1f%% of the wall time trains; checkpoints (%.0f s each, every %.0f s) take "
-			 "%.3g h and %.3g expected interruptions %.3g h of %.3g h.",
-			 100 * c->gp.goodput, c->gp.ckpt_write_s, c->gp.ckpt_every_s, c->gp.ckpt_hours,
-			 c->gp.interruptions, c->gp.fail_hours, c->hours);
-		html_paragraph(d, line);
-	}
+	paragraphf(d, 0, "Architecture: %s.", ex->arch_text);
+	paragraphf(d, 0, "Size: %s.", ex->sizing);
+	paragraphf(d, 0, "Step time: compute %.0f%%, exposed communication %.0f%%, pipeline bubble %.0f%%, "
+		   "data loading %.0f%%, optimizer and overhead %.0f%%.", 100 * ex->compute_share,
+		   100 * ex->comm_share, 100 * ex->bubble_share, 100 * ex->data_share, 100 * ex->other_share);
+	if (c && c->gp.goodput < 0.9995 && p->base.task != MODEL_TASK_INFER)
+		paragraphf(d, 0, "Goodput: %.1f%% of the wall time trains; checkpoints (%.0f s each, every %.0f s) take "
+			   "%.3g h and %.3g expected interruptions %.3g h of %.3g h.", 100 * c->gp.goodput,
+			   c->gp.ckpt_write_s, c->gp.ckpt_every_s, c->gp.ckpt_hours, c->gp.interruptions,
+			   c->gp.fail_hours, c->hours);
 	if (c && c->has_bom) {
 		bom_table(d, &c->bom);
 	} else if (c && c->bom.rented) {
 		html_heading(d, 3, "Bill of materials");
-		html_paragraph(d, bom_rented_text(&c->bom, line, sizeof(line)));
+		html_paragraph(d, bom_rented_text(&c->bom, rent, sizeof(rent)));
 	}
+	explanation_tables(d, ex);
+}
+
+/* The alternatives and the optimisations to turn on, as tables. */
+static void explanation_tables(struct html_doc *d, const struct plan_explanation *ex)
+{
+	size_t i;
 	if (ex->nalt) {
 		html_heading(d, 3, "The alternatives");
 		html_table_begin(d, "alternatives", NULL);
@@ -367,7 +415,7 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 		}
 		for (i = 0; i < ex->nadvice; i++) {
 			const struct model_advice *a = &ex->advice[i];
-			char st[32], sp[32], mem[32];
+			char st[FMT_LEN], sp[FMT_LEN], mem[FMT_LEN];
 			const char *row[5];
 			snprintf(st, sizeof(st), "%.3g s", a->step_s);
 			snprintf(sp, sizeof(sp), "%.2fx", a->speedup);
@@ -383,85 +431,96 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 	}
 }
 
+/* The title, what was searched and, when nothing was ranked, the nearest miss. */
+static void report_head(const struct plan *p, struct html_doc *d)
+{
+	char t[FMT_LEN], lay[96], money[FMT_LEN];
+	const struct plan_choice *m = plan_nearest_miss(p);
+
+	paragraphf(d, 0, "Searched %zu hardware options (%s) up to %d GPUs: %llu configurations decided with "
+		   "%llu memory and %llu time model calls in %s on %d threads. Objective: %s.", p->nhw,
+		   p->req.buy == PLAN_BUY_CLOUD ? "cloud instances, on-demand prices" :
+		   "catalog servers and generic builds, priced by total cost of ownership",
+		   p->req.max_gpus, (unsigned long long)p->stats.configs, (unsigned long long)p->stats.memory_calls,
+		   (unsigned long long)p->stats.estimate_calls,
+		   fmt_duration(p->stats.wall_s, FMT_DURATION_TEXT, t, sizeof(t)), p->stats.threads,
+		   plan_objective_name(p->req.objective));
+	if (p->skipped[0])
+		paragraphf(d, 1, "Left out: %s.", p->skipped);
+	if (plan_nranked(p))
+		return;
+	html_heading(d, 2, "No configuration meets the constraints");
+	if (m)
+		paragraphf(d, 0, "The nearest miss is %u x %s (%s): %.3g h, %s, %.1f kW; %.0f%% over "
+			   "the tightest constraint.", m->nodes, p->hw[m->hw].label,
+			   plan_layout_code(&m->cfg, lay, sizeof(lay)), m->hours,
+			   fmt_money(m->cost_usd, FMT_MONEY_SHORT, money, sizeof(money)), m->power_kw,
+			   100 * (m->miss - 1));
+}
+
+/* The front, and the memory and step time of the top choices; -1 with *err when a chart fails. */
+static int report_charts(const struct plan *p, struct html_doc *d, size_t top, struct diag *err)
+{
+	html_heading(d, 2, "Pareto front: time against cost");
+	if (add_front_chart(p, d, err))
+		return -1;
+	if (!top)
+		return 0;
+	html_heading(d, 2, "Memory per GPU");
+	if (add_memory_chart(p, d, top, err))
+		return -1;
+	html_heading(d, 2, p->base.task == MODEL_TASK_INFER ? "Request time" : "Step time");
+	return add_step_chart(p, d, top, err);
+}
+
+/* The ranked table, the front and the explanation, and the note that reads their codes. */
+static void report_tables(const struct plan *p, struct html_doc *d, const struct plan_explanation *ex)
+{
+	size_t i, n = plan_nranked(p);
+	const struct plan_choice **rows = xcalloc(n + p->nfront + 1, sizeof(*rows));
+
+	for (i = 0; i < n; i++)
+		rows[i] = plan_ranked(p, i);
+	html_heading(d, 2, "Ranked choices");
+	ranked_table(p, d, "ranked", NULL, rows, n);
+	for (i = 0; i < p->nfront; i++)
+		rows[i] = plan_front(p, i);
+	html_heading(d, 2, "The front");
+	ranked_table(p, d, "front", "fastest first; each is cheaper than every faster one", rows, p->nfront);
+	free(rows);
+	if (ex && n)
+		explanation(p, d, ex);
+	html_note(d, p->base.task == MODEL_TASK_INFER ?
+		  "Layout code: t tensor, p pipeline parallel; b batch: requests each replica runs at "
+		  "once. Utilisation: the share of the replicas' batch slots the request rate keeps busy; "
+		  "p99 TTFT: time to first token of 99% of requests, the wait for a free slot included "
+		  "(Erlang C); TPOT: time per output token. Cost and energy per hour: owned hardware at "
+		  "its total cost of ownership per GPU-hour used, rented at on-demand prices; energy: "
+		  "GPUs only. See docs/plan.md." :
+		  "Layout code: t tensor, c context (each sequence split over the GPUs, ring attention), "
+		  "p pipeline, v virtual pipeline stages, d data, e expert parallel (degrees of 1 left "
+		  "out); z ZeRO stage; rs selective, rf full, ro per-op activation recompute; oo "
+		  "optimizer states and master weights offloaded to host memory, op the parameters "
+		  "too; m micro-batch. Cost: owned hardware at its total cost of ownership per GPU-hour "
+		  "used, rented at on-demand prices; energy: GPUs only. See docs/plan.md.");
+}
+
 int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title,
 		     const char *path, struct diag *err)
 {
+	struct strbuf head = STRBUF_INIT;
 	struct html_doc *d;
-	char line[2048], tbuf[64], money[32];
-	size_t n = plan_nranked(p), i, top = n < 10 ? n : 10;
-	const struct plan_choice **rows;
-	int rc = 0;
+	size_t n = plan_nranked(p);
+	int rc;
 
-	snprintf(line, sizeof(line), "gpuscope plan: %s", title);
-	d = html_new(line);
-	html_heading(d, 1, line);
-	snprintf(line, sizeof(line),
-		 "Searched %zu hardware options (%s) up to %d GPUs: %llu configurations decided with "
-		 "%llu memory and %llu time model calls in %s on %d threads. Objective: %s.",
-		 p->nhw, p->req.buy == PLAN_BUY_CLOUD ? "cloud instances, on-demand prices" :
-			 "catalog servers and generic builds, priced by total cost of ownership",
-		 p->req.max_gpus, (unsigned long long)p->stats.configs,
-		 (unsigned long long)p->stats.memory_calls, (unsigned long long)p->stats.estimate_calls,
-		 fmt_duration(p->stats.wall_s, FMT_DURATION_TEXT, tbuf, sizeof(tbuf)), p->stats.threads,
-		 plan_objective_name(p->req.objective));
-	html_paragraph(d, line);
-	if (p->skipped[0]) {
-		snprintf(line, sizeof(line), "Left out: %s.", p->skipped);
-		html_note(d, line);
-	}
-	if (!n) {
-		const struct plan_choice *m = plan_nearest_miss(p);
-		html_heading(d, 2, "No configuration meets the constraints");
-		if (m) {
-			snprintf(line, sizeof(line),
-				 "The nearest miss is %u x %s (%s): %.3g h, %s, %.1f kW; %.0f%% over "
-				 "the tightest constraint.", m->nodes, p->hw[m->hw].label,
-				 plan_layout_code(&m->cfg, tbuf, sizeof(tbuf)), m->hours,
-				 fmt_money(m->cost_usd, FMT_MONEY_SHORT, money, sizeof(money)),
-				 m->power_kw, 100 * (m->miss - 1));
-			html_paragraph(d, line);
-		}
-	}
-	html_heading(d, 2, "Pareto front: time against cost");
-	if (add_front_chart(p, d, err))
-		rc = -1;
-	if (!rc && top) {
-		html_heading(d, 2, "Memory per GPU");
-		if (add_memory_chart(p, d, top, err))
-			rc = -1;
-	}
-	if (!rc && top) {
-		html_heading(d, 2, p->base.task == MODEL_TASK_INFER ? "Request time" : "Step time");
-		if (add_step_chart(p, d, top, err))
-			rc = -1;
-	}
+	strbuf_addf(&head, "gpuscope plan: %s", title);
+	d = html_new(strbuf_str(&head));
+	html_heading(d, 1, strbuf_str(&head));
+	strbuf_release(&head);
+	report_head(p, d);
+	rc = report_charts(p, d, n < 10 ? n : 10, err);
 	if (!rc) {
-		rows = xcalloc(n + p->nfront + 1, sizeof(*rows));
-		for (i = 0; i < n; i++)
-			rows[i] = plan_ranked(p, i);
-		html_heading(d, 2, "Ranked choices");
-		ranked_table(p, d, "ranked", NULL, rows, n);
-		for (i = 0; i < p->nfront; i++)
-			rows[i] = plan_front(p, i);
-		html_heading(d, 2, "The front");
-		ranked_table(p, d, "front", "fastest first; each is cheaper than every faster one", rows,
-			     p->nfront);
-		free(rows);
-		if (ex && n)
-			explanation(p, d, ex);
-		html_note(d, p->base.task == MODEL_TASK_INFER ?
-			  "Layout code: t tensor, p pipeline parallel; b batch: requests each replica runs at "
-			  "once. Utilisation: the share of the replicas' batch slots the request rate keeps busy; "
-			  "p99 TTFT: time to first token of 99% of requests, the wait for a free slot included "
-			  "(Erlang C); TPOT: time per output token. Cost and energy per hour: owned hardware at "
-			  "its total cost of ownership per GPU-hour used, rented at on-demand prices; energy: "
-			  "GPUs only. See docs/plan.md." :
-			  "Layout code: t tensor, c context (each sequence split over the GPUs, ring attention), "
-			  "p pipeline, v virtual pipeline stages, d data, e expert parallel (degrees of 1 left "
-			  "out); z ZeRO stage; rs selective, rf full, ro per-op activation recompute; oo "
-			  "optimizer states and master weights offloaded to host memory, op the parameters "
-			  "too; m micro-batch. Cost: owned hardware at its total cost of ownership per GPU-hour "
-			  "used, rented at on-demand prices; energy: GPUs only. See docs/plan.md.");
+		report_tables(p, d, ex);
 		rc = html_write_file(d, path, err);
 	}
 	html_free(d);

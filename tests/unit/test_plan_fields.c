@@ -15,10 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "model/model.h"
 #include "plan/fields.h"
+#include "report/html.h"
+#include "util/strbuf.h"
 #include "view/plan.h"
 
 /* The columns of `plan --csv` and the keys of a choice, as documented (docs/plan.md); never renamed. */
@@ -119,8 +122,17 @@ static void test_choice_keys(void **state)
 }
 
 /* A small plan: the default fine-tune on up to 8 H100s and A100s, or inference of Llama 3 8B. */
+static struct plan *plan_of(struct workload *w, struct plan_request *req, const struct cat_gpu **gpus,
+			    const char *model, enum model_task task, enum plan_objective obj, int max_gpus);
+
 static struct plan *small_plan(struct workload *w, struct plan_request *req, const struct cat_gpu **gpus,
 			       const char *model, enum model_task task)
+{
+	return plan_of(w, req, gpus, model, task, PLAN_OBJ_COST, 8);
+}
+
+static struct plan *plan_of(struct workload *w, struct plan_request *req, const struct cat_gpu **gpus,
+			    const char *model, enum model_task task, enum plan_objective obj, int max_gpus)
 {
 	struct plan *p;
 	struct diag err;
@@ -131,8 +143,8 @@ static struct plan *small_plan(struct workload *w, struct plan_request *req, con
 	req->w = w;
 	model_config_defaults(&req->base);
 	req->base.task = task;
-	req->objective = PLAN_OBJ_COST;
-	req->max_gpus = 8;
+	req->objective = obj;
+	req->max_gpus = max_gpus;
 	req->threads = 2;
 	gpus[0] = catalog_get(cat, CAT_GPUS, "h100-sxm5-80gb");
 	gpus[1] = catalog_get(cat, CAT_GPUS, "a100-sxm4-80gb");
@@ -282,6 +294,55 @@ static void test_document(void **state)
 	plan_free(p);
 }
 
+static char *read_all(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf_add(&sb, buf, n);
+	fclose(f);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The report's bill names each part's catalog row whole, however long its source note. */
+static void test_report_bill(void **state)
+{
+	struct workload w;
+	struct plan_request req;
+	const struct cat_gpu *gpus[2];
+	struct plan *p = plan_of(&w, &req, gpus, "llama2-7b", MODEL_TASK_FINETUNE, PLAN_OBJ_TIME, 64);
+	const struct plan_choice *c = plan_ranked(p, 0);
+	const struct cat_part *sw = c->bom.switch_part;
+	struct plan_explanation ex;
+	struct strbuf want = STRBUF_INIT;
+	struct diag err;
+	char path[] = "/tmp/test_plan_fields_XXXXXX", *html, *esc;
+	int fd = mkstemp(path);
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	/* the fastest choice spans nodes, so its bill buys switches */
+	assert_true(c->has_bom && c->bom.tiers > 0 && sw);
+	strbuf_addf(&want, "%s (%s, %s)", sw->row.key, sw->row.source ? sw->row.source : "",
+		    sw->row.as_of ? sw->row.as_of : "");
+	assert_true(want.len > 320);
+	assert_int_equal(plan_explain(p, c, &ex), 0);
+	diag_clear(&err);
+	assert_int_equal(view_plan_report(p, &ex, path, &err), 0);
+	html = read_all(path);
+	esc = html_escape(strbuf_str(&want));
+	assert_non_null(strstr(html, esc));
+	free(esc);
+	free(html);
+	strbuf_release(&want);
+	unlink(path);
+	plan_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_choice_values),
 		cmocka_unit_test(test_infer_values),
 		cmocka_unit_test(test_document),
+		cmocka_unit_test(test_report_bill),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
