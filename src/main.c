@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{"tco", cmd_tco, "total cost of owning GPU servers against renting them", "buy"},
 	{"catalog", cmd_catalog, "list and show the hardware catalog (GPUs, links, servers, clouds)", "buy"},
 	{"validate", cmd_validate, "run published measurements through the model and report errors", "buy"},
+	{"fields", cmd_fields, "the fields of every --json and --csv result, with units and meaning", "buy"},
 	{"check", cmd_check, "inspect this host's GPU stack and hardware health", "setup"},
 	{"export", cmd_export, "Prometheus exporter for GPU metrics (dcgm-exporter compatible)", "run"},
 	{"top", cmd_top, "live view of the GPUs, their processes and their errors", "run"},

@@ -1,7 +1,7 @@
 /*
  * The fields of a catalog row in `catalog --json` and `catalog show
  * --json`, declared once with the columns of each file (catalog/schema.c):
- * one schema a table, "catalog_gpus" ... "catalog_parts", whose fields are
+ * one schema a table, "catalog-gpus" ... "catalog-parts", whose fields are
  * the file's columns in order and then "origin" (file:line).  The field
  * lists of docs/catalog.md are written from them.
  *

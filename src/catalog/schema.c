@@ -246,7 +246,7 @@ TABLES(COLUMNS_DEFINE)
 #define SCHEMA_ENTRY(table, lower, T, LIST, file, what, name) \
 	[table] = {file, what, sizeof(T), lower##_cols, N(lower##_cols)},
 #define REPORT_ENTRY(table, lower, T, LIST, file, what, name) \
-	[table] = REPORT_SCHEMA("catalog_" name, lower##_fields),
+	[table] = REPORT_SCHEMA("catalog-" name, lower##_fields),
 #define NAME_ENTRY(table, lower, T, LIST, file, what, name) [table] = name,
 static const struct cat_schema schemas[CAT_NTABLES] = {TABLES(SCHEMA_ENTRY)};
 static const struct report_schema row_schemas[CAT_NTABLES] = {TABLES(REPORT_ENTRY)};

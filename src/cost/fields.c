@@ -92,12 +92,12 @@
 /* One schema and its setter per table: X(lower, UPPER, name) */
 #define TCO_SCHEMAS(X) \
 	X(tco, TCO, "tco") \
-	X(tco_input, TCO_INPUT, "tco_input") \
-	X(tco_owned, TCO_OWNED, "tco_owned") \
-	X(tco_cloud, TCO_CLOUD, "tco_cloud") \
-	X(tco_compare, TCO_COMPARE, "tco_compare") \
-	X(tco_flip, TCO_FLIP, "tco_flip") \
-	X(tco_sensitivity, TCO_SENSITIVITY, "tco_sensitivity")
+	X(tco_input, TCO_INPUT, "tco-input") \
+	X(tco_owned, TCO_OWNED, "tco-owned") \
+	X(tco_cloud, TCO_CLOUD, "tco-cloud") \
+	X(tco_compare, TCO_COMPARE, "tco-compare") \
+	X(tco_flip, TCO_FLIP, "tco-flip") \
+	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity")
 
 #define SCHEMA_DEFINE(lower, UPPER, name) \
 	static const struct report_field lower##_fields[] = {UPPER##_FIELDS(REPORT_FIELD_DECL)}; \

@@ -38,7 +38,7 @@ static void test_row_schemas(void **state)
 	for (t = 0; t < CAT_NTABLES; t++) {
 		const struct cat_schema *cs = catalog_schema(t);
 		const struct report_schema *rs = catalog_row_schema(t);
-		snprintf(name, sizeof(name), "catalog_%s", catalog_table_name(t));
+		snprintf(name, sizeof(name), "catalog-%s", catalog_table_name(t));
 		assert_string_equal(rs->name, name);
 		assert_int_equal(rs->nfields, cs->ncols + 1);
 		for (i = 0; i < cs->ncols; i++) {
