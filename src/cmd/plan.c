@@ -41,15 +41,13 @@ static struct workload_opts wo = {
 static const struct opt plan_opts[] = {
 	OPT_GROUP_("workload (default: Llama 2 7B, full fine-tune on 1e9 tokens)"),
 	WORKLOAD_OPT_MODEL(wo, "a preset (estimate --list-models) or config.json"),
-	OPT_ENUM_("task", &task, "TASK", "pretrain, finetune (default), lora, qlora, infer", model_task_from_name,
-		  "pretrain, finetune, lora, qlora, infer"),
+	WORKLOAD_OPT_TASK_ENUM(&task, "pretrain, finetune (default), lora, qlora, infer"),
 	WORKLOAD_OPT_DIMS(wo),
 	WORKLOAD_OPT_SEQ_LEN(wo),
 	WORKLOAD_OPT_GLOBAL_BATCH(wo, "samples per optimizer step (default: docs/plan.md)"),
-	OPT_ENUM_("optimizer", &optimizer, "NAME",
-		  "adamw (default), adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, sgd-momentum, sgd",
-		  model_optimizer_from_name,
-		  "adamw, adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, sgd-momentum, sgd"),
+	WORKLOAD_OPT_OPTIMIZER_ENUM(&optimizer,
+				    "adamw (default), adamw-bf16, adamw8bit, paged-adamw, "
+				    "paged-adamw8bit, adafactor, sgd-momentum, sgd"),
 	WORKLOAD_OPT_LORA_RANK(wo),
 	WORKLOAD_OPT_MEMORY(wo),
 	OPT_GROUP_("amount of work"),
@@ -58,8 +56,10 @@ static const struct opt plan_opts[] = {
 	WORKLOAD_OPT_EPOCHS(wo),
 	OPT_GROUP_("inference (--task infer)"),
 	OPT_POSITIVE_("rate", &rq.rate_per_s, "R", "requests per second to serve (default 1)", 0, 1e9),
-	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "latency each request must meet (5ms, 2s)", 3600),
-	OPT_DURATION_POSITIVE_("ttft-target", &rq.ttft_s, "TIME", "time to first token each request must meet (200ms)", 3600),
+	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME",
+			       "latency each request must meet (5ms, 2s)", 3600),
+	OPT_DURATION_POSITIVE_("ttft-target", &rq.ttft_s, "TIME",
+			       "time to first token each request must meet (200ms)", 3600),
 	OPT_DURATION_POSITIVE_("tpot-target", &rq.tpot_s, "TIME", "time per output token to meet (50ms)", 3600),
 	WORKLOAD_OPT_PROMPT_LEN(wo),
 	WORKLOAD_OPT_OUTPUT_LEN(wo),
@@ -73,16 +73,20 @@ static const struct opt plan_opts[] = {
 	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),
 	OPT_STRING_("precision", &precision_s, "P,...", "to try: bf16 (default), fp16, fp8, tf32, fp32"),
 	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 where the GPU has it"),
-	OPT_DOUBLE_("utilisation", &rq.utilisation_pct, "PCT", "onprem: % of hours the GPUs work (default 70)", 1, 100),
+	OPT_DOUBLE_("utilisation", &rq.utilisation_pct, "PCT", "onprem: % of hours the GPUs work (default 70)", 1,
+		    100),
 	OPT_DOUBLE_("years", &rq.years, "Y", "onprem: years of service (default: depreciation)", 0.25, 50),
 	OPT_POSITIVE_("rack-kw", &rq.rack_kw, "KW", "onprem: kW per rack (default: air 41, liquid 132)", 0, 10000),
-	OPT_POSITIVE_("storage-tb", &rq.storage_tb, "TB", "onprem: shared storage to buy (default 2 TB per GPU)", 0, 1e9),
-	OPT_DURATION_POSITIVE_("checkpoint-every", &rq.checkpoint_every_s, "TIME", "checkpoint interval (default: the optimum)",
-			       OPT_DURATION_MAX_S),
+	OPT_POSITIVE_("storage-tb", &rq.storage_tb, "TB", "onprem: shared storage to buy (default 2 TB per GPU)",
+		      0, 1e9),
+	OPT_DURATION_POSITIVE_("checkpoint-every", &rq.checkpoint_every_s, "TIME",
+			       "checkpoint interval (default: the optimum)", OPT_DURATION_MAX_S),
 	OPT_GROUP_("ranking and constraints"),
 	OPT_STRING_("objective", &objective_s, "WHAT", "cost (default), time, energy, balanced, capex"),
-	OPT_DURATION_POSITIVE_("deadline", &deadline, "TIME", "finish within this time (30d, 36h)", OPT_DURATION_MAX_S),
-	OPT_QUANTITY_POSITIVE_("budget", &rq.budget_usd, "USD", "at most this (per hour to serve; to buy: capex)", "USD", 1e15),
+	OPT_DURATION_POSITIVE_("deadline", &deadline, "TIME", "finish within this time (30d, 36h)",
+			       OPT_DURATION_MAX_S),
+	OPT_QUANTITY_POSITIVE_("budget", &rq.budget_usd, "USD", "at most this (per hour to serve; to buy: capex)",
+			       "USD", 1e15),
 	OPT_POSITIVE_("power-kw", &rq.power_kw, "KW", "full-load power of all servers at most this", 0, 1e9),
 	OPT_INT_("top", &top_n, "N", "choices to list (default 10)", 1, 1000),
 	OPT_INT_("threads", &threads, "N", "search threads (default: every core)", 0, 1024),
@@ -154,8 +158,8 @@ static void add_gpu(const struct cat_gpu ***v, size_t *n, size_t *cap, const str
 }
 
 /* Every GPU whose key or name holds tok, squashed: "a100" is every A100.  Returns how many were new. */
-static size_t add_matching_gpus(const struct catalog *cat, const char *tok, const struct cat_gpu ***v,
-				size_t *n, size_t *cap)
+static size_t add_matching_gpus(const struct catalog *cat, const char *tok, const struct cat_gpu ***v, size_t *n,
+				size_t *cap)
 {
 	struct strbuf want = STRBUF_INIT, k = STRBUF_INIT, nm = STRBUF_INIT;
 	size_t i, before = *n, ng = catalog_count(cat, CAT_GPUS);
@@ -269,7 +273,8 @@ static void check_flags(const struct plan_request *req)
 		DIE("--objective capex, --rack-kw and --storage-tb size a purchase; they do not apply to --buy cloud");
 	if (req->rack_kw > 0 && req->rack_kw < 1)
 		DIE("--rack-kw %g: a rack of under 1 kW holds no GPU server; racks run 5-40 kW air-cooled, "
-		    "up to about 130 kW liquid-cooled", req->rack_kw);
+		    "up to about 130 kW liquid-cooled",
+		    req->rack_kw);
 	if (req->checkpoint_every_s > 0 && infer)
 		DIE("--checkpoint-every is for training");
 }
@@ -335,8 +340,8 @@ static void progress(void *arg, size_t done, size_t total)
 		fprintf(stderr, "\r%*s\r", width + 40, "");
 		return;
 	}
-	fprintf(stderr, "\rsearching [%.*s%*s] %3zu%% (%zu/%zu)", fill,
-		"##############################", width - fill, "", 100 * done / total, done, total);
+	fprintf(stderr, "\rsearching [%.*s%*s] %3zu%% (%zu/%zu)", fill, "##############################",
+		width - fill, "", 100 * done / total, done, total);
 	fflush(stderr);
 }
 
@@ -402,8 +407,8 @@ int cmd_plan(int argc, char **argv)
 	diag_clear(&err);
 	if (plan_run(&p, cat, &req, &err)) {
 		free((void *)req.gpus);
-		DIE("%s%s%s%s", err.field[0] ? "--" : "", err.field[0] ? err.field : "",
-		    err.field[0] ? ": " : "", err.msg);
+		DIE("%s%s%s%s", err.field[0] ? "--" : "", err.field[0] ? err.field : "", err.field[0] ? ": " : "",
+		    err.msg);
 	}
 	if (!no_explain && plan_nranked(p))
 		have_ex = plan_explain(p, plan_ranked(p, 0), &ex) == 0;

@@ -46,11 +46,13 @@
 	F(gpus, INT, NULL, "GPUs at work in all (inference: all replicas)", c->gpus) \
 	F(spare_gpus, INT, NULL, "GPUs bought but held as hot spares (nodes x the node's spares)", \
 	  (double)c->nodes * hw->spare_per_node) \
-	F(intra_link, TEXT, NULL, "link inside a node: none, pcie, nvlink, nvswitch", model_link_name(g->intra_kind)) \
+	F(intra_link, TEXT, NULL, "link inside a node: none, pcie, nvlink, nvswitch", \
+	  model_link_name(g->intra_kind)) \
 	F(intra_gbps, NUM, "GB/s", "bandwidth of the link inside a node, a direction per GPU", g->intra_gbps) \
 	F(network, TEXT, NULL, "scale-out fabric: none, a catalog link key, or the node's own", \
 	  plan_network_name(p, c, report_scratch(row, NAME_LEN), NAME_LEN)) \
-	F(inter_gbps_per_gpu, NUM, "GB/s", "bandwidth of the scale-out fabric, a direction per GPU", g->inter_gbps_per_gpu) \
+	F(inter_gbps_per_gpu, NUM, "GB/s", "bandwidth of the scale-out fabric, a direction per GPU", \
+	  g->inter_gbps_per_gpu) \
 	F(architecture, TEXT, NULL, "the decision-tree branch", plan_arch_name(plan_arch_of(p, c))) \
 	F(layout, TEXT, NULL, "the layout code: t2p4v2d8 z1 rf m2 fp8 (see Output)", \
 	  plan_layout_code(g, report_scratch(row, NAME_LEN), NAME_LEN)) \
@@ -71,7 +73,8 @@
 	F(replicas, INT, NULL, "inference: copies of the model serving the rate", c->replicas) \
 	F(memory_total_bytes, NUM, "bytes", "memory per GPU; the memory terms sum to it", m->total_bytes) \
 	F(memory_capacity_bytes, NUM, "bytes", "usable memory of the GPU", m->capacity_bytes) \
-	F(memory_pct, NUM, "%", "memory per GPU in % of the usable capacity", 100 * m->total_bytes / m->capacity_bytes) \
+	F(memory_pct, NUM, "%", "memory per GPU in % of the usable capacity", \
+	  100 * m->total_bytes / m->capacity_bytes) \
 	F(weights_bytes, NUM, "bytes", "memory term: weights (docs/model.md)", m->weights_bytes) \
 	F(gradients_bytes, NUM, "bytes", "memory term: gradients", m->gradients_bytes) \
 	F(optimizer_bytes, NUM, "bytes", "memory term: optimizer state", m->optimizer_bytes) \
@@ -101,9 +104,9 @@
 	F(data_s, NUM, "s", "exposed data loading", t->data_s) \
 	F(overhead_s, NUM, "s", "launch and framework overhead", t->overhead_s) \
 	F(tokens_per_s, NUM, "tokens/s", "throughput of the whole job (inference: all replicas)", \
-	  c->res.tokens_per_s * reps) \
+	  reps * c->res.tokens_per_s) \
 	F(samples_per_s, NUM, "samples/s", "throughput of the whole job (inference: all replicas)", \
-	  c->res.samples_per_s * reps) \
+	  reps * c->res.samples_per_s) \
 	F(mfu, NUM, "fraction", "model FLOPs utilisation", c->res.mfu) \
 	F(mfu_tflops_per_gpu, NUM, "TFLOP/s", "achieved model TFLOP/s per GPU", c->res.mfu_tflops_per_gpu) \
 	F(hfu_tflops_per_gpu, NUM, "TFLOP/s", "achieved hardware TFLOP/s per GPU (recompute included)", \
@@ -112,13 +115,16 @@
 	F(latency_s, NUM, "s", "inference: one request's latency (0 for training)", c->latency_s) \
 	F(ttft_p99_s, NUM, "s", \
 	  "inference of a transformer: p99 time to first token of a replica at its share of --rate, the wait " \
-	  "for a free batch slot included (Erlang C); null otherwise", llm ? q.ttft_p99_s : NAN) \
+	  "for a free batch slot included (Erlang C); null otherwise", \
+	  llm ? q.ttft_p99_s : NAN) \
 	F(tpot_s, NUM, "s", \
 	  "inference of a transformer: time per output token (one decode step of the batch, the figure " \
-	  "--tpot-target is held to); null otherwise", llm ? c->res.infer.decode_token_s : NAN) \
+	  "--tpot-target is held to); null otherwise", \
+	  llm ? c->res.infer.decode_token_s : NAN) \
 	F(utilisation, NUM, "fraction", \
 	  "inference: share of the replicas' batch slots the rate keeps busy, rate x request time / " \
-	  "(replicas x batch); null for training", infer ? q.utilisation : NAN) \
+	  "(replicas x batch); null for training", \
+	  infer ? q.utilisation : NAN) \
 	F(time_to_finish_s, NUM, "s", \
 	  "the run: train_steps steps, checkpoints and interruptions added (inference: 0)", \
 	  infer ? 0 : c->hours * 3600) \
@@ -137,9 +143,10 @@
 	F(violates, TEXT, NULL, "the constraints it breaks: deadline, budget, power, joined by ;", \
 	  violation_names[c->violates & 7u]) \
 	F(miss, NUM, NULL, "the largest value/limit over the constraints (<= 1: met)", c->miss) \
-	F(fabric_best_step_s, NUM, "s", "generic builds on several nodes: the fastest fabric's step time (0 otherwise)", \
-	  c->fabric_best_step_s) \
-	F(capex_usd, NUM, "USD", "the bill of materials' total (null when rented)", c->has_bom ? c->bom.capex_usd : NAN) \
+	F(fabric_best_step_s, NUM, "s", \
+	  "generic builds on several nodes: the fastest fabric's step time (0 otherwise)", c->fabric_best_step_s) \
+	F(capex_usd, NUM, "USD", "the bill of materials' total (null when rented)", \
+	  c->has_bom ? c->bom.capex_usd : NAN) \
 	F(goodput, NUM, "fraction", "the fraction of the wall time that trains (1 for inference)", c->gp.goodput) \
 	F(ideal_hours, NUM, "h", "the model's time to train with nothing lost", c->gp.ideal_hours) \
 	F(checkpoint_bytes, NUM, "bytes", "one checkpoint: weights and optimizer state", c->gp.ckpt_bytes) \
@@ -147,7 +154,8 @@
 	F(checkpoint_every_s, NUM, "s", "interval between checkpoints", c->gp.ckpt_every_s) \
 	F(checkpoint_hours, NUM, "h", "hours spent writing checkpoints", c->gp.ckpt_hours) \
 	F(interruptions, NUM, NULL, "expected interruptions over the run", c->gp.interruptions) \
-	F(interruption_hours, NUM, "h", "hours the interruptions cost: restarts and recomputed work", c->gp.fail_hours) \
+	F(interruption_hours, NUM, "h", "hours the interruptions cost: restarts and recomputed work", \
+	  c->gp.fail_hours) \
 	F(estimate_args, TEXT, NULL, \
 	  "the arguments of gpuscope estimate that time this configuration alone (add --tokens for its time to train)", \
 	  plan_estimate_args(p, c, report_scratch(row, ARGS_LEN), ARGS_LEN))
@@ -155,8 +163,8 @@
 static const char *const hw_kinds[] = {"server", "cloud", "generic"};
 /* PLAN_VIOL_DEADLINE, _BUDGET and _POWER as bits 0-2 */
 static const char *const violation_names[8] = {
-	"", "deadline", "budget", "deadline;budget", "power", "deadline;power", "budget;power",
-	"deadline;budget;power",
+	"",      "deadline",       "budget",       "deadline;budget",
+	"power", "deadline;power", "budget;power", "deadline;budget;power",
 };
 
 PLAN_SCHEMA(choice, "plan", PLAN_CHOICE_FIELDS)
@@ -190,7 +198,8 @@ void plan_choice_row(const struct plan *p, const struct plan_choice *c, struct r
 
 #define PLAN_WORKLOAD_FIELDS(F) \
 	F(name, TEXT, NULL, "the model's name", w->name) \
-	F(kind, TEXT, NULL, "transformer or per-sample", w->kind == WORKLOAD_TRANSFORMER ? "transformer" : "per-sample") \
+	F(kind, TEXT, NULL, "transformer or per-sample", \
+	  w->kind == WORKLOAD_TRANSFORMER ? "transformer" : "per-sample") \
 	F(params, NUM, NULL, "parameters", w->params) \
 	F(task, TEXT, NULL, "pretrain, finetune, lora, qlora or infer", model_task_name(req->base.task)) \
 	F(seq_len, INT, NULL, "tokens per sample", b->seq_len) \
@@ -226,7 +235,9 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 	F(power_kw, NUM, "kW", "full-load power limit of all servers; null when not given", \
 	  req->power_kw > 0 ? req->power_kw : NAN) \
 	F(rate_per_s, NUM, "requests/s", "inference: requests per second to serve; null for training", \
-	  req->base.task != MODEL_TASK_INFER ? NAN : req->rate_per_s > 0 ? req->rate_per_s : 1)
+	  req->base.task != MODEL_TASK_INFER ? NAN : \
+	  req->rate_per_s > 0                ? req->rate_per_s : \
+					       1)
 
 PLAN_SCHEMA(request, "plan-request", PLAN_REQUEST_FIELDS)
 

@@ -81,10 +81,11 @@ static size_t categories(const struct plan *p, const struct cat_gpu **gpus)
 
 static int add_front_chart(const struct plan *p, struct html_doc *d, struct diag *err)
 {
-	struct svg_chart *c = svg_chart_new(SVG_SCATTER, "pareto",
-					    p->base.task == MODEL_TASK_INFER ?
-					    "Latency against cost per hour (each GPU type its own colour; the front highlighted)" :
-					    "Time to finish against cost (each GPU type its own colour; the front highlighted)");
+	struct svg_chart *c = svg_chart_new(
+		SVG_SCATTER, "pareto",
+		p->base.task == MODEL_TASK_INFER ?
+			"Latency against cost per hour (each GPU type its own colour; the front highlighted)" :
+			"Time to finish against cost (each GPU type its own colour; the front highlighted)");
 	const struct cat_gpu *gpus[MAX_CATEGORIES];
 	size_t ncat = categories(p, gpus), i, k;
 	int series[MAX_CATEGORIES + 1], other = -1, rc;
@@ -130,8 +131,14 @@ static void bar_label(const struct plan *p, size_t rank, const struct plan_choic
 
 static int add_memory_chart(const struct plan *p, struct html_doc *d, size_t n, struct diag *err)
 {
-	static const char *const names[] = {"weights", "gradients", "optimizer", "activations",
-					    "logits", "KV cache", "buffers and adapters", "allocator and context"};
+	static const char *const names[] = {"weights",
+					    "gradients",
+					    "optimizer",
+					    "activations",
+					    "logits",
+					    "KV cache",
+					    "buffers and adapters",
+					    "allocator and context"};
 	struct svg_chart *c = svg_chart_new(SVG_HBAR, "memory", "Memory per GPU of the top choices");
 	int s[8], rc;
 	size_t i, k;
@@ -167,26 +174,26 @@ static int add_memory_chart(const struct plan *p, struct html_doc *d, size_t n, 
 
 static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, struct diag *err)
 {
-	static const char *const names[] = {"compute", "exposed communication", "pipeline bubble",
-					    "data loading", "optimizer and overhead"};
+	static const char *const names[] = {"compute", "exposed communication", "pipeline bubble", "data loading",
+					    "optimizer and overhead"};
 	struct svg_chart *c = svg_chart_new(SVG_HBAR, "steptime",
 					    p->base.task == MODEL_TASK_INFER ?
-					    "Request time of the top choices" :
-					    "Step time of the top choices, broken down");
+						    "Request time of the top choices" :
+						    "Step time of the top choices, broken down");
 	int s[5], rc;
 	size_t i, k;
 	char label[96];
 
 	svg_chart_size(c, 820, (unsigned)(120 + 34 * n));
-	svg_axis(c, 'x', p->base.task == MODEL_TASK_INFER ? "request time" : "step time", "s",
-		 SVG_SCALE_LINEAR);
+	svg_axis(c, 'x', p->base.task == MODEL_TASK_INFER ? "request time" : "step time", "s", SVG_SCALE_LINEAR);
 	svg_axis(c, 'y', "choice", NULL, SVG_SCALE_LINEAR);
 	for (k = 0; k < 5; k++)
 		s[k] = svg_series(c, names[k]);
 	for (i = 0; i < n; i++) {
 		const struct plan_choice *ch = plan_ranked(p, i);
 		const struct model_time *t = &ch->res.time;
-		double comm = t->tp_comm_s + t->ep_comm_s + t->cp_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
+		double comm = t->tp_comm_s + t->ep_comm_s + t->cp_comm_s + t->dp_comm_s + t->zero_comm_s +
+			      t->pp_p2p_s;
 		double v[5];
 		int b;
 		bar_label(p, i, ch, label, sizeof(label));
@@ -216,7 +223,8 @@ static void infer_cells(const struct plan *p, const struct plan_choice *c, struc
 	strbuf_addf(&cell[2], "%.0f%%", 100 * q.utilisation);
 	strbuf_addstr(&cell[3], fmt_duration(c->latency_s, FMT_DURATION_TEXT, a, sizeof(a)));
 	strbuf_addstr(&cell[4], llm ? fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
-	strbuf_addstr(&cell[5], llm ? fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
+	strbuf_addstr(&cell[5],
+		      llm ? fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, a, sizeof(a)) : "-");
 }
 
 /* Training cells: step, throughput, MFU, time. */
@@ -243,7 +251,8 @@ static void cost_cells(const struct plan_choice *c, int infer, struct strbuf *ce
 		strbuf_addstr(&cell[2], fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, a, sizeof(a)));
 		strbuf_addf(&cell[3], "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
 	} else if (c->bom.rented) {
-		strbuf_addf(&cell[2], "$0 (rented, %s/h)", fmt_money(c->bom.usd_per_hour, FMT_MONEY_SHORT, a, sizeof(a)));
+		strbuf_addf(&cell[2], "$0 (rented, %s/h)",
+			    fmt_money(c->bom.usd_per_hour, FMT_MONEY_SHORT, a, sizeof(a)));
 		strbuf_addf(&cell[3], "%.0f x %s", c->bom.servers, c->bom.instance->row.key);
 	} else {
 		strbuf_addstr(&cell[2], "rented");
@@ -257,12 +266,14 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 			 const struct plan_choice *const *rows, size_t n)
 {
 	/* training: step and time to finish; inference: a request's latency and what each replica's queue gives */
-	static const char *const train_head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
-						 "memory per GPU", "step", "throughput", "MFU",
-						 "time", "cost", "energy", "capex", "racks"};
-	static const char *const infer_head[] = {"#", "hardware", "nodes x GPUs", "network", "layout",
-						 "memory per GPU", "replicas", "capacity", "utilisation",
-						 "latency", "p99 TTFT", "TPOT", "cost", "energy", "capex", "racks"};
+	static const char *const train_head[] = {"#",      "hardware",       "nodes x GPUs", "network",
+						 "layout", "memory per GPU", "step",         "throughput",
+						 "MFU",    "time",           "cost",         "energy",
+						 "capex",  "racks"};
+	static const char *const infer_head[] = {"#",           "hardware",       "nodes x GPUs", "network",
+						 "layout",      "memory per GPU", "replicas",     "capacity",
+						 "utilisation", "latency",        "p99 TTFT",     "TPOT",
+						 "cost",        "energy",         "capex",        "racks"};
 	int infer = p->base.task == MODEL_TASK_INFER;
 	size_t nc = infer ? 16 : 14, i, k;
 	struct strbuf cell[MAX_CELLS];
@@ -283,7 +294,8 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 		strbuf_addf(&cell[2], "%u x %d", c->nodes, hw->gpus_per_node);
 		strbuf_addstr(&cell[3], plan_network_name(p, c, net, sizeof(net)));
 		strbuf_addstr(&cell[4], plan_layout_code(&c->cfg, lay, sizeof(lay)));
-		strbuf_addf(&cell[5], "%s (%.0f%%)", fmt_bytes(c->res.mem.total_bytes, FMT_BYTES_BINARY, a, sizeof(a)),
+		strbuf_addf(&cell[5], "%s (%.0f%%)",
+			    fmt_bytes(c->res.mem.total_bytes, FMT_BYTES_BINARY, a, sizeof(a)),
 			    100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes);
 		if (infer)
 			infer_cells(p, c, &cell[6]);
@@ -300,8 +312,7 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 }
 
 /* One row of the bill: the item, how many, the total and the catalog row it is priced from. */
-static void bom_row(struct html_doc *d, const char *what, double count, double usd,
-		    const struct cat_part *part)
+static void bom_row(struct html_doc *d, const char *what, double count, double usd, const struct cat_part *part)
 {
 	char n[FMT_LEN], m[FMT_LEN];
 	struct strbuf src = STRBUF_INIT;
@@ -325,10 +336,12 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 	char m[FMT_LEN];
 	int i;
 	html_heading(d, 3, "Bill of materials");
-	paragraphf(d, 0, "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
-		   "%.0f kW at the wall (PUE %.2f).%s%s", fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)),
-		   b->racks, b->rack_kw, b->cooling, b->nodes_per_rack, b->it_kw, b->power_kw, b->pue,
-		   b->missing[0] ? " Unpriced: " : "", b->missing);
+	paragraphf(d, 0,
+		   "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
+		   "%.0f kW at the wall (PUE %.2f).%s%s",
+		   fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->racks, b->rack_kw, b->cooling,
+		   b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, b->missing[0] ? " Unpriced: " : "",
+		   b->missing);
 	html_table_begin(d, "bom", NULL);
 	html_table_head(d, head, 4);
 	bom_row(d, "servers", b->servers, b->server_usd, NULL);
@@ -337,11 +350,14 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 		strbuf_addf(&what, "%s switches, %.0f x %.0f Gb/s", b->sw[i].tier, b->sw[i].ports, b->sw[i].gbps);
 		bom_row(d, strbuf_str(&what), b->sw[i].count,
 			b->switch_part && cat_has(b->switch_part->price_usd) ?
-			b->sw[i].count * b->switch_part->price_usd : 0, b->switch_part);
+				b->sw[i].count * b->switch_part->price_usd :
+				0,
+			b->switch_part);
 	}
 	if (b->nics > 0) {
 		strbuf_reset(&what);
-		strbuf_addf(&what, "NIC ports, %.0f Gb/s%s", b->nic_gbps, b->nics_bought > 0 ? "" : " (in the server price)");
+		strbuf_addf(&what, "NIC ports, %.0f Gb/s%s", b->nic_gbps,
+			    b->nics_bought > 0 ? "" : " (in the server price)");
 		bom_row(d, strbuf_str(&what), b->nics, b->nic_usd, b->nic_part);
 		bom_row(d, "optics", b->optics, b->optics_usd, b->optic_part);
 		bom_row(d, "cables", b->cables, b->cables_usd, b->cable_part);
@@ -372,14 +388,17 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 	}
 	paragraphf(d, 0, "Architecture: %s.", ex->arch_text);
 	paragraphf(d, 0, "Size: %s.", ex->sizing);
-	paragraphf(d, 0, "Step time: compute %.0f%%, exposed communication %.0f%%, pipeline bubble %.0f%%, "
-		   "data loading %.0f%%, optimizer and overhead %.0f%%.", 100 * ex->compute_share,
-		   100 * ex->comm_share, 100 * ex->bubble_share, 100 * ex->data_share, 100 * ex->other_share);
+	paragraphf(d, 0,
+		   "Step time: compute %.0f%%, exposed communication %.0f%%, pipeline bubble %.0f%%, "
+		   "data loading %.0f%%, optimizer and overhead %.0f%%.",
+		   100 * ex->compute_share, 100 * ex->comm_share, 100 * ex->bubble_share, 100 * ex->data_share,
+		   100 * ex->other_share);
 	if (c && c->gp.goodput < 0.9995 && p->base.task != MODEL_TASK_INFER)
-		paragraphf(d, 0, "Goodput: %.1f%% of the wall time trains; checkpoints (%.0f s each, every %.0f s) take "
-			   "%.3g h and %.3g expected interruptions %.3g h of %.3g h.", 100 * c->gp.goodput,
-			   c->gp.ckpt_write_s, c->gp.ckpt_every_s, c->gp.ckpt_hours, c->gp.interruptions,
-			   c->gp.fail_hours, c->hours);
+		paragraphf(d, 0,
+			   "Goodput: %.1f%% of the wall time trains; checkpoints (%.0f s each, every %.0f s) take "
+			   "%.3g h and %.3g expected interruptions %.3g h of %.3g h.",
+			   100 * c->gp.goodput, c->gp.ckpt_write_s, c->gp.ckpt_every_s, c->gp.ckpt_hours,
+			   c->gp.interruptions, c->gp.fail_hours, c->hours);
 	if (c && c->has_bom) {
 		bom_table(d, &c->bom);
 	} else if (c && c->bom.rented) {
@@ -437,12 +456,15 @@ static void report_head(const struct plan *p, struct html_doc *d)
 	char t[FMT_LEN], lay[96], money[FMT_LEN];
 	const struct plan_choice *m = plan_nearest_miss(p);
 
-	paragraphf(d, 0, "Searched %zu hardware options (%s) up to %d GPUs: %llu configurations decided with "
-		   "%llu memory and %llu time model calls in %s on %d threads. Objective: %s.", p->nhw,
-		   p->req.buy == PLAN_BUY_CLOUD ? "cloud instances, on-demand prices" :
-		   "catalog servers and generic builds, priced by total cost of ownership",
-		   p->req.max_gpus, (unsigned long long)p->stats.configs, (unsigned long long)p->stats.memory_calls,
-		   (unsigned long long)p->stats.estimate_calls,
+	paragraphf(d, 0,
+		   "Searched %zu hardware options (%s) up to %d GPUs: %llu configurations decided with "
+		   "%llu memory and %llu time model calls in %s on %d threads. Objective: %s.",
+		   p->nhw,
+		   p->req.buy == PLAN_BUY_CLOUD ?
+			   "cloud instances, on-demand prices" :
+			   "catalog servers and generic builds, priced by total cost of ownership",
+		   p->req.max_gpus, (unsigned long long)p->stats.configs,
+		   (unsigned long long)p->stats.memory_calls, (unsigned long long)p->stats.estimate_calls,
 		   fmt_duration(p->stats.wall_s, FMT_DURATION_TEXT, t, sizeof(t)), p->stats.threads,
 		   plan_objective_name(p->req.objective));
 	if (p->skipped[0])
@@ -451,9 +473,10 @@ static void report_head(const struct plan *p, struct html_doc *d)
 		return;
 	html_heading(d, 2, "No configuration meets the constraints");
 	if (m)
-		paragraphf(d, 0, "The nearest miss is %u x %s (%s): %.3g h, %s, %.1f kW; %.0f%% over "
-			   "the tightest constraint.", m->nodes, p->hw[m->hw].label,
-			   plan_layout_code(&m->cfg, lay, sizeof(lay)), m->hours,
+		paragraphf(d, 0,
+			   "The nearest miss is %u x %s (%s): %.3g h, %s, %.1f kW; %.0f%% over "
+			   "the tightest constraint.",
+			   m->nodes, p->hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)), m->hours,
 			   fmt_money(m->cost_usd, FMT_MONEY_SHORT, money, sizeof(money)), m->power_kw,
 			   100 * (m->miss - 1));
 }
@@ -490,23 +513,24 @@ static void report_tables(const struct plan *p, struct html_doc *d, const struct
 	free(rows);
 	if (ex && n)
 		explanation(p, d, ex);
-	html_note(d, p->base.task == MODEL_TASK_INFER ?
-		  "Layout code: t tensor, p pipeline parallel; b batch: requests each replica runs at "
-		  "once. Utilisation: the share of the replicas' batch slots the request rate keeps busy; "
-		  "p99 TTFT: time to first token of 99% of requests, the wait for a free slot included "
-		  "(Erlang C); TPOT: time per output token. Cost and energy per hour: owned hardware at "
-		  "its total cost of ownership per GPU-hour used, rented at on-demand prices; energy: "
-		  "GPUs only. See docs/plan.md." :
-		  "Layout code: t tensor, c context (each sequence split over the GPUs, ring attention), "
-		  "p pipeline, v virtual pipeline stages, d data, e expert parallel (degrees of 1 left "
-		  "out); z ZeRO stage; rs selective, rf full, ro per-op activation recompute; oo "
-		  "optimizer states and master weights offloaded to host memory, op the parameters "
-		  "too; m micro-batch. Cost: owned hardware at its total cost of ownership per GPU-hour "
-		  "used, rented at on-demand prices; energy: GPUs only. See docs/plan.md.");
+	html_note(d,
+		  p->base.task == MODEL_TASK_INFER ?
+			  "Layout code: t tensor, p pipeline parallel; b batch: requests each replica runs at "
+			  "once. Utilisation: the share of the replicas' batch slots the request rate keeps busy; "
+			  "p99 TTFT: time to first token of 99% of requests, the wait for a free slot included "
+			  "(Erlang C); TPOT: time per output token. Cost and energy per hour: owned hardware at "
+			  "its total cost of ownership per GPU-hour used, rented at on-demand prices; energy: "
+			  "GPUs only. See docs/plan.md." :
+			  "Layout code: t tensor, c context (each sequence split over the GPUs, ring attention), "
+			  "p pipeline, v virtual pipeline stages, d data, e expert parallel (degrees of 1 left "
+			  "out); z ZeRO stage; rs selective, rf full, ro per-op activation recompute; oo "
+			  "optimizer states and master weights offloaded to host memory, op the parameters "
+			  "too; m micro-batch. Cost: owned hardware at its total cost of ownership per GPU-hour "
+			  "used, rented at on-demand prices; energy: GPUs only. See docs/plan.md.");
 }
 
-int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title,
-		     const char *path, struct diag *err)
+int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title, const char *path,
+		     struct diag *err)
 {
 	struct strbuf head = STRBUF_INIT;
 	struct html_doc *d;

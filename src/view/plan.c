@@ -53,11 +53,16 @@ static const char *task_words(const struct workload *w, enum model_task t)
 	if (w->kind != WORKLOAD_TRANSFORMER && (t == MODEL_TASK_PRETRAIN || t == MODEL_TASK_FINETUNE))
 		return "training";
 	switch (t) {
-	case MODEL_TASK_PRETRAIN: return "pretraining";
-	case MODEL_TASK_FINETUNE: return "full fine-tune";
-	case MODEL_TASK_LORA: return "LoRA fine-tune";
-	case MODEL_TASK_QLORA: return "QLoRA fine-tune";
-	default: return "inference";
+	case MODEL_TASK_PRETRAIN:
+		return "pretraining";
+	case MODEL_TASK_FINETUNE:
+		return "full fine-tune";
+	case MODEL_TASK_LORA:
+		return "LoRA fine-tune";
+	case MODEL_TASK_QLORA:
+		return "QLoRA fine-tune";
+	default:
+		return "inference";
 	}
 }
 
@@ -69,8 +74,8 @@ static void title_line(struct strbuf *sb, const struct plan *p)
 	const struct model_config *b = plan_base(p);
 	char n[FMT_LEN], c[FMT_LEN];
 
-	strbuf_addf(sb, "%s (%s parameters), %s on ", w->name, fmt_count(w->params, FMT_COUNT_SI_SHORT, n, sizeof(n)),
-		    task_words(w, b->task));
+	strbuf_addf(sb, "%s (%s parameters), %s on ", w->name,
+		    fmt_count(w->params, FMT_COUNT_SI_SHORT, n, sizeof(n)), task_words(w, b->task));
 	if (b->task == MODEL_TASK_INFER)
 		strbuf_addf(sb, "%s requests/s",
 			    fmt_count(req->rate_per_s > 0 ? req->rate_per_s : 1, FMT_COUNT_G3, c, sizeof(c)));
@@ -87,7 +92,7 @@ static void title_line(struct strbuf *sb, const struct plan *p)
 static const char *choice_time(const struct plan *p, const struct plan_choice *x, char *b, size_t len)
 {
 	return is_infer(p) ? fmt_duration(x->latency_s, FMT_DURATION_STEP, b, len) :
-	       fmt_duration(x->hours * 3600, FMT_DURATION_SHORT, b, len);
+			     fmt_duration(x->hours * 3600, FMT_DURATION_SHORT, b, len);
 }
 
 /* ---- the tables ---- */
@@ -110,7 +115,8 @@ static void choice_row(struct table *tb, const struct plan *p, size_t rank, cons
 		table_cell(tb, fmt_duration(c->latency_s, FMT_DURATION_STEP, a, sizeof(a)));
 		table_cellf(tb, "%d", c->replicas);
 		if (!narrow)
-			table_cell(tb, fmt_count(c->res.samples_per_s * c->replicas, FMT_COUNT_SI_SHORT, a, sizeof(a)));
+			table_cell(tb, fmt_count(c->res.samples_per_s * c->replicas, FMT_COUNT_SI_SHORT, a,
+						 sizeof(a)));
 		table_cell(tb, fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)));
 		if (!narrow)
 			table_cell(tb, fmt_count(c->energy_kwh, FMT_COUNT_SI_SHORT, a, sizeof(a)));
@@ -164,6 +170,17 @@ static struct table *choice_table(const struct plan *p, int narrow)
 	return tb;
 }
 
+/* What the columns and layout codes of the tables mean. */
+static const char train_note[] =
+	"layout: t tensor, c context, p pipeline, v virtual stages, d data, e expert parallel (1s left "
+	"out); z ZeRO stage; rs/rf/ro selective/full/per-op recompute; oo/op optimizer/+params offloaded; "
+	"m micro-batch; mem: % of each GPU's memory; "
+	"time: to finish, checkpoints and interruptions included; cost: the run on owned "
+	"hardware (TCO) or rented; capex: the bill of materials to buy";
+static const char infer_note[] =
+	"layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
+	"memory; cost and energy per hour";
+
 static void print_ranked(FILE *out, const struct plan *p)
 {
 	size_t i, n = plan_nranked(p);
@@ -178,15 +195,9 @@ static void print_ranked(FILE *out, const struct plan *p)
 	table_print(tb, out, 80);
 	table_free(tb);
 	if (spares)
-		table_wrap(out, "", "hardware: nodes x GPUs that train, +N GPUs a node holds spare (bought, idle)", 0, 80);
-	table_wrap(out, "", is_infer(p) ?
-		   "layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
-		   "memory; cost and energy per hour" :
-		   "layout: t tensor, c context, p pipeline, v virtual stages, d data, e expert parallel (1s left "
-		   "out); z ZeRO stage; rs/rf/ro selective/full/per-op recompute; oo/op optimizer/+params offloaded; "
-		   "m micro-batch; mem: % of each GPU's memory; "
-		   "time: to finish, checkpoints and interruptions included; cost: the run on owned "
-		   "hardware (TCO) or rented; capex: the bill of materials to buy", 0, 80);
+		table_wrap(out, "", "hardware: nodes x GPUs that train, +N GPUs a node holds spare (bought, idle)",
+			   0, 80);
+	table_wrap(out, "", is_infer(p) ? infer_note : train_note, 0, 80);
 }
 
 static void print_front(FILE *out, const struct plan *p)
@@ -214,8 +225,9 @@ static void print_bom(FILE *out, const struct bom *b)
 	if (b->tiers)
 		strbuf_addf(&fab, "%d-tier fabric %s: switches %s %s, %.0f NIC ports%s, %.0f optics, %.0f cables",
 			    b->tiers, fmt_money(b->fabric_usd, FMT_MONEY_SHORT, a1, sizeof(a1)),
-			    bom_switch_text(b, sw, sizeof(sw)), fmt_money(b->switch_usd, FMT_MONEY_SHORT, a2, sizeof(a2)),
-			    b->nics, b->nics_bought > 0 ? "" : " (in the server price)", b->optics, b->cables);
+			    bom_switch_text(b, sw, sizeof(sw)),
+			    fmt_money(b->switch_usd, FMT_MONEY_SHORT, a2, sizeof(a2)), b->nics,
+			    b->nics_bought > 0 ? "" : " (in the server price)", b->optics, b->cables);
 	else
 		strbuf_addstr(&fab, "no scale-out fabric");
 	if (b->cooling_usd > 0)
@@ -282,8 +294,8 @@ static void print_explanation(FILE *out, const struct plan *p, const struct plan
 		      "ready to stand in for a failed tray: bought, so in the capex and the cost, and "
 		      "idling at their idle power in the energy; --no-spares trains on all %d where a "
 		      "layout divides the global batch",
-		      hw->gpus_per_node, bought, c->gpus, hw->spare_per_node, c->nodes * (unsigned)hw->spare_per_node,
-		      bought);
+		      hw->gpus_per_node, bought, c->gpus, hw->spare_per_node,
+		      c->nodes * (unsigned)hw->spare_per_node, bought);
 	}
 	wrapf(out, "  check it     ", 15, "gpuscope estimate %s", plan_estimate_args(p, c, args, sizeof(args)));
 	if (ex->nalt)
@@ -341,11 +353,15 @@ static void missed_words(struct strbuf *names, struct strbuf *rack, const struct
 		/* bom_build leaves the rack it could not fill in m->bom, the default one included */
 		int dflt = !(req->rack_kw > 0), liquid = !strcmp(m->bom.cooling, "liquid");
 		what[k++] = dflt ? "default rack-power limit" : "rack-power limit (--rack-kw)";
-		strbuf_addf(rack, "; one %s draws %.1f kW, more than the %.0f kW %sof %s %s-cooled rack (%s); give "
-			    "--rack-kw %.0f or more", hw->label, hw->node_power_kw, m->bom.rack_kw,
-			    dflt ? "default " : "", strcmp(m->bom.cooling, "air") ? "a" : "an", m->bom.cooling,
-			    !dflt ? "--rack-kw" : liquid ? "the catalog's facility rack_kw_liquid" :
-			    "the catalog's facility rack_kw_air", ceil(hw->node_power_kw));
+		strbuf_addf(rack,
+			    "; one %s draws %.1f kW, more than the %.0f kW %sof %s %s-cooled rack (%s); give "
+			    "--rack-kw %.0f or more",
+			    hw->label, hw->node_power_kw, m->bom.rack_kw, dflt ? "default " : "",
+			    strcmp(m->bom.cooling, "air") ? "a" : "an", m->bom.cooling,
+			    !dflt  ? "--rack-kw" :
+			    liquid ? "the catalog's facility rack_kw_liquid" :
+				     "the catalog's facility rack_kw_air",
+			    ceil(hw->node_power_kw));
 	}
 	if (!k)
 		what[k++] = "constraints";
@@ -363,9 +379,11 @@ static void print_nearest_miss(FILE *out, const struct plan *p, const struct pla
 	missed_words(&names, &rack, p, m);
 	wrapf(out, "", 0,
 	      "no configuration meets the %s%s; the nearest miss is %ux%d %s (%s): %s, "
-	      "%s, %.1f kW, %s the tightest constraint", strbuf_str(&names), strbuf_str(&rack), m->nodes,
-	      hw->gpus_per_node, hw->label, plan_layout_code(&m->cfg, lay, sizeof(lay)), choice_time(p, m, a, sizeof(a)),
-	      fmt_money(m->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)), m->power_kw, miss_words(m->miss, c, sizeof(c)));
+	      "%s, %.1f kW, %s the tightest constraint",
+	      strbuf_str(&names), strbuf_str(&rack), m->nodes, hw->gpus_per_node, hw->label,
+	      plan_layout_code(&m->cfg, lay, sizeof(lay)), choice_time(p, m, a, sizeof(a)),
+	      fmt_money(m->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)), m->power_kw,
+	      miss_words(m->miss, c, sizeof(c)));
 	strbuf_release(&names);
 	strbuf_release(&rack);
 	if (plan_fastest(p) && (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0))
@@ -387,12 +405,14 @@ static void print_no_answer(FILE *out, const struct plan *p)
 		wrapf(out, "", 0,
 		      "nothing fits in memory within %d GPUs; the closest is %ux%d %s, whose best layout "
 		      "needs %s per GPU of %.0f GiB; allow more GPUs (--max-gpus), larger GPUs, "
-		      "LoRA/QLoRA or a shorter --seq-len", req->max_gpus, f->nodes, hw->gpus_per_node, hw->label,
+		      "LoRA/QLoRA or a shorter --seq-len",
+		      req->max_gpus, f->nodes, hw->gpus_per_node, hw->label,
 		      fmt_bytes(f->min_bytes, FMT_BYTES_BINARY, a, sizeof(a)), hw->gpu->memory_gib);
 	} else if (is_infer(p)) {
 		wrapf(out, "", 0,
 		      "no configuration of at most %d GPUs serves %g requests/s; lower --rate or "
-		      "allow more GPUs (--max-gpus)", req->max_gpus, req->rate_per_s);
+		      "allow more GPUs (--max-gpus)",
+		      req->max_gpus, req->rate_per_s);
 	} else if (plan_no_layout_reason(p, why, sizeof(why))) {
 		table_wrap(out, "", why, 0, 80);
 	} else {
@@ -424,9 +444,11 @@ static void print_whole_steps(FILE *out, const struct plan *p)
 		snprintf(z, sizeof(z), "%d x %d tokens", G, b->seq_len);
 	else
 		snprintf(z, sizeof(z), "%d %s", G, unit);
-	wrapf(out, "  ", 2, "a run is whole optimizer steps of %s: %s %s round up to %.0f step%s (%s %s); times and "
-	      "costs are for whole steps", z, fmt_count(asked, FMT_COUNT_G3, y, sizeof(y)), tokens ? "tokens" : unit,
-	      steps, steps == 1 ? "" : "s", fmt_count(steps * per_step, FMT_COUNT_SI_SHORT, x, sizeof(x)),
+	wrapf(out, "  ", 2,
+	      "a run is whole optimizer steps of %s: %s %s round up to %.0f step%s (%s %s); times and "
+	      "costs are for whole steps",
+	      z, fmt_count(asked, FMT_COUNT_G3, y, sizeof(y)), tokens ? "tokens" : unit, steps,
+	      steps == 1 ? "" : "s", fmt_count(steps * per_step, FMT_COUNT_SI_SHORT, x, sizeof(x)),
 	      tokens ? "tokens" : unit);
 }
 
@@ -439,13 +461,15 @@ static void target_words(struct strbuf *sb, const struct plan *p)
 
 	if (!is_infer(p)) {
 		if (w->kind == WORKLOAD_TRANSFORMER)
-			strbuf_addf(sb, "global batch %d x %d tokens", plan_global_batch(p), plan_base(p)->seq_len);
+			strbuf_addf(sb, "global batch %d x %d tokens", plan_global_batch(p),
+				    plan_base(p)->seq_len);
 		else
 			strbuf_addf(sb, "global batch %d %s", plan_global_batch(p), w->sample_unit);
 		return;
 	}
 	if (req->deadline_s > 0)
-		strbuf_addf(sb, "latency target %s", fmt_duration(req->deadline_s, FMT_DURATION_STEP, a, sizeof(a)));
+		strbuf_addf(sb, "latency target %s",
+			    fmt_duration(req->deadline_s, FMT_DURATION_STEP, a, sizeof(a)));
 	else
 		strbuf_addstr(sb, "no latency target");
 	if (req->ttft_s > 0)
@@ -467,10 +491,12 @@ static void print_header(FILE *out, const struct plan *p)
 	fprintf(out, "gpuscope plan: %s\n", strbuf_str(&sb));
 	strbuf_reset(&sb);
 	target_words(&sb, p);
-	strbuf_addf(&sb, "; %s; objective %s; up to %d GPUs; searched %s configurations of %zu hardware options in "
-		    "%s on %d threads", req->buy == PLAN_BUY_CLOUD ?
-		    (req->provider ? req->provider : "cloud instances at on-demand prices") :
-		    "owned hardware (catalog servers and generic builds, priced by TCO)",
+	strbuf_addf(&sb,
+		    "; %s; objective %s; up to %d GPUs; searched %s configurations of %zu hardware options in "
+		    "%s on %d threads",
+		    req->buy == PLAN_BUY_CLOUD ?
+			    (req->provider ? req->provider : "cloud instances at on-demand prices") :
+			    "owned hardware (catalog servers and generic builds, priced by TCO)",
 		    plan_objective_name(req->objective), req->max_gpus,
 		    fmt_count((double)st->configs, FMT_COUNT_SI_SHORT, a, sizeof(a)), nhw,
 		    fmt_duration(st->wall_s, FMT_DURATION_TEXT, b, sizeof(b)), st->threads);
@@ -515,7 +541,8 @@ static json_t *json_after(json_t *o, const char *after, json_t *extra)
 {
 	json_t *r = json_object(), *v;
 	const char *k;
-	json_object_foreach(o, k, v) {
+	json_object_foreach(o, k, v)
+	{
 		json_object_set(r, k, v);
 		if (!strcmp(k, after))
 			json_object_update(r, extra);
@@ -607,7 +634,11 @@ static json_t *closest_fit_json(const struct plan *p)
 	return o;
 }
 
-enum choice_list { RANKED, FRONT, ALL_THAT_FIT };
+enum choice_list {
+	RANKED,
+	FRONT,
+	ALL_THAT_FIT
+};
 
 static json_t *choices_json(const struct plan *p, enum choice_list which)
 {
@@ -619,7 +650,8 @@ static json_t *choices_json(const struct plan *p, enum choice_list which)
 	n = which == RANKED ? plan_nranked(p) : which == FRONT ? plan_nfront(p) : nall;
 	for (i = 0; i < n; i++) {
 		const struct plan_choice *c = which == RANKED ? plan_ranked(p, i) :
-					      which == FRONT ? plan_front(p, i) : &every[i];
+					      which == FRONT  ? plan_front(p, i) :
+								&every[i];
 		if (which != ALL_THAT_FIT || c->fits)
 			json_array_append_new(a, choice_json(p, c, row));
 	}
@@ -685,8 +717,7 @@ void view_plan_csv(FILE *out, const struct plan *p, int all)
 
 /* ---- the report ---- */
 
-int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const char *path,
-		     struct diag *err)
+int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const char *path, struct diag *err)
 {
 	struct strbuf title = STRBUF_INIT;
 	int rc;

@@ -33,7 +33,6 @@ struct json_t *view_plan_json(const struct plan *p, const struct plan_explanatio
 void view_plan_csv(FILE *out, const struct plan *p, int all);
 
 /* Writes the HTML report to path (plan_report_html()).  Returns 0, or -1 with *err. */
-int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const char *path,
-		     struct diag *err);
+int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const char *path, struct diag *err);
 
 #endif

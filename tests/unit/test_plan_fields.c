@@ -40,8 +40,8 @@ static const char choice_keys[] =
 
 /* Numbers that have no unit: counts held in a double, ratios and scores. */
 static const char *const unitless[] = {
-	"train_steps", "score", "miss", "interruptions", "params", "train_tokens", "train_samples", "epochs",
-	"ratio_time", "ratio_cost", "speedup", NULL,
+	"train_steps",   "score",  "miss",       "interruptions", "params",  "train_tokens",
+	"train_samples", "epochs", "ratio_time", "ratio_cost",    "speedup", NULL,
 };
 
 static struct catalog *cat;
@@ -66,7 +66,7 @@ static int teardown(void **state)
 }
 
 static const struct report_schema *(*const schemas[])(void) = {
-	plan_choice_schema, plan_workload_schema, plan_request_schema, plan_search_schema,
+	plan_choice_schema,      plan_workload_schema,    plan_request_schema,     plan_search_schema,
 	plan_closest_fit_schema, plan_explanation_schema, plan_alternative_schema, plan_optimisation_schema,
 };
 
@@ -180,8 +180,8 @@ static void test_choice_values(void **state)
 	struct plan *p = small_plan(&w, &req, gpus, "llama2-7b", MODEL_TASK_FINETUNE);
 	struct report_row *row = report_row_new(plan_choice_schema());
 	struct plan_choice c = *plan_ranked(p, 0);
-	static const char *const viol[] = {"", "deadline", "budget", "deadline;budget", "power", "deadline;power",
-					   "budget;power", "deadline;budget;power"};
+	static const char *const viol[] = {"",      "deadline",       "budget",       "deadline;budget",
+					   "power", "deadline;power", "budget;power", "deadline;budget;power"};
 	unsigned v;
 	(void)state;
 
@@ -189,7 +189,7 @@ static void test_choice_values(void **state)
 	assert_int_equal(num(row, "rank"), 1);
 	assert_true(fabs(num(row, "memory_pct") - 100 * c.res.mem.total_bytes / c.res.mem.capacity_bytes) < 1e-9);
 	assert_true(num(row, "time_to_finish_s") == c.hours * 3600);
-	assert_true(isnan(num(row, "ttft_p99_s")));       /* training: null */
+	assert_true(isnan(num(row, "ttft_p99_s"))); /* training: null */
 	assert_true(isnan(num(row, "utilisation")));
 	assert_true(num(row, "meets_constraints") == 1);
 	assert_string_equal(text(row, "violates"), "");
@@ -202,7 +202,7 @@ static void test_choice_values(void **state)
 		plan_choice_row(p, &c, row);
 		assert_string_equal(text(row, "violates"), viol[v & 7]);
 		assert_true(num(row, "meets_constraints") == (v == 0));
-		assert_int_equal(num(row, "rank"), 0);       /* a copy is not the ranked choice */
+		assert_int_equal(num(row, "rank"), 0); /* a copy is not the ranked choice */
 	}
 	report_row_free(row);
 	plan_free(p);
@@ -238,8 +238,7 @@ static char *keys(json_t *o)
 	const char *k;
 	json_t *v;
 	FILE *f = open_memstream(&buf, &len);
-	json_object_foreach(o, k, v)
-		fprintf(f, "%s%s", ftell(f) ? "," : "", k);
+	json_object_foreach(o, k, v) fprintf(f, "%s%s", ftell(f) ? "," : "", k);
 	fclose(f);
 	return buf;
 }
@@ -264,17 +263,22 @@ static void test_document(void **state)
 
 	assert_int_equal(plan_explain(p, plan_ranked(p, 0), &ex), 0);
 	doc = view_plan_json(p, &ex, 1);
-	assert_keys(doc, "workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,all");
+	assert_keys(doc,
+		    "workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,all");
 	assert_keys(json_object_get(doc, "workload"),
 		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
-	assert_keys(json_object_get(doc, "request"), "objective,buy,provider,max_gpus,precisions,gpus,ecosystem,"
+	assert_keys(json_object_get(doc, "request"),
+		    "objective,buy,provider,max_gpus,precisions,gpus,ecosystem,"
 		    "deadline_s,budget_usd,power_kw,rate_per_s");
-	assert_string_equal(json_string_value(json_array_get(json_object_get(json_object_get(doc, "request"), "gpus"), 1)),
+	assert_string_equal(json_string_value(
+				    json_array_get(json_object_get(json_object_get(doc, "request"), "gpus"), 1)),
 			    "a100-sxm4-80gb");
 	assert_true(json_is_null(json_object_get(json_object_get(doc, "request"), "deadline_s")));
-	assert_keys(json_object_get(doc, "search"), "hardware_options,fabrics,slots,items,layouts,configurations,"
+	assert_keys(json_object_get(doc, "search"),
+		    "hardware_options,fabrics,slots,items,layouts,configurations,"
 		    "memory_calls,estimate_calls,bound_calls,threads,wall_s");
-	assert_keys(json_object_get(doc, "explanation"), "architecture,architecture_text,sizing,compute_share,"
+	assert_keys(json_object_get(doc, "explanation"),
+		    "architecture,architecture_text,sizing,compute_share,"
 		    "comm_share,bubble_share,data_share,other_share,alternatives,optimisations");
 	first = json_array_get(json_object_get(doc, "ranked"), 0);
 	want = malloc(sizeof(choice_keys) + 4);
@@ -346,12 +350,9 @@ static void test_report_bill(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_schemas),
-		cmocka_unit_test(test_choice_keys),
-		cmocka_unit_test(test_choice_values),
-		cmocka_unit_test(test_infer_values),
-		cmocka_unit_test(test_document),
-		cmocka_unit_test(test_report_bill),
+		cmocka_unit_test(test_schemas),       cmocka_unit_test(test_choice_keys),
+		cmocka_unit_test(test_choice_values), cmocka_unit_test(test_infer_values),
+		cmocka_unit_test(test_document),      cmocka_unit_test(test_report_bill),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
