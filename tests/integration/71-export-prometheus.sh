@@ -90,32 +90,58 @@ prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/prom-da
 	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn >"$TMP/prometheus.log" 2>&1 &
 EXTRA_PIDS="$!"
 
-# pq EXPR: evaluates EXPR now; prints "ok N V" (result count and the first value) or "error MSG".
-pq() {
-	curl -s --max-time 5 -G "$PROM/api/v1/query" --data-urlencode "query=$1" |
-		python3 -c '
-import json, sys
-try:
-    r = json.load(sys.stdin)
-except Exception as e:
-    print("error", "bad response:", e); sys.exit()
-if r.get("status") != "success":
-    print("error", r.get("error")); sys.exit()
-res = r["data"]["result"]
-v = res[0]["value"][1] if res and isinstance(res, list) and "value" in res[0] else (r["data"]["result"][1] if r["data"]["resultType"] == "scalar" else "-")
-print("ok", len(res) if isinstance(res, list) else 1, v)'
-}
+# One Python process runs a list of queries (a process per query took most
+# of this test's time).  On stdin, one query a line: "EXPR<TAB>WANT" polls
+# EXPR until it gives WANT (at most SECONDS each); "EXPR<TAB>" needs it to
+# evaluate; "EXPR<TAB>!empty" needs a result.  A result reads "ok N V" (the
+# result count and the first value) or "error MSG".  Prints one line per
+# query that did not do so; queries.py PROM SECONDS.
+cat >"$TMP/queries.py" <<'PY'
+import json, sys, time, urllib.error, urllib.parse, urllib.request
+prom, secs = sys.argv[1], float(sys.argv[2])
+def pq(expr):
+    url = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": expr})
+    try:
+        try:
+            body = urllib.request.urlopen(url, timeout=5).read()
+        except urllib.error.HTTPError as e:
+            body = e.read()   # a bad query: 400 and the error in the JSON
+        r = json.loads(body)
+    except Exception as e:
+        return "error bad response: %s" % e
+    if r.get("status") != "success":
+        return "error %s" % r.get("error")
+    res = r["data"]["result"]
+    v = res[0]["value"][1] if res and isinstance(res, list) and "value" in res[0] else (res[1] if r["data"]["resultType"] == "scalar" else "-")
+    return "ok %d %s" % (len(res) if isinstance(res, list) else 1, v)
+for line in sys.stdin:
+    expr, want = line.rstrip("\n").split("\t")
+    got = pq(expr)
+    if want == "!empty":
+        if got.startswith("ok 0 ") or got.startswith("error"):
+            print("query '%s' shows nothing: %s" % (expr, got))
+    elif not want:
+        if not got.startswith("ok"):
+            print("query '%s': %s" % (expr, got))
+    else:
+        end = time.time() + secs
+        while got != want and time.time() < end:
+            time.sleep(0.25)
+            got = pq(expr)
+        if got != want:
+            print("query '%s' gave '%s', want '%s'" % (expr, got, want))
+PY
 
-# wait_query EXPR WANT [SECONDS]: polls until pq prints WANT.
-wait_query() {
-	local i got
-	CHECKS=$((CHECKS + 1))
-	for i in $(seq 1 $(( ${3:-20} * 4 ))); do
-		got=$(pq "$1")
-		[ "$got" = "$2" ] && return 0
-		sleep 0.25
-	done
-	fail "query '$1' gave '$got', want '$2'; prometheus log: $(tail -5 "$TMP/prometheus.log")"
+# queries SECONDS: runs the queries on stdin (above); each one is a check.
+# Not in a pipeline: it counts the checks and failures of this shell.
+queries() {
+	local q="$TMP/queries.$RANDOM" line
+	cat >"$q"
+	CHECKS=$((CHECKS + $(wc -l <"$q")))
+	python3 "$TMP/queries.py" "$PROM" "$1" <"$q" >"$q.out" 2>&1 || echo "queries.py failed" >>"$q.out"
+	while IFS= read -r line; do
+		fail "$line; prometheus log: $(tail -5 "$TMP/prometheus.log")"
+	done <"$q.out"
 }
 
 CHECKS=$((CHECKS + 1))
@@ -129,20 +155,23 @@ for i in $(seq 1 120); do
 done
 [ -n "$READY" ] || { fail "prometheus did not start: $(tail -20 "$TMP/prometheus.log")"; finish; }
 
-wait_query 'up{job="gpuscope"}' "ok 1 1"
-# a few scrapes in ("bool" turns the count into 1 once it reaches 3, so a
-# poll that misses the moment the count is exactly 3 still matches)
-wait_query 'count_over_time(up{job="gpuscope"}[1m]) >= bool 3' "ok 1 1" 20
-wait_query 'count(DCGM_FI_DEV_GPU_UTIL)' "ok 1 8"
-wait_query 'DCGM_FI_DEV_GPU_UTIL{gpu="3",modelName="NVIDIA H100 80GB HBM3",DCGM_FI_DRIVER_VERSION="550.54.15"}' "ok 1 97"
-wait_query 'DCGM_FI_DEV_FB_USED{gpu="0"}' "ok 1 63488"
-wait_query 'count(gpu_up == 1)' "ok 1 8"
-wait_query 'gpu_utilization_ratio{gpu="3"}' "ok 1 0.97"
-wait_query 'count(gpu_info{cuda_version="12.4"})' "ok 1 8"
-wait_query 'count(gpu_nvlink_errors_total)' "ok 1 720"
-wait_query 'gpu_energy_joules_total{gpu="0"}' "ok 1 8123456.789"
-wait_query 'count(gpuscope_exporter_sample_age_seconds < 1.5)' "ok 1 1"
-wait_query 'count(scrape_samples_scraped{job="gpuscope"} > 2000)' "ok 1 1"
+# the target is up, a few scrapes in ("bool" turns the count into 1 once it
+# reaches 3, so a poll that misses the moment the count is exactly 3 still
+# matches), and the series have their values
+queries 20 <<'EOF'
+up{job="gpuscope"}	ok 1 1
+count_over_time(up{job="gpuscope"}[1m]) >= bool 3	ok 1 1
+count(DCGM_FI_DEV_GPU_UTIL)	ok 1 8
+DCGM_FI_DEV_GPU_UTIL{gpu="3",modelName="NVIDIA H100 80GB HBM3",DCGM_FI_DRIVER_VERSION="550.54.15"}	ok 1 97
+DCGM_FI_DEV_FB_USED{gpu="0"}	ok 1 63488
+count(gpu_up == 1)	ok 1 8
+gpu_utilization_ratio{gpu="3"}	ok 1 0.97
+count(gpu_info{cuda_version="12.4"})	ok 1 8
+count(gpu_nvlink_errors_total)	ok 1 720
+gpu_energy_joules_total{gpu="0"}	ok 1 8123456.789
+count(gpuscope_exporter_sample_age_seconds < 1.5)	ok 1 1
+count(scrape_samples_scraped{job="gpuscope"} > 2000)	ok 1 1
+EOF
 
 # the target's last scrape had no error
 CHECKS=$((CHECKS + 1))
@@ -166,23 +195,14 @@ assert m and m[0]["unit"] == "watts" and m[0]["type"] == "gauge", m' "$TMP/tmeta
 	fail "no OpenMetrics unit in the target metadata: $(cat "$TMP/meta.err")"
 
 # every dashboard query evaluates (that its names exist is checked by
-# unit/test_export_families against the family table)
-while IFS= read -r expr; do
-	CHECKS=$((CHECKS + 1))
-	got=$(pq "$expr")
-	case "$got" in
-	ok*) ;;
-	*) fail "dashboard query '$expr': $got";;
-	esac
-done <"$TMP/exprs"
-# and the panels that should show data on a healthy DGX do
-for expr in 'max by (instance, gpu) (gpu_utilization_ratio{instance=~".*",gpu=~".*"})' \
-	'sum(gpu_power_watts{instance=~".*",gpu=~".*"})'; do
-	CHECKS=$((CHECKS + 1))
-	case "$(pq "$expr")" in
-	"ok 0 "*|error*) fail "dashboard query '$expr' shows nothing";;
-	esac
-done
+# unit/test_export_families against the family table), and the panels that
+# should show data on a healthy DGX do
+{
+	sed 's/$/\t/' "$TMP/exprs"
+	printf '%s\t!empty\n' 'max by (instance, gpu) (gpu_utilization_ratio{instance=~".*",gpu=~".*"})' \
+		'sum(gpu_power_watts{instance=~".*",gpu=~".*"})'
+} >"$TMP/dashboard.queries"
+queries 0 <"$TMP/dashboard.queries"
 
 # the alert rules are loaded and evaluate without errors against the real series
 CHECKS=$((CHECKS + 1))
