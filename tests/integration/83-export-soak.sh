@@ -1,14 +1,14 @@
 #!/bin/bash
 # A soak of the exporter: scrapes, /health, XID storms in the kernel log,
 # a GPU lost mid-run, TLS reloads by SIGHUP and bad requests, all at once,
-# for SOAK_SECONDS (20 under ctest; run it by hand for longer:
+# for SOAK_SECONDS (10 under ctest; run it by hand for longer:
 #   SOAK_SECONDS=3600 TESTS=tests SRCDIR=. BUILDDIR=build-asan \
 #     GPUSCOPE=build-asan/gpuscope bash tests/integration/83-export-soak.sh).
 # Under AddressSanitizer the exit at SIGTERM checks for leaks (any leak
 # fails the exit code); the resident memory of the second half of the run
 # must stay within SOAK_RSS_GROWTH_KB of the first.
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
-SECS=${SOAK_SECONDS:-20}
+SECS=${SOAK_SECONDS:-10}
 GROWTH_KB=${SOAK_RSS_GROWTH_KB:-8192}
 # a small quarantine, so freed memory ASan holds back does not read as growth
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=8:detect_leaks=1"
