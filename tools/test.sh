@@ -32,7 +32,9 @@ units=$(grep -lE 'pthread_create|(collector|server|kube)_start\(' tests/unit/tes
 unit_re=$(echo "$units" | paste -sd '|' -)
 # shellcheck disable=SC2086 # one target per word
 cmake --build "$TSAN_BUILD" --target gpuscope $units
+# one test at a time: ThreadSanitizer's exporter is slow enough that the
+# attack tests need the cores to themselves
 TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}" \
-	ctest --test-dir "$TSAN_BUILD" --output-on-failure -j "$(nproc)" \
+	ctest --test-dir "$TSAN_BUILD" --output-on-failure \
 	-R "^(integration/[0-9]+-export-|unit/($unit_re)\$)" \
 	-E '^integration/(71-export-prometheus|75-export-gpu-check|78-export-counters)$'

@@ -3,6 +3,7 @@
 # seconds: the target is up, the series are there with the right values,
 # the OpenMetrics metadata arrived, every query of the Grafana dashboard and
 # every alert rule evaluates.  Also promtool on the deploy/ rules.
+# ctest: beside other tests (it checks values, not how long anything took)
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 
 DEPLOY="$SRCDIR/deploy"

@@ -2,6 +2,7 @@
 # tools/gpu-check/export_vs_nvidia_smi.sh, the comparison run on real GPUs,
 # checked offline: against the fake NVML and a saved nvidia-smi reading of
 # the same (fake) DGX it finds no difference, and it reports a planted one.
+# ctest: beside other tests (it checks values, not how long anything took)
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 
 SCRIPT="$SRCDIR/tools/gpu-check/export_vs_nvidia_smi.sh"

@@ -3,6 +3,7 @@
 # the output to exactly its fields (dcgm-exporter's default file loads
 # unchanged), native names may be listed too, and a bad file is refused
 # with file:line:column before anything is served.
+# ctest: beside other tests (it checks values, not how long anything took)
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 
 CSV="$SRCDIR/deploy/dcgm/default-counters.csv"

@@ -5,6 +5,7 @@
 # metrics flowing) when the kubelet dies, is slow or errs, all 72 GPUs of an
 # NVL72 node in one pod, and a socket path that is not a socket yet, or is
 # absent, when the exporter starts: asked again until the kubelet is there.
+# ctest: beside other tests (it checks values, not how long anything took)
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 
 # Debian's python3-grpcio lives in the system Python, which may not be first on $PATH

@@ -4,6 +4,7 @@
 # absent (not zero) on GPUs without GPM with /health saying why, a GPM
 # sample that goes backwards, and MIG: GPU_I_PROFILE / GPU_I_ID labels and a
 # GPU instance that is destroyed while the exporter runs.
+# ctest: beside other tests (it checks values, not how long anything took)
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 
 PROF="GR_ENGINE_ACTIVE SM_ACTIVE SM_OCCUPANCY PIPE_TENSOR_ACTIVE PIPE_FP64_ACTIVE PIPE_FP32_ACTIVE
