@@ -12,7 +12,7 @@ models=$(printf '%s\n' "$OUT" | awk 'NR > 2 { print $1 }')
 [ "$(printf '%s\n' "$models" | wc -l)" -ge 16 ] || fail "fewer than 16 presets listed"
 
 mkdir -p "$TMP/json"
-kinds=$("$GPUSCOPE" estimate --list-models | awk 'NR > 2 { print $1 "=" $2 }')
+kinds=$(printf '%s\n' "$OUT" | awk 'NR > 2 { print $1 "=" $2 }')
 for m in $models; do
 	kind=$(printf '%s\n' "$kinds" | awk -F= -v m="$m" '$1 == m { print $2 }')
 	for task in pretrain finetune lora qlora infer; do

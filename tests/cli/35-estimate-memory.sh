@@ -21,9 +21,11 @@ expect_rc 0 estimate $base --task lora --weight-precision int8 --json
 i8=$(mem 'd["weights_bytes"]')
 python3 -c "assert 0.5 < $i8 / $w0 < 0.6, ($i8, $w0)" || fail "int8 base is not about half of bf16"
 
-# optimizers and master weights: full fine-tune, ZeRO 0
+# optimizers and master weights: full fine-tune, ZeRO 0 (its JSON serves the logits
+# and recompute checks below too)
 expect_rc 0 estimate $base --task finetune --json
 adamw=$(mem 'd["optimizer_bytes"]'); grads=$(mem 'd["gradients_bytes"]')
+l32=$(mem 'd["logits_bytes"]'); anone=$(mem 'd["activations_bytes"]')
 expect_rc 0 estimate $base --task finetune --optimizer adamw8bit --json
 python3 -c "assert abs($(mem 'd["optimizer_bytes"]') / $adamw - 6.0 / 12) < 0.01" || fail "8-bit AdamW: master 4 + states 2 of 12"
 expect_rc 0 estimate $base --task finetune --master-weights none --json
@@ -39,8 +41,6 @@ expect_rc 0 estimate $base --task finetune --optimizer sgd --json
 python3 -c "assert abs($(mem 'd["optimizer_bytes"]') / $adamw - 4.0 / 12) < 0.01" || fail "plain SGD keeps the master copy only"
 
 # logits: whole fp32 > whole bf16 > chunked
-expect_rc 0 estimate $base --task finetune --json
-l32=$(mem 'd["logits_bytes"]')
 expect_rc 0 estimate $base --task finetune --logits bf16 --json
 l16=$(mem 'd["logits_bytes"]')
 expect_rc 0 estimate $base --task finetune --logits chunked --json
@@ -52,8 +52,6 @@ expect_rc 0 estimate $base --task finetune --recompute selective-op --json
 aop=$(mem 'd["activations_bytes"]')
 expect_rc 0 estimate $base --task finetune --recompute full --json
 afull=$(mem 'd["activations_bytes"]')
-expect_rc 0 estimate $base --task finetune --json
-anone=$(mem 'd["activations_bytes"]')
 python3 -c "assert $anone > $aop > $afull, ($anone, $aop, $afull)" || fail "selective-op activations"
 
 # activation offload moves activations to the host, with its PCIe time
