@@ -132,10 +132,18 @@ CHECKS=$((CHECKS + 1))
 stop_exporter TERM
 
 # ---- a kernel log that is /dev/zero, or a file of NULs: no spin, the source is down ----
+# (the three exporters at once: each one's CPU is its own)
 head -c 100000 /dev/zero >"$TMP/zeros"
-for src in /dev/zero /dev/urandom "$TMP/zeros"; do
-	start_exporter "$SCEN/a100-pcie-x8.ini" --interval 200ms --kmsg "$src"
-	sleep 2
+SRCS=(/dev/zero /dev/urandom "$TMP/zeros")
+for k in 0 1 2; do
+	start_exporter "$SCEN/a100-pcie-x8.ini" --interval 200ms --kmsg "${SRCS[k]}"
+	K_PID[k]=$EXP_PID K_BASE[k]=$BASE K_LOG[k]=$EXP_LOG
+	EXTRA_PIDS="$EXTRA_PIDS $EXP_PID"
+	EXP_PID=""
+done
+sleep 2
+for k in 0 1 2; do
+	src=${SRCS[k]} BASE=${K_BASE[k]} EXP_LOG=${K_LOG[k]}
 	get /metrics
 	has 'gpuscope_exporter_xid_source_up{source="kmsg"} 0'
 	CPU=$(grep '^process_cpu_seconds_total ' "$TMP/body" | awk '{print $2}')
@@ -143,6 +151,10 @@ for src in /dev/zero /dev/urandom "$TMP/zeros"; do
 	awk -v c="$CPU" 'BEGIN { exit !(c < 1.0) }' || fail "--kmsg $src: $CPU s of CPU in 2 s"
 	CHECKS=$((CHECKS + 1))
 	grep -qE "not the kernel log|binary data" "$EXP_LOG" || fail "--kmsg $src: no warning: $(cat "$EXP_LOG")"
+done
+EXTRA_PIDS=""
+for k in 0 1 2; do
+	EXP_PID=${K_PID[k]}
 	stop_exporter TERM
 done
 finish
