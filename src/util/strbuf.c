@@ -32,25 +32,10 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	sb->alloc = cap;
 }
 
-void strbuf_add(struct strbuf *sb, const void *data, size_t len)
-{
-	strbuf_grow(sb, len);
-	if (len)
-		memcpy(sb->buf + sb->len, data, len);
-	sb->len += len;
-	sb->buf[sb->len] = 0;
-}
-
 void strbuf_addstr(struct strbuf *sb, const char *s)
 {
 	if (s)
 		strbuf_add(sb, s, strlen(s));
-}
-
-void strbuf_addch(struct strbuf *sb, int c)
-{
-	char ch = (char)c;
-	strbuf_add(sb, &ch, 1);
 }
 
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)

@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "util/error.h"
 
@@ -30,10 +31,30 @@ struct strbuf {
 void strbuf_init(struct strbuf *sb, size_t hint);
 /* Makes room for `extra` more bytes of text (and the NUL). */
 void strbuf_grow(struct strbuf *sb, size_t extra);
-void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+/*
+ * strbuf_add() and strbuf_addch() are inline (git inlines the second): the
+ * exporter writes 300 KB a collection a few bytes at a time, and a call per
+ * piece cost it 6 % more instructions.  alloc is 0 or more than len, so the
+ * room checks cannot wrap.
+ */
+static inline void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	if (sb->alloc - sb->len <= len)
+		strbuf_grow(sb, len);
+	if (len)
+		memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = 0;
+}
 /* NULL adds nothing. */
 void strbuf_addstr(struct strbuf *sb, const char *s);
-void strbuf_addch(struct strbuf *sb, int c);
+static inline void strbuf_addch(struct strbuf *sb, int c)
+{
+	if (sb->alloc - sb->len < 2)
+		strbuf_grow(sb, 1);
+	sb->buf[sb->len++] = (char)c;
+	sb->buf[sb->len] = 0;
+}
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) GS_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) GS_PRINTF(2, 0);
 /* Shortens the text to len bytes (no-op when already shorter). */
