@@ -748,15 +748,10 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 
 	snap = xcalloc(1, sizeof(*snap));
 	for (f = 0; f < EXPO_NFORMATS; f++) {
-		struct expo_buf b;
-		expo_buf_init(&b);
-		if (c->size_hint[f]) {
-			b.data = xmalloc(c->size_hint[f]);
-			b.cap = c->size_hint[f];
-			b.data[0] = '\0';
-		}
+		struct strbuf b;
+		strbuf_init(&b, c->size_hint[f]);
 		families_render(&v, c->o.names, (enum expo_format)f, &b);
-		snap->body[f] = expo_buf_steal(&b, &snap->len[f]);
+		snap->body[f] = strbuf_detach(&b, &snap->len[f]);
 		c->size_hint[f] = snap->len[f] + snap->len[f] / 8 + 256;
 	}
 	view_free(&v);

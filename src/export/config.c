@@ -152,12 +152,11 @@ int export_config_wants_kube(const struct export_config *c)
 void export_print_once(struct collector *coll, FILE *out)
 {
 	struct snapshot *s = collector_acquire(coll);
-	struct expo_buf tail;
-	expo_buf_init(&tail);
+	struct strbuf tail = STRBUF_INIT;
 	families_render_tail(EXPO_TEXT, mono_now() - s->mono_s, 0, &tail);
 	fwrite(s->body[EXPO_TEXT], 1, s->len[EXPO_TEXT], out);
-	fwrite(tail.data, 1, tail.len, out);
-	expo_buf_free(&tail);
+	fwrite(strbuf_str(&tail), 1, tail.len, out);
+	strbuf_release(&tail);
 	snapshot_release(s);
 }
 

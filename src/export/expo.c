@@ -4,91 +4,10 @@
 #include "export/expo.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#include "util/xalloc.h"
-
-void expo_buf_init(struct expo_buf *b)
-{
-	b->data = NULL;
-	b->len = b->cap = 0;
-}
-
-void expo_buf_free(struct expo_buf *b)
-{
-	free(b->data);
-	expo_buf_init(b);
-}
-
-void expo_buf_reset(struct expo_buf *b)
-{
-	b->len = 0;
-	if (b->data)
-		b->data[0] = '\0';
-}
-
-static void reserve(struct expo_buf *b, size_t extra)
-{
-	size_t need = b->len + extra + 1;
-	if (need <= b->cap)
-		return;
-	if (b->cap < 256)
-		b->cap = 256;
-	while (b->cap < need)
-		b->cap *= 2;
-	b->data = xrealloc(b->data, b->cap);
-}
-
-void expo_buf_put(struct expo_buf *b, const char *s, size_t n)
-{
-	reserve(b, n);
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
-void expo_buf_puts(struct expo_buf *b, const char *s)
-{
-	expo_buf_put(b, s, strlen(s));
-}
-
-void expo_buf_putc(struct expo_buf *b, char c)
-{
-	reserve(b, 1);
-	b->data[b->len++] = c;
-	b->data[b->len] = '\0';
-}
-
-void expo_buf_printf(struct expo_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n <= 0)
-		return;
-	reserve(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-char *expo_buf_steal(struct expo_buf *b, size_t *len)
-{
-	char *p = b->data;
-	if (len)
-		*len = b->len;
-	if (!p)
-		p = xstrdup("");
-	expo_buf_init(b);
-	return p;
-}
 
 /*
  * Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
@@ -126,7 +45,7 @@ static size_t utf8_seq_len(const unsigned char *s)
 	return n;
 }
 
-void expo_escape_label_value(struct expo_buf *b, const char *s)
+void expo_escape_label_value(struct strbuf *b, const char *s)
 {
 	const char *run = s;
 	while (*s) {
@@ -148,40 +67,41 @@ void expo_escape_label_value(struct expo_buf *b, const char *s)
 			s += n;
 			continue;
 		}
-		expo_buf_put(b, run, (size_t)(s - run));
-		expo_buf_put(b, esc, elen);
+		strbuf_add(b, run, (size_t)(s - run));
+		strbuf_add(b, esc, elen);
 		s += n;
 		run = s;
 	}
-	expo_buf_put(b, run, (size_t)(s - run));
+	strbuf_add(b, run, (size_t)(s - run));
 }
 
-static void escape_help(struct expo_buf *b, const char *s, enum expo_format f)
+static void escape_help(struct strbuf *b, const char *s, enum expo_format f)
 {
-	for (; *s; s++) {
-		if (*s == '\\')
-			expo_buf_put(b, "\\\\", 2);
-		else if (*s == '\n')
-			expo_buf_put(b, "\\n", 2);
-		else if (*s == '"' && f == EXPO_OPENMETRICS)
-			expo_buf_put(b, "\\\"", 2);
-		else
-			expo_buf_putc(b, *s);
+	/* copies the runs between escapes whole: help texts are most of a family's header */
+	const char *stop = f == EXPO_OPENMETRICS ? "\\\n\"" : "\\\n";
+	for (;;) {
+		size_t n = strcspn(s, stop);
+		strbuf_add(b, s, n);
+		s += n;
+		if (!*s)
+			return;
+		strbuf_add(b, *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" : "\\\"", 2);
+		s++;
 	}
 }
 
-void expo_label(struct expo_buf *b, int first, const char *name, const char *value)
+void expo_label(struct strbuf *b, int first, const char *name, const char *value)
 {
 	if (!first)
-		expo_buf_putc(b, ',');
-	expo_buf_puts(b, name);
-	expo_buf_put(b, "=\"", 2);
+		strbuf_addch(b, ',');
+	strbuf_addstr(b, name);
+	strbuf_add(b, "=\"", 2);
 	expo_escape_label_value(b, value ? value : "");
-	expo_buf_putc(b, '"');
+	strbuf_addch(b, '"');
 }
 
 /* Integers are most samples; write them without printf. */
-static void put_uint(struct expo_buf *b, unsigned long long u, int neg)
+static void put_uint(struct strbuf *b, unsigned long long u, int neg)
 {
 	char tmp[24];
 	int i = (int)sizeof(tmp);
@@ -191,19 +111,19 @@ static void put_uint(struct expo_buf *b, unsigned long long u, int neg)
 	} while (u);
 	if (neg)
 		tmp[--i] = '-';
-	expo_buf_put(b, tmp + i, sizeof(tmp) - (size_t)i);
+	strbuf_add(b, tmp + i, sizeof(tmp) - (size_t)i);
 }
 
-void expo_value(struct expo_buf *b, double v)
+void expo_value(struct strbuf *b, double v)
 {
 	char tmp[40];
 	int prec;
 	if (isnan(v)) {
-		expo_buf_put(b, "NaN", 3);
+		strbuf_add(b, "NaN", 3);
 		return;
 	}
 	if (isinf(v)) {
-		expo_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
+		strbuf_addstr(b, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
 	/* 2^53: every integer below it is exact in a double. */
@@ -216,14 +136,15 @@ void expo_value(struct expo_buf *b, double v)
 		if (strtod(tmp, NULL) == v)
 			break;
 	}
-	expo_buf_puts(b, tmp);
+	strbuf_addstr(b, tmp);
 }
 
-void expo_writer_init(struct expo_writer *w, struct expo_buf *out, enum expo_format format)
+void expo_writer_init(struct expo_writer *w, struct strbuf *out, enum expo_format format)
 {
 	w->out = out;
 	w->format = format;
 	w->name = NULL;
+	w->name_len = 0;
 	w->type = EXPO_GAUGE;
 }
 
@@ -236,11 +157,12 @@ static int ends_with(const char *s, size_t n, const char *suffix)
 void expo_family(struct expo_writer *w, const char *name, enum expo_type type,
 		 const char *help, const char *unit)
 {
-	struct expo_buf *b = w->out;
+	struct strbuf *b = w->out;
 	size_t n = strlen(name), fam_len = n;
 	const char *type_word;
 
 	w->name = name;
+	w->name_len = n;
 	w->type = type;
 	if (w->format == EXPO_TEXT) {
 		switch (type) {
@@ -271,44 +193,44 @@ void expo_family(struct expo_writer *w, const char *name, enum expo_type type,
 		default: type_word = "gauge"; break;
 		}
 	}
-	expo_buf_put(b, "# HELP ", 7);
-	expo_buf_put(b, name, fam_len);
-	expo_buf_putc(b, ' ');
+	strbuf_add(b, "# HELP ", 7);
+	strbuf_add(b, name, fam_len);
+	strbuf_addch(b, ' ');
 	escape_help(b, help ? help : "", w->format);
-	expo_buf_put(b, "\n# TYPE ", 8);
-	expo_buf_put(b, name, fam_len);
-	expo_buf_putc(b, ' ');
-	expo_buf_puts(b, type_word);
-	expo_buf_putc(b, '\n');
+	strbuf_add(b, "\n# TYPE ", 8);
+	strbuf_add(b, name, fam_len);
+	strbuf_addch(b, ' ');
+	strbuf_addstr(b, type_word);
+	strbuf_addch(b, '\n');
 	if (w->format == EXPO_OPENMETRICS && unit && *unit) {
 		char suffix[64];
 		snprintf(suffix, sizeof(suffix), "_%s", unit);
 		if (ends_with(name, fam_len, suffix)) {
-			expo_buf_put(b, "# UNIT ", 7);
-			expo_buf_put(b, name, fam_len);
-			expo_buf_putc(b, ' ');
-			expo_buf_puts(b, unit);
-			expo_buf_putc(b, '\n');
+			strbuf_add(b, "# UNIT ", 7);
+			strbuf_add(b, name, fam_len);
+			strbuf_addch(b, ' ');
+			strbuf_addstr(b, unit);
+			strbuf_addch(b, '\n');
 		}
 	}
 }
 
 static void sample_head(struct expo_writer *w, const char *labels)
 {
-	expo_buf_puts(w->out, w->name);
+	strbuf_add(w->out, w->name, w->name_len);
 	if (labels && *labels) {
-		expo_buf_putc(w->out, '{');
-		expo_buf_puts(w->out, labels);
+		strbuf_addch(w->out, '{');
+		strbuf_addstr(w->out, labels);
 	}
 }
 
 static void sample_tail(struct expo_writer *w, int opened, double value)
 {
 	if (opened)
-		expo_buf_putc(w->out, '}');
-	expo_buf_putc(w->out, ' ');
+		strbuf_addch(w->out, '}');
+	strbuf_addch(w->out, ' ');
 	expo_value(w->out, value);
-	expo_buf_putc(w->out, '\n');
+	strbuf_addch(w->out, '\n');
 }
 
 void expo_sample2(struct expo_writer *w, const char *labels,
@@ -319,13 +241,13 @@ void expo_sample2(struct expo_writer *w, const char *labels,
 	sample_head(w, labels);
 	if (n1) {
 		if (!opened)
-			expo_buf_putc(w->out, '{');
+			strbuf_addch(w->out, '{');
 		expo_label(w->out, !opened, n1, v1);
 		opened = 1;
 	}
 	if (n2) {
 		if (!opened)
-			expo_buf_putc(w->out, '{');
+			strbuf_addch(w->out, '{');
 		expo_label(w->out, !opened, n2, v2);
 		opened = 1;
 	}
@@ -341,7 +263,7 @@ void expo_sample(struct expo_writer *w, const char *labels,
 void expo_finish(struct expo_writer *w)
 {
 	if (w->format == EXPO_OPENMETRICS)
-		expo_buf_put(w->out, "# EOF\n", 6);
+		strbuf_add(w->out, "# EOF\n", 6);
 }
 
 const char *expo_content_type(enum expo_format f)

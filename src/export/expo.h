@@ -1,9 +1,9 @@
 /*
  * The Prometheus exposition formats: text 0.0.4 and OpenMetrics 1.0.
  *
- * A writer appends to a growable buffer.  Families are written one at a time
- * (expo_family() then its samples), which keeps every family one contiguous
- * group as both formats require.  Metric names are given as they appear in
+ * A writer appends to a strbuf (util/strbuf.h).  Families are written one
+ * at a time (expo_family() then its samples), which keeps every family one
+ * contiguous group as both formats require.  Metric names are given as they appear in
  * the text format (a counter's name ends in "_total"); the writer derives the
  * OpenMetrics family name, TYPE and UNIT from it:
  *
@@ -26,6 +26,8 @@
 
 #include <stddef.h>
 
+#include "util/strbuf.h"
+
 enum expo_format {
 	EXPO_TEXT = 0,          /* text/plain; version=0.0.4 */
 	EXPO_OPENMETRICS = 1,   /* application/openmetrics-text; version=1.0.0 */
@@ -39,38 +41,22 @@ enum expo_type {
 	EXPO_UNTYPED,
 };
 
-/* A growable byte buffer; callers may read data/len directly. */
-struct expo_buf {
-	char *data;     /* NUL-terminated once anything was written */
-	size_t len;
-	size_t cap;
-};
-
-void expo_buf_init(struct expo_buf *b);
-void expo_buf_free(struct expo_buf *b);
-void expo_buf_reset(struct expo_buf *b);
-void expo_buf_put(struct expo_buf *b, const char *s, size_t n);
-void expo_buf_puts(struct expo_buf *b, const char *s);
-void expo_buf_putc(struct expo_buf *b, char c);
-void expo_buf_printf(struct expo_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Hands the bytes over (caller frees); the buffer is left empty. */
-char *expo_buf_steal(struct expo_buf *b, size_t *len);
-
 /* Appends a label value with backslash, quote and newline escaped. */
-void expo_escape_label_value(struct expo_buf *b, const char *s);
+void expo_escape_label_value(struct strbuf *b, const char *s);
 /* Appends name="value" (value escaped), preceded by a comma unless first. */
-void expo_label(struct expo_buf *b, int first, const char *name, const char *value);
+void expo_label(struct strbuf *b, int first, const char *name, const char *value);
 /* Appends a sample value: shortest round-trip form, NaN, +Inf, -Inf. */
-void expo_value(struct expo_buf *b, double v);
+void expo_value(struct strbuf *b, double v);
 
 struct expo_writer {
-	struct expo_buf *out;
+	struct strbuf *out;
 	enum expo_format format;
 	const char *name;       /* the current family's sample name */
+	size_t name_len;        /* strlen(name), once per family instead of once per sample */
 	enum expo_type type;
 };
 
-void expo_writer_init(struct expo_writer *w, struct expo_buf *out, enum expo_format format);
+void expo_writer_init(struct expo_writer *w, struct strbuf *out, enum expo_format format);
 /*
  * Writes HELP and TYPE (and UNIT in OpenMetrics, when unit is non-NULL and
  * the family name ends in "_UNIT").  name must stay valid until the next

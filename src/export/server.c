@@ -931,7 +931,7 @@ static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *co
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &ct);
 	struct snapshot *snap = collector_acquire(s->o.collector);
 	struct metrics_body *m;
-	struct expo_buf tail;
+	struct strbuf tail = STRBUF_INIT;
 	struct MHD_IoVec iov[2];
 	struct MHD_Response *resp;
 	uint64_t n;
@@ -940,11 +940,10 @@ static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *co
 		return reply(s, conn, wc, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
 			     "no collection yet\n");
 	n = atomic_fetch_add(&s->scrapes, 1) + 1;
-	expo_buf_init(&tail);
 	families_render_tail(f, mono_now() - snap->mono_s, n, &tail);
 	m = xmalloc(sizeof(*m));
 	m->snap = snap;
-	m->tail = expo_buf_steal(&tail, &iov[1].iov_len);
+	m->tail = strbuf_detach(&tail, &iov[1].iov_len);
 	iov[0].iov_base = snap->body[f];
 	iov[0].iov_len = snap->len[f];
 	iov[1].iov_base = m->tail;

@@ -123,14 +123,14 @@ struct xview {
  * OpenMetrics "# EOF": see families_render_tail().
  */
 void families_render(const struct xview *v, enum names_mode names, enum expo_format f,
-		     struct expo_buf *out);
+		     struct strbuf *out);
 
 /*
  * Appends the families that change with every scrape (the age of the
  * served sample, the scrape count) and ends the exposition.
  */
 void families_render_tail(enum expo_format f, double sample_age_s, uint64_t scrapes,
-			  struct expo_buf *out);
+			  struct strbuf *out);
 
 /* For tests: the family table's size and the names of entry i (NULL when absent). */
 size_t families_count(void);

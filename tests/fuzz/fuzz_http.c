@@ -52,8 +52,8 @@ static int valid_utf8(const unsigned char *s, size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1), *nl, dec[256];
-	const char *user, *password, *target;
-	struct expo_buf b;
+	const char *user, *password, *target, *esc;
+	struct strbuf b;
 	size_t plen, i;
 	int r;
 
@@ -61,22 +61,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size] = '\0';
 
 	/* the whole input as a label value */
-	expo_buf_init(&b);
+	strbuf_init(&b, 0);
 	expo_escape_label_value(&b, buf);
-	if (b.len && !valid_utf8((const unsigned char *)b.data, b.len))
+	esc = strbuf_str(&b);
+	if (!valid_utf8((const unsigned char *)esc, b.len))
 		abort();
 	for (i = 0; i < b.len; i++) {
-		if (b.data[i] == '\n')
+		if (esc[i] == '\n')
 			abort();
-		if (b.data[i] == '\\') {
-			if (i + 1 >= b.len || !strchr("\\\"n", b.data[i + 1]))
+		if (esc[i] == '\\') {
+			if (i + 1 >= b.len || !strchr("\\\"n", esc[i + 1]))
 				abort();
 			i++;
-		} else if (b.data[i] == '"') {
+		} else if (esc[i] == '"') {
 			abort();
 		}
 	}
-	expo_buf_free(&b);
+	strbuf_release(&b);
 
 	/* the request target, then the Authorization header */
 	nl = strchr(buf, '\n');

@@ -17,11 +17,10 @@
 static char *value_text(double v)
 {
 	static char out[64];
-	struct expo_buf b;
-	expo_buf_init(&b);
+	struct strbuf b = STRBUF_INIT;
 	expo_value(&b, v);
-	snprintf(out, sizeof(out), "%s", b.data);
-	expo_buf_free(&b);
+	snprintf(out, sizeof(out), "%s", strbuf_str(&b));
+	strbuf_release(&b);
 	return out;
 }
 
@@ -49,13 +48,12 @@ static void test_values(void **state)
 
 static void test_label_escaping(void **state)
 {
-	struct expo_buf b;
+	struct strbuf b = STRBUF_INIT;
 	(void)state;
-	expo_buf_init(&b);
 	expo_label(&b, 1, "modelName", "a\\b\"c\nd");
 	expo_label(&b, 0, "x", "");
-	assert_string_equal(b.data, "modelName=\"a\\\\b\\\"c\\nd\",x=\"\"");
-	expo_buf_free(&b);
+	assert_string_equal(strbuf_str(&b), "modelName=\"a\\\\b\\\"c\\nd\",x=\"\"");
+	strbuf_release(&b);
 }
 
 /* Label values are valid UTF-8 whatever the driver or /proc gives: bad bytes become U+FFFD. */
@@ -74,20 +72,18 @@ static void test_label_utf8(void **state)
 	size_t i;
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct expo_buf b;
-		expo_buf_init(&b);
+		struct strbuf b = STRBUF_INIT;
 		expo_escape_label_value(&b, cases[i].in);
-		assert_string_equal(b.data ? b.data : "", cases[i].out);
-		expo_buf_free(&b);
+		assert_string_equal(strbuf_str(&b), cases[i].out);
+		strbuf_release(&b);
 	}
 }
 
 static void test_text_family(void **state)
 {
-	struct expo_buf b;
+	struct strbuf b = STRBUF_INIT;
 	struct expo_writer w;
 	(void)state;
-	expo_buf_init(&b);
 	expo_writer_init(&w, &b, EXPO_TEXT);
 	expo_family(&w, "gpu_energy_joules_total", EXPO_COUNTER, "energy \\ used\nsince \"load\"", "joules");
 	expo_sample(&w, "gpu=\"0\"", NULL, NULL, 12.5);
@@ -96,7 +92,7 @@ static void test_text_family(void **state)
 	expo_family(&w, "gpu_info", EXPO_INFO, "identity", NULL);
 	expo_sample2(&w, "gpu=\"0\"", "a", "1", "b", "2", 1);
 	expo_finish(&w);
-	assert_string_equal(b.data,
+	assert_string_equal(strbuf_str(&b),
 		"# HELP gpu_energy_joules_total energy \\\\ used\\nsince \"load\"\n"
 		"# TYPE gpu_energy_joules_total counter\n"
 		"gpu_energy_joules_total{gpu=\"0\"} 12.5\n"
@@ -105,15 +101,14 @@ static void test_text_family(void **state)
 		"# HELP gpu_info identity\n"
 		"# TYPE gpu_info gauge\n"
 		"gpu_info{gpu=\"0\",a=\"1\",b=\"2\"} 1\n");
-	expo_buf_free(&b);
+	strbuf_release(&b);
 }
 
 static void test_openmetrics_family(void **state)
 {
-	struct expo_buf b;
+	struct strbuf b = STRBUF_INIT;
 	struct expo_writer w;
 	(void)state;
-	expo_buf_init(&b);
 	expo_writer_init(&w, &b, EXPO_OPENMETRICS);
 	expo_family(&w, "gpu_energy_joules_total", EXPO_COUNTER, "say \"hi\"", "joules");
 	expo_sample(&w, "gpu=\"0\"", NULL, NULL, 1);
@@ -125,7 +120,7 @@ static void test_openmetrics_family(void **state)
 	expo_family(&w, "gpu_power_watts", EXPO_GAUGE, "power", "watts");
 	expo_family(&w, "gpu_pcie_link_width", EXPO_GAUGE, "lanes", "bytes");
 	expo_finish(&w);
-	assert_string_equal(b.data,
+	assert_string_equal(strbuf_str(&b),
 		"# HELP gpu_energy_joules say \\\"hi\\\"\n"
 		"# TYPE gpu_energy_joules counter\n"
 		"# UNIT gpu_energy_joules joules\n"
@@ -142,7 +137,7 @@ static void test_openmetrics_family(void **state)
 		"# HELP gpu_pcie_link_width lanes\n"
 		"# TYPE gpu_pcie_link_width gauge\n"
 		"# EOF\n");
-	expo_buf_free(&b);
+	strbuf_release(&b);
 }
 
 static void test_negotiate(void **state)

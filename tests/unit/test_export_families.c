@@ -111,11 +111,10 @@ static void make_view(struct xview *v, struct xgpu *g)
 
 static char *render(const struct xview *v, enum names_mode m, enum expo_format f)
 {
-	struct expo_buf b;
-	expo_buf_init(&b);
+	struct strbuf b = STRBUF_INIT;
 	families_render(v, m, f, &b);
 	families_render_tail(f, 0.25, 3, &b);
-	return expo_buf_steal(&b, NULL);
+	return strbuf_detach(&b, NULL);
 }
 
 #define HAS(text, line) do { \
