@@ -412,5 +412,8 @@ int cmd_estimate(int argc, char **argv)
 	} else {
 		view_estimate_print(stdout, &a);
 	}
+	model_advice_release(fix, a.nfix);
+	model_advice_release(rec, a.nrec);
+	model_notes_release(&notes);
 	return EXIT_OK;
 }

@@ -424,6 +424,8 @@ int cmd_plan(int argc, char **argv)
 	}
 	write_output(p, fmt, have_ex ? &ex : NULL);
 	rc = plan_nranked(p) ? EXIT_OK : EXIT_FINDINGS;
+	if (have_ex)
+		plan_explanation_release(&ex);
 	plan_free(p);
 	free((void *)req.gpus);
 	return rc;

@@ -116,11 +116,13 @@ static void die_input(const struct tco_inputs *in, const struct diag *err)
 	int i;
 	for (i = 0; i < TCO_NINPUTS; i++) {
 		const struct tco_input_desc *d = tco_input_desc((enum tco_input)i);
+		struct strbuf from = STRBUF_INIT;
 		if (strcmp(err->field, d->flag))
 			continue;
-		if (!strncmp(in->source[i], "--", 2) || !in->source[i][0])
+		if (in->source[i].from == TCO_FROM_FLAG || in->source[i].from == TCO_FROM_NONE)
 			die_usage("gpuscope tco: --%s: %s", d->flag, err->msg);
-		die_usage("gpuscope tco: %s (from %s; set --%s): %s", d->what, in->source[i], d->flag, err->msg);
+		tco_input_source(in, (enum tco_input)i, &from);
+		die_usage("gpuscope tco: %s (from %s; set --%s): %s", d->what, strbuf_str(&from), d->flag, err->msg);
 	}
 	if (err->field[0])
 		die_usage("gpuscope tco: --%s: %s", err->field, err->msg);
@@ -225,11 +227,8 @@ static void apply_flags(struct tco_inputs *in)
 	double count = flag_value[TCO_IN_COUNT], util = flag_value[TCO_IN_UTILISATION];
 	int i;
 	for (i = 0; i < TCO_NINPUTS; i++)
-		if (!isnan(flag_value[i])) {
-			in->value[i] = flag_value[i];
-			snprintf(in->source[i], sizeof(in->source[i]), "--%s",
-				 tco_input_desc((enum tco_input)i)->flag);
-		}
+		if (!isnan(flag_value[i]))
+			tco_inputs_set_flag(in, (enum tco_input)i, flag_value[i]);
 	if (!isnan(flag_value[TCO_IN_DISCOUNT]))
 		in->cloud_reserved = 1;
 	if (!isnan(count) && count != floor(count))

@@ -25,17 +25,23 @@ double bom_default_rack_kw(const struct catalog *cat, const char *cooling)
 	return facility_or(cat, "rack_kw_air", 40);
 }
 
-static void note_missing(struct bom *b, const char *what)
+/* The words of enum bom_missing, bit by bit. */
+static const char *const missing_words[] = {"switch", "nic", "optic", "cable", "storage", "liquid cooling"};
+_Static_assert(1u << (sizeof(missing_words) / sizeof(missing_words[0])) == BOM_MISSING_COOLING << 1,
+	       "a word for every bit of enum bom_missing");
+
+void bom_missing_text(const struct bom *b, struct strbuf *sb)
 {
-	size_t o = strlen(b->missing);
-	if (o + strlen(what) + 3 < sizeof(b->missing))
-		snprintf(b->missing + o, sizeof(b->missing) - o, "%s%s", o ? ", " : "", what);
+	size_t i, n = 0;
+	for (i = 0; i < sizeof(missing_words) / sizeof(missing_words[0]); i++)
+		if (b->missing & (1u << i))
+			strbuf_addf(sb, "%s%s", n++ ? ", " : "", missing_words[i]);
 }
 
-static double price_of(struct bom *b, const struct cat_part *p, const char *what)
+static double price_of(struct bom *b, const struct cat_part *p, enum bom_missing what)
 {
 	if (!p || !cat_has(p->price_usd)) {
-		note_missing(b, what);
+		b->missing |= what;
 		return 0;
 	}
 	return p->price_usd;
@@ -153,29 +159,29 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
 		if (b->switch_part && cat_has(b->switch_part->ports))
 			size_fabric(b, in->nodes, in->ports_per_node, b->switch_part->ports, b->nic_gbps);
 		else
-			note_missing(b, "switch");
-		b->switch_usd = b->switches * price_of(b, b->switch_part, "switch");
+			b->missing |= BOM_MISSING_SWITCH;
+		b->switch_usd = b->switches * price_of(b, b->switch_part, BOM_MISSING_SWITCH);
 		b->switch_kw = b->switches * watts_of(b->switch_part) / 1000;
 		b->nics_bought = in->ports_in_node_price ? 0 : b->nics;
 		if (b->nics_bought > 0)
-			b->nic_usd = b->nics_bought * price_of(b, b->nic_part, "nic");
+			b->nic_usd = b->nics_bought * price_of(b, b->nic_part, BOM_MISSING_NIC);
 		b->optics = 2 * b->links;
-		b->optics_usd = b->optics * price_of(b, b->optic_part, "optic");
+		b->optics_usd = b->optics * price_of(b, b->optic_part, BOM_MISSING_OPTIC);
 		b->cables = b->links;
-		b->cables_usd = b->cables * price_of(b, b->cable_part, "cable");
+		b->cables_usd = b->cables * price_of(b, b->cable_part, BOM_MISSING_CABLE);
 	}
 	b->fabric_usd = b->switch_usd + b->nic_usd + b->optics_usd + b->cables_usd;
 
 	size_storage(b, cat, in->storage_tb);
 	if (b->storage_tb > 0)
-		b->storage_usd = b->storage_tb * price_of(b, b->storage_part, "storage");
+		b->storage_usd = b->storage_tb * price_of(b, b->storage_part, BOM_MISSING_STORAGE);
 
 	/* power and cooling */
 	b->it_kw = in->nodes * in->node_kw + b->switch_kw + b->optics * watts_of(b->optic_part) / 1000 +
 		   b->storage_kw;
 	if (!strcmp(b->cooling, "liquid")) {
 		b->cooling_part = cat_part_for(cat, "cooling", NULL);
-		b->cooling_usd = b->it_kw * price_of(b, b->cooling_part, "liquid cooling");
+		b->cooling_usd = b->it_kw * price_of(b, b->cooling_part, BOM_MISSING_COOLING);
 	}
 	b->pue = cat_has(in->pue) && in->pue >= 1 ? in->pue :
 		 facility_or(cat, !strcmp(b->cooling, "liquid") ? "pue_liquid_cooled_ai" : "pue", 1.4);
@@ -244,7 +250,12 @@ json_t *bom_json(const struct bom *b)
 	json_object_set_new(o, "it_kw", json_real(b->it_kw));
 	json_object_set_new(o, "pue", json_real(b->pue));
 	json_object_set_new(o, "power_kw", json_real(b->power_kw));
-	json_object_set_new(o, "unpriced", json_string(b->missing));
+	{
+		struct strbuf sb = STRBUF_INIT;
+		bom_missing_text(b, &sb);
+		json_object_set_new(o, "unpriced", json_string(strbuf_str(&sb)));
+		strbuf_release(&sb);
+	}
 	return o;
 }
 

@@ -25,7 +25,9 @@
  *               provides with them (network, storage, racks, cooling,
  *               power, none of them billed apart)
  *
- * Ownership: pointers in struct bom point into the catalog.
+ * Ownership: pointers in struct bom point into the catalog; it holds no
+ * text of its own (what is unpriced is a set of bits), so building one
+ * allocates nothing and a struct bom copies as plain data.
  */
 #ifndef GPUSCOPE_COST_BOM_H
 #define GPUSCOPE_COST_BOM_H
@@ -34,6 +36,7 @@
 
 #include "catalog/catalog.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 struct bom_in {
 	double nodes;                  /* servers (or rack-scale systems) */
@@ -57,10 +60,20 @@ struct bom_switches {
 	double gbps;                   /* Gb/s per port */
 };
 
+/* The parts a bill may find unpriced: bits of bom.missing, in the order bom_missing_text() names them. */
+enum bom_missing {
+	BOM_MISSING_SWITCH = 1u << 0,  /* "switch" */
+	BOM_MISSING_NIC = 1u << 1,     /* "nic" */
+	BOM_MISSING_OPTIC = 1u << 2,   /* "optic" */
+	BOM_MISSING_CABLE = 1u << 3,   /* "cable" */
+	BOM_MISSING_STORAGE = 1u << 4, /* "storage" */
+	BOM_MISSING_COOLING = 1u << 5, /* "liquid cooling" */
+};
+
 struct bom {
 	double servers, gpus;
 	double server_usd;
-	char cooling[12];              /* "air" | "liquid" | "provided" (rented) */
+	char cooling[12];              /* an identifier: "air" | "liquid" | "provided" (rented) */
 	double rack_kw, nodes_per_rack, racks;
 	int tiers;                     /* switch tiers; 0: no scale-out fabric */
 	struct bom_switches sw[3];
@@ -74,7 +87,7 @@ struct bom {
 	double fabric_usd;             /* switches + NICs bought + optics + cables */
 	double capex_usd;              /* servers + fabric + storage + cooling */
 	double it_kw, pue, power_kw;   /* power_kw at the wall */
-	char missing[160];             /* parts the catalog does not price ("" when none) */
+	unsigned missing;              /* enum bom_missing: parts the catalog does not price (0: none) */
 	/* rented (bom_build_rented); 0 and empty for a bill to buy */
 	int rented;
 	const struct cat_cloud *instance;
@@ -109,6 +122,8 @@ struct json_t *bom_json(const struct bom *b);
  * racks, cooling and power (12 kW drawn) come with the instances".
  */
 const char *bom_rented_text(const struct bom *b, char *buf, size_t len);
+/* Appends the unpriced parts to sb: "switch, optic, cable"; nothing when every part is priced. */
+void bom_missing_text(const struct bom *b, struct strbuf *sb);
 /* "16 leaf + 8 spine (64-port 400G)", "none", or "provided by the cloud" (rented). */
 const char *bom_switch_text(const struct bom *b, char *buf, size_t len);
 

@@ -72,19 +72,53 @@ const struct tco_input_desc *tco_input_desc(enum tco_input id)
 	return (unsigned)id < TCO_NINPUTS ? &inputs[id] : NULL;
 }
 
-/* Sets an input and says where it came from: a text, or a catalog row and a note. */
+/* Sets an input and says where it came from: static words, or a catalog row and a note. */
 static void set_text(struct tco_inputs *in, enum tco_input id, double v, const char *text)
 {
 	in->value[id] = v;
-	snprintf(in->source[id], sizeof(in->source[id]), "%s", text);
+	in->source[id] = (struct tco_source){TCO_FROM_TEXT, NULL, text};
 }
 
 static void set_row(struct tco_inputs *in, enum tco_input id, double v, const struct cat_row *row,
 		    const char *note)
 {
 	in->value[id] = v;
-	snprintf(in->source[id], sizeof(in->source[id]), "%s:%d%s%s", row->origin, row->line,
-		 note ? " " : "", note ? note : "");
+	in->source[id] = (struct tco_source){TCO_FROM_ROW, row, note};
+}
+
+void tco_inputs_set_flag(struct tco_inputs *in, enum tco_input id, double v)
+{
+	in->value[id] = v;
+	in->source[id] = (struct tco_source){TCO_FROM_FLAG, NULL, NULL};
+}
+
+void tco_input_source(const struct tco_inputs *in, enum tco_input id, struct strbuf *sb)
+{
+	const struct tco_source *s = &in->source[id];
+	switch (s->from) {
+	case TCO_FROM_TEXT:
+		strbuf_addstr(sb, s->text);
+		break;
+	case TCO_FROM_FLAG:
+		strbuf_addf(sb, "--%s", inputs[id].flag);
+		break;
+	case TCO_FROM_ROW:
+		strbuf_addf(sb, "%s:%d%s%s", s->row->origin, s->row->line, s->text ? " " : "", s->text ? s->text : "");
+		break;
+	case TCO_FROM_NO_FACILITY:
+		strbuf_addf(sb, "facility.csv has no '%s'", inputs[id].facility_key);
+		break;
+	case TCO_FROM_NONE:
+		break;
+	}
+}
+
+void tco_inputs_name(const struct tco_inputs *in, struct strbuf *sb)
+{
+	if (in->generic)
+		strbuf_addf(sb, "generic build, %.0f x %s", in->gpus_per_server, in->name ? in->name : "");
+	else
+		strbuf_addstr(sb, in->name);
 }
 
 int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct diag *err)
@@ -109,8 +143,7 @@ int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct dia
 		f = catalog_get(cat, CAT_FACILITY, inputs[i].facility_key);
 		if (!f || !cat_has(f->value)) {
 			/* left NaN: tco_inputs_check() reports it unless a flag sets it */
-			snprintf(in->source[i], sizeof(in->source[i]), "facility.csv has no '%s'",
-				 inputs[i].facility_key);
+			in->source[i] = (struct tco_source){TCO_FROM_NO_FACILITY, NULL, NULL};
 			if (!rc)
 				rc = diag_set(err, "facility.csv", 0, 0, inputs[i].flag,
 					      "the catalog's facility table has no '%s' (the default "
@@ -127,7 +160,8 @@ int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
 		      const struct cat_server *s, struct diag *err)
 {
 	const struct cat_gpu *g = s->gpu ? catalog_get(cat, CAT_GPUS, s->gpu) : NULL;
-	snprintf(in->name, sizeof(in->name), "%s", s->row.name ? s->row.name : s->row.key);
+	in->name = s->row.name ? s->row.name : s->row.key;
+	in->generic = 0;
 	in->server_key = s->row.key;
 	in->gpu_key = s->gpu;
 	in->gpus_per_server = s->gpu_count;
@@ -201,8 +235,8 @@ int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
 	host_kw /= used;
 	host_idle_kw /= used;
 	ru /= used;
-	snprintf(in->name, sizeof(in->name), "generic build, %.0f x %s", n,
-		 g->row.name ? g->row.name : g->row.key);
+	in->name = g->row.name ? g->row.name : g->row.key;
+	in->generic = 1;
 	in->server_key = NULL;
 	in->gpu_key = g->row.key;
 	in->gpus_per_server = n;
@@ -224,11 +258,8 @@ void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts)
 	in->extra_kw = with_parts ? b->it_kw - b->servers * in->value[TCO_IN_POWER] : 0;
 	if (in->extra_kw < 0)
 		in->extra_kw = 0;
-	if (with_parts && !strcmp(b->cooling, "liquid") && strncmp(in->source[TCO_IN_PUE], "--", 2)) {
-		in->value[TCO_IN_PUE] = b->pue;
-		snprintf(in->source[TCO_IN_PUE], sizeof(in->source[0]),
-			 "liquid-cooled racks (facility.csv pue_liquid_cooled_ai)");
-	}
+	if (with_parts && !strcmp(b->cooling, "liquid") && in->source[TCO_IN_PUE].from != TCO_FROM_FLAG)
+		set_text(in, TCO_IN_PUE, b->pue, "liquid-cooled racks (facility.csv pue_liquid_cooled_ai)");
 }
 
 void tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c)
@@ -509,7 +540,7 @@ const char *tco_input_citation(const struct catalog *cat, const struct tco_input
 			       enum tco_input id)
 {
 	const struct cat_facility *f;
-	if (!inputs[id].facility_key || !strncmp(in->source[id], "--", 2))
+	if (!inputs[id].facility_key || in->source[id].from == TCO_FROM_FLAG)
 		return NULL;
 	f = catalog_get(cat, CAT_FACILITY, inputs[id].facility_key);
 	return f ? f->row.source : NULL;
@@ -573,8 +604,8 @@ int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double
 
 void tco_inputs_build(struct tco_inputs *in, const struct cat_gpu *g, double n)
 {
-	snprintf(in->name, sizeof(in->name), "generic build, %.0f x %s", n,
-		 g->row.name ? g->row.name : g->row.key);
+	in->name = g->row.name ? g->row.name : g->row.key;
+	in->generic = 1;
 	in->gpu_key = g->row.key;
 	in->gpus_per_server = n;
 	in->precision = "bf16";

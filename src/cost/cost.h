@@ -22,8 +22,12 @@
  *
  * Ownership: the const char * members of struct tco_inputs and struct
  * cost_basis point into the catalog (or static strings); this module neither
- * copies nor frees them, so the catalog must outlive the struct.  Names and
- * sources are copied into the struct's own arrays.
+ * copies nor frees them, so the catalog must outlive the struct.  The
+ * inputs hold no text of their own: the display name and each value's
+ * source are kept as the catalog rows and static words they are made of and
+ * written out whole by tco_inputs_name() and tco_input_source(), so a
+ * struct tco_inputs is plain data that callers copy freely (plan keeps one
+ * per hardware option and changes copies of it).
  */
 #ifndef GPUSCOPE_COST_COST_H
 #define GPUSCOPE_COST_COST_H
@@ -32,6 +36,7 @@
 
 #include "catalog/catalog.h"
 #include "util/error.h"
+#include "util/strbuf.h"
 
 /* Hours in a year of 365.25 days (leap years included). */
 #define TCO_HOURS_PER_YEAR 8766.0
@@ -76,14 +81,29 @@ enum tco_space {
 	TCO_SPACE_RACK_UNIT,  /* billed per rack unit */
 };
 
+/* Where an input's value came from: what tco_input_source() writes. */
+enum tco_from {
+	TCO_FROM_NONE,          /* nothing set it: "" */
+	TCO_FROM_TEXT,          /* text: "default", "on-demand" */
+	TCO_FROM_FLAG,          /* its flag: "--pue" */
+	TCO_FROM_ROW,           /* a catalog row: "data/facility.csv:12", then text when not NULL */
+	TCO_FROM_NO_FACILITY,   /* its facility.csv key is missing: "facility.csv has no 'pue'" */
+};
+struct tco_source {
+	enum tco_from from;
+	const struct cat_row *row;  /* TCO_FROM_ROW: the row (catalog-owned) */
+	const char *text;           /* static words: TCO_FROM_TEXT's, or a note after the row; else NULL */
+};
+
 struct tco_inputs {
 	/* what is owned */
-	char name[128];             /* display name */
+	const char *name;           /* the server's catalog name, or a generic build's GPU's (tco_inputs_name) */
+	int generic;                /* 1: a generic build of gpus_per_server GPUs; name is the GPU's */
 	const char *server_key;     /* servers.csv key, or NULL for a generic build */
 	const char *gpu_key;        /* gpus.csv key */
 	double gpus_per_server;
 	double value[TCO_NINPUTS];  /* indexed by enum tco_input, in its unit */
-	char source[TCO_NINPUTS][128]; /* where each value came from ("--pue", "data/facility.csv:12") */
+	struct tco_source source[TCO_NINPUTS]; /* where each value came from (tco_input_source) */
 	enum tco_space space;
 	/* the precision of the $/PFLOP-hour figure and the GPU's dense peak there */
 	const char *precision;
@@ -220,6 +240,16 @@ int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v,
  * discount only with a cloud.
  */
 int tco_input_applies(const struct tco_inputs *in, enum tco_input id);
+/* Sets input id to v given by its flag: the source reads "--FLAG". */
+void tco_inputs_set_flag(struct tco_inputs *in, enum tco_input id, double v);
+/*
+ * Appends where input id came from to sb, whole: "--pue",
+ * "data/facility.csv:12", "data/gpus.csv:40 GPUs + host share", "default";
+ * nothing when no source was set.
+ */
+void tco_input_source(const struct tco_inputs *in, enum tco_input id, struct strbuf *sb);
+/* Appends the display name to sb: "NVIDIA DGX H100 (...)", "generic build, 8 x NVIDIA L40S". */
+void tco_inputs_name(const struct tco_inputs *in, struct strbuf *sb);
 /*
  * The citation of a default taken from the facility table ("CBRE North
  * America ..."); NULL when a flag set the input or the row cites nothing.

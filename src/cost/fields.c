@@ -5,8 +5,31 @@
  */
 #include "cost/fields.h"
 
+#include "util/strbuf.h"
+
+/* The display name and an input's source, written whole into text the row owns. */
+static const char *name_text(struct report_row *row, const struct tco_inputs *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *t;
+	tco_inputs_name(in, &sb);
+	t = report_printf(row, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return t;
+}
+
+static const char *source_text(struct report_row *row, const struct tco_inputs *in, enum tco_input id)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *t;
+	tco_input_source(in, id, &sb);
+	t = report_printf(row, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
+	return t;
+}
+
 #define TCO_FIELDS(F) \
-	F(name, TEXT, NULL, "display name of what is owned", in->name) \
+	F(name, TEXT, NULL, "display name of what is owned", name_text(row, in)) \
 	F(server, TEXT, NULL, "servers.csv key; null for a generic build", in->server_key) \
 	F(gpu, TEXT, NULL, "gpus.csv key of the GPUs owned", in->gpu_key) \
 	F(gpus_per_server, NUM, "GPUs", "GPUs in one server", in->gpus_per_server) \
@@ -20,7 +43,8 @@
 #define TCO_INPUT_FIELDS(F) \
 	F(value, NUM, NULL, "the input's value, in unit", in->value[id]) \
 	F(unit, TEXT, NULL, "the value's unit: USD, kW, USD/kWh, %, ratio ...", d->unit) \
-	F(from, TEXT, NULL, "where the value came from: file:line, a flag or a default", in->source[id]) \
+	F(from, TEXT, NULL, "where the value came from: file:line, a flag or a default", \
+	  source_text(row, in, id)) \
 	F(citation, TEXT, NULL, "for a facility default, the table's citation (absent otherwise)", \
 	  tco_input_citation(cat, in, id))
 

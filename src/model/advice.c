@@ -7,9 +7,11 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
+#include "util/xalloc.h"
 
 static int fits_at(const struct workload *w, const struct model_config *base, int mb)
 {
@@ -112,8 +114,8 @@ static void consider(struct advice_list *l, const struct workload *w, const stru
 			return;
 	a = &l->out[l->n++];
 	memset(a, 0, sizeof(*a));
-	snprintf(a->what, sizeof(a->what), "%s", what);
-	snprintf(a->flags, sizeof(a->flags), "%s", flags);
+	a->what = what;
+	a->flags = xstrdup(flags);
 	a->step_s = c->task == MODEL_TASK_INFER ? r.infer.request_s : r.time.step_s;
 	a->total_bytes = r.mem.total_bytes;
 	a->fits = r.mem.fits;
@@ -400,4 +402,12 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 	}
 	sort_by_speed(out, l.n);
 	return l.n;
+}
+
+void model_advice_release(struct model_advice *a, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(a[i].flags);
+	memset(a, 0, n * sizeof(*a));
 }

@@ -21,6 +21,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 
 #define TRANSFORMER ONLY_IF(w->kind == WORKLOAD_TRANSFORMER)
 #define INFER ONLY_IF(c->task == MODEL_TASK_INFER)
+/* A text the answer owns, read as a field: NULL (not filled) is "", as an empty text. */
+#define TEXT_OF(s) ((s) ? (s) : "")
 
 #define WORKLOAD_FIELDS(F) \
 	F(name, TEXT, NULL, "preset name, config.json name, or \"transformer\" for dimension flags", w->name, ALWAYS) \
@@ -211,8 +213,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(power_w_per_gpu, NUM, "W", "average draw of one GPU", r->power_w, ALWAYS)
 
 #define ADVICE_FIELDS(F) \
-	F(change, TEXT, NULL, "the change, in words", adv->what, ALWAYS) \
-	F(flags, TEXT, NULL, "the estimate flags that ask for it", adv->flags, ALWAYS) \
+	F(change, TEXT, NULL, "the change, in words", TEXT_OF(adv->what), ALWAYS) \
+	F(flags, TEXT, NULL, "the estimate flags that ask for it", TEXT_OF(adv->flags), ALWAYS) \
 	F(step_s, NUM, "s", "step time (inference: request latency) with the change", adv->step_s, ALWAYS) \
 	F(total_bytes, NUM, "bytes", "memory per GPU with the change", adv->total_bytes, ALWAYS) \
 	F(speedup, NUM, "ratio", "old step time / new; below 1 slower", adv->speedup, ALWAYS) \

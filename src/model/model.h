@@ -426,19 +426,27 @@ struct model_request {
 	double train_tokens, train_samples, epochs; /* <= 0: none */
 };
 
-/* What the resolver decided that the user did not say, one sentence each. */
+/*
+ * What the resolver decided that the user did not say, one sentence each,
+ * whole: text[0..n-1] are malloc()ed and owned by the notes; free them
+ * with model_notes_release().
+ */
 #define MODEL_NOTES_MAX 6
 struct model_notes {
 	int n;
-	char text[MODEL_NOTES_MAX][256];
+	char *text[MODEL_NOTES_MAX];
 };
+/* Frees the sentences and empties the notes (n = 0). */
+void model_notes_release(struct model_notes *n);
 
 /* Every field MODEL_UNSET (pointers NULL, amounts of work 0). */
 void model_request_init(struct model_request *q);
 
 /*
  * Completes q for workload w into *out, checked.  Returns 0 with what it
- * chose in *notes (may be NULL), or -1 with err naming the flag in
+ * chose in *notes (may be NULL; written afresh, so release notes a
+ * previous call filled before passing them again; release them after a
+ * failure too), or -1 with err naming the flag in
  * err->field ("gpu", "network", "tp" ...).  Not hot: it may run the model
  * over every layout when it picks one.
  */
@@ -620,10 +628,13 @@ int model_max_micro_batch(const struct workload *w, const struct model_config *c
 int model_batch_for_latency(const struct workload *w, const struct model_config *cfg,
 			    double target_s, int max_batch);
 
-/* One suggested change and its predicted effect. */
+/*
+ * One suggested change and its predicted effect.  flags is malloc()ed and
+ * owned by the entry (model_advice_release()); what is static text.
+ */
 struct model_advice {
-	char what[96];                 /* "activation checkpointing (full recompute)" */
-	char flags[64];                /* how to ask for it: "--recompute full" */
+	const char *what;              /* static: "activation checkpointing (full recompute)" */
+	char *flags;                   /* how to ask for it: "--recompute full" */
 	double step_s;                 /* predicted step time with the change */
 	double total_bytes;            /* predicted memory with the change */
 	double speedup;                /* old step time / new (below 1: slower) */
@@ -646,6 +657,8 @@ size_t model_fit_advice(const struct workload *w, const struct model_config *cfg
  */
 size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 		       struct model_advice *out, size_t max);
+/* Frees the n entries' text (as model_fit_advice()/model_recommend() wrote them) and zeroes them. */
+void model_advice_release(struct model_advice *a, size_t n);
 
 /* ---------------------------------------------------------------------------
  * Links from the catalog (shared by estimate, validate and plan).

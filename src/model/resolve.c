@@ -7,9 +7,11 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/model_int.h"
+#include "util/strbuf.h"
 
 void model_request_init(struct model_request *q)
 {
@@ -28,12 +30,22 @@ void model_request_init(struct model_request *q)
 
 static void note(struct model_notes *n, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	if (!n || n->n >= MODEL_NOTES_MAX)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(n->text[n->n++], sizeof(n->text[0]), fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	n->text[n->n++] = strbuf_detach(&sb, NULL);
+}
+
+void model_notes_release(struct model_notes *n)
+{
+	int i;
+	for (i = 0; i < n->n; i++)
+		free(n->text[i]);
+	memset(n, 0, sizeof(*n));
 }
 
 /* ---- layouts ---- */
@@ -392,7 +404,7 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	const struct cat_gpu *g = q->gpu;
 
 	if (notes)
-		notes->n = 0;
+		memset(notes, 0, sizeof(*notes));
 	model_config_defaults(c);
 	if (!g && q->server && q->server->gpu)
 		g = catalog_get(cat, CAT_GPUS, q->server->gpu);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -17,17 +18,22 @@
 #include "plan/plan_int.h"
 #include "util/units.h"
 #include "report/fmt.h"
+#include "util/strbuf.h"
+#include "util/xalloc.h"
 
-/* Formats a note into a fixed buffer; a note cut at its end is acceptable. */
-static void note_printf(char *buf, size_t len, const char *fmt, ...) GS_PRINTF(3, 4);
-static void note_printf(char *buf, size_t len, const char *fmt, ...)
+/* Formats a text of the explanation into *dst (malloc()ed, whole), replacing what it held. */
+static void note_printf(char **dst, const char *fmt, ...) GS_PRINTF(2, 3);
+static void note_printf(char **dst, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
+	free(*dst);
+	*dst = strbuf_detach(&sb, NULL);
 }
-#define NOTEF(buf, ...) note_printf(buf, sizeof(buf), __VA_ARGS__)
+#define NOTEF(dst, ...) note_printf(&(dst), __VA_ARGS__)
 
 static double comm_of(const struct model_time *t)
 {
@@ -690,6 +696,7 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 {
 	const struct model_time *t;
 	double step;
+	size_t i;
 
 	memset(ex, 0, sizeof(*ex));
 	if (!c || !c->fits)
@@ -716,5 +723,24 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 	ex->other_share = 1 - ex->compute_share - ex->comm_share - ex->bubble_share - ex->data_share;
 	if (ex->other_share < 0)
 		ex->other_share = 0;
+	/* a branch that found nothing to say leaves its text empty, never NULL */
+	if (!ex->arch_text)
+		ex->arch_text = xstrdup("");
+	if (!ex->sizing)
+		ex->sizing = xstrdup("");
+	for (i = 0; i < ex->nalt; i++)
+		if (!ex->alt[i].text)
+			ex->alt[i].text = xstrdup("");
 	return 0;
+}
+
+void plan_explanation_release(struct plan_explanation *ex)
+{
+	size_t i;
+	free(ex->arch_text);
+	free(ex->sizing);
+	for (i = 0; i < ex->nalt; i++)
+		free(ex->alt[i].text);
+	model_advice_release(ex->advice, ex->nadvice);
+	memset(ex, 0, sizeof(*ex));
 }

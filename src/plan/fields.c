@@ -18,6 +18,8 @@
 #define ARGS_LEN 2048
 /* The layout code and the network name are short: "t2p4v2d8e8 z1 rs oo m2 fp8", a link key. */
 #define NAME_LEN 96
+/* A text the explanation owns, read as a field: NULL (not filled) is "", as an empty text. */
+#define TEXT_OF(s) ((s) ? (s) : "")
 
 /* The schema NAME of the fields FIELDS, and plan_FN_schema() that returns it. */
 #define PLAN_SCHEMA(fn, name, FIELDS) \
@@ -295,8 +297,8 @@ void plan_closest_fit_row(const struct plan *p, const struct plan_choice *c, str
 /* The JSON adds the lists "alternatives" and "optimisations" at the end. */
 #define PLAN_EXPLANATION_FIELDS(F) \
 	F(architecture, TEXT, NULL, "the decision-tree branch", plan_arch_name(ex->arch)) \
-	F(architecture_text, TEXT, NULL, "which branch, and why", ex->arch_text) \
-	F(sizing, TEXT, NULL, "what decides the size: memory, deadline, cost", ex->sizing) \
+	F(architecture_text, TEXT, NULL, "which branch, and why", TEXT_OF(ex->arch_text)) \
+	F(sizing, TEXT, NULL, "what decides the size: memory, deadline, cost", TEXT_OF(ex->sizing)) \
 	F(compute_share, NUM, "fraction", "compute's share of the step", ex->compute_share) \
 	F(comm_share, NUM, "fraction", "exposed communication's share of the step", ex->comm_share) \
 	F(bubble_share, NUM, "fraction", "the pipeline bubble's share of the step", ex->bubble_share) \
@@ -314,7 +316,7 @@ void plan_explanation_row(const struct plan_explanation *ex, struct report_row *
 
 #define PLAN_ALTERNATIVE_FIELDS(F) \
 	F(kind, TEXT, NULL, "alternative, memory, fabric, tier ...", n->kind) \
-	F(text, TEXT, NULL, "what would go wrong, with its figures", n->text) \
+	F(text, TEXT, NULL, "what would go wrong, with its figures", TEXT_OF(n->text)) \
 	F(step_s, NUM, "s", "the alternative's step time; null: none", n->step_s) \
 	F(ratio_time, NUM, NULL, "its time against the first choice's; null: n/a", n->ratio_time) \
 	F(ratio_cost, NUM, NULL, "its cost against the first choice's; null: n/a", n->ratio_cost) \
@@ -330,8 +332,8 @@ void plan_alternative_row(const struct plan_note *n, struct report_row *row)
 }
 
 #define PLAN_OPTIMISATION_FIELDS(F) \
-	F(what, TEXT, NULL, "the change", a->what) \
-	F(flags, TEXT, NULL, "how to ask gpuscope estimate for it", a->flags) \
+	F(what, TEXT, NULL, "the change", TEXT_OF(a->what)) \
+	F(flags, TEXT, NULL, "how to ask gpuscope estimate for it", TEXT_OF(a->flags)) \
 	F(step_s, NUM, "s", "predicted step time with the change", a->step_s) \
 	F(total_bytes, NUM, "bytes", "predicted memory per GPU with the change", a->total_bytes) \
 	F(speedup, NUM, NULL, "old step time / new (below 1: slower)", a->speedup) \

@@ -135,13 +135,16 @@ void plan_free(struct plan *p)
 	free(p->ranked);
 	free(p->front);
 	free(p->best_on_hw);
+	free(p->skipped);
+	for (i = 0; i < sizeof(p->skip_lists) / sizeof(p->skip_lists[0]); i++)
+		strbuf_release(&p->skip_lists[i]);
 	free(p);
 }
 
 const struct plan_request *plan_request_of(const struct plan *p) { return &p->req; }
 const struct plan_stats *plan_stats(const struct plan *p) { return &p->stats; }
 int plan_global_batch(const struct plan *p) { return p->global_batch; }
-const char *plan_skipped(const struct plan *p) { return p->skipped; }
+const char *plan_skipped(const struct plan *p) { return p->skipped ? p->skipped : ""; }
 const struct model_config *plan_base(const struct plan *p) { return &p->base; }
 
 const struct plan_hw *plan_hw(const struct plan *p, size_t *n)

@@ -263,7 +263,11 @@ const struct model_config *plan_base(const struct plan *p);
 /* The global batch the search used, in samples (0 for inference). */
 int plan_global_batch(const struct plan *p);
 
-/* Hardware the search left out and why ("dgx-a100-640gb (no price), ..."); "" when none. */
+/*
+ * Hardware the search left out and why ("servers or instances without a
+ * price: dgx-a100-640gb, ..."), whole however long; "" when none.  Owned by
+ * the plan.
+ */
 const char *plan_skipped(const struct plan *p);
 
 /* Hardware options and fabrics; pointers live as long as the plan. */
@@ -342,17 +346,22 @@ const char *plan_arch_name(enum plan_arch a);
 
 /* One line of the explanation, with the figures it rests on. */
 struct plan_note {
-	char kind[16];                 /* "alternative", "memory", "fabric", "tier" ... */
-	char text[512];
+	char kind[16];                 /* an identifier: "link", "memory", "fabric", "tier" ... */
+	char *text;                    /* owned by the explanation; "" when the figures gave none */
 	double step_s;                 /* the alternative's step time (NaN: none) */
 	double ratio_time, ratio_cost; /* against the first choice (NaN: n/a) */
 	int fits;
 };
 
+/*
+ * The text fields are malloc()ed and owned by the explanation: free them
+ * with plan_explanation_release().  After plan_explain() returned 0 none is
+ * NULL (an empty one is ""); a zeroed explanation has them all NULL.
+ */
 struct plan_explanation {
 	enum plan_arch arch;
-	char arch_text[512];           /* which branch of the decision tree, and why */
-	char sizing[512];              /* what decides the size: memory, deadline, cost */
+	char *arch_text;               /* which branch of the decision tree, and why */
+	char *sizing;                  /* what decides the size: memory, deadline, cost; "" when unknown */
 	struct plan_note alt[12];      /* what would go wrong on the alternatives */
 	size_t nalt;
 	struct model_advice advice[8]; /* optimisations to turn on, best first */
@@ -373,9 +382,13 @@ int plan_queue_of(const struct plan *p, const struct plan_choice *c, struct mode
 /*
  * Explains choice c (normally plan_ranked(p, 0)): the architecture, the
  * alternatives, each timed by the model, and model_recommend()'s advice.
- * Returns 0, or -1 when c did not fit.
+ * Returns 0, or -1 (*out zeroed) when c did not fit.  *out is written
+ * afresh: release an explanation before filling it again.  Either way free
+ * it with plan_explanation_release().
  */
 int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_explanation *out);
+/* Frees the explanation's text and zeroes it; a zeroed one is a no-op. */
+void plan_explanation_release(struct plan_explanation *ex);
 
 /*
  * Writes the self-contained HTML report: the Pareto front (one colour per

@@ -11,6 +11,7 @@
 #define GPUSCOPE_PLAN_PLAN_INT_H
 
 #include "plan/plan.h"
+#include "util/strbuf.h"
 
 /* A (GPU type, GPU count) and the (hardware option, node count) slots that realise it. */
 struct plan_item {
@@ -51,8 +52,8 @@ struct plan {
 	size_t nearest, closest, cheapest, fastest;  /* SIZE_MAX: none */
 
 	struct plan_stats stats;
-	char skipped[1600];            /* hardware left out, and why (no price ...) */
-	char skip_lists[3][512];       /* space.c's working lists, by reason */
+	char *skipped;                 /* owned: hardware left out, and why (no price ...); NULL: none */
+	struct strbuf skip_lists[3];   /* space.c's working lists, by reason; released once composed */
 };
 
 #define PLAN_NONE ((size_t)-1)

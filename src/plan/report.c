@@ -336,12 +336,14 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 	char m[FMT_LEN];
 	int i;
 	html_heading(d, 3, "Bill of materials");
+	bom_missing_text(b, &what);
 	paragraphf(d, 0,
 		   "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
 		   "%.0f kW at the wall (PUE %.2f).%s%s",
 		   fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->racks, b->rack_kw, b->cooling,
-		   b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, b->missing[0] ? " Unpriced: " : "",
-		   b->missing);
+		   b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, what.len ? " Unpriced: " : "",
+		   strbuf_str(&what));
+	strbuf_reset(&what);
 	html_table_begin(d, "bom", NULL);
 	html_table_head(d, head, 4);
 	bom_row(d, "servers", b->servers, b->server_usd, NULL);
@@ -467,7 +469,7 @@ static void report_head(const struct plan *p, struct html_doc *d)
 		   (unsigned long long)p->stats.memory_calls, (unsigned long long)p->stats.estimate_calls,
 		   fmt_duration(p->stats.wall_s, FMT_DURATION_TEXT, t, sizeof(t)), p->stats.threads,
 		   plan_objective_name(p->req.objective));
-	if (p->skipped[0])
+	if (p->skipped)
 		paragraphf(d, 1, "Left out: %s.", p->skipped);
 	if (plan_nranked(p))
 		return;

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "plan/plan_int.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /* Hardware left out, by reason; composed into plan->skipped at the end. */
@@ -21,27 +22,31 @@ static const char *const skip_words[SKIP_NREASONS] = {
 	"GPUs without a price (no generic build)",
 	"GPUs without a catalog server to take a host share from (no generic build)",
 };
+_Static_assert(sizeof(((struct plan *)0)->skip_lists) / sizeof(struct strbuf) == SKIP_NREASONS,
+	       "plan.skip_lists holds one list per reason");
 
-static void skip_note(struct plan *p, char (*lists)[512], enum skip_reason r, const char *key)
+static void skip_note(struct plan *p, enum skip_reason r, const char *key)
 {
-	char *l = lists[r];
-	size_t len = strlen(l);
-	(void)p;
-	if (len + strlen(key) + 3 >= sizeof(lists[0]))
-		return;
-	snprintf(l + len, sizeof(lists[0]) - len, "%s%s", len ? ", " : "", key);
+	struct strbuf *l = &p->skip_lists[r];
+	if (l->len)
+		strbuf_addstr(l, ", ");
+	strbuf_addstr(l, key);
 }
 
-static void compose_skipped(struct plan *p, char (*lists)[512])
+/* "REASON: KEY, KEY; REASON: KEY" into p->skipped (NULL when nothing was left out). */
+static void compose_skipped(struct plan *p)
 {
-	size_t r, off = 0;
-	p->skipped[0] = 0;
+	struct strbuf sb = STRBUF_INIT;
+	size_t r;
 	for (r = 0; r < SKIP_NREASONS; r++) {
-		if (!lists[r][0] || off >= sizeof(p->skipped))
+		if (!p->skip_lists[r].len)
 			continue;
-		off += (size_t)snprintf(p->skipped + off, sizeof(p->skipped) - off, "%s%s: %s",
-					off ? "; " : "", skip_words[r], lists[r]);
+		strbuf_addf(&sb, "%s%s: %s", sb.len ? "; " : "", skip_words[r], strbuf_str(&p->skip_lists[r]));
+		strbuf_release(&p->skip_lists[r]);
 	}
+	free(p->skipped);
+	p->skipped = sb.len ? strbuf_detach(&sb, NULL) : NULL;
+	strbuf_release(&sb);
 }
 
 static int gpu_wanted(const struct plan *p, const struct cat_gpu *g)
@@ -127,14 +132,10 @@ static double generic_cores_per_gpu(const struct catalog *cat, const struct cat_
 
 static void owned_overrides(const struct plan *p, struct tco_inputs *in)
 {
-	if (p->req.utilisation_pct > 0) {
-		in->value[TCO_IN_UTILISATION] = p->req.utilisation_pct;
-		snprintf(in->source[TCO_IN_UTILISATION], sizeof(in->source[0]), "--utilisation");
-	}
-	if (p->req.years > 0) {
-		in->value[TCO_IN_YEARS] = p->req.years;
-		snprintf(in->source[TCO_IN_YEARS], sizeof(in->source[0]), "--years");
-	}
+	if (p->req.utilisation_pct > 0)
+		tco_inputs_set_flag(in, TCO_IN_UTILISATION, p->req.utilisation_pct);
+	if (p->req.years > 0)
+		tco_inputs_set_flag(in, TCO_IN_YEARS, p->req.years);
 }
 
 static struct plan_hw *new_hw(struct plan *p, size_t *cap)
@@ -235,7 +236,7 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 	return 0;
 no_price:
 	if (!active)
-		skip_note(p, p->skip_lists, SKIP_HW_PRICE, s->row.key);
+		skip_note(p, SKIP_HW_PRICE, s->row.key);
 	return 0;
 }
 
@@ -369,13 +370,13 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 		diag_clear(&err);
 		if (tco_inputs_init(&in, p->cat, &err) ||
 		    tco_inputs_generic(&in, p->cat, g, n, why, sizeof(why), &err)) {
-			skip_note(p, p->skip_lists, !cat_has(g->price_usd) ? SKIP_GPU_PRICE : SKIP_GPU_HOST,
+			skip_note(p, !cat_has(g->price_usd) ? SKIP_GPU_PRICE : SKIP_GPU_HOST,
 				  g->row.key);
 			return 0;
 		}
 		owned_overrides(p, &in);
 		if (cost_basis_owned(&cb, &in, &err)) {
-			skip_note(p, p->skip_lists, SKIP_GPU_PRICE, g->row.key);
+			skip_note(p, SKIP_GPU_PRICE, g->row.key);
 			return 0;
 		}
 		model_config_defaults(&cfg);
@@ -500,7 +501,7 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 	h = new_hw(p, cap);
 	diag_clear(&err);
 	if (cost_basis_rented(&h->cost, c, 0, &err)) {
-		skip_note(p, p->skip_lists, SKIP_HW_PRICE, c->row.key);
+		skip_note(p, SKIP_HW_PRICE, c->row.key);
 		return 0;
 	}
 	model_config_defaults(&cfg);
@@ -777,16 +778,16 @@ int plan_build_space(struct plan *p, struct diag *err)
 				add_mig(p, &cap);
 		}
 	}
-	compose_skipped(p, p->skip_lists);
+	compose_skipped(p);
 	if (!p->nhw) {
 		if (p->req.ecosystem && strcasecmp(p->req.ecosystem, "any"))
 			return diag_set(err, "", 0, 0, "ecosystem",
 					"no hardware with ecosystem '%s' to search%s%s", p->req.ecosystem,
-					p->skipped[0] ? "; left out: " : "", p->skipped);
+					p->skipped ? "; left out: " : "", plan_skipped(p));
 		return diag_set(err, "", 0, 0, p->req.ngpus ? "gpu" : "buy",
 				"no %s hardware to search with the GPUs asked for%s%s",
 				p->req.buy == PLAN_BUY_CLOUD ? "rentable" : "priced",
-				p->skipped[0] ? "; left out: " : "", p->skipped);
+				p->skipped ? "; left out: " : "", plan_skipped(p));
 	}
 	build_fabrics(p);
 	build_nets(p);

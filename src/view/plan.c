@@ -220,8 +220,9 @@ static void print_front(FILE *out, const struct plan *p)
 static void print_bom(FILE *out, const struct bom *b)
 {
 	char a1[FMT_LEN], a2[FMT_LEN], a3[FMT_LEN], a4[FMT_LEN], a5[FMT_LEN], a6[FMT_LEN], sw[96];
-	struct strbuf fab = STRBUF_INIT;
+	struct strbuf fab = STRBUF_INIT, unpriced = STRBUF_INIT;
 
+	bom_missing_text(b, &unpriced);
 	if (b->tiers)
 		strbuf_addf(&fab, "%d-tier fabric %s: switches %s %s, %.0f NIC ports%s, %.0f optics, %.0f cables",
 			    b->tiers, fmt_money(b->fabric_usd, FMT_MONEY_SHORT, a1, sizeof(a1)),
@@ -240,8 +241,9 @@ static void print_bom(FILE *out, const struct bom *b)
 	      b->racks == 1 ? "" : "s", b->rack_kw, b->nodes_per_rack, b->nodes_per_rack == 1 ? "" : "s",
 	      b->cooling_usd > 0 ? ", liquid plant " : "", b->cooling_usd > 0 ? a3 : "", strbuf_str(&fab),
 	      b->storage_tb, fmt_money(b->storage_usd, FMT_MONEY_SHORT, a6, sizeof(a6)), b->power_kw, b->pue,
-	      b->missing[0] ? "; unpriced: " : "", b->missing);
+	      unpriced.len ? "; unpriced: " : "", strbuf_str(&unpriced));
 	strbuf_release(&fab);
+	strbuf_release(&unpriced);
 }
 
 /* Step shares and goodput of a training choice. */

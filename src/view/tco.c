@@ -368,6 +368,7 @@ static void verdict(struct strbuf *sb, const struct tco_inputs *in, const struct
 static void print_inputs(FILE *out, const struct view_tco *v)
 {
 	struct table *t = table_new();
+	struct strbuf src = STRBUF_INIT;
 	char b[FMT_LEN];
 	int i;
 	table_column(t, "input", ALIGN_LEFT);
@@ -380,13 +381,16 @@ static void print_inputs(FILE *out, const struct view_tco *v)
 		table_row(t);
 		table_cell(t, tco_input_desc((enum tco_input)i)->what);
 		table_cell(t, input_text((enum tco_input)i, v->in->value[i], b));
+		strbuf_reset(&src);
+		tco_input_source(v->in, (enum tco_input)i, &src);
 		if (cite)
-			table_cellf(t, "%s: %s", v->in->source[i], cite);
+			table_cellf(t, "%s: %s", strbuf_str(&src), cite);
 		else
-			table_cell(t, v->in->source[i]);
+			table_cell(t, strbuf_str(&src));
 	}
 	table_print(t, out, 80);
 	table_free(t);
+	strbuf_release(&src);
 }
 
 static void print_bill(FILE *out, const struct tco_inputs *in, const struct bom *bill)
@@ -466,8 +470,10 @@ void view_tco_print(FILE *out, const struct view_tco *v)
 	struct strbuf sb = STRBUF_INIT;
 	char b[FMT_LEN];
 
-	fprintf(out, "%s: %s x %g GPUs (%s)\n", in->name, COUNT(r->servers, b), in->gpus_per_server,
+	tco_inputs_name(in, &sb);
+	fprintf(out, "%s: %s x %g GPUs (%s)\n", strbuf_str(&sb), COUNT(r->servers, b), in->gpus_per_server,
 		in->gpu_key ? in->gpu_key : "-");
+	strbuf_reset(&sb);
 	if (r->has_cloud)
 		fprintf(out, "against %s (%g x %s), %s\n", in->cloud_name, in->cloud_gpus,
 			in->cloud_gpu_key ? in->cloud_gpu_key : "-",
@@ -673,6 +679,7 @@ static struct svg_chart *chart_rate(const struct tco_inputs *in, const struct tc
 static void report_inputs(struct html_doc *d, const struct tco_inputs *in)
 {
 	static const char *const head[] = {"input", "value", "source"};
+	struct strbuf src = STRBUF_INIT;
 	char b[FMT_LEN];
 	int i;
 	html_heading(d, 2, "Inputs");
@@ -684,10 +691,13 @@ static void report_inputs(struct html_doc *d, const struct tco_inputs *in)
 			continue;
 		row[0] = tco_input_desc((enum tco_input)i)->what;
 		row[1] = input_text((enum tco_input)i, in->value[i], b);
-		row[2] = in->source[i];
+		strbuf_reset(&src);
+		tco_input_source(in, (enum tco_input)i, &src);
+		row[2] = strbuf_str(&src);
 		html_table_row(d, row, 3);
 	}
 	html_table_end(d);
+	strbuf_release(&src);
 }
 
 static void report_flips(struct html_doc *d, const struct tco_inputs *in, const struct tco_result *r)
@@ -742,7 +752,8 @@ static struct html_doc *report_head(const struct view_tco *v)
 	struct strbuf sb = STRBUF_INIT;
 	struct html_doc *d;
 	char b[FMT_LEN];
-	strbuf_addf(&sb, "gpuscope tco: %s", in->name);
+	strbuf_addstr(&sb, "gpuscope tco: ");
+	tco_inputs_name(in, &sb);
 	d = html_new(strbuf_str(&sb));
 	html_heading(d, 1, strbuf_str(&sb));
 	strbuf_reset(&sb);

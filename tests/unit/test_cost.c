@@ -39,7 +39,7 @@ static void blank(struct tco_inputs *in)
 static void dgx_h100(struct tco_inputs *in)
 {
 	blank(in);
-	snprintf(in->name, sizeof(in->name), "DGX H100");
+	in->name = "DGX H100";
 	in->gpu_key = "h100-sxm5-80gb";
 	in->gpus_per_server = 8;
 	in->value[TCO_IN_COUNT] = 1;
@@ -323,7 +323,10 @@ static void test_from_catalog(void **state)
 		const struct tco_input_desc *d = tco_input_desc((enum tco_input)i);
 		if (d->facility_key) {
 			assert_near(in.value[i], catalog_facility(cat, d->facility_key), 0);
-			assert_non_null(strstr(in.source[i], "facility.csv:"));
+			struct strbuf src = STRBUF_INIT;
+			tco_input_source(&in, (enum tco_input)i, &src);
+			assert_non_null(strstr(strbuf_str(&src), "facility.csv:"));
+			strbuf_release(&src);
 		}
 	}
 	s = catalog_server(cat, "dgx-h100", why, sizeof(why));

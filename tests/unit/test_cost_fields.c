@@ -40,11 +40,9 @@ static void dgx_h100(struct tco_inputs *in)
 		[TCO_IN_CAPITAL] = 8,      [TCO_IN_CLOUD_PRICE] = 55.04,  [TCO_IN_DISCOUNT] = 0,
 	};
 	memset(in, 0, sizeof(*in));
-	for (i = 0; i < TCO_NINPUTS; i++) {
-		in->value[i] = v[i];
-		snprintf(in->source[i], sizeof(in->source[i]), "--%s", tco_input_desc((enum tco_input)i)->flag);
-	}
-	snprintf(in->name, sizeof(in->name), "DGX H100");
+	for (i = 0; i < TCO_NINPUTS; i++)
+		tco_inputs_set_flag(in, (enum tco_input)i, v[i]);
+	in->name = "DGX H100";
 	in->server_key = "dgx-h100";
 	in->gpu_key = "h100-sxm5-80gb";
 	in->gpus_per_server = 8;

@@ -309,6 +309,7 @@ static void test_resolve_defaults(void **state)
 	assert_int_equal(c.flash, 0);
 	assert_int_equal(c.output_len, 0);
 	assert_int_equal(notes.n, 0);
+	model_notes_release(&notes);
 
 	model_request_init(&q);
 	q.gpu = gpu("h100-sxm5-80gb");
@@ -323,6 +324,7 @@ static void test_resolve_defaults(void **state)
 	assert_int_equal(notes.n, 2);
 	assert_non_null(strstr(notes.text[0], "assumed"));
 	assert_non_null(strstr(notes.text[1], "no --zero"));
+	model_notes_release(&notes);
 }
 
 /*
@@ -381,13 +383,16 @@ static void test_resolve_zero_for_given_layout(void **state)
 		assert_int_equal(model_memory(&w, &c, &m), 0);
 		assert_true(m.fits);
 	}
+	model_notes_release(&notes);
 	q.zero = 0;
 	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
 	assert_int_equal(c.zero, 0);
+	model_notes_release(&notes);
 	q.zero = MODEL_UNSET;
 	q.task = MODEL_TASK_LORA;
 	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
 	assert_int_equal(c.zero, 0);
+	model_notes_release(&notes);
 	preset(&w, "resnet50");
 	model_request_init(&q);
 	q.gpu = gpu("a100-sxm4-80gb");
@@ -395,6 +400,7 @@ static void test_resolve_zero_for_given_layout(void **state)
 	q.dp = 8;
 	assert_int_equal(model_resolve(&w, cat, &q, &c, &notes, &err), 0);
 	assert_int_equal(c.zero, 0);
+	model_notes_release(&notes);
 }
 
 static void test_config_errors_name_flags(void **state)
@@ -785,6 +791,7 @@ static void test_advice(void **state)
 		if (i)
 			assert_true(a[i - 1].speedup >= a[i].speedup);
 	}
+	model_advice_release(a, n);
 
 	preset(&w, "resnet50");
 	config(&c, &w, "a100-sxm4-80gb", 1);
@@ -797,6 +804,7 @@ static void test_advice(void **state)
 	for (i = 0; i < n; i++)
 		assert_true(a[i].speedup > 1);
 	assert_non_null(strstr(a[0].flags, "--precision"));
+	model_advice_release(a, n);
 }
 
 int main(void)

@@ -226,6 +226,7 @@ static void test_training_keys(void **state)
 	assert_true(num_of(row, "host_fits") == 1);
 	report_row_free(row);
 	free(k);
+	model_notes_release(&s.notes);
 }
 
 static void test_inference_keys(void **state)
@@ -242,6 +243,7 @@ static void test_inference_keys(void **state)
 	s.a.latency_target_s = 0.005;
 	expect_keys(MODEL_EST_INFERENCE, &s.a, "first_token_s token_s request_s decode_weights_bytes decode_kv_bytes "
 		    "launch_s latency_target_s batch_for_latency");
+	model_notes_release(&s.notes);
 }
 
 static void test_per_sample_keys(void **state)
@@ -259,6 +261,7 @@ static void test_per_sample_keys(void **state)
 	assert_true(num_of(row, "samples_per_s") > 0);
 	report_row_free(row);
 	free(k);
+	model_notes_release(&s.notes);
 }
 
 static void test_serving_and_rate_keys(void **state)
@@ -288,6 +291,7 @@ static void test_serving_and_rate_keys(void **state)
 	assert_true(num_of(row, "ttft_target_s") == 10 && num_of(row, "meets_ttft_target") == 1);
 	report_row_free(row);
 	free(k);
+	model_notes_release(&s.notes);
 }
 
 /* The whole document: its objects in order, absent fields left out, the arrays. */
@@ -312,6 +316,7 @@ static void test_document(void **state)
 	assert_true(json_is_real(json_object_get(json_object_get(o, "workload"), "params")));
 	assert_true(json_is_array(json_object_get(o, "limits")) && json_array_size(json_object_get(o, "limits")) > 0);
 	json_decref(o);
+	model_notes_release(&s.notes);
 }
 
 /* ---- docs/estimate.md holds every schema's list as it is ---- */

@@ -930,6 +930,7 @@ static void test_explain(void **state)
 	assert_true(tier >= 1);
 	assert_true(fabs(ex.compute_share + ex.comm_share + ex.bubble_share + ex.data_share +
 			 ex.other_share - 1) < 1e-9);
+	plan_explanation_release(&ex);
 	plan_free(p);
 }
 
@@ -1003,6 +1004,7 @@ static void test_report(void **state)
 	assert_null(strstr(buf, "url(http"));
 	free(buf);
 	unlink(path);
+	plan_explanation_release(&ex);
 	plan_free(p);
 }
 

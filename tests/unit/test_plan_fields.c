@@ -295,6 +295,7 @@ static void test_document(void **state)
 	assert_null(json_object_get(doc, "all"));
 	assert_true(json_is_null(json_object_get(doc, "explanation")));
 	json_decref(doc);
+	plan_explanation_release(&ex);
 	plan_free(p);
 }
 
@@ -344,6 +345,7 @@ static void test_report_bill(void **state)
 	free(html);
 	strbuf_release(&want);
 	unlink(path);
+	plan_explanation_release(&ex);
 	plan_free(p);
 }
 
