@@ -143,7 +143,8 @@ static void read_gpus(struct check_report *r, const struct gpu_backend *b, const
 	int got;
 
 	if (b->enumerate(&devs, &n) != GPU_OK) {
-		snprintf(r->backend_error, sizeof(r->backend_error), "%s", b->last_error());
+		free(r->backend_error);
+		r->backend_error = xstrdup(b->last_error());
 		r->backend_rc = GPU_ERR;
 		return;
 	}
@@ -566,7 +567,7 @@ static void rules_torch(struct check_report *r)
 		    fmt("torch.cuda.is_available() is False%s%s", t->error[0] ? ": " : "", t->error),
 		    xstrdup(tc < 0 ? "install a CUDA build of PyTorch" :
 			    "fix the driver findings above; check CUDA_VISIBLE_DEVICES and the container's GPU access"));
-	else if (r->backend_rc == GPU_OK && (unsigned)t->device_count != r->ngpus && !r->cuda_visible_devices[0])
+	else if (r->backend_rc == GPU_OK && (unsigned)t->device_count != r->ngpus && !*r->cuda_visible_devices)
 		ADD(r, "pytorch.gpus", "pytorch gpus", -1, CHECK_WARN,
 		    fmt("PyTorch sees %d GPUs, NVML %u", t->device_count, r->ngpus),
 		    xstrdup("a GPU that NVML lists but CUDA cannot open is unhealthy or held exclusively: see "
@@ -574,7 +575,7 @@ static void rules_torch(struct check_report *r)
 	else
 		ADD(r, "pytorch.gpus", "pytorch gpus", -1, CHECK_OK,
 		    fmt("sees %d GPU%s%s%s", t->device_count, t->device_count == 1 ? "" : "s",
-			r->cuda_visible_devices[0] ? ", CUDA_VISIBLE_DEVICES=" : "", r->cuda_visible_devices), NULL);
+			*r->cuda_visible_devices ? ", CUDA_VISIBLE_DEVICES=" : "", r->cuda_visible_devices), NULL);
 
 	/* kernels for each GPU's architecture */
 	ncc = distinct_cc(r, cc, names, 8);
@@ -1063,11 +1064,9 @@ struct check_report *check_run(const struct check_opts *o)
 	struct diag err;
 	const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
 	unsigned i;
-	char *kpath;
 
-	snprintf(r->root, sizeof(r->root), "%s", o->root ? o->root : "");
-	if (cvd)
-		snprintf(r->cuda_visible_devices, sizeof(r->cuda_visible_devices), "%s", cvd);
+	r->root = xstrdup(o->root ? o->root : "");
+	r->cuda_visible_devices = xstrdup(cvd ? cvd : "");
 	host_read_driver(o->root, &r->driver);
 	host_read_modules(o->root, &r->modules);
 	host_read_blacklist(o->root, &r->blacklist);
@@ -1076,26 +1075,20 @@ struct check_report *check_run(const struct check_opts *o)
 	r->nvidia_pci = xcalloc(64, sizeof(*r->nvidia_pci));
 	r->n_nvidia_pci = host_pci_nvidia(o->root, r->nvidia_pci, 64, &r->pci_unreadable);
 
-	kpath = o->kmsg_path ? xstrdup(o->kmsg_path) : host_path(o->root, "/dev/kmsg");
-	snprintf(r->kmsg_path, sizeof(r->kmsg_path), "%s", kpath);
+	r->kmsg_path = o->kmsg_path ? xstrdup(o->kmsg_path) : host_path(o->root, "/dev/kmsg");
 	diag_clear(&err);
-	r->kmsg_rc = host_read_xids_counted(kpath, &r->xids, &r->nxids, &r->xids_dropped, &err);
-	if (r->kmsg_rc < 0)
-		snprintf(r->kmsg_error, sizeof(r->kmsg_error), "%s", err.msg);
-	free(kpath);
+	r->kmsg_rc = host_read_xids_counted(r->kmsg_path, &r->xids, &r->nxids, &r->xids_dropped, &err);
+	r->kmsg_error = xstrdup(r->kmsg_rc < 0 ? err.msg : "");
 
 	r->backend_rc = b->init(&io);
-	if (r->backend_rc == GPU_OK) {
-		const char *lib = b->library();
-		snprintf(r->nvml_library, sizeof(r->nvml_library), "%s", lib ? lib : "");
-		library_file_version(r->nvml_library, r->nvml_file_version, sizeof(r->nvml_file_version));
-		read_gpus(r, b, o);
-	} else {
-		const char *lib = b->library();
-		snprintf(r->backend_error, sizeof(r->backend_error), "%s", b->last_error());
-		snprintf(r->nvml_library, sizeof(r->nvml_library), "%s", lib ? lib : "");
+	{
+		const char *lib = b->library(), *why = r->backend_rc == GPU_OK ? NULL : b->last_error();
+		r->nvml_library = xstrdup(lib ? lib : "");
+		r->backend_error = xstrdup(why ? why : "");
 		library_file_version(r->nvml_library, r->nvml_file_version, sizeof(r->nvml_file_version));
 	}
+	if (r->backend_rc == GPU_OK)
+		read_gpus(r, b, o);
 	if (!o->skip_libs) {
 		host_probe_libs(o->lib_dirs, r->libs);
 		r->libs_probed = 1;
@@ -1148,6 +1141,12 @@ void check_report_free(struct check_report *r)
 	free(r->ib);
 	free(r->nvidia_pci);
 	free(r->xids);
+	free(r->backend_error);
+	free(r->nvml_library);
+	free(r->root);
+	free(r->kmsg_error);
+	free(r->kmsg_path);
+	free(r->cuda_visible_devices);
 	free(r);
 }
 

@@ -59,19 +59,24 @@ struct check_gpu {
 	struct host_pci pci;       /* sysfs view of the same device */
 };
 
+/*
+ * The char * members are malloc()ed, owned by the report and freed by
+ * check_report_free(); check_run() leaves none of them NULL ("" when there
+ * is nothing to say), and a reader takes NULL as "".
+ */
 struct check_report {
 	/* the GPU library */
 	int backend_rc;            /* gpu_rc of init (GPU_OK when it loaded) */
-	char backend_error[512];
-	char nvml_library[512];    /* the file loaded */
-	char nvml_file_version[32];/* "550.54.15" from the file name, "" when unknown */
+	char *backend_error;       /* why it did not load; "" when it did */
+	char *nvml_library;        /* the file loaded */
+	char nvml_file_version[32];/* a driver version, "550.54.15", from the file name; "" when unknown */
 	unsigned ngpus;
 	struct check_gpu *gpus;
 	struct gpu_event *events;  /* events delivered during the check */
 	size_t nevents;
 
 	/* the host */
-	char root[512];
+	char *root;                /* the tree read (--root); "" for this host */
 	struct host_driver driver;
 	struct host_modules modules;
 	struct host_blacklist blacklist;
@@ -86,14 +91,14 @@ struct check_report {
 	size_t nxids;
 	size_t xids_dropped;       /* records of pairs past HOST_XID_GROUPS */
 	int kmsg_rc;               /* 0 read, -1 not readable */
-	char kmsg_error[512];
-	char kmsg_path[512];
+	char *kmsg_error;          /* why the kernel log could not be read; "" when it was */
+	char *kmsg_path;           /* the kernel log read: --kmsg, or ROOT/dev/kmsg */
 	int libs_probed;
 	struct host_lib libs[HOST_LIB_N];
 	int torch_probed;
 	struct host_torch torch;
 	int torch_rc;
-	char cuda_visible_devices[128]; /* $CUDA_VISIBLE_DEVICES, "" when unset */
+	char *cuda_visible_devices; /* $CUDA_VISIBLE_DEVICES (eight GPU UUIDs are 320 bytes); "" when unset */
 
 	/* the verdict */
 	struct check_item *items;

@@ -19,8 +19,12 @@
 #define SKIP(name, type, unit, help, expr)
 /* an optional number: NaN, written as null */
 #define OPT(cond, v) ((cond) ? (double)(v) : NAN)
-/* text that is "" when unknown: null */
-#define OPT_TEXT(s) ((s)[0] ? (const char *)(s) : NULL)
+/* text that is "" (or, for a string the report owns, NULL) when unknown: null */
+static const char *opt_text(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+#define OPT_TEXT(s) opt_text(s)
 
 static void set_known_bool(struct report_row *row, size_t i, int v)
 {
@@ -44,7 +48,7 @@ static void set_known_bool(struct report_row *row, size_t i, int v)
 	F(skip, INT, NULL, "checks skipped: not applicable, or their input could not be read", n[CHECK_SKIP])
 
 #define CHECK_HOST_FIELDS(F) \
-	F(root, TEXT, NULL, "the tree read (--root), \"/\" for this host", r->root[0] ? r->root : "/") \
+	F(root, TEXT, NULL, "the tree read (--root), \"/\" for this host", opt_text(r->root) ? r->root : "/") \
 	F(nvml_status, TEXT, NULL, "how NVML loaded: ok, no library, driver not loaded ...", gpu_rc_name(r->backend_rc)) \
 	F(nvml_error, TEXT, NULL, "why NVML did not load; null when it did", OPT_TEXT(r->backend_error)) \
 	F(nvml_library, TEXT, NULL, "the NVML file loaded", OPT_TEXT(r->nvml_library)) \

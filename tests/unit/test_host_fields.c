@@ -23,7 +23,7 @@ static struct check_report *sample_report(void)
 	struct check_report *r = calloc(1, sizeof(*r));
 	struct check_gpu *g;
 	r->backend_rc = GPU_OK;
-	strcpy(r->nvml_library, "/usr/lib/libnvidia-ml.so.550.54.15");
+	r->nvml_library = strdup("/usr/lib/libnvidia-ml.so.550.54.15");
 	strcpy(r->nvml_file_version, "550.54.15");
 	strcpy(r->driver.version, "550.54.15");
 	r->driver.open_module = -1;
@@ -131,6 +131,7 @@ static void free_report(struct check_report *r)
 	free(r->gpus);
 	free(r->xids);
 	free(r->events);
+	free(r->nvml_library);
 	free(r);
 }
 

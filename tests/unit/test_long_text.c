@@ -2,6 +2,10 @@
  * Text a result composes comes back whole, however long: the list of
  * hardware plan left out, and the paths and messages of a check report.
  * Each case is longer than the fixed buffer the text once lived in.
+ *
+ * The check runs against tests/fixtures/hosts/dgx-h100 and the fake NVML
+ * (SRCDIR and BUILDDIR, as ctest sets them), both reached through a
+ * directory whose path is longer than the 512 bytes a report's paths had.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
+#include "host/check.h"
 #include "model/model.h"
 #include "plan/plan.h"
 #include "util/strbuf.h"
@@ -98,10 +105,87 @@ static void test_plan_skipped_whole(void **state)
 	catalog_free(c);
 }
 
+/* A directory below /tmp whose path is some 700 bytes: three levels of 200-character names. */
+static void long_dir(struct strbuf *dir)
+{
+	char tmpl[] = "/tmp/gpuscope-long-XXXXXX";
+	int level;
+	assert_non_null(mkdtemp(tmpl));
+	strbuf_addstr(dir, tmpl);
+	for (level = 0; level < 3; level++) {
+		strbuf_addf(dir, "/%c", 'a' + level);
+		while (dir->len % 200)
+			strbuf_addch(dir, (char)('a' + level));
+		if (mkdir(dir->buf, 0700))
+			fail_msg("mkdir %s", dir->buf);
+	}
+}
+
+/* Removes what long_dir() and the test made, deepest first. */
+static void remove_long_dir(struct strbuf *dir, size_t base_len)
+{
+	while (dir->len > base_len) {
+		char *slash = strrchr(dir->buf, '/');
+		rmdir(dir->buf);
+		strbuf_setlen(dir, (size_t)(slash - dir->buf));
+	}
+	rmdir(dir->buf);
+}
+
+/* The report keeps the root, the kernel log's path and the NVML file whole. */
+static void test_check_paths_whole(void **state)
+{
+	const char *srcdir = getenv("SRCDIR"), *builddir = getenv("BUILDDIR");
+	struct strbuf dir = STRBUF_INIT, root = STRBUF_INIT, lib = STRBUF_INIT, target = STRBUF_INIT;
+	struct strbuf kmsg = STRBUF_INIT;
+	struct check_opts o;
+	struct check_report *r;
+	size_t base_len;
+	(void)state;
+
+	long_dir(&dir);
+	base_len = strlen("/tmp/gpuscope-long-XXXXXX");
+	strbuf_addf(&root, "%s/root", dir.buf);
+	strbuf_addf(&target, "%s/tests/fixtures/hosts/dgx-h100", srcdir ? srcdir : "..");
+	assert_int_equal(symlink(target.buf, root.buf), 0);
+	strbuf_addf(&lib, "%s/libnvidia-ml.so.1", dir.buf);
+	strbuf_reset(&target);
+	strbuf_addf(&target, "%s/fake-nvml/libnvidia-ml.so.1", builddir ? builddir : ".");
+	assert_int_equal(symlink(target.buf, lib.buf), 0);
+	strbuf_reset(&target);
+	strbuf_addf(&target, "%s/tests/fake-nvml/scenarios/dgx-h100.ini", srcdir ? srcdir : "..");
+	setenv("FAKE_NVML_SCENARIO", target.buf, 1);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	assert_true(root.len > 600 && lib.len > 600);
+
+	memset(&o, 0, sizeof(o));
+	o.root = root.buf;
+	o.nvml_path = lib.buf;
+	o.skip_libs = 1;
+	r = check_run(&o);
+	assert_non_null(r);
+	assert_string_equal(r->root, root.buf);
+	strbuf_addf(&kmsg, "%s/dev/kmsg", root.buf);
+	assert_string_equal(r->kmsg_path, kmsg.buf);
+	assert_int_equal(r->backend_rc, GPU_OK);
+	assert_string_equal(r->nvml_library, lib.buf);
+	check_report_free(r);
+
+	unlink(root.buf);
+	unlink(lib.buf);
+	remove_long_dir(&dir, base_len);
+	strbuf_release(&dir);
+	strbuf_release(&root);
+	strbuf_release(&lib);
+	strbuf_release(&target);
+	strbuf_release(&kmsg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_skipped_whole),
+		cmocka_unit_test(test_check_paths_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
