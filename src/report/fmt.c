@@ -12,58 +12,58 @@ static const char *dash(char *buf, size_t len)
 	return buf;
 }
 
-static const char *duration_text(double s, char *buf, size_t len)
-{
-	if (s < 1e-3)
-		snprintf(buf, len, "%.1f us", s * 1e6);
-	else if (s < 1)
-		snprintf(buf, len, "%.1f ms", s * 1e3);
-	else if (s < 120)
-		snprintf(buf, len, "%.2f s", s);
-	else if (s < 7200)
-		snprintf(buf, len, "%.1f min", s / 60);
-	else if (s < 3 * 86400)
-		snprintf(buf, len, "%.1f h", s / 3600);
-	else if (s < 2 * YEAR_S)
-		snprintf(buf, len, "%.1f d", s / 86400);
-	else
-		snprintf(buf, len, "%.1f years", s / YEAR_S);
-	return buf;
-}
+/*
+ * A duration style as a ladder: the first rung whose bound is above s
+ * prints s * mul / div (one of the two is 1, so the value is s * 1e3 or
+ * s / 60 exactly) with `decimals` decimals, %f or %g by `conv`, then the
+ * suffix.  Each ladder's last bound is infinite.
+ */
+struct rung {
+	double below_s, mul, div;
+	int decimals;
+	char conv;
+	const char *suffix;
+};
 
-static const char *duration_short(double s, char *buf, size_t len)
-{
-	if (!(s > 0))
-		return dash(buf, len);
-	if (s < 0.0005)
-		snprintf(buf, len, "<1ms");
-	else if (s < 1)
-		snprintf(buf, len, "%.0fms", s * 1e3);
-	else if (s < 60)
-		snprintf(buf, len, "%.2gs", s);
-	else if (s < 3600)
-		snprintf(buf, len, "%.0fm", s / 60);
-	else if (s < 86400 * 2)
-		snprintf(buf, len, "%.2gh", s / 3600);
-	else if (s < 2 * YEAR_S)
-		snprintf(buf, len, "%.0fd", s / 86400);
-	else
-		snprintf(buf, len, "%.2gy", s / YEAR_S);
-	return buf;
-}
+/* "250.0 us", "12.5 ms", "2.00 s", "12.0 min", "3.2 h", "41.0 d", "2.5 years" */
+static const struct rung text_rungs[] = {
+	{1e-3, 1e6, 1, 1, 'f', " us"},
+	{1, 1e3, 1, 1, 'f', " ms"},
+	{120, 1, 1, 2, 'f', " s"},
+	{7200, 1, 60, 1, 'f', " min"},
+	{3 * 86400, 1, 3600, 1, 'f', " h"},
+	{2 * YEAR_S, 1, 86400, 1, 'f', " d"},
+	{INFINITY, 1, YEAR_S, 1, 'f', " years"},
+};
+/* "250ms", "4.2s", "38m", "1.1h", "12d", "2.5y" (below half a millisecond: "<1ms") */
+static const struct rung short_rungs[] = {
+	{1, 1e3, 1, 0, 'f', "ms"},
+	{60, 1, 1, 2, 'g', "s"},
+	{3600, 1, 60, 0, 'f', "m"},
+	{86400 * 2, 1, 3600, 2, 'g', "h"},
+	{2 * YEAR_S, 1, 86400, 0, 'f', "d"},
+	{INFINITY, 1, YEAR_S, 2, 'g', "y"},
+};
+/* "850us", "2.5ms", "25ms", "2.5s", "25s" */
+static const struct rung step_rungs[] = {
+	{1e-3, 1e6, 1, 0, 'f', "us"},
+	{10e-3, 1e3, 1, 1, 'f', "ms"},
+	{1, 1e3, 1, 0, 'f', "ms"},
+	{10, 1, 1, 1, 'f', "s"},
+	{INFINITY, 1, 1, 0, 'f', "s"},
+};
+/* "12.5 ms", "352.10 s": below ten minutes only, TEXT's rungs above */
+static const struct rung precise_rungs[] = {
+	{1e-3, 1e6, 1, 1, 'f', " us"},
+	{1, 1e3, 1, 1, 'f', " ms"},
+	{INFINITY, 1, 1, 2, 'f', " s"},
+};
 
-static const char *duration_step(double s, char *buf, size_t len)
+static const char *ladder(const struct rung *r, double s, char *buf, size_t len)
 {
-	if (s < 1e-3)
-		snprintf(buf, len, "%.0fus", s * 1e6);
-	else if (s < 10e-3)
-		snprintf(buf, len, "%.1fms", s * 1e3);
-	else if (s < 1)
-		snprintf(buf, len, "%.0fms", s * 1e3);
-	else if (s < 10)
-		snprintf(buf, len, "%.1fs", s);
-	else
-		snprintf(buf, len, "%.0fs", s);
+	while (!(s < r->below_s))
+		r++;
+	snprintf(buf, len, r->conv == 'g' ? "%.*g%s" : "%.*f%s", r->decimals, s * r->mul / r->div, r->suffix);
 	return buf;
 }
 
@@ -73,24 +73,24 @@ const char *fmt_duration(double s, enum fmt_duration_style style, char *buf, siz
 		return dash(buf, len);
 	switch (style) {
 	case FMT_DURATION_SHORT:
-		return duration_short(s, buf, len);
-	case FMT_DURATION_STEP:
-		return duration_step(s, buf, len);
-	case FMT_DURATION_PRECISE:
 		if (!(s > 0))
+			return dash(buf, len);
+		if (s < 0.0005) {
+			snprintf(buf, len, "<1ms");
+			return buf;
+		}
+		return ladder(short_rungs, s, buf, len);
+	case FMT_DURATION_STEP:
+		return ladder(step_rungs, s, buf, len);
+	case FMT_DURATION_PRECISE:
+		if (!(s > 0)) {
 			snprintf(buf, len, "0");
-		else if (s < 1e-3)
-			snprintf(buf, len, "%.1f us", s * 1e6);
-		else if (s < 1)
-			snprintf(buf, len, "%.1f ms", s * 1e3);
-		else if (s < 600)
-			snprintf(buf, len, "%.2f s", s);
-		else
-			duration_text(s, buf, len);
-		return buf;
+			return buf;
+		}
+		return ladder(s < 600 ? precise_rungs : text_rungs, s, buf, len);
 	case FMT_DURATION_TEXT:
 	default:
-		return duration_text(s, buf, len);
+		return ladder(text_rungs, s, buf, len);
 	}
 }
 
@@ -255,20 +255,22 @@ const char *fmt_num(double v, int decimals, char *buf, size_t len)
 	return buf;
 }
 
-const char *fmt_pct(double fraction, int decimals, char *buf, size_t len)
+static const char *pct(double fraction, int decimals, int sign, char *buf, size_t len)
 {
 	if (!isfinite(fraction))
 		return dash(buf, len);
-	snprintf(buf, len, "%.*f%%", decimals, 100 * fraction);
+	snprintf(buf, len, sign ? "%+.*f%%" : "%.*f%%", decimals, 100 * fraction);
 	return buf;
+}
+
+const char *fmt_pct(double fraction, int decimals, char *buf, size_t len)
+{
+	return pct(fraction, decimals, 0, buf, len);
 }
 
 const char *fmt_pct_signed(double fraction, int decimals, char *buf, size_t len)
 {
-	if (!isfinite(fraction))
-		return dash(buf, len);
-	snprintf(buf, len, "%+.*f%%", decimals, 100 * fraction);
-	return buf;
+	return pct(fraction, decimals, 1, buf, len);
 }
 
 const char *fmt_rate(double per_s, const char *unit, char *buf, size_t len)
