@@ -141,11 +141,28 @@ static int has_word(const char *s, size_t len, const char *w)
 	return 0;
 }
 
+/*
+ * The words after "KEYWORD nouveau" of the modprobe.d line [p, end), or NULL
+ * when the line is no such directive.
+ */
+static const char *nouveau_directive(const char *p, const char *end, const char *keyword)
+{
+	size_t k = strlen(keyword);
+	const char *q = p + k;
+	if ((size_t)(end - p) <= k + 1 || strncmp(p, keyword, k) || !isspace((unsigned char)*q))
+		return NULL;
+	while (q < end && isspace((unsigned char)*q))
+		q++;
+	if ((size_t)(end - q) <= 8 || strncmp(q, "nouveau", 7) || !isspace((unsigned char)q[7]))
+		return NULL;
+	return q + 7;
+}
+
 void host_parse_modprobe(const char *text, struct host_blacklist *out)
 {
 	const char *p = text;
 	while (p && *p) {
-		const char *end = strchr(p, '\n');
+		const char *end = strchr(p, '\n'), *q;
 		size_t len;
 		if (!end)
 			end = p + strlen(p);
@@ -156,22 +173,12 @@ void host_parse_modprobe(const char *text, struct host_blacklist *out)
 		    has_word(p + 9, len - 9, "nouveau"))
 			out->nouveau_blacklisted = 1;
 		/* "install nouveau /bin/false" keeps it from loading as well */
-		if (len > 8 && !strncmp(p, "install", 7) && isspace((unsigned char)p[7])) {
-			const char *q = p + 7;
-			while (q < end && isspace((unsigned char)*q))
-				q++;
-			if ((size_t)(end - q) > 8 && !strncmp(q, "nouveau", 7) && isspace((unsigned char)q[7]) &&
-			    (memmem(q, (size_t)(end - q), "/bin/false", 10) || memmem(q, (size_t)(end - q), "/bin/true", 9)))
-				out->nouveau_blacklisted = 1;
-		}
-		if (len > 8 && !strncmp(p, "options", 7) && isspace((unsigned char)p[7])) {
-			const char *q = p + 7;
-			while (q < end && isspace((unsigned char)*q))
-				q++;
-			if ((size_t)(end - q) > 8 && !strncmp(q, "nouveau", 7) && isspace((unsigned char)q[7]) &&
-			    has_word(q + 7, (size_t)(end - q) - 7, "modeset=0"))
-				out->nouveau_modeset0 = 1;
-		}
+		q = nouveau_directive(p, end, "install");
+		if (q && (memmem(q, (size_t)(end - q), "/bin/false", 10) || memmem(q, (size_t)(end - q), "/bin/true", 9)))
+			out->nouveau_blacklisted = 1;
+		q = nouveau_directive(p, end, "options");
+		if (q && has_word(q, (size_t)(end - q), "modeset=0"))
+			out->nouveau_modeset0 = 1;
 		p = *end ? end + 1 : end;
 	}
 }

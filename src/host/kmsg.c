@@ -36,11 +36,31 @@ static const char *digits(const char *p, const char *end, unsigned long long *ou
 	return q;
 }
 
+/* [p, q) into the field dst of `size` bytes, cut to fit and NUL-terminated. */
+static void copy_cut(char *dst, size_t size, const char *p, const char *q)
+{
+	size_t n = (size_t)(q - p);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+}
+
+/* Keeps a field printable: C0 controls as spaces, bad UTF-8, then DEL and C1 (CSI), for a terminal. */
+static void scrub(char *s)
+{
+	char *c;
+	for (c = s; *c; c++)
+		if ((unsigned char)*c < 0x20)
+			*c = ' ';
+	utf8_scrub(s);
+	text_scrub_controls(s);
+}
+
 int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 {
 	const char *end = line + len, *p, *q;
 	long code = 0;
-	size_t n;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = -1;
@@ -91,11 +111,7 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 		return 0;
 	if ((size_t)(q - p) > 4 && !strncmp(p, "PCI:", 4))
 		p += 4;
-	n = (size_t)(q - p);
-	if (n >= sizeof(out->pci))
-		n = sizeof(out->pci) - 1;
-	memcpy(out->pci, p, n);
-	out->pci[n] = '\0';
+	copy_cut(out->pci, sizeof(out->pci), p, q);
 	p = q + 1;
 	if (p < end && *p == ':')
 		p++;
@@ -128,11 +144,7 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 		q = p;
 		while (q < end && *q != ',')
 			q++;
-		n = (size_t)(q - p);
-		if (n >= sizeof(out->process))
-			n = sizeof(out->process) - 1;
-		memcpy(out->process, p, n);
-		out->process[n] = '\0';
+		copy_cut(out->process, sizeof(out->process), p, q);
 		p = q;
 		while (p < end && (*p == ',' || *p == ' '))
 			p++;
@@ -140,28 +152,10 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 	q = end;
 	while (q > p && (q[-1] == '\n' || q[-1] == '\r' || q[-1] == ' '))
 		q--;
-	n = (size_t)(q - p);
-	if (n >= sizeof(out->detail))
-		n = sizeof(out->detail) - 1;
-	memcpy(out->detail, p, n);
-	out->detail[n] = '\0';
-	/* keep the text printable */
-	for (n = 0; out->detail[n]; n++)
-		if ((unsigned char)out->detail[n] < 0x20)
-			out->detail[n] = ' ';
-	for (n = 0; out->process[n]; n++)
-		if ((unsigned char)out->process[n] < 0x20)
-			out->process[n] = ' ';
-	for (n = 0; out->pci[n]; n++)
-		if ((unsigned char)out->pci[n] < 0x20)
-			out->pci[n] = ' ';
-	utf8_scrub(out->detail);
-	utf8_scrub(out->process);
-	utf8_scrub(out->pci);
-	/* DEL and C1 (CSI) as well: the detail is printed to a terminal */
-	text_scrub_controls(out->detail);
-	text_scrub_controls(out->process);
-	text_scrub_controls(out->pci);
+	copy_cut(out->detail, sizeof(out->detail), p, q);
+	scrub(out->detail);
+	scrub(out->process);
+	scrub(out->pci);
 	out->first_uptime_s = out->uptime_s;
 	return 1;
 }

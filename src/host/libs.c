@@ -21,39 +21,32 @@
 #include "host/host.h"
 #include "util/xalloc.h"
 
-int host_cudnn_decode(long v, int *major, int *minor, int *patch)
+/*
+ * major * base + minor * 100 + patch, where base is 10000 from `wide_from` up
+ * and 1000 below it (the two encodings cuDNN and NCCL have used).
+ */
+static int decode_version(long v, long wide_from, int *major, int *minor, int *patch)
 {
+	long base = v >= wide_from ? 10000 : 1000;
 	*major = *minor = *patch = 0;
 	if (v <= 0)
 		return -1;
-	if (v >= 90000) {
-		/* cuDNN 9: CUDNN_VERSION = major*10000 + minor*100 + patch */
-		*major = (int)(v / 10000);
-		*minor = (int)(v % 10000 / 100);
-	} else {
-		/* cuDNN 8 and before: major*1000 + minor*100 + patch */
-		*major = (int)(v / 1000);
-		*minor = (int)(v % 1000 / 100);
-	}
+	*major = (int)(v / base);
+	*minor = (int)(v % base / 100);
 	*patch = (int)(v % 100);
 	return 0;
 }
 
+int host_cudnn_decode(long v, int *major, int *minor, int *patch)
+{
+	/* cuDNN 9: CUDNN_VERSION = major*10000 + minor*100 + patch; cuDNN 8 and before: major*1000 + ... */
+	return decode_version(v, 90000, major, minor, patch);
+}
+
 int host_nccl_decode(long v, int *major, int *minor, int *patch)
 {
-	*major = *minor = *patch = 0;
-	if (v <= 0)
-		return -1;
 	/* NCCL_VERSION(X,Y,Z) = (X <= 2 && Y <= 8) ? X*1000+Y*100+Z : X*10000+Y*100+Z */
-	if (v >= 10000) {
-		*major = (int)(v / 10000);
-		*minor = (int)(v % 10000 / 100);
-	} else {
-		*major = (int)(v / 1000);
-		*minor = (int)(v % 1000 / 100);
-	}
-	*patch = (int)(v % 100);
-	return 0;
+	return decode_version(v, 10000, major, minor, patch);
 }
 
 static void *open_first(struct host_lib *l, const char *dirs, const char *const *names)
