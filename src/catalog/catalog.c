@@ -656,23 +656,3 @@ double catalog_facility(const struct catalog *c, const char *key)
 	return f ? f->value : NAN;
 }
 
-double cat_gpu_peak_tflops(const struct cat_gpu *g, const char *p)
-{
-	if (!strcmp(p, "fp64"))
-		return g->fp64_tflops;
-	if (!strcmp(p, "fp32"))
-		return g->fp32_tflops;
-	if (!strcmp(p, "tf32"))
-		return g->tf32_tflops;
-	if (!strcmp(p, "fp16"))
-		return g->fp16_tflops;
-	if (!strcmp(p, "bf16"))
-		return g->bf16_tflops;
-	if (!strcmp(p, "fp8"))
-		return g->fp8_tflops;
-	if (!strcmp(p, "int8"))
-		return g->int8_tops;
-	if (!strcmp(p, "fp4"))
-		return g->fp4_tflops;
-	return NAN;
-}

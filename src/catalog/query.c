@@ -9,22 +9,29 @@
 #include <strings.h>
 
 #include "catalog/catalog.h"
+#include "util/names.h"
 
 static const char *const precisions[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"};
 #define NPRECISIONS (sizeof(precisions) / sizeof(precisions[0]))
 
 int cat_precision_from_name(const char *name)
 {
-	size_t i;
-	for (i = 0; i < NPRECISIONS; i++)
-		if (!strcmp(name, precisions[i]))
-			return (int)i;
-	return -1;
+	return names_index(precisions, NPRECISIONS, name);
 }
 
 const char *cat_precision_name(int i)
 {
 	return i >= 0 && (size_t)i < NPRECISIONS ? precisions[i] : NULL;
+}
+
+double cat_gpu_peak_tflops(const struct cat_gpu *g, const char *precision)
+{
+	/* in precisions[]' order */
+	const double peaks[] = {g->fp64_tflops, g->fp32_tflops, g->tf32_tflops, g->fp16_tflops,
+				g->bf16_tflops, g->fp8_tflops,  g->int8_tops,   g->fp4_tflops};
+	int i = cat_precision_from_name(precision);
+	_Static_assert(sizeof(peaks) / sizeof(peaks[0]) == NPRECISIONS, "a peak per precision");
+	return i < 0 ? NAN : peaks[i];
 }
 
 /* Whether the text column `name` of a row (if the table has one) equals want, ignoring case. */

@@ -13,6 +13,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/fields.h"
+#include "util/names.h"
 
 /*
  * What a number may be, per quantity, in the column's unit: wide enough for
@@ -259,11 +260,7 @@ const struct cat_schema *catalog_schema(enum cat_table t)
 
 int catalog_table_from_name(const char *name)
 {
-	int i;
-	for (i = 0; i < CAT_NTABLES; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	return -1;
+	return names_index(names, CAT_NTABLES, name);
 }
 
 const char *catalog_table_name(enum cat_table t)

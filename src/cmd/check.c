@@ -15,6 +15,7 @@
 #include "model/model.h"
 #include "report/outfile.h"
 #include "util/error.h"
+#include "util/names.h"
 #include "util/strbuf.h"
 #include "view/check.h"
 
@@ -31,11 +32,7 @@ static double python_timeout_s = 60, events_wait_s = 0;
 static int format_from_name(const char *s)
 {
 	static const char *const names[] = {"table", "json", "csv", "prom"};
-	int i;
-	for (i = 0; i < 4; i++)
-		if (!strcmp(s, names[i]))
-			return i;
-	return -1;
+	return names_index(names, sizeof(names) / sizeof(names[0]), s);
 }
 
 static const struct opt check_opts[] = {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "host/check.h"
+#include "util/names.h"
 #include "util/xalloc.h"
 
 #define GIB 1073741824.0
@@ -26,11 +27,7 @@ const char *check_symptom_name(enum check_symptom s)
 
 int check_symptom_from_name(const char *s)
 {
-	int i;
-	for (i = 0; i < SYMPTOM_COUNT; i++)
-		if (!strcmp(s, symptom_names[i]))
-			return i;
-	return -1;
+	return names_index(symptom_names, SYMPTOM_COUNT, s);
 }
 
 struct steps {
