@@ -35,47 +35,41 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	funlockfile(stderr);
 }
 
+/* The body every reporter shares: the message of its own fmt and arguments, after prefix. */
+#define REPORT_ARGS(prefix)                       \
+	do {                                      \
+		va_list ap;                       \
+		va_start(ap, fmt);                \
+		vreport(prefix, fmt, ap);         \
+		va_end(ap);                       \
+	} while (0)
+
 int error(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("error: ", fmt, ap);
-	va_end(ap);
+	REPORT_ARGS("error: ");
 	return -1;
 }
 
 void warning(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("warning: ", fmt, ap);
-	va_end(ap);
+	REPORT_ARGS("warning: ");
 }
 
 void die(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("fatal: ", fmt, ap);
-	va_end(ap);
+	REPORT_ARGS("fatal: ");
 	exit(EXIT_ENV);
 }
 
 void die_code(int code, const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("fatal: ", fmt, ap);
-	va_end(ap);
+	REPORT_ARGS("fatal: ");
 	exit(code);
 }
 
 void die_usage(const char *fmt, ...)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	vreport("usage error: ", fmt, ap);
-	va_end(ap);
+	REPORT_ARGS("usage error: ");
 	exit(EXIT_USAGE);
 }
 
