@@ -96,7 +96,6 @@ static const struct report_schema *find_schema(const char *name)
 
 static void print_schema(const struct report_schema *s)
 {
-	static const char *const types[] = {"text", "number", "integer", "boolean"};
 	struct table *tb;
 	size_t i;
 	collect();
@@ -109,23 +108,21 @@ static void print_schema(const struct report_schema *s)
 		for (i = 0; i < s->nfields; i++) {
 			const struct report_field *f = &s->fields[i];
 			json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:s?}", "name", f->name, "type",
-							   types[f->type], "unit", f->unit, "help", f->help));
+							   report_type_name(f->type), "unit", f->unit, "help", f->help));
 		}
 		report_json_print(a);
 		json_decref(a);
 		return;
 	}
 	tb = table_new();
-	table_column(tb, "field", ALIGN_LEFT);
-	table_column(tb, "type", ALIGN_LEFT);
-	table_column(tb, "unit", ALIGN_LEFT);
-	table_column(tb, "meaning", ALIGN_LEFT);
+	table_columns(tb, ALIGN_LEFT, "field", "type", "unit", "meaning", NULL);
 	for (i = 0; i < s->nfields; i++) {
+		const struct report_field *f = &s->fields[i];
 		table_row(tb);
-		table_cell(tb, s->fields[i].name);
-		table_cell(tb, types[s->fields[i].type]);
-		table_cell(tb, s->fields[i].unit ? s->fields[i].unit : "");
-		table_cell(tb, s->fields[i].help);
+		table_cell(tb, f->name);
+		table_cell(tb, report_type_name(f->type));
+		table_cell(tb, f->unit ? f->unit : "");
+		table_cell(tb, f->help);
 	}
 	table_print(tb, stdout, 0);
 	table_free(tb);

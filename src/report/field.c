@@ -279,14 +279,19 @@ void report_row_print(const struct report_row *r, FILE *out, const char *const *
 			fprintf(out, "%-*s  %s\n", (int)w, r->s->fields[i].name, report_value_text(r, i, b, sizeof(b)));
 }
 
-void report_schema_markdown(const struct report_schema *s, FILE *out)
+const char *report_type_name(enum report_type t)
 {
 	static const char *const types[] = {"text", "number", "integer", "boolean"};
+	return (unsigned)t < sizeof(types) / sizeof(types[0]) ? types[t] : "?";
+}
+
+void report_schema_markdown(const struct report_schema *s, FILE *out)
+{
 	size_t i;
 	fputs("| field | type | unit | meaning |\n|---|---|---|---|\n", out);
 	for (i = 0; i < s->nfields; i++) {
 		const struct report_field *f = &s->fields[i];
-		fprintf(out, "| `%s` | %s | %s | %s |\n", f->name, types[f->type], f->unit ? f->unit : "",
+		fprintf(out, "| `%s` | %s | %s | %s |\n", f->name, report_type_name(f->type), f->unit ? f->unit : "",
 			f->help ? f->help : "");
 	}
 }

@@ -48,6 +48,9 @@ enum report_type {
 	REPORT_BOOL,   /* 0 or not */
 };
 
+/* "text", "number", "integer" or "boolean", as docs and `gpuscope fields` name the types. */
+const char *report_type_name(enum report_type t);
+
 struct report_field {
 	const char *name;      /* JSON key and CSV column: part of the interface, never renamed */
 	enum report_type type;

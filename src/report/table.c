@@ -53,6 +53,16 @@ void table_column(struct table *t, const char *name, enum table_align align)
 	t->ncols++;
 }
 
+void table_columns(struct table *t, enum table_align align, ...)
+{
+	const char *name;
+	va_list ap;
+	va_start(ap, align);
+	while ((name = va_arg(ap, const char *)))
+		table_column(t, name, align);
+	va_end(ap);
+}
+
 void table_row(struct table *t)
 {
 	XGROW(t->cells, t->rows_cap, t->nrows);

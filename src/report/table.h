@@ -22,6 +22,8 @@ struct table *table_new(void);
 void table_free(struct table *t);
 /* Adds a column; `name` is copied.  Columns are added before rows. */
 void table_column(struct table *t, const char *name, enum table_align align);
+/* Adds the columns named by the arguments, up to a NULL, all aligned alike. */
+void table_columns(struct table *t, enum table_align align, ...) __attribute__((sentinel));
 /* Starts a new row; cells are then added left to right. */
 void table_row(struct table *t);
 /* Adds the next cell of the current row (text copied); NULL prints as "-". */

@@ -283,9 +283,7 @@ void view_catalog_show(FILE *out, enum cat_table t, const void *row, enum output
 		json_decref(o);
 	} else if (fmt == FORMAT_CSV) {
 		tb = table_new();
-		table_column(tb, "field", ALIGN_LEFT);
-		table_column(tb, "value", ALIGN_LEFT);
-		table_column(tb, "unit", ALIGN_LEFT);
+		table_columns(tb, ALIGN_LEFT, "field", "value", "unit", NULL);
 		for (k = 0; k < s->ncols; k++) {
 			table_row(tb);
 			table_cell(tb, s->cols[k].name);

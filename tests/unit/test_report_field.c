@@ -198,6 +198,11 @@ static void test_field_table(void **state)
 	assert_string_equal(report_value_text(row, 4, b, sizeof(b)), "$433k");
 	assert_int_equal(report_field_index(&thing_schema, "cost_usd"), 4);
 	assert_int_equal(report_field_index(&thing_schema, "nope"), -1);
+	/* the type names docs and `gpuscope fields` print */
+	assert_string_equal(report_type_name(thing_schema.fields[0].type), "text");
+	assert_string_equal(report_type_name(REPORT_NUM), "number");
+	assert_string_equal(report_type_name(REPORT_INT), "integer");
+	assert_string_equal(report_type_name(REPORT_BOOL), "boolean");
 	assert_true(isnan(report_num(row, 0)));
 	assert_string_equal(report_text(row, 0), "=cmd");
 	s = capture(print_all, row);

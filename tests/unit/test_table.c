@@ -148,6 +148,32 @@ static void test_cut_prose_plain(void **state)
 	free(out);
 }
 
+/* table_columns() adds each name, in order, with the one alignment. */
+static void test_columns_at_once(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct table *t = table_new();
+	(void)state;
+	assert_non_null(f);
+	table_columns(t, ALIGN_RIGHT, "field", "value", "unit", NULL);
+	table_row(t);
+	table_cell(t, "a");
+	table_cell(t, "12345");
+	table_cell(t, "W");
+	table_print(t, f, 80);
+	table_print_csv(t, f);
+	table_free(t);
+	fclose(f);
+	assert_string_equal(buf, "field  value  unit\n"
+				 "-----  -----  ----\n"
+				 "    a  12345     W\n"
+				 "field,value,unit\n"
+				 "a,12345,W\n");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_cut_same_text),
 		cmocka_unit_test(test_cut_keeps_last_word),
 		cmocka_unit_test(test_cut_prose_plain),
+		cmocka_unit_test(test_columns_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
