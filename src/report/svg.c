@@ -155,6 +155,20 @@ struct svg_chart *svg_chart_new(enum svg_kind kind, const char *id, const char *
 	return c;
 }
 
+static void axis_release(struct axis *a)
+{
+	free(a->label);
+	free(a->unit);
+}
+
+static void free_strings(char **v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 void svg_chart_free(struct svg_chart *c)
 {
 	size_t i;
@@ -162,22 +176,16 @@ void svg_chart_free(struct svg_chart *c)
 		return;
 	free(c->id);
 	free(c->title);
-	free(c->x.label);
-	free(c->x.unit);
-	free(c->y.label);
-	free(c->y.unit);
-	for (i = 0; i < c->nseries; i++)
-		free(c->series[i]);
-	free(c->series);
+	axis_release(&c->x);
+	axis_release(&c->y);
+	free_strings(c->series, c->nseries);
 	for (i = 0; i < c->npts; i++)
 		free(c->pts[i].label);
 	free(c->pts);
 	for (i = 0; i < c->nmarks; i++)
 		free(c->marks[i].label);
 	free(c->marks);
-	for (i = 0; i < c->nbars; i++)
-		free(c->bars[i]);
-	free(c->bars);
+	free_strings(c->bars, c->nbars);
 	free(c->vals);
 	free(c);
 }
@@ -197,8 +205,7 @@ int svg_axis(struct svg_chart *c, char axis, const char *label, const char *unit
 	if (scale == SVG_SCALE_LOG && is_bar(c))
 		return error("chart '%s': bar charts have linear axes", c->id);
 	a = axis == 'x' ? &c->x : &c->y;
-	free(a->label);
-	free(a->unit);
+	axis_release(a);
 	a->label = label ? xstrdup(label) : NULL;
 	a->unit = unit ? xstrdup(unit) : NULL;
 	a->scale = scale;
@@ -480,6 +487,15 @@ static void header(const struct svg_chart *c, struct strbuf *b, size_t npoints)
 	}
 }
 
+/* A gridline from (x1, y1) to (x2, y2) and its tick's text at (tx, ty). */
+static void grid_tick(struct strbuf *b, double x1, double y1, double x2, double y2, double tx, double ty,
+		      const char *anchor, const char *text)
+{
+	strbuf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+		  x1, y1, x2, y2, tx, ty, anchor, text);
+}
+
 static void grid_and_axes(const struct svg_chart *c, struct strbuf *b, const struct frame *f,
 			  const struct scale *sx, const struct scale *sy, int x_is_value,
 			  int y_is_value)
@@ -491,17 +507,13 @@ static void grid_and_axes(const struct svg_chart *c, struct strbuf *b, const str
 		for (i = 0; i < sy->nticks; i++) {
 			double py = scale_px(sy, sy->ticks[i]);
 			tick_text(sy->ticks[i], t, sizeof(t));
-			strbuf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-				  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>",
-				  f->left, py, f->right, py, f->left - 6, py + 4, t);
+			grid_tick(b, f->left, py, f->right, py, f->left - 6, py + 4, "end", t);
 		}
 	if (x_is_value)
 		for (i = 0; i < sx->nticks; i++) {
 			double px = scale_px(sx, sx->ticks[i]);
 			tick_text(sx->ticks[i], t, sizeof(t));
-			strbuf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-				  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>",
-				  px, f->top, px, f->bottom, px, f->bottom + 16, t);
+			grid_tick(b, px, f->top, px, f->bottom, px, f->bottom + 16, "middle", t);
 		}
 	strbuf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
 		  f->left, f->bottom, f->right, f->bottom);
