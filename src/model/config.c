@@ -34,7 +34,6 @@ void model_config_defaults(struct model_config *c)
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
 	c->engine = MODEL_ENGINE_EAGER;
-	c->weight_precision = -1;
 }
 
 void model_config_complete(const struct workload *w, struct model_config *c)
