@@ -13,8 +13,14 @@ bin=${1:-build/gpuscope}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 bad=0
+# every result's table from one run, split into $tmp/want/NAME
+mkdir "$tmp/want"
+"$bin" fields --markdown | awk -v dir="$tmp/want" '
+	/^<!-- fields:.* -->$/ { name = substr($0, 13, length($0) - 16); next }
+	$0 == "<!-- /fields -->" { close(dir "/" name); name = ""; next }
+	name != "" { print > (dir "/" name) }'
 for name in $("$bin" fields --names); do
-	"$bin" fields "$name" --markdown >"$tmp/want"
+	cp "$tmp/want/$name" "$tmp/want.cur"
 	files=$(grep -l -- "<!-- fields:$name -->" docs/*.md || true)
 	if [ -z "$files" ]; then
 		echo "docs: no block <!-- fields:$name --> for result '$name'" >&2
@@ -23,7 +29,7 @@ for name in $("$bin" fields --names); do
 	fi
 	for f in $files; do
 		# the file with the block's body replaced by the wanted text
-		awk -v name="$name" -v want="$tmp/want" '
+		awk -v name="$name" -v want="$tmp/want.cur" '
 			$0 == "<!-- fields:" name " -->" { print; while ((getline l < want) > 0) print l; skip = 1; next }
 			skip && $0 == "<!-- /fields -->" { skip = 0 }
 			!skip { print }' "$f" >"$tmp/new"

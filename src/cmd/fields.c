@@ -76,7 +76,9 @@ static const struct opt fields_opts[] = {
 
 static const struct opts_cmd fields_cmd = {
 	"fields", "[options] [RESULT]", "the output fields of each result, with units and meaning",
-	"Without RESULT, lists the results; with it, that result's fields.\n", fields_opts,
+	"Without RESULT, lists the results (with --json or --markdown, every result's fields);\n"
+	"with it, that result's fields.\n",
+	fields_opts,
 };
 
 static const struct report_schema *find_schema(const char *name)
@@ -94,22 +96,29 @@ static const struct report_schema *find_schema(const char *name)
 	return NULL;
 }
 
+/* One result's fields as a JSON array of {name, type, unit, help}. */
+static json_t *schema_json(const struct report_schema *s)
+{
+	json_t *a = json_array();
+	size_t i;
+	for (i = 0; i < s->nfields; i++) {
+		const struct report_field *f = &s->fields[i];
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:s?}", "name", f->name, "type",
+						   report_type_name(f->type), "unit", f->unit, "help", f->help));
+	}
+	return a;
+}
+
 static void print_schema(const struct report_schema *s)
 {
 	struct table *tb;
 	size_t i;
-	collect();
 	if (markdown_flag) {
 		report_schema_markdown(s, stdout);
 		return;
 	}
 	if (json_flag) {
-		json_t *a = json_array();
-		for (i = 0; i < s->nfields; i++) {
-			const struct report_field *f = &s->fields[i];
-			json_array_append_new(a, json_pack("{s:s, s:s, s:s?, s:s?}", "name", f->name, "type",
-							   report_type_name(f->type), "unit", f->unit, "help", f->help));
-		}
+		json_t *a = schema_json(s);
 		report_json_print(a);
 		json_decref(a);
 		return;
@@ -128,10 +137,39 @@ static void print_schema(const struct report_schema *s)
 	table_free(tb);
 }
 
+/*
+ * Every result at once: --json an object of the results' field arrays,
+ * --markdown each result's table between the markers docs/ hold it in
+ * ("<!-- fields:NAME -->" ... "<!-- /fields -->"), as tools/docs-fields.sh
+ * reads it.
+ */
+static void print_all(void)
+{
+	size_t i;
+	if (json_flag) {
+		json_t *o = json_object();
+		for (i = 0; i < NSCHEMAS; i++)
+			json_object_set_new(o, schema_at(i)->name, schema_json(schema_at(i)));
+		report_json_print(o);
+		json_decref(o);
+		return;
+	}
+	for (i = 0; i < NSCHEMAS; i++) {
+		if (markdown_flag) {
+			printf("%s<!-- fields:%s -->\n", i ? "\n" : "", schema_at(i)->name);
+			report_schema_markdown(schema_at(i), stdout);
+			printf("<!-- /fields -->\n");
+		} else if (names_flag) {
+			printf("%s\n", schema_at(i)->name);
+		} else {
+			printf("%-24s %3zu fields\n", schema_at(i)->name, schema_at(i)->nfields);
+		}
+	}
+}
+
 int cmd_fields(int argc, char **argv)
 {
 	int npos = parse_options_or_exit(&fields_cmd, argc, argv);
-	size_t i;
 	collect();
 	if (markdown_flag + json_flag + names_flag > 1)
 		die_usage("gpuscope fields: --markdown, --json and --names exclude each other");
@@ -141,11 +179,6 @@ int cmd_fields(int argc, char **argv)
 		print_schema(find_schema(argv[0]));
 		return EXIT_OK;
 	}
-	for (i = 0; i < NSCHEMAS; i++) {
-		if (names_flag)
-			printf("%s\n", schema_at(i)->name);
-		else
-			printf("%-24s %3zu fields\n", schema_at(i)->name, schema_at(i)->nfields);
-	}
+	print_all();
 	return EXIT_OK;
 }
