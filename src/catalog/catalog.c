@@ -201,6 +201,13 @@ static long control_char(const char *s, unsigned *cp)
 	return -1;
 }
 
+/* Whether a column's name is `suffix` or ends in "_suffix" (as_of, tier_as_of). */
+static int name_ends(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	return n >= k && !strcmp(name + n - k, suffix) && (n == k || name[n - k - 1] == '_');
+}
+
 /* Parses one cell into the row; returns -1 with err filled. */
 static int parse_cell(const struct cat_schema *s, const struct cat_column *col, void *row,
 		      const char *name, int line, int colno, const char *text, struct diag *err)
@@ -247,12 +254,12 @@ static int parse_cell(const struct cat_schema *s, const struct cat_column *col, 
 		free(v);
 		return -1;
 	}
-	if (!strcmp(col->name, "as_of") && !valid_date(v)) {
+	if (name_ends(col->name, "as_of") && !valid_date(v)) {
 		diag_set(err, name, line, colno, col->name, "date '%s' is not YYYY-MM or YYYY-MM-DD", v);
 		free(v);
 		return -1;
 	}
-	if (!strcmp(col->name, "confidence") && !(strlen(v) == 1 && strchr("QDRE", v[0]))) {
+	if (name_ends(col->name, "confidence") && !(strlen(v) == 1 && strchr("QDRE", v[0]))) {
 		diag_set(err, name, line, colno, col->name,
 			 "confidence '%s' must be one of Q, D, R, E", v);
 		free(v);
@@ -417,6 +424,24 @@ static int check_ref(const struct catalog *c, enum cat_table t, const struct cat
 			catalog_schema(target)->file, hint);
 }
 
+/* A cloud row's 1y, 3y or spot price needs a source and a date of its own. */
+static int check_cloud_tiers(const struct catalog *c, struct diag *err)
+{
+	size_t i;
+	for (i = 0; i < catalog_count(c, CAT_CLOUDS); i++) {
+		const struct cat_cloud *r = catalog_cloud_at(c, i);
+		const char *field = !r->tier_source ? "tier_source" : "tier_as_of";
+		int t, priced = 0;
+		for (t = CAT_TIER_ON_DEMAND + 1; t < CAT_NTIERS; t++)
+			priced |= cat_has(cat_cloud_usd_per_hour(r, (enum cat_tier)t));
+		if (priced && (!r->tier_source || !r->tier_as_of))
+			return diag_set(err, r->row.origin, r->row.line, 0, field,
+					"cloud instance '%s' has a 1y, 3y or spot price but no %s", r->row.key,
+					field);
+	}
+	return 0;
+}
+
 int catalog_validate(const struct catalog *c, struct diag *err)
 {
 	size_t t, i, k;
@@ -438,7 +463,7 @@ int catalog_validate(const struct catalog *c, struct diag *err)
 			}
 		}
 	}
-	return 0;
+	return check_cloud_tiers(c, err);
 }
 
 static int load_embedded(struct catalog *c, struct diag *err)

@@ -138,7 +138,30 @@ struct cat_cloud {
 	char *region;
 	char *gpu_link;          /* links.csv key */
 	double network_gbps;     /* scale-out Gb/s for the instance */
+	/* the other price tiers, whole instance, USD/h; NaN: not offered or not collected */
+	double usd_per_hour_1y, usd_per_hour_3y;  /* committed for 1 or 3 years: every hour paid */
+	double usd_per_hour_spot;                 /* preemptible */
+	char *tier_source, *tier_as_of, *tier_confidence; /* provenance of those three */
 };
+
+/*
+ * The price tiers of a cloud instance.  A committed tier (1y, 3y) is paid
+ * for every hour of its term whether the GPUs work or not; on-demand and
+ * spot only for the hours used.
+ */
+enum cat_tier { CAT_TIER_ON_DEMAND, CAT_TIER_1Y, CAT_TIER_3Y, CAT_TIER_SPOT, CAT_NTIERS };
+#define CAT_TIER_NAMES "on-demand, 1y, 3y, spot"
+/* A tier from its name ("on-demand", "1y", "3y", "spot"); -1 when unknown. */
+int cat_tier_from_name(const char *name);
+/* The name of a tier (a static string); NULL when out of range. */
+const char *cat_tier_name(enum cat_tier t);
+/* Whether a tier is a commitment whose every hour is paid (1y, 3y). */
+int cat_tier_committed(enum cat_tier t);
+/* An instance's price at a tier, USD per instance-hour; NaN when it has none. */
+double cat_cloud_usd_per_hour(const struct cat_cloud *c, enum cat_tier t);
+struct strbuf;
+/* Appends the tiers an instance has a price for to sb: "on-demand, 1y, 3y"; "none" when none. */
+void cat_cloud_tiers(const struct cat_cloud *c, struct strbuf *sb);
 
 struct cat_facility {
 	struct cat_row row;

@@ -10,6 +10,7 @@
 
 #include "catalog/catalog.h"
 #include "util/names.h"
+#include "util/strbuf.h"
 
 static const char *const precisions[] = {"fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "fp4"};
 #define NPRECISIONS (sizeof(precisions) / sizeof(precisions[0]))
@@ -32,6 +33,50 @@ double cat_gpu_peak_tflops(const struct cat_gpu *g, const char *precision)
 	int i = cat_precision_from_name(precision);
 	_Static_assert(sizeof(peaks) / sizeof(peaks[0]) == NPRECISIONS, "a peak per precision");
 	return i < 0 ? NAN : peaks[i];
+}
+
+static const char *const tiers[CAT_NTIERS] = {"on-demand", "1y", "3y", "spot"};
+
+int cat_tier_from_name(const char *name)
+{
+	return names_index(tiers, CAT_NTIERS, name);
+}
+
+const char *cat_tier_name(enum cat_tier t)
+{
+	return (unsigned)t < CAT_NTIERS ? tiers[t] : NULL;
+}
+
+int cat_tier_committed(enum cat_tier t)
+{
+	return t == CAT_TIER_1Y || t == CAT_TIER_3Y;
+}
+
+double cat_cloud_usd_per_hour(const struct cat_cloud *c, enum cat_tier t)
+{
+	switch (t) {
+	case CAT_TIER_ON_DEMAND:
+		return c->usd_per_hour;
+	case CAT_TIER_1Y:
+		return c->usd_per_hour_1y;
+	case CAT_TIER_3Y:
+		return c->usd_per_hour_3y;
+	case CAT_TIER_SPOT:
+		return c->usd_per_hour_spot;
+	default:
+		return NAN;
+	}
+}
+
+void cat_cloud_tiers(const struct cat_cloud *c, struct strbuf *sb)
+{
+	size_t start = sb->len;
+	int t;
+	for (t = 0; t < CAT_NTIERS; t++)
+		if (cat_has(cat_cloud_usd_per_hour(c, (enum cat_tier)t)))
+			strbuf_addf(sb, "%s%s", sb->len > start ? ", " : "", tiers[t]);
+	if (sb->len == start)
+		strbuf_addstr(sb, "none");
 }
 
 /* Whether the text column `name` of a row (if the table has one) equals want, ignoring case. */

@@ -199,6 +199,19 @@
 	  "key in `links.csv` of the GPU interconnect inside the instance; empty for one GPU") \
 	C(T, network_gbps, network_gbps, NUM, "Gb/s", 0, R_GBPS, \
 	  "total scale-out bandwidth of the instance; empty where not published") \
+	C(T, usd_per_hour_1y, usd_per_hour_1y, NUM, "USD", 0, R_USD_HOUR, \
+	  "the whole instance for one hour on a 1-year commitment (every hour of the term paid, no upfront); " \
+	  "empty: not offered or not collected") \
+	C(T, usd_per_hour_3y, usd_per_hour_3y, NUM, "USD", 0, R_USD_HOUR, \
+	  "the same on a 3-year commitment") \
+	C(T, usd_per_hour_spot, usd_per_hour_spot, NUM, "USD", 0, R_USD_HOUR, \
+	  "the whole instance for one hour as spot (preemptible) capacity; empty: not offered or not collected") \
+	C(T, tier_source, tier_source, TEXT, NULL, 0, R_NONE, \
+	  "where the 1y, 3y and spot prices come from; required with any of them") \
+	C(T, tier_as_of, tier_as_of, TEXT, NULL, 0, R_NONE, \
+	  "`YYYY-MM` or `YYYY-MM-DD`: the date of those prices; required with any of them") \
+	C(T, tier_confidence, tier_confidence, TEXT, NULL, 0, R_NONE, \
+	  "the weakest mark among those prices: `Q` quoted, `D` derived, `R` recalled, `E` estimate") \
 	META_COLS(C, T)
 
 #define FACILITY_COLS(C, T) \

@@ -77,9 +77,11 @@ static const struct list_col cloud_list[] = {
 	{"instance", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
 	{"provider", ALIGN_LEFT, CELL_TEXT, "provider", NULL, 0, 0},
 	{"GPUs", ALIGN_LEFT, CELL_COUNT_OF, "gpu_count", "gpu", 0, 0},
-	{"USD/h", ALIGN_RIGHT, CELL_NUM, "usd_per_hour", NULL, 2, 0},
+	/* each tier per GPU-hour; whole-instance prices, dates and sources are in show, --csv and --json */
 	{"USD/GPU-h", ALIGN_RIGHT, CELL_PER, "usd_per_hour", "gpu_count", 2, 0},
-	{"as of", ALIGN_LEFT, CELL_TEXT, "as_of", NULL, 0, 0},
+	{"1y", ALIGN_RIGHT, CELL_PER, "usd_per_hour_1y", "gpu_count", 2, 0},
+	{"3y", ALIGN_RIGHT, CELL_PER, "usd_per_hour_3y", "gpu_count", 2, 0},
+	{"spot", ALIGN_RIGHT, CELL_PER, "usd_per_hour_spot", "gpu_count", 2, 0},
 	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
 };
 static const struct list_col facility_list[] = {
