@@ -872,7 +872,10 @@ static void kmsg_line(struct collector *c, const char *line)
 	struct host_xid x;
 	int slot;
 	double t;
-	if (!host_parse_xid(line, strlen(line), &x) || x.code < 0)
+	if (!host_parse_xid(line, strlen(line), &x))
+		return;
+	host_xid_release(&x);  /* the code, the GPU and the time are booked, not the text */
+	if (x.code < 0)
 		return;
 	slot = slot_by_pci(c, x.pci);
 	if (slot < 0) {

@@ -56,6 +56,12 @@ static void add(struct check_item **items, size_t *n, const char *id, const char
 #define ADD(r, id, title, gpu, st, finding, remedy) \
 	add(&(r)->items, &(r)->nitems, id, title, gpu, st, finding, remedy)
 
+/* An owned text of the report as it reads: NULL (not there) is "". */
+static const char *text_of(const char *s)
+{
+	return s ? s : "";
+}
+
 static const char *cuda_str(int v, char *buf, size_t len)
 {
 	if (v <= 0)
@@ -322,7 +328,7 @@ static void rules_driver(struct check_report *r)
 	else if (r->blacklist.nouveau_blacklisted || r->blacklist.nouveau_modeset0)
 		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_OK,
 		    fmt("not loaded, %s in %s", r->blacklist.nouveau_blacklisted ? "blacklisted" : "modeset=0",
-			r->blacklist.where), NULL);
+			text_of(r->blacklist.where)), NULL);
 	else if (have_gpus_on_bus && r->blacklist.unreadable.error)
 		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_SKIP,
 		    skip_text("not loaded", &r->blacklist.unreadable), NULL);
@@ -416,13 +422,14 @@ static void rules_libs(struct check_report *r)
 		return;
 	if (!cuda->found) {
 		if (r->ngpus > 0)
-			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL, fmt("libcuda.so.1 %s", cuda->error),
+			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL, fmt("libcuda.so.1 %s", text_of(cuda->error)),
 			    xstrdup("reinstall the driver's user-space libraries; 'ldconfig -p | grep libcuda' "
 				    "must list libcuda.so.1"));
 		else
-			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_SKIP, fmt("libcuda.so.1 %s", cuda->error), NULL);
-	} else if (cuda->error[0]) {
-		ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL, fmt("%s: %s", cuda->path, cuda->error),
+			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_SKIP, fmt("libcuda.so.1 %s", text_of(cuda->error)),
+			    NULL);
+	} else if (cuda->error) {
+		ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL, fmt("%s: %s", text_of(cuda->path), cuda->error),
 		    xstrdup("read dmesg for NVRM errors"));
 	} else {
 		int nvml_cuda = -1;
@@ -432,7 +439,8 @@ static void rules_libs(struct check_report *r)
 				nvml_cuda = r->gpus[i].st.cuda_driver_version;
 		if (nvml_cuda > 0 && nvml_cuda != cuda->raw)
 			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_WARN,
-			    fmt("%s reports CUDA %s but the driver reports %s", cuda->path, cuda_str(cuda->raw, a, sizeof(a)),
+			    fmt("%s reports CUDA %s but the driver reports %s", text_of(cuda->path),
+				cuda_str(cuda->raw, a, sizeof(a)),
 				cuda_str(nvml_cuda, b, sizeof(b))),
 			    xstrdup("another libcuda (a cuda-compat package or a copy on LD_LIBRARY_PATH) shadows "
 				    "the driver's: remove it from the library path"));
@@ -444,22 +452,22 @@ static void rules_libs(struct check_report *r)
 	if (!rt->found)
 		ADD(r, "cuda.runtime", "libcudart", -1, CHECK_SKIP,
 		    xstrdup("no libcudart on the library path (PyTorch wheels bring their own)"), NULL);
-	else if (rt->error[0])
-		ADD(r, "cuda.runtime", "libcudart", -1, CHECK_WARN, fmt("%s: %s", rt->path, rt->error), NULL);
+	else if (rt->error)
+		ADD(r, "cuda.runtime", "libcudart", -1, CHECK_WARN, fmt("%s: %s", text_of(rt->path), rt->error), NULL);
 	else
 		rule_runtime_vs_driver(r, "cuda.runtime", "libcudart", "libcudart", rt->raw, drv);
 
 	if (!dnn->found) {
 		ADD(r, "cuda.cudnn", "libcudnn", -1, CHECK_SKIP,
 		    xstrdup("no libcudnn on the library path (PyTorch wheels bring their own)"), NULL);
-	} else if (dnn->error[0]) {
-		ADD(r, "cuda.cudnn", "libcudnn", -1, CHECK_WARN, fmt("%s: %s", dnn->path, dnn->error), NULL);
+	} else if (dnn->error) {
+		ADD(r, "cuda.cudnn", "libcudnn", -1, CHECK_WARN, fmt("%s: %s", text_of(dnn->path), dnn->error), NULL);
 	} else {
 		const struct compat_cudnn *row = compat_cudnn_row(dnn->major, dnn->minor);
 		int cc[8][2];
 		const char *names[8];
 		size_t ncc = distinct_cc(r, cc, names, 8), k;
-		int rtv = rt->found && !rt->error[0] ? rt->raw : drv;
+		int rtv = rt->found && !rt->error ? rt->raw : drv;
 		enum check_status st = CHECK_OK;
 		char *finding = NULL, *remedy = NULL;
 		for (k = 0; row && k < ncc && st == CHECK_OK; k++)
@@ -488,8 +496,8 @@ static void rules_libs(struct check_report *r)
 	if (!nccl->found)
 		ADD(r, "cuda.nccl", "libnccl", -1, CHECK_SKIP,
 		    xstrdup("no libnccl on the library path (PyTorch wheels bring their own)"), NULL);
-	else if (nccl->error[0])
-		ADD(r, "cuda.nccl", "libnccl", -1, CHECK_WARN, fmt("%s: %s", nccl->path, nccl->error), NULL);
+	else if (nccl->error)
+		ADD(r, "cuda.nccl", "libnccl", -1, CHECK_WARN, fmt("%s: %s", text_of(nccl->path), nccl->error), NULL);
 	else
 		ADD(r, "cuda.nccl", "libnccl", -1, CHECK_OK,
 		    fmt("NCCL %d.%d.%d (%s)", nccl->major, nccl->minor, nccl->patch, base_name(nccl->path)), NULL);
@@ -539,16 +547,17 @@ static void rules_torch(struct check_report *r)
 	if (!r->torch_probed)
 		return;
 	if (!t->python_found) {
-		ADD(r, "pytorch.installed", "pytorch", -1, CHECK_SKIP, fmt("%s", t->error), NULL);
+		ADD(r, "pytorch.installed", "pytorch", -1, CHECK_SKIP, fmt("%s", text_of(t->error)), NULL);
 		return;
 	}
 	if (!t->torch_found) {
 		ADD(r, "pytorch.installed", "pytorch", -1, CHECK_SKIP,
-		    fmt("not importable from %s%s%s", t->python, t->error[0] ? ": " : "", t->error), NULL);
+		    fmt("not importable from %s%s%s", text_of(t->python), t->error && *t->error ? ": " : "", text_of(t->error)), NULL);
 		return;
 	}
 	ADD(r, "pytorch.installed", "pytorch", -1, CHECK_OK,
-	    fmt("torch %s (CUDA %s, cuDNN %d) from %s", t->version, t->cuda[0] ? t->cuda : "none", t->cudnn, t->python),
+	    fmt("torch %s (CUDA %s, cuDNN %d) from %s", t->version, t->cuda[0] ? t->cuda : "none", t->cudnn,
+		text_of(t->python)),
 	    NULL);
 	tc = compat_cuda_parse(t->cuda);
 	if (tc < 0) {
@@ -564,7 +573,7 @@ static void rules_torch(struct check_report *r)
 	}
 	if (!t->cuda_available)
 		ADD(r, "pytorch.gpus", "pytorch gpus", -1, CHECK_FAIL,
-		    fmt("torch.cuda.is_available() is False%s%s", t->error[0] ? ": " : "", t->error),
+		    fmt("torch.cuda.is_available() is False%s%s", t->error && *t->error ? ": " : "", text_of(t->error)),
 		    xstrdup(tc < 0 ? "install a CUDA build of PyTorch" :
 			    "fix the driver findings above; check CUDA_VISIBLE_DEVICES and the container's GPU access"));
 	else if (r->backend_rc == GPU_OK && (unsigned)t->device_count != r->ngpus && !*r->cuda_visible_devices)
@@ -636,8 +645,8 @@ static void rules_container(struct check_report *r)
 	const int unknown = c->unreadable.error != 0;
 	if (c->in_container) {
 		ADD(r, "container.runtime", "container", -1, CHECK_OK,
-		    fmt("running in a container%s%s", c->visible_devices[0] ? ", NVIDIA_VISIBLE_DEVICES=" : "",
-			c->visible_devices), NULL);
+		    fmt("running in a container%s%s", c->visible_devices && *c->visible_devices ? ", NVIDIA_VISIBLE_DEVICES=" : "",
+			text_of(c->visible_devices)), NULL);
 		return;
 	}
 	if (!c->docker_installed && !c->containerd_installed && !c->toolkit_cli && !c->runtime_hook) {
@@ -712,8 +721,8 @@ static void rules_xids(struct check_report *r)
 			int gpu = gpu_of_pci(r, x->pci);
 			ADD(r, "kernel.xid", "kernel log xid", gpu, xid_status(x->code),
 			    fmt("Xid %d on %s x%zu: %s%s%s", x->code, x->pci, x->count,
-				info ? info->name : "not in gpuscope's catalogue", x->detail[0] ? " -- " : "",
-				x->detail),
+				info ? info->name : "not in gpuscope's catalogue", x->detail && *x->detail ? " -- " : "",
+				text_of(x->detail)),
 			    info ? fmt("%s: %s", info->bucket, info->action)
 				 : xstrdup("look the code up in NVIDIA's Xid catalog"));
 		}
@@ -1135,12 +1144,19 @@ void check_report_free(struct check_report *r)
 	for (i = 0; i < r->ngpus; i++) {
 		free(r->gpus[i].procs);
 		free(r->gpus[i].mig);
+		host_pci_release(&r->gpus[i].pci);
 	}
 	free(r->gpus);
 	free(r->events);
-	free(r->ib);
+	host_blacklist_release(&r->blacklist);
+	host_container_release(&r->container);
+	host_ib_ports_free(r->ib, r->nib);
+	host_unreadable_release(&r->ib_unreadable);
 	free(r->nvidia_pci);
-	free(r->xids);
+	host_unreadable_release(&r->pci_unreadable);
+	host_xids_free(r->xids, r->nxids);
+	host_libs_release(r->libs);
+	host_torch_release(&r->torch);
 	free(r->backend_error);
 	free(r->nvml_library);
 	free(r->root);

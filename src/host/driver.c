@@ -242,8 +242,8 @@ void host_read_blacklist(const char *root, struct host_blacklist *out)
 			if (host_read(root, rel, 1 << 20, &buf) >= 0) {
 				host_parse_modprobe(buf, out);
 				free(buf);
-				if (out->nouveau_blacklisted + out->nouveau_modeset0 > before && !out->where[0])
-					snprintf(out->where, sizeof(out->where), "%s", rel);
+				if (out->nouveau_blacklisted + out->nouveau_modeset0 > before && !out->where)
+					out->where = xstrdup(rel);
 			} else {
 				host_note_unreadable(&out->unreadable, rel, errno);
 			}
@@ -255,10 +255,17 @@ void host_read_blacklist(const char *root, struct host_blacklist *out)
 	if (host_read(root, "/proc/cmdline", 64 * 1024, &buf) >= 0) {
 		int before = out->nouveau_blacklisted + out->nouveau_modeset0;
 		host_parse_cmdline(buf, out);
-		if (out->nouveau_blacklisted + out->nouveau_modeset0 > before && !out->where[0])
-			snprintf(out->where, sizeof(out->where), "/proc/cmdline");
+		if (out->nouveau_blacklisted + out->nouveau_modeset0 > before && !out->where)
+			out->where = xstrdup("/proc/cmdline");
 		free(buf);
 	} else {
 		host_note_unreadable(&out->unreadable, "/proc/cmdline", errno);
 	}
+}
+
+void host_blacklist_release(struct host_blacklist *b)
+{
+	free(b->where);
+	host_unreadable_release(&b->unreadable);
+	memset(b, 0, sizeof(*b));
 }

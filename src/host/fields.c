@@ -25,6 +25,8 @@ static const char *opt_text(const char *s)
 	return s && *s ? s : NULL;
 }
 #define OPT_TEXT(s) opt_text(s)
+/* a string the report owns, as it reads: NULL (not there) is "" */
+#define TEXT_OF(s) ((s) ? (s) : "")
 
 static void set_known_bool(struct report_row *row, size_t i, int v)
 {
@@ -76,7 +78,7 @@ static void set_known_bool(struct report_row *row, size_t i, int v)
 	F(found, BOOL, NULL, "it loaded", l->found) \
 	F(path, TEXT, NULL, "the file the loader picked", OPT_TEXT(l->path)) \
 	F(version, TEXT, NULL, "\"12.4\", \"9.1.0\"; null when unknown", lib_version(row, l)) \
-	F(raw, INT, NULL, "the version as the library encodes it", OPT(l->found && !l->error[0], l->raw))
+	F(raw, INT, NULL, "the version as the library encodes it", OPT(l->found && !l->error, l->raw))
 
 #define CHECK_PYTORCH_FIELDS(F) \
 	F(version, TEXT, NULL, "torch.__version__", t->version) \
@@ -105,7 +107,7 @@ static void set_known_bool(struct report_row *row, size_t i, int v)
 	F(memory_total_bytes, INT, "bytes", "memory of the instance", OPT(m->memory_valid, m->memory_total_bytes))
 
 #define CHECK_PCI_FIELDS(F) \
-	F(path, TEXT, NULL, "the PCIe path below /sys/devices", p->path) \
+	F(path, TEXT, NULL, "the PCIe path below /sys/devices", TEXT_OF(p->path)) \
 	F(numa_node, INT, NULL, "NUMA node, -1 when none", p->numa_node)
 
 #define CHECK_PCI_LINK_FIELDS(F) \
@@ -119,7 +121,7 @@ static void set_known_bool(struct report_row *row, size_t i, int v)
 	F(pci, TEXT, NULL, "the GPU as the driver names it: 0000:c1:00", x->pci) \
 	F(pid, INT, NULL, "the process named; null when none", OPT(x->pid >= 0, x->pid)) \
 	F(process, TEXT, NULL, "its name; null when none", OPT_TEXT(x->process)) \
-	F(detail, TEXT, NULL, "the rest of the message", x->detail) \
+	F(detail, TEXT, NULL, "the rest of the message", TEXT_OF(x->detail)) \
 	F(uptime_s, NUM, "s", "when, since boot (the last record)", OPT(x->uptime_s >= 0, x->uptime_s)) \
 	F(count, INT, NULL, "records of this GPU and code", x->count) \
 	F(first_uptime_s, NUM, "s", "when the first record came, since boot", \
@@ -193,7 +195,7 @@ const struct report_schema *const *check_schemas(void)
 
 static const char *lib_version(struct report_row *row, const struct host_lib *l)
 {
-	if (!l->found || l->error[0])
+	if (!l->found || l->error)
 		return NULL;
 	/* CUDA versions have no patch level */
 	if (l->kind == HOST_LIB_CUDA || l->kind == HOST_LIB_CUDART)

@@ -95,9 +95,15 @@ int host_note_unreadable(struct host_unreadable *u, const char *path, int err)
 		return 0;
 	if (u && !u->error) {
 		u->error = err;
-		snprintf(u->path, sizeof(u->path), "%s", path);
+		u->path = xstrdup(path);
 	}
 	return 1;
+}
+
+void host_unreadable_release(struct host_unreadable *u)
+{
+	free(u->path);
+	memset(u, 0, sizeof(*u));
 }
 
 char *host_unreadable_text(const struct host_unreadable *u)

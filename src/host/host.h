@@ -46,12 +46,17 @@ int host_read_line(const char *root, const char *path, char *out, size_t len);
  */
 struct host_unreadable {
 	int error;              /* errno; 0 when every input was read or is absent */
-	char path[256];         /* as on the host, without the root: "/etc/docker/daemon.json" */
+	char *path;             /* owned; as on the host, without the root: "/etc/docker/daemon.json" */
 };
 /* Is errno `err` "cannot read" rather than "absent" (ENOENT, ENOTDIR)? */
 int host_is_unreadable(int err);
-/* Notes path (the first one only) when err is unreadable; returns host_is_unreadable(err). */
+/*
+ * Notes path (the first one only; u starts zeroed) when err is unreadable;
+ * returns host_is_unreadable(err).
+ */
 int host_note_unreadable(struct host_unreadable *u, const char *path, int err);
+/* Frees the path and zeroes u. */
+void host_unreadable_release(struct host_unreadable *u);
 /*
  * "cannot read PATH: Permission denied; run as root to check it" (the hint
  * for EACCES and EPERM only); malloc()ed, caller frees.
@@ -62,7 +67,7 @@ char *host_unreadable_text(const struct host_unreadable *u);
 
 struct host_driver {
 	int present;            /* /proc/driver/nvidia/version was readable */
-	char version[32];       /* "550.54.15" */
+	char version[32];       /* an identifier: "550.54.15" */
 	int open_module;        /* 1 open GPU kernel module, 0 proprietary, -1 unknown */
 	int error;              /* errno when not read: ENOENT absent, EACCES, ELOOP ... */
 };
@@ -91,24 +96,26 @@ void host_read_modules(const char *root, struct host_modules *out);
 struct host_blacklist {
 	int nouveau_blacklisted;   /* "blacklist nouveau" or modprobe.blacklist=nouveau */
 	int nouveau_modeset0;      /* "options nouveau modeset=0" or nouveau.modeset=0 */
-	char where[256];           /* the file (under root) or "/proc/cmdline" */
+	char *where;               /* owned: the file (under root) or "/proc/cmdline"; NULL: nowhere */
 	struct host_unreadable unreadable;  /* a modprobe.d directory or file, or the command line */
 };
+/* Frees what host_read_blacklist() noted and zeroes b. */
+void host_blacklist_release(struct host_blacklist *b);
 /* Scans a modprobe.d file's text; sets the flags found. */
 void host_parse_modprobe(const char *text, struct host_blacklist *out);
 /* Scans a kernel command line. */
 void host_parse_cmdline(const char *text, struct host_blacklist *out);
-/* etc/modprobe.d, run/modprobe.d, usr/lib/modprobe.d, lib/modprobe.d, proc/cmdline */
+/* etc/modprobe.d, run/modprobe.d, usr/lib/modprobe.d, lib/modprobe.d, proc/cmdline; release with host_blacklist_release() */
 void host_read_blacklist(const char *root, struct host_blacklist *out);
 
 /* ---- XIDs in the kernel log ---- */
 
 struct host_xid {
-	char pci[32];           /* as the driver prints it: "0000:c1:00" (no function) */
+	char pci[32];           /* an identifier, as the driver prints it: "0000:c1:00" (no function) */
 	int code;
 	long pid;               /* -1 when not given */
-	char process[64];       /* "" when not given */
-	char detail[256];       /* the rest of the message */
+	char process[64];       /* a comm (TASK_COMM_LEN 16) or its name; "" when not given */
+	char *detail;           /* owned: the rest of the message, whole; "" when nothing follows */
 	double uptime_s;        /* seconds since boot from the log prefix, or -1 */
 	/* host_read_xids(): records of this GPU and code; the fields above are the last one's */
 	size_t count;
@@ -119,9 +126,14 @@ struct host_xid {
  * Parses one kernel log record, in /dev/kmsg form ("4,1234,5678901,-;NVRM:
  * Xid (PCI:0000:c1:00): 79, pid=..., GPU has fallen off the bus.") or dmesg
  * form ("[ 5678.901234] NVRM: Xid (...): 79, ...").  Returns 1 for an Xid
- * record (out filled), 0 otherwise.
+ * record (out filled: free its detail with host_xid_release()), 0
+ * otherwise (nothing to free).
  */
 int host_parse_xid(const char *line, size_t len, struct host_xid *out);
+/* Frees x's detail (the other fields stay readable). */
+void host_xid_release(struct host_xid *x);
+/* Frees n records, their details with them, and the array. */
+void host_xids_free(struct host_xid *x, size_t n);
 
 /*
  * Reads the kernel log's Xid records from `path` (a /dev/kmsg device, read
@@ -132,7 +144,7 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out);
  * entries; records of further pairs are counted in *dropped (may be NULL).
  * A device is read up to HOST_KMSG_MAX_BYTES and must look like /dev/kmsg
  * (/dev/zero does not); a regular file up to HOST_KMSG_MAX_TEXT_BYTES, a
- * line at a time.  *out is malloc()ed (caller frees), *n its length.
+ * line at a time.  *out is malloc()ed (free it with host_xids_free()), *n its length.
  * Returns 0, or -1 with errno (EPERM/EACCES: dmesg_restrict) and "cannot
  * read PATH: why" in err (a directory, a FIFO, a read error).
  */
@@ -169,8 +181,8 @@ struct host_pci {
 	int numa_node;           /* -1 when none */
 	char cpulist[256];       /* local_cpulist, "" when absent */
 	unsigned vendor, device, class_code;
-	/* components below /sys/devices: "pci0000:17", "0000:17:01.0", ... the device */
-	char path[512];
+	/* owned: components below /sys/devices: "pci0000:17", "0000:17:01.0", ... the device; NULL unknown */
+	char *path;
 	long aer_fatal, aer_nonfatal, aer_correctable;  /* totals, -1 when absent */
 	/* the device's entry (a symlink loop: present 0) or an attribute that could not be read */
 	struct host_unreadable unreadable;
@@ -179,10 +191,14 @@ struct host_pci {
 /* "32.0 GT/s PCIe" -> 5; 0 for unknown text. */
 int host_pcie_gen(const char *speed);
 /*
- * Reads one device (sysfs form "0000:17:00.0") under root.  Returns 0, -1
- * when absent or unreadable (then out->unreadable says which).
+ * Reads one device (sysfs form "0000:17:00.0") under root into *out,
+ * written afresh (release a device read before).  Returns 0, -1 when
+ * absent or unreadable (then out->unreadable says which); either way free
+ * it with host_pci_release().
  */
 int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out);
+/* Frees the device's path and what it could not read, and zeroes it. */
+void host_pci_release(struct host_pci *p);
 /*
  * Lists NVIDIA (vendor 0x10de) display/3D controllers; ids into
  * out[max][16]; returns the count.  Entries that cannot be read are noted
@@ -218,11 +234,12 @@ struct host_ib_port {
 	struct host_unreadable unreadable;  /* an attribute of the port that could not be read */
 };
 /*
- * Every port of /sys/class/infiniband; *out malloc()ed. Returns the count.
- * The directories that cannot be read (the class, a device's ports) are
- * noted in *u (may be NULL).
+ * Every port of /sys/class/infiniband; *out malloc()ed (free it with
+ * host_ib_ports_free()). Returns the count.  The directories that cannot
+ * be read (the class, a device's ports) are noted in *u (may be NULL).
  */
 size_t host_ib_ports(const char *root, struct host_ib_port **out, struct host_unreadable *u);
+void host_ib_ports_free(struct host_ib_port *ports, size_t n);
 
 /* ---- the CUDA stack's libraries ---- */
 
@@ -232,11 +249,11 @@ struct host_lib {
 	enum host_lib_kind kind;
 	const char *name;       /* "libcuda" */
 	int found;
-	char soname[64];        /* the name that loaded: "libcudnn.so.9" */
-	char path[512];         /* the file the loader picked */
+	char soname[64];        /* the name that loaded, one of probe's list: "libcudnn.so.9" */
+	char *path;             /* owned: the file the loader picked; NULL when none */
 	int raw;                /* the version as the library encodes it */
 	int major, minor, patch;
-	char error[256];        /* why it was not found or the call failed */
+	char *error;            /* owned: why it was not found or the call failed; NULL when nothing failed */
 };
 
 /*
@@ -244,8 +261,10 @@ struct host_lib {
  * unloads it.  dirs: NULL for the loader's own search (LD_LIBRARY_PATH, the
  * ld.so cache, as a process would), or a ':'-separated list of directories
  * to load from instead (a virtualenv's site-packages/nvidia/cudnn/lib ...).
+ * Free the text with host_libs_release().
  */
 void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N]);
+void host_libs_release(struct host_lib libs[HOST_LIB_N]);
 /* cuDNN 8 encodes major*1000+minor*100+patch, cuDNN 9 major*10000+minor*100+patch. */
 int host_cudnn_decode(long v, int *major, int *minor, int *patch);
 /* NCCL: X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z from 2.9. */
@@ -256,23 +275,27 @@ int host_nccl_decode(long v, int *major, int *minor, int *patch);
 struct host_torch {
 	int python_found;
 	int torch_found;
-	char python[256];
-	char version[64];        /* "2.3.1+cu121" */
-	char cuda[16];           /* torch.version.cuda: "12.1", "" for a CPU build */
+	char *python;            /* owned: the interpreter asked (a path or a name on $PATH) */
+	char version[64];        /* an identifier: "2.3.1+cu121" */
+	char cuda[16];           /* an identifier, torch.version.cuda: "12.1", "" for a CPU build */
 	int cudnn;               /* torch.backends.cudnn.version(): 8902, 90100; 0 absent */
-	char arch_list[512];     /* "sm_50 sm_60 ... sm_90" */
+	char arch_list[512];     /* "sm_50 sm_60 ... sm_90": the CUDA architectures, a score at most */
 	int cuda_available;      /* torch.cuda.is_available() */
 	int device_count;
-	char nccl[32];           /* "2.20.5" */
-	char error[256];         /* the import error or why the probe failed */
+	char nccl[32];           /* an identifier: "2.20.5" */
+	char *error;             /* owned: the import error or why the probe failed; NULL when none */
 };
 /*
  * Runs `python -c SCRIPT` (python: a path or a name on $PATH) with a time
- * limit and parses the JSON it prints.  Returns 0 when Python ran, -1 when
- * it could not be started.
+ * limit and parses the JSON it prints into *out, written afresh.  Returns
+ * 0 when Python ran, -1 when it could not be started; either way free it
+ * with host_torch_release().
  */
 int host_probe_torch(const char *python, unsigned timeout_ms, struct host_torch *out);
+/* Parses the probe's output into *out (zeroed, or filled before: a text it replaces is freed). */
 int host_parse_torch(const char *json, struct host_torch *out);
+/* Frees the text and zeroes t. */
+void host_torch_release(struct host_torch *t);
 
 /* ---- processes ---- */
 
@@ -288,22 +311,24 @@ struct host_holder {
 	unsigned pid;
 	char comm[64];
 	char user[64];
-	char devices[128];      /* "nvidia0 nvidiactl nvidia-uvm" */
+	char *devices;          /* owned: the device files it holds, "nvidia0 nvidiactl nvidia-uvm" */
 };
 /*
- * Scans ROOT/proc/[0-9]*\/fd; *out malloc()ed.  Returns the count.  The
+ * Scans ROOT/proc/[0-9]*\/fd; *out malloc()ed (free it with
+ * host_holders_free()).  Returns the count.  The
  * processes whose fd directory cannot be read (another user's, when not
  * root) are counted in *unreadable and the first noted in *u (both may be
  * NULL): they may hold a GPU too.
  */
 size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unreadable,
 			struct host_unreadable *u);
+void host_holders_free(struct host_holder *h, size_t n);
 
 /* ---- containers ---- */
 
 struct host_container {
 	int in_container;          /* /.dockerenv, /run/.containerenv or a container cgroup */
-	char visible_devices[128]; /* $NVIDIA_VISIBLE_DEVICES, "" when unset */
+	char *visible_devices;     /* owned: $NVIDIA_VISIBLE_DEVICES; NULL when unset */
 	int toolkit_cli;           /* nvidia-container-cli installed */
 	int runtime_hook;          /* nvidia-container-runtime or -hook installed */
 	int toolkit_config;        /* etc/nvidia-container-runtime/config.toml */
@@ -313,7 +338,9 @@ struct host_container {
 	int docker_installed, containerd_installed;
 	struct host_unreadable unreadable;  /* a file above that is there but could not be read */
 };
+/* Fills *out afresh; free it with host_container_release(). */
 void host_probe_container(const char *root, struct host_container *out);
+void host_container_release(struct host_container *c);
 
 /* ---- compatibility rules (the CSV files of data/compat) ---- */
 

@@ -152,7 +152,7 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 	q = end;
 	while (q > p && (q[-1] == '\n' || q[-1] == '\r' || q[-1] == ' '))
 		q--;
-	copy_cut(out->detail, sizeof(out->detail), p, q);
+	out->detail = xstrndup(p, (size_t)(q - p));
 	scrub(out->detail);
 	scrub(out->process);
 	scrub(out->pci);
@@ -188,11 +188,13 @@ static void add(struct xid_groups *gs, const char *line, size_t len)
 		if (g->code == x.code && !strcmp(g->pci, x.pci)) {
 			x.count = g->count + 1;
 			x.first_uptime_s = g->first_uptime_s;
+			host_xid_release(g);
 			*g = x;
 			return;
 		}
 	}
 	if (gs->n >= HOST_XID_GROUPS) {
+		host_xid_release(&x);
 		gs->dropped++;
 		return;
 	}
@@ -303,7 +305,7 @@ int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, s
 	rc = S_ISCHR(st.st_mode) ? read_device(fd, path, gs, err) : read_text(fd, path, gs, err);
 	close(fd);
 	if (rc) {
-		free(gs->g);
+		host_xids_free(gs->g, gs->n);
 		free(gs);
 		errno = EIO;
 		return -1;
@@ -314,6 +316,20 @@ int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, s
 		*dropped = gs->dropped;
 	free(gs);
 	return 0;
+}
+
+void host_xid_release(struct host_xid *x)
+{
+	free(x->detail);
+	x->detail = NULL;
+}
+
+void host_xids_free(struct host_xid *x, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		host_xid_release(&x[i]);
+	free(x);
 }
 
 int host_read_xids(const char *path, struct host_xid **out, size_t *n, struct diag *err)

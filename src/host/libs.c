@@ -80,14 +80,13 @@ static void *open_first(struct host_lib *l, const char *dirs, const char *const 
 			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) {
 				/* the file behind the soname link names the full version */
 				char *real = realpath(lm->l_name, NULL);
-				snprintf(l->path, sizeof(l->path), "%s", real ? real : lm->l_name);
+				l->path = xstrdup(real ? real : lm->l_name);
 				free(real);
 			}
 		}
 	}
 	if (!h)
-		snprintf(l->error, sizeof(l->error), "not found%s%s (%s)", dirs ? " in " : "", dirs ? dirs : "",
-			 names[0]);
+		l->error = xasprintf("not found%s%s (%s)", dirs ? " in " : "", dirs ? dirs : "", names[0]);
 	(void)last;
 	return h;
 }
@@ -108,16 +107,26 @@ static int int_version(void *h, const char *name, const char *status, struct hos
 	int v = 0, rc;
 	memcpy(&fn, &f, sizeof(fn));
 	if (!fn) {
-		snprintf(l->error, sizeof(l->error), "lacks %s", name);
+		l->error = xasprintf("lacks %s", name);
 		return -1;
 	}
 	rc = fn(&v);
 	if (rc) {
-		snprintf(l->error, sizeof(l->error), "%s failed (%s %d)", name, status, rc);
+		l->error = xasprintf("%s failed (%s %d)", name, status, rc);
 		return -1;
 	}
 	l->raw = v;
 	return 0;
+}
+
+void host_libs_release(struct host_lib libs[HOST_LIB_N])
+{
+	int k;
+	for (k = 0; k < HOST_LIB_N; k++) {
+		free(libs[k].path);
+		free(libs[k].error);
+		libs[k].path = libs[k].error = NULL;
+	}
 }
 
 void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
@@ -157,12 +166,12 @@ void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
 			f = sym(h, "cudnnGetVersion");
 			memcpy(&fn, &f, sizeof(fn));
 			if (!fn) {
-				snprintf(l->error, sizeof(l->error), "lacks cudnnGetVersion");
+				l->error = xstrdup("lacks cudnnGetVersion");
 				break;
 			}
 			v = fn();
 			if (!v || v > 10000000) {
-				snprintf(l->error, sizeof(l->error), "cudnnGetVersion returned %zu", v);
+				l->error = xasprintf("cudnnGetVersion returned %zu", v);
 				break;
 			}
 			l->raw = (int)v;
@@ -214,6 +223,13 @@ static void jstr(json_t *o, const char *key, char *out, size_t len)
 		snprintf(out, len, "%s", s);
 }
 
+/* Replaces the owned text *dst with a new one (a message, whole). */
+static void set_text(char **dst, char *text)
+{
+	free(*dst);
+	*dst = text;
+}
+
 int host_parse_torch(const char *text, struct host_torch *out)
 {
 	json_error_t je;
@@ -231,7 +247,7 @@ int host_parse_torch(const char *text, struct host_torch *out)
 	o = json_loadb(line, strcspn(line, "\n"), 0, &je);
 	if (!o || !json_is_object(o)) {
 		json_decref(o);
-		snprintf(out->error, sizeof(out->error), "unexpected output from the PyTorch probe");
+		set_text(&out->error, xstrdup("unexpected output from the PyTorch probe"));
 		return -1;
 	}
 	out->python_found = 1;
@@ -245,7 +261,8 @@ int host_parse_torch(const char *text, struct host_torch *out)
 		out->cuda_available = json_is_true(json_object_get(o, "cuda_available"));
 		out->device_count = (int)json_integer_value(json_object_get(o, "device_count"));
 	}
-	jstr(o, "error", out->error, sizeof(out->error));
+	if (json_string_value(json_object_get(o, "error")))
+		set_text(&out->error, xstrdup(json_string_value(json_object_get(o, "error"))));
 	json_decref(o);
 	return 0;
 }
@@ -267,14 +284,14 @@ int host_probe_torch(const char *python, unsigned timeout_ms, struct host_torch 
 	int timed_out = 0;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(out->python, sizeof(out->python), "%s", python);
+	out->python = xstrdup(python);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snprintf(out->error, sizeof(out->error), "pipe: %s", strerror(errno));
+		set_text(&out->error, xasprintf("pipe: %s", strerror(errno)));
 		return -1;
 	}
 	pid = fork();
 	if (pid < 0) {
-		snprintf(out->error, sizeof(out->error), "fork: %s", strerror(errno));
+		set_text(&out->error, xasprintf("fork: %s", strerror(errno)));
 		close(fds[0]);
 		close(fds[1]);
 		return -1;
@@ -327,23 +344,29 @@ int host_probe_torch(const char *python, unsigned timeout_ms, struct host_torch 
 	if (timed_out) {
 		free(buf);
 		out->python_found = 1;
-		snprintf(out->error, sizeof(out->error), "'%s' did not answer within %u ms", python, timeout_ms);
+		set_text(&out->error, xasprintf("'%s' did not answer within %u ms", python, timeout_ms));
 		return 0;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && len == 0) {
 		free(buf);
-		snprintf(out->error, sizeof(out->error), "'%s' not found", python);
+		set_text(&out->error, xasprintf("'%s' not found", python));
 		return -1;
 	}
 	if (!buf) {
 		out->python_found = 1;
-		snprintf(out->error, sizeof(out->error), "'%s' printed nothing", python);
+		set_text(&out->error, xasprintf("'%s' printed nothing", python));
 		return 0;
 	}
 	buf[len] = '\0';
 	host_parse_torch(buf, out);
 	out->python_found = 1;
-	snprintf(out->python, sizeof(out->python), "%s", python);
 	free(buf);
 	return 0;
+}
+
+void host_torch_release(struct host_torch *t)
+{
+	free(t->python);
+	free(t->error);
+	memset(t, 0, sizeof(*t));
 }

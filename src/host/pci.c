@@ -118,7 +118,7 @@ int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out)
 	out->present = 1;
 	p = strstr(real, "/sys/devices/");
 	if (p)
-		snprintf(out->path, sizeof(out->path), "%s", p + strlen("/sys/devices/"));
+		out->path = xstrdup(p + strlen("/sys/devices/"));
 	free(real);
 	{
 		char cs[64] = "", ms[64] = "", rel[320];
@@ -154,6 +154,13 @@ int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out)
 	out->aer_nonfatal = read_aer(root, dir, "aer_dev_nonfatal", &out->unreadable);
 	out->aer_correctable = read_aer(root, dir, "aer_dev_correctable", &out->unreadable);
 	return 0;
+}
+
+void host_pci_release(struct host_pci *p)
+{
+	free(p->path);
+	host_unreadable_release(&p->unreadable);
+	memset(p, 0, sizeof(*p));
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -213,7 +220,7 @@ enum host_topo host_topo_pci(const struct host_pci *a, const struct host_pci *b)
 {
 	const char *ca[32], *cb[32];
 	size_t na, nb, cp = 0;
-	if (!a->present || !b->present || !a->path[0] || !b->path[0])
+	if (!a->present || !b->present || !a->path || !a->path[0] || !b->path || !b->path[0])
 		return HOST_TOPO_UNKNOWN;
 	if (!strcmp(a->path, b->path))
 		return HOST_TOPO_X;
@@ -306,6 +313,7 @@ size_t host_ib_ports(const char *root, struct host_ib_port **out, struct host_un
 		free(full);
 		if (!pd) {
 			host_note_unreadable(u, rel, errno);
+			host_unreadable_release(&dev_u);
 			continue;
 		}
 		while ((pe = readdir(pd))) {
@@ -332,13 +340,24 @@ size_t host_ib_ports(const char *root, struct host_ib_port **out, struct host_un
 				host_pci_read(root, pci, &p->pcidev);
 			} else {
 				p->pcidev.numa_node = -1;
-				p->pcidev.unreadable = dev_u;
+				host_note_unreadable(&p->pcidev.unreadable, dev_u.path, dev_u.error);
 			}
 		}
 		closedir(pd);
+		host_unreadable_release(&dev_u);
 	}
 	closedir(d);
 	if (n > 1)
 		qsort(*out, n, sizeof(**out), cmp_port);
 	return n;
+}
+
+void host_ib_ports_free(struct host_ib_port *ports, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		host_pci_release(&ports[i].pcidev);
+		host_unreadable_release(&ports[i].unreadable);
+	}
+	free(ports);
 }

@@ -13,6 +13,7 @@
 
 #include "host/host.h"
 #include "util/csv.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /* Value after "Key:" in a /proc status text, first token; 0 when found. */
@@ -124,6 +125,7 @@ size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unre
 		DIR *fd;
 		struct dirent *fe;
 		struct host_holder h;
+		struct strbuf devices = STRBUF_INIT;
 		int any = 0;
 		if (!isdigit((unsigned char)e->d_name[0]) || *end || pid == 0 || pid > 0xffffffffUL)
 			continue;
@@ -169,19 +171,14 @@ size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unre
 					memcpy(names[b], names[b - 1], sizeof(t));
 					memcpy(names[b - 1], t, sizeof(t));
 				}
-			for (a = 0; a < nn; a++) {
-				size_t used = strlen(h.devices), l = strlen(names[a]);
-				if (used + l + 2 < sizeof(h.devices)) {
-					if (used)
-						h.devices[used++] = ' ';
-					memcpy(h.devices + used, names[a], l + 1);
-				}
-			}
+			for (a = 0; a < nn; a++)
+				strbuf_addf(&devices, "%s%s", a ? " " : "", names[a]);
 		}
 		closedir(fd);
 		free(full);
 		if (!any)
 			continue;
+		h.devices = strbuf_detach(&devices, NULL);
 		host_proc_user(root, h.pid, h.user, sizeof(h.user), h.comm, sizeof(h.comm));
 		XGROW(*out, cap, n + 1);
 		(*out)[n++] = h;
@@ -190,6 +187,14 @@ size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unre
 	if (n > 1)
 		qsort(*out, n, sizeof(**out), cmp_holder);
 	return n;
+}
+
+void host_holders_free(struct host_holder *h, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(h[i].devices);
+	free(h);
 }
 
 /* Is ROOT+path there?  A directory on the way that cannot be searched is noted in *u. */
@@ -230,8 +235,10 @@ void host_probe_container(const char *root, struct host_container *out)
 	if (n > 0) {
 		const char *p = buf;
 		while (p < buf + n) {
-			if (!strncmp(p, "NVIDIA_VISIBLE_DEVICES=", 23))
-				snprintf(out->visible_devices, sizeof(out->visible_devices), "%s", p + 23);
+			if (!strncmp(p, "NVIDIA_VISIBLE_DEVICES=", 23)) {
+				free(out->visible_devices);
+				out->visible_devices = xstrdup(p + 23);
+			}
 			p += strlen(p) + 1;
 		}
 	}
@@ -257,4 +264,11 @@ void host_probe_container(const char *root, struct host_container *out)
 			exists(root, "/etc/cdi/nvidia.json", u) || exists(root, "/var/run/cdi/nvidia.json", u);
 	out->docker_installed = exists(root, "/usr/bin/dockerd", u) || exists(root, "/usr/bin/docker", u);
 	out->containerd_installed = exists(root, "/usr/bin/containerd", u);
+}
+
+void host_container_release(struct host_container *c)
+{
+	free(c->visible_devices);
+	host_unreadable_release(&c->unreadable);
+	memset(c, 0, sizeof(*c));
 }

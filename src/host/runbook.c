@@ -330,7 +330,8 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 	step(s, "what not to do", CHECK_SKIP, xstrdup("advice"),
 	     xstrdup("do not add udev rules that remove the GPU from the PCI bus: the device is gone until a "
 		     "rescan or reboot"));
-	free(h);
+	host_holders_free(h, nh);
+	host_unreadable_release(&u);
 }
 
 static void runbook_slow(struct steps *s, const struct check_report *r, int gpu)

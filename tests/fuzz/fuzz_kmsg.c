@@ -21,9 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memcpy(line, data + start, n);
 			if (host_parse_xid(line, n, &x) == 1) {
 				/* what came out is NUL-terminated and printable */
-				if (strlen(x.pci) >= sizeof(x.pci) || strlen(x.detail) >= sizeof(x.detail))
+				if (strlen(x.pci) >= sizeof(x.pci) || !x.detail || strlen(x.detail) > n)
 					abort();
 				xid_lookup(x.code);
+				host_xid_release(&x);
 			}
 			free(line);
 			start = i + 1;

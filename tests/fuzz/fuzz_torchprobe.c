@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		compat_cuda_parse(t.cuda);
 		compat_torch_rows(t.version, &(const struct compat_torch *){NULL});
 	}
+	host_torch_release(&t);
 	compat_arch_runs(text, 8, 6, via, sizeof(via));
 	free(text);
 	return 0;

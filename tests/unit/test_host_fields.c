@@ -35,13 +35,13 @@ static struct check_report *sample_report(void)
 	r->libs[0].kind = HOST_LIB_CUDA;
 	r->libs[0].name = "libcuda";
 	r->libs[0].found = 1;
-	strcpy(r->libs[0].path, "/usr/lib/libcuda.so.550.54.15");
+	r->libs[0].path = strdup("/usr/lib/libcuda.so.550.54.15");
 	r->libs[0].raw = 12040;
 	r->libs[0].major = 12;
 	r->libs[0].minor = 4;
 	r->libs[1].kind = HOST_LIB_CUDART;
 	r->libs[1].name = "libcudart";
-	strcpy(r->libs[1].error, "not found");
+	r->libs[1].error = strdup("not found");
 	r->libs[2].kind = HOST_LIB_CUDNN;
 	r->libs[2].name = "libcudnn";
 	r->libs[2].found = 1;
@@ -51,7 +51,7 @@ static struct check_report *sample_report(void)
 	r->libs[3].kind = HOST_LIB_NCCL;
 	r->libs[3].name = "libnccl";
 	r->libs[3].found = 1;
-	strcpy(r->libs[3].error, "ncclGetVersion failed");
+	r->libs[3].error = strdup("ncclGetVersion failed");
 	r->torch_probed = 1;
 	r->torch.torch_found = 1;
 	strcpy(r->torch.version, "2.4.1+cu124");
@@ -84,7 +84,7 @@ static struct check_report *sample_report(void)
 	strcpy(g->mig[0].uuid, "MIG-1");
 	g->pci.present = 1;
 	g->pci.numa_node = -1;
-	strcpy(g->pci.path, "pci0000:17/0000:17:00.0");
+	g->pci.path = strdup("pci0000:17/0000:17:00.0");
 	g->pci.link_valid = 1;
 	g->pci.cur_gen = g->pci.max_gen = 5;
 	g->pci.cur_width = 8;
@@ -94,7 +94,7 @@ static struct check_report *sample_report(void)
 	strcpy(r->xids[0].pci, "0000:17:00");
 	r->xids[0].code = 9999;
 	r->xids[0].pid = -1;
-	strcpy(r->xids[0].detail, "GPU has fallen off the bus.");
+	r->xids[0].detail = strdup("GPU has fallen off the bus.");
 	r->xids[0].uptime_s = 12.5;
 	r->xids[0].count = 2;
 	r->xids[0].first_uptime_s = -1;
@@ -118,21 +118,10 @@ static struct check_report *sample_report(void)
 	return r;
 }
 
+/* Everything above is malloc()ed as check_run() leaves it, for check_report_free(). */
 static void free_report(struct check_report *r)
 {
-	size_t i;
-	for (i = 0; i < r->nitems; i++) {
-		free(r->items[i].finding);
-		free(r->items[i].remedy);
-	}
-	free(r->items);
-	free(r->gpus[0].procs);
-	free(r->gpus[0].mig);
-	free(r->gpus);
-	free(r->xids);
-	free(r->events);
-	free(r->nvml_library);
-	free(r);
+	check_report_free(r);
 }
 
 static const char full_json[] =

@@ -100,6 +100,7 @@ static void test_xid_lines(void **state)
 	assert_string_equal(x.process, "python3");
 	assert_string_equal(x.detail, "An uncorrectable double bit error (DBE) has been detected.");
 	assert_true(x.uptime_s > 123.4567 && x.uptime_s < 123.4568);
+	host_xid_release(&x);
 	assert_int_equal(host_parse_xid(d, strlen(d), &x), 1);
 	assert_string_equal(x.pci, "0000:c1:00");
 	assert_int_equal(x.code, 79);
@@ -107,14 +108,17 @@ static void test_xid_lines(void **state)
 	assert_string_equal(x.process, "<unknown>");
 	assert_string_equal(x.detail, "GPU has fallen off the bus.");
 	assert_true(x.uptime_s > 812.3456 && x.uptime_s < 812.3457);
+	host_xid_release(&x);
 	assert_int_equal(host_parse_xid(j, strlen(j), &x), 1);
 	assert_int_equal(x.code, 13);
 	assert_int_equal(x.pid, -1);
 	assert_string_equal(x.process, "");
 	assert_true(x.uptime_s < 0);
 	assert_non_null(strstr(x.detail, "Warp Exception"));
+	host_xid_release(&x);
 	assert_int_equal(host_parse_xid(old, strlen(old), &x), 1);
 	assert_string_equal(x.pci, "0000:03:00");
+	host_xid_release(&x);
 	/* not Xid records */
 	assert_int_equal(host_parse_xid("NVRM: GPU 0000:c1:00.0: GPU has fallen off the bus.", 50, &x), 0);
 	assert_int_equal(host_parse_xid("NVRM: Xid (PCI:0000:07:00", 25, &x), 0);
@@ -156,17 +160,18 @@ static void test_pcie_gen(void **state)
 	assert_int_equal(host_pcie_gen(NULL), 0);
 }
 
+/* A device at path (p starts zeroed, or as path_pci() left it). */
 static void path_pci(struct host_pci *p, const char *path, int numa)
 {
-	memset(p, 0, sizeof(*p));
+	host_pci_release(p);
 	p->present = 1;
 	p->numa_node = numa;
-	snprintf(p->path, sizeof(p->path), "%s", path);
+	p->path = strdup(path);
 }
 
 static void test_topology(void **state)
 {
-	struct host_pci gpu, nic, far, other;
+	struct host_pci gpu = {0}, nic = {0}, far = {0}, other = {0};
 	(void)state;
 	path_pci(&gpu, "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:00.0/0000:18:00.0", 0);
 	path_pci(&nic, "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:01.0/0000:19:00.0", 0);
@@ -186,6 +191,10 @@ static void test_topology(void **state)
 	far.present = 0;
 	assert_int_equal(host_topo_pci(&gpu, &far), HOST_TOPO_UNKNOWN);
 	assert_string_equal(host_topo_name(HOST_TOPO_NODE), "NODE");
+	host_pci_release(&gpu);
+	host_pci_release(&nic);
+	host_pci_release(&far);
+	host_pci_release(&other);
 }
 
 static void test_decode(void **state)
@@ -281,15 +290,16 @@ static void test_torch_json(void **state)
 	assert_int_equal(t.cudnn, 90100);
 	assert_int_equal(t.device_count, 8);
 	assert_string_equal(t.arch_list, "sm_80 sm_90");
-	memset(&t, 0, sizeof(t));
+	host_torch_release(&t);
 	assert_int_equal(host_parse_torch("{\"python\": \"3.11\", \"error\": \"ModuleNotFoundError: torch\"}", &t), 0);
 	assert_false(t.torch_found);
 	assert_string_equal(t.error, "ModuleNotFoundError: torch");
-	memset(&t, 0, sizeof(t));
+	host_torch_release(&t);
 	assert_int_equal(host_parse_torch("Traceback (most recent call last):", &t), -1);
 	assert_int_equal(host_parse_torch("{\"torch\": 3}", &t), 0);
 	assert_true(t.torch_found);
 	assert_string_equal(t.version, "");
+	host_torch_release(&t);
 }
 
 static void test_fixture_tree(void **state)
@@ -314,8 +324,11 @@ static void test_fixture_tree(void **state)
 	assert_int_equal(p.numa_node, 1);
 	assert_string_equal(p.path, "pci0000:c9/0000:c9:01.0/0000:ca:00.0");
 	assert_int_equal(p.aer_fatal, 0);
+	host_pci_release(&p);
 	assert_int_equal(host_pci_read(root, "0000:99:00.0", &p), -1);
+	host_pci_release(&p);
 	assert_int_equal(host_pci_read(root, "../../etc", &p), -1);
+	host_pci_release(&p);
 	n = host_ib_ports(root, &ib, NULL);
 	assert_int_equal(n, 1);
 	assert_string_equal(ib[0].device, "mlx5_0");
@@ -324,7 +337,7 @@ static void test_fixture_tree(void **state)
 	assert_true(ib[0].rate_gbps == 200);
 	assert_string_equal(ib[0].pci, "0000:31:00.0");
 	assert_int_equal(ib[0].pcidev.numa_node, 0);
-	free(ib);
+	host_ib_ports_free(ib, n);
 	assert_int_equal(host_proc_user(root, 4242, user, sizeof(user), comm, sizeof(comm)), 0);
 	assert_string_equal(user, "alice");
 	assert_string_equal(comm, "python3");
@@ -333,7 +346,7 @@ static void test_fixture_tree(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(h[0].pid, 4242);
 	assert_string_equal(h[0].devices, "nvidia-uvm nvidia1 nvidiactl");
-	free(h);
+	host_holders_free(h, n);
 }
 
 /* Makes DIR/REL a symlink to itself (and its parent directories). */
@@ -365,14 +378,16 @@ static void test_unreadable_loops(void **state)
 	assert_false(p.present);
 	assert_int_equal(p.unreadable.error, ELOOP);
 	assert_string_equal(p.unreadable.path, "/sys/bus/pci/devices/0000:17:00.0");
+	host_pci_release(&p);
 	/* absent is not unreadable */
 	assert_int_equal(host_pci_read(root, "0000:18:00.0", &p), -1);
 	assert_int_equal(p.unreadable.error, 0);
+	host_pci_release(&p);
 	assert_int_equal(host_pci_nvidia(root, ids, 4, &u), 0);
 	assert_int_equal(u.error, ELOOP);
 	assert_string_equal(u.path, "/sys/bus/pci/devices/0000:17:00.0/vendor");
 
-	memset(&u, 0, sizeof(u));
+	host_unreadable_release(&u);
 	n = host_ib_ports(root, &ib, &u);
 	assert_int_equal(n, 1);
 	assert_int_equal(ib[0].unreadable.error, ELOOP);
@@ -380,16 +395,17 @@ static void test_unreadable_loops(void **state)
 	assert_string_equal(ib[0].state, "");
 	assert_int_equal(ib[0].pcidev.unreadable.error, ELOOP);
 	assert_string_equal(ib[0].pcidev.unreadable.path, "/sys/class/infiniband/mlx5_0/device");
-	free(ib);
+	host_ib_ports_free(ib, n);
 
 	/* the first input noted is kept; the text names it and, for permissions, says what to do */
-	memset(&u, 0, sizeof(u));
+	host_unreadable_release(&u);
 	assert_int_equal(host_note_unreadable(&u, "/a", ENOENT), 0);
 	assert_int_equal(host_note_unreadable(&u, "/b", EACCES), 1);
 	assert_int_equal(host_note_unreadable(&u, "/c", ELOOP), 1);
 	t = host_unreadable_text(&u);
 	assert_string_equal(t, "cannot read /b: Permission denied; run as root to check it");
 	free(t);
+	host_unreadable_release(&u);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
@@ -410,6 +426,7 @@ static void test_empty_modprobe_dir(void **state)
 	assert_int_equal(b.nouveau_blacklisted, 0);
 	assert_int_equal(b.nouveau_modeset0, 0);
 	assert_int_equal(b.unreadable.error, 0);
+	host_blacklist_release(&b);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
 }

@@ -1,6 +1,7 @@
 /*
  * Text a result composes comes back whole, however long: the list of
- * hardware plan left out, and the paths and messages of a check report.
+ * hardware plan left out, the paths and messages of a check report, and
+ * an Xid's message from the kernel log.
  * Each case is longer than the fixed buffer the text once lived in.
  *
  * The check runs against tests/fixtures/hosts/dgx-h100 and the fake NVML
@@ -41,8 +42,9 @@ static struct catalog *unpriced_catalog(void)
 	static const char header[] =
 		"key,name,vendor,aliases,year,gpu,gpu_count,gpu_link,cpu,cpu_count,nic,nic_count,nic_gbps,"
 		"ram_gib,power_kw,idle_kw,rack_units,price_usd,cooling,source,as_of,confidence\n";
-	static const char row[] = ",unpriced DGX H100,nvidia,,2023,h100-sxm5-80gb,8,nvswitch3,xeon-platinum-8480plus,"
-				  "2,ib-ndr,8,400,2048,10.2,2.0,8,,air,test row without a price,2026-11,E\n";
+	static const char row[] =
+		",unpriced DGX H100,nvidia,,2023,h100-sxm5-80gb,8,nvswitch3,xeon-platinum-8480plus,"
+		"2,ib-ndr,8,400,2048,10.2,2.0,8,,air,test row without a price,2026-11,E\n";
 	struct strbuf text = STRBUF_INIT;
 	struct catalog *c;
 	struct diag err;
@@ -181,11 +183,29 @@ static void test_check_paths_whole(void **state)
 	strbuf_release(&kmsg);
 }
 
+/* An Xid's message is kept to its end (a kernel record holds up to 1 KiB of text). */
+static void test_xid_detail_whole(void **state)
+{
+	struct strbuf line = STRBUF_INIT, detail = STRBUF_INIT;
+	struct host_xid x;
+	(void)state;
+	while (detail.len < 600)
+		strbuf_addf(&detail, "Graphics Exception on (GPC %zu, TPC 0, SM 0), ", detail.len);
+	strbuf_addstr(&detail, "the end");
+	strbuf_addf(&line, "[ 12.5] NVRM: Xid (PCI:0000:c1:00): 13, %s", detail.buf);
+	assert_int_equal(host_parse_xid(line.buf, line.len, &x), 1);
+	assert_string_equal(x.detail, detail.buf);
+	host_xid_release(&x);
+	strbuf_release(&line);
+	strbuf_release(&detail);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan_skipped_whole),
 		cmocka_unit_test(test_check_paths_whole),
+		cmocka_unit_test(test_xid_detail_whole),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
