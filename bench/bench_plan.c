@@ -37,9 +37,9 @@ struct bench_case {
 	enum model_task task;
 	double tokens;
 	unsigned precisions;
-	const char *gpu;               /* NULL: every GPU */
+	const char *gpu; /* NULL: every GPU */
 	int max_gpus;
-	int layouts_at;                /* > 0: report the layouts of this GPU count on nodes of 8 */
+	int layouts_at; /* > 0: report the layouts of this GPU count on nodes of 8 */
 };
 
 struct bench_result {

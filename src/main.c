@@ -17,7 +17,7 @@ struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *summary;
-	const char *question;  /* which of the four questions it answers */
+	const char *question; /* which of the four questions it answers */
 };
 
 static const struct command commands[] = {
@@ -83,8 +83,10 @@ static int unknown_command(const char *name)
 		if (commands[i].fn)
 			names[n++] = commands[i].name;
 	suggest_hint(name, names, n, hint, sizeof(hint));
-	fprintf(stderr, "gpuscope: usage error: '%s' is not a gpuscope command%s\n"
-		"see 'gpuscope --help'\n", name, hint);
+	fprintf(stderr,
+		"gpuscope: usage error: '%s' is not a gpuscope command%s\n"
+		"see 'gpuscope --help'\n",
+		name, hint);
 	return EXIT_USAGE;
 }
 
@@ -93,8 +95,7 @@ static int finish(int rc)
 {
 	if (fflush(stdout) || ferror(stdout)) {
 		if (errno != EPIPE)
-			fprintf(stderr, "gpuscope: fatal: write error on standard output: %s\n",
-				strerror(errno));
+			fprintf(stderr, "gpuscope: fatal: write error on standard output: %s\n", strerror(errno));
 		return EXIT_ENV;
 	}
 	if (fclose(stdout)) {
@@ -132,8 +133,10 @@ int main(int argc, char **argv)
 			const char *names[] = {"--catalog", "--version", "--help"};
 			char hint[128];
 			suggest_hint(a, names, 3, hint, sizeof(hint));
-			fprintf(stderr, "gpuscope: usage error: unknown option '%s'%s\n"
-				"see 'gpuscope --help'\n", a, hint);
+			fprintf(stderr,
+				"gpuscope: usage error: unknown option '%s'%s\n"
+				"see 'gpuscope --help'\n",
+				a, hint);
 			return EXIT_USAGE;
 		}
 	}

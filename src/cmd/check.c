@@ -19,7 +19,12 @@
 #include "util/strbuf.h"
 #include "view/check.h"
 
-enum fmt { FMT_TABLE, FMT_JSON, FMT_CSV, FMT_PROM };
+enum fmt {
+	FMT_TABLE,
+	FMT_JSON,
+	FMT_CSV,
+	FMT_PROM
+};
 
 static int json_flag, csv_flag, all_flag, no_python, no_libs;
 static const char *lib_dir_opt, *root_opt, *nvml_opt, *kmsg_opt, *python_opt = "python3", *output_opt;
@@ -37,26 +42,32 @@ static int format_from_name(const char *s)
 
 static const struct opt check_opts[] = {
 	OPT_GROUP_("what to read"),
-	OPT_STRING_("root", &root_opt, "DIR", "read /proc, /sys, /etc and /dev under DIR (a copy or fixture of a host)"),
-	OPT_STRING_("nvml", &nvml_opt, "PATH", "load this libnvidia-ml.so.1 instead of searching the library path"),
-	OPT_STRING_("kmsg", &kmsg_opt, "FILE", "read Xids from FILE (dmesg or /dev/kmsg text) instead of /dev/kmsg"),
+	OPT_STRING_("root", &root_opt, "DIR",
+		    "read /proc, /sys, /etc and /dev under DIR (a copy or fixture of a host)"),
+	OPT_STRING_("nvml", &nvml_opt, "PATH",
+		    "load this libnvidia-ml.so.1 instead of searching the library path"),
+	OPT_STRING_("kmsg", &kmsg_opt, "FILE",
+		    "read Xids from FILE (dmesg or /dev/kmsg text) instead of /dev/kmsg"),
 	OPT_STRING_("python", &python_opt, "PATH", "the Python that runs PyTorch (default python3 on $PATH)"),
 	OPT_FLAG_("no-python", &no_python, "do not look for PyTorch"),
 	OPT_DURATION_RANGE_("python-timeout", &python_timeout_s, "TIME",
 			    "give up on the PyTorch probe after TIME (default 60s)", 0.001, 3600),
 	OPT_FLAG_("no-libs", &no_libs, "do not load libcuda, libcudart, libcudnn and libnccl"),
-	OPT_STRING_("lib-dir", &lib_dir_opt, "DIRS", "load those libraries from DIRS (':'-separated) instead of the loader's search"),
+	OPT_STRING_("lib-dir", &lib_dir_opt, "DIRS",
+		    "load those libraries from DIRS (':'-separated) instead of the loader's search"),
 	OPT_DURATION_RANGE_("events-wait", &events_wait_s, "TIME",
 			    "also wait TIME for Xid events from NVML (default 0)", 0, 3600),
 	OPT_GROUP_("runbooks"),
 	OPT_ENUM_("symptom", &symptom_opt, "NAME", "walk a runbook: launch-failed, oom, busy, slow, lost",
 		  check_symptom_from_name, "launch-failed, oom, busy, slow, lost"),
 	OPT_INT_("gpu", &gpu_opt, "N", "limit the runbook's per-GPU steps to GPU N", 0, 1023),
-	OPT_STRING_("workload", &workload_opt, "NAME", "oom: the workload (preset or config.json) whose memory to estimate"),
+	OPT_STRING_("workload", &workload_opt, "NAME",
+		    "oom: the workload (preset or config.json) whose memory to estimate"),
 	OPT_ENUM_("task", &task_opt, "TASK", "oom: pretrain, finetune, lora, qlora, infer (default finetune)",
 		  model_task_from_name, "pretrain, finetune, lora, qlora, infer"),
-	OPT_ENUM_("precision", &precision_opt, "P", "oom: fp32, fp16, bf16, fp8 (default bf16 where the GPU has it)",
-		  model_precision_from_name, "fp32, tf32, fp16, bf16, fp8"),
+	OPT_ENUM_("precision", &precision_opt, "P",
+		  "oom: fp32, fp16, bf16, fp8 (default bf16 where the GPU has it)", model_precision_from_name,
+		  "fp32, tf32, fp16, bf16, fp8"),
 	OPT_INT_("micro-batch", &micro_batch_opt, "N", "oom: samples per micro-batch (default 1)", 1, 1 << 20),
 	OPT_INT_("seq-len", &seq_len_opt, "N", "oom: tokens per sample (default: the workload's)", 1, 1 << 24),
 	OPT_INT_("zero", &zero_opt, "N", "oom: ZeRO stage 0-3 across the GPUs of this host", 0, 3),
@@ -65,7 +76,8 @@ static const struct opt check_opts[] = {
 	OPT_FLAG_("csv", &csv_flag, "print the checks as CSV"),
 	OPT_ENUM_("format", &format_opt, "F", "table, json, csv, or prom (node_exporter textfile format)",
 		  format_from_name, "table, json, csv, prom"),
-	OPT_STRING_("output", &output_opt, "FILE", "write to FILE (atomically: for node_exporter's textfile directory)"),
+	OPT_STRING_("output", &output_opt, "FILE",
+		    "write to FILE (atomically: for node_exporter's textfile directory)"),
 	OPT_FLAG_("all", &all_flag, "list every check of every GPU (default: one line per healthy GPU)"),
 	OPT_END_(),
 };
@@ -143,7 +155,8 @@ static double workload_need(const struct check_report *r, struct strbuf *what)
 		if (GPU_STATIC_HAS(&r->gpus[i].st, name))
 			gpu = catalog_gpu(cat, r->gpus[i].st.name, why, sizeof(why));
 	if (!gpu)
-		die_code(EXIT_ENV, "gpuscope check: --workload: no GPU of this host is in the catalog to estimate on");
+		die_code(EXIT_ENV,
+			 "gpuscope check: --workload: no GPU of this host is in the catalog to estimate on");
 	model_request_init(&q);
 	q.gpu = gpu;
 	q.task = (enum model_task)task_opt;
@@ -163,12 +176,15 @@ static double workload_need(const struct check_report *r, struct strbuf *what)
 		die_usage("gpuscope check: %s", err.msg);
 	if (model_memory(&w, &cfg, &mem))
 		die_usage("gpuscope check: the model cannot estimate this configuration");
-	strbuf_addf(what, "%s, %s, %s, micro-batch %d on %d x %s: weights %.1f, gradients %.1f, optimizer %.1f, "
-		    "activations %.1f, other %.1f GiB", w.name, model_task_name(cfg.task),
-		    model_precision_name(cfg.precision), cfg.micro_batch, cfg.gpus, gpu->row.key,
-		    mem.weights_bytes / gib, mem.gradients_bytes / gib, mem.optimizer_bytes / gib,
-		    mem.activations_bytes / gib, (mem.total_bytes - mem.weights_bytes - mem.gradients_bytes -
-						   mem.optimizer_bytes - mem.activations_bytes) / gib);
+	strbuf_addf(what,
+		    "%s, %s, %s, micro-batch %d on %d x %s: weights %.1f, gradients %.1f, optimizer %.1f, "
+		    "activations %.1f, other %.1f GiB",
+		    w.name, model_task_name(cfg.task), model_precision_name(cfg.precision), cfg.micro_batch,
+		    cfg.gpus, gpu->row.key, mem.weights_bytes / gib, mem.gradients_bytes / gib,
+		    mem.optimizer_bytes / gib, mem.activations_bytes / gib,
+		    (mem.total_bytes - mem.weights_bytes - mem.gradients_bytes - mem.optimizer_bytes -
+		     mem.activations_bytes) /
+			    gib);
 	return mem.total_bytes;
 }
 

@@ -13,7 +13,7 @@
 
 /* Global options, parsed by main.c before the command name. */
 struct global_opts {
-	const char *catalog_dir;  /* --catalog DIR, else $GPUSCOPE_CATALOG, else NULL */
+	const char *catalog_dir; /* --catalog DIR, else $GPUSCOPE_CATALOG, else NULL */
 };
 extern struct global_opts global_opts;
 

@@ -22,19 +22,23 @@
 
 /* model_engine_names_text(), as a constant the option table can hold */
 #define ENGINE_NAMES "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi"
-enum { BATCHING_STATIC, BATCHING_CONTINUOUS };
+enum {
+	BATCHING_STATIC,
+	BATCHING_CONTINUOUS
+};
 
 static int json_flag, list_models, seq_parallel, cuda_graphs;
 static const char *gpu_s, *server_s, *network_s, *shape_s;
 /* the named values; MODEL_UNSET when not given */
 static int task = MODEL_UNSET, precision = MODEL_UNSET, recompute = MODEL_UNSET, optimizer = MODEL_UNSET,
-	offload = MODEL_UNSET, flash = MODEL_UNSET, kv_precision = MODEL_UNSET, loader = MODEL_UNSET,
-	cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET, weight_precision = MODEL_UNSET;
+	   offload = MODEL_UNSET, flash = MODEL_UNSET, kv_precision = MODEL_UNSET, loader = MODEL_UNSET,
+	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET,
+	   weight_precision = MODEL_UNSET;
 static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
 static long max_seqs, mig;
-static double host_gib;              /* host memory per server: --host-memory, else the server's */
-static struct model_notes notes;     /* what the resolver chose unasked */
+static double host_gib;          /* host memory per server: --host-memory, else the server's */
+static struct model_notes notes; /* what the resolver chose unasked */
 static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model", .output_len = -1};
 
 static int on_off_from_name(const char *v)
@@ -60,9 +64,12 @@ static const struct opt estimate_opts[] = {
 	OPT_GROUP_("hardware"),
 	OPT_STRING_("gpu", &gpu_s, "NAME", "GPU (see 'gpuscope catalog gpus')"),
 	OPT_INT_("gpus", &gpus, "N", "total GPUs (default tp x pp x dp)", 1, 1000000),
-	OPT_INT_("gpus-per-node", &gpus_per_node, "N", "GPUs per server (default the server's, or up to 8; GB200: up to 72)", 1, 1024),
-	OPT_STRING_("server", &server_s, "NAME", "server model: its GPU links and NICs (see 'gpuscope catalog servers')"),
-	OPT_STRING_("network", &network_s, "SPEC", "scale-out fabric per server: ib-hdr-8x200, roce-4x400, ib-ndr"),
+	OPT_INT_("gpus-per-node", &gpus_per_node, "N",
+		 "GPUs per server (default the server's, or up to 8; GB200: up to 72)", 1, 1024),
+	OPT_STRING_("server", &server_s, "NAME",
+		    "server model: its GPU links and NICs (see 'gpuscope catalog servers')"),
+	OPT_STRING_("network", &network_s, "SPEC",
+		    "scale-out fabric per server: ib-hdr-8x200, roce-4x400, ib-ndr"),
 	OPT_GROUP_("parallel layout and training"),
 	OPT_ENUM_("precision", &precision, "P", "fp32, tf32, fp16, bf16 or fp8 (default bf16 where supported)",
 		  model_precision_from_name, "fp32, tf32, fp16, bf16, fp8"),
@@ -79,32 +86,41 @@ static const struct opt estimate_opts[] = {
 	OPT_INT_("micro-batch", &micro_batch, "N", "samples per micro-batch", 1, 1000000),
 	WORKLOAD_OPT_GLOBAL_BATCH(wo, "samples per optimizer step"),
 	WORKLOAD_OPT_SEQ_LEN(wo),
-	WORKLOAD_OPT_OPTIMIZER_ENUM(&optimizer, "adamw, adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, sgd-momentum, sgd"),
-	OPT_ENUM_("offload", &offload, "WHAT", "optimizer or optimizer+params (to host memory)", model_offload_from_name,
-		  "none, optimizer, optimizer+params"),
-	OPT_ENUM_("flash-attention", &flash, "on|off", "fused attention (default on)", on_off_from_name, "on, off"),
+	WORKLOAD_OPT_OPTIMIZER_ENUM(
+		&optimizer,
+		"adamw, adamw-bf16, adamw8bit, paged-adamw, paged-adamw8bit, adafactor, sgd-momentum, sgd"),
+	OPT_ENUM_("offload", &offload, "WHAT", "optimizer or optimizer+params (to host memory)",
+		  model_offload_from_name, "none, optimizer, optimizer+params"),
+	OPT_ENUM_("flash-attention", &flash, "on|off", "fused attention (default on)", on_off_from_name,
+		  "on, off"),
 	WORKLOAD_OPT_LORA_RANK(wo),
 	WORKLOAD_OPT_MEMORY(wo),
 	OPT_GROUP_("inference"),
 	OPT_INT_("batch", &batch, "N", "concurrent requests", 1, 1000000),
 	WORKLOAD_OPT_PROMPT_LEN(wo),
 	WORKLOAD_OPT_OUTPUT_LEN(wo),
-	OPT_ENUM_("kv-cache-precision", &kv_precision, "P", "fp16, bf16, fp8, int8 or int4", model_precision_from_name,
-		  "fp16, bf16, fp8, int8, int4"),
-	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME", "a request's latency to meet: the batch (or serving concurrency) that does (5ms)", 3600),
+	OPT_ENUM_("kv-cache-precision", &kv_precision, "P", "fp16, bf16, fp8, int8 or int4",
+		  model_precision_from_name, "fp16, bf16, fp8, int8, int4"),
+	OPT_DURATION_POSITIVE_("latency-target", &latency_target, "TIME",
+			       "a request's latency to meet: the batch (or serving concurrency) that does (5ms)",
+			       3600),
 	OPT_INT_("max-batch", &max_batch, "N", "dynamic batching limit for --latency-target (32)", 1, 1000000),
 	OPT_FLAG_("cuda-graphs", &cuda_graphs, "capture forward passes as CUDA Graphs"),
-	OPT_ENUM_("engine", &engine, "NAME", "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy, tgi",
+	OPT_ENUM_("engine", &engine, "NAME",
+		  "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy, tgi",
 		  model_engine_from_name, ENGINE_NAMES),
-	OPT_ENUM_("batching", &batching, "KIND", "continuous (serving engines' default) or static", batching_from_name,
-		  "static, continuous"),
+	OPT_ENUM_("batching", &batching, "KIND", "continuous (serving engines' default) or static",
+		  batching_from_name, "static, continuous"),
 	OPT_INT_("max-seqs", &max_seqs, "N", "continuous batching: cap on running sequences", 1, 10000000),
 	OPT_ENUM_("weight-precision", &weight_precision, "P",
 		  "stored weights: bf16, fp16, fp8, int8, int4 or nf4 (weight-only; a LoRA/QLoRA base)",
 		  model_precision_from_name, "bf16, fp16, fp8, int8, int4, nf4"),
-	OPT_DURATION_POSITIVE_("ttft-target", &ttft_target, "TIME", "serving: time to first token to meet (200ms)", 3600),
-	OPT_DURATION_POSITIVE_("tpot-target", &tpot_target, "TIME", "serving: time per output token to meet (20ms)", 3600),
-	OPT_POSITIVE_("rate", &rate, "REQ_PER_S", "requests/s: replicas, utilisation, p99 TTFT with queueing", 0, 1e9),
+	OPT_DURATION_POSITIVE_("ttft-target", &ttft_target, "TIME", "serving: time to first token to meet (200ms)",
+			       3600),
+	OPT_DURATION_POSITIVE_("tpot-target", &tpot_target, "TIME",
+			       "serving: time per output token to meet (20ms)", 3600),
+	OPT_POSITIVE_("rate", &rate, "REQ_PER_S", "requests/s: replicas, utilisation, p99 TTFT with queueing", 0,
+		      1e9),
 	OPT_STRING_("input-shape", &shape_s, "SHAPE", "per-sample input: 224x224, 128x128x128, 240000"),
 	OPT_INT_("mig", &mig, "N", "run on an N-slice MIG instance (1g ... 7g) of the GPU", 1, 8),
 	OPT_GROUP_("data and time to train"),
@@ -192,7 +208,8 @@ static void flags_request(struct model_request *q)
 		q->mig = (int)mig;
 #undef GIVEN
 	if (shape_s && workload_parse_shape(shape_s, &q->input_elems, &q->input_dims))
-		die_usage("gpuscope estimate: --input-shape '%s' is not like 224x224, 128x128x128 or 240000", shape_s);
+		die_usage("gpuscope estimate: --input-shape '%s' is not like 224x224, 128x128x128 or 240000",
+			  shape_s);
 	q->cpu_cores_per_node = cpu_cores > 0 ? cpu_cores : MODEL_UNSET;
 	workload_opts_request(&wo, q);
 }
@@ -212,11 +229,14 @@ static void build_config(const struct catalog *cat, const struct workload *w, st
 			die_usage("gpuscope estimate: --%s: %s", err.field, err.msg);
 		die_usage("gpuscope estimate: %s", err.msg);
 	}
-	host_gib = wo.host_memory_gib > 0 ? wo.host_memory_gib : q.server && q.server->ram_gib > 0 ? q.server->ram_gib : 0;
+	host_gib = wo.host_memory_gib > 0            ? wo.host_memory_gib :
+		   q.server && q.server->ram_gib > 0 ? q.server->ram_gib :
+						       0;
 	if ((c->offload != MODEL_OFFLOAD_NONE || c->activation_offload) && !(host_gib > 0))
-		die_usage("gpuscope estimate: --%s needs the host memory it fills: give --host-memory GIB "
-			  "(per server) or --server NAME", c->offload != MODEL_OFFLOAD_NONE ? "offload" :
-			  "activation-offload");
+		die_usage(
+			"gpuscope estimate: --%s needs the host memory it fills: give --host-memory GIB "
+			"(per server) or --server NAME",
+			c->offload != MODEL_OFFLOAD_NONE ? "offload" : "activation-offload");
 	if (gpus_per_node && !q.server) {
 		/* nodes that cannot be bought; part of one node (gpus == gpus per node) is fine */
 		char shape_why[256];
@@ -245,16 +265,18 @@ static int serving_wanted(const struct workload *w, struct model_config *c, stru
 	memset(so, 0, sizeof(*so));
 	if (!decoder) {
 		if (batching >= 0 || ttft_target > 0 || tpot_target > 0 || max_seqs)
-			die_usage("gpuscope estimate: --batching, --max-seqs, --ttft-target and --tpot-target apply to "
-				  "a decoder's inference (--task infer)");
+			die_usage(
+				"gpuscope estimate: --batching, --max-seqs, --ttft-target and --tpot-target apply to "
+				"a decoder's inference (--task infer)");
 		return 0;
 	}
 	/* serving targets or a sequence cap without an engine: the default engine serves them */
 	if (!asked && batching != BATCHING_STATIC)
 		c->engine = MODEL_ENGINE_VLLM;
-	if (!asked && batching < 0 && !(ttft_target > 0) && !(tpot_target > 0) && !(latency_target > 0) && !max_seqs) {
+	if (!asked && batching < 0 && !(ttft_target > 0) && !(tpot_target > 0) && !(latency_target > 0) &&
+	    !max_seqs) {
 		so->continuous = 1;
-		return -1;   /* served by default: falls back to the plain estimate when it cannot be served */
+		return -1; /* served by default: falls back to the plain estimate when it cannot be served */
 	}
 	so->continuous = batching >= 0 ? batching == BATCHING_CONTINUOUS : model_engine_info(c->engine)->serving;
 	so->batch = (int)batch;
@@ -263,8 +285,10 @@ static int serving_wanted(const struct workload *w, struct model_config *c, stru
 	so->tpot_target_s = tpot_target;
 	so->latency_target_s = latency_target;
 	if (so->continuous && !model_engine_info(c->engine)->serving)
-		die_usage("gpuscope estimate: continuous batching needs a serving engine (--engine vllm, sglang, "
-			  "trtllm, lmdeploy or tgi), not %s", model_engine_name(c->engine));
+		die_usage(
+			"gpuscope estimate: continuous batching needs a serving engine (--engine vllm, sglang, "
+			"trtllm, lmdeploy or tgi), not %s",
+			model_engine_name(c->engine));
 	return so->continuous || model_engine_info(c->engine)->serving || ttft_target > 0 || tpot_target > 0 ||
 	       latency_target > 0;
 }
@@ -304,12 +328,14 @@ static void latency_missed(const struct workload *w, const struct model_config *
 	one.batch = 1;
 	if (model_estimate(w, &one, &r1))
 		die_usage("gpuscope estimate: this configuration cannot be evaluated");
-	die_code(EXIT_USAGE, "gpuscope estimate: cannot meet the latency target of %s: one request alone takes %s, "
-		 "and under dynamic batching it may wait for the batch in flight (worst case %s); a faster GPU, more "
-		 "tensor parallelism or smaller weights would be needed",
-		 fmt_duration(latency_target, FMT_DURATION_PRECISE, want, sizeof(want)),
-		 fmt_duration(r1.infer.request_s, FMT_DURATION_PRECISE, alone, sizeof(alone)),
-		 fmt_duration(2 * r1.infer.request_s, FMT_DURATION_PRECISE, worst, sizeof(worst)));
+	die_code(
+		EXIT_USAGE,
+		"gpuscope estimate: cannot meet the latency target of %s: one request alone takes %s, "
+		"and under dynamic batching it may wait for the batch in flight (worst case %s); a faster GPU, more "
+		"tensor parallelism or smaller weights would be needed",
+		fmt_duration(latency_target, FMT_DURATION_PRECISE, want, sizeof(want)),
+		fmt_duration(r1.infer.request_s, FMT_DURATION_PRECISE, alone, sizeof(alone)),
+		fmt_duration(2 * r1.infer.request_s, FMT_DURATION_PRECISE, worst, sizeof(worst)));
 }
 
 /*
@@ -332,23 +358,27 @@ static void rate_queue(const struct model_config *c, const struct model_result *
 	if (c->task != MODEL_TASK_INFER)
 		die_usage("gpuscope estimate: --rate %g: a request rate applies to --task infer", rate);
 	if (!sv && !r->mem.fits)
-		die_code(EXIT_USAGE, "gpuscope estimate: --rate %g: cannot: the configuration does not fit (%.2f of %.2f "
-			 "GiB per GPU); leave --rate out to see what would", rate, r->mem.total_bytes / 1073741824.0,
-			 r->mem.capacity_bytes / 1073741824.0);
+		die_code(EXIT_USAGE,
+			 "gpuscope estimate: --rate %g: cannot: the configuration does not fit (%.2f of %.2f "
+			 "GiB per GPU); leave --rate out to see what would",
+			 rate, r->mem.total_bytes / 1073741824.0, r->mem.capacity_bytes / 1073741824.0);
 	if (slots < 1 || !(hold_s > 0))
 		die_usage("gpuscope estimate: --rate %g: this configuration serves no requests", rate);
 	if (!gpus && !dp) {
 		/* as many replicas as the rate needs: compared as doubles, the count may not fit an int */
 		double need = ceil(rate * hold_s / slots - 1e-9);
 		if (!(need <= 1e6))
-			die_usage("gpuscope estimate: --rate %g: needs %.3g replicas of this configuration, more than "
-				  "1,000,000", rate, need);
-		replicas = model_serving_replicas(rate, slots, hold_s, first_s, ttft_target, need < 1 ? 1 : (int)need,
-						  1000000, &q->ttft_p99_s);
+			die_usage(
+				"gpuscope estimate: --rate %g: needs %.3g replicas of this configuration, more than "
+				"1,000,000",
+				rate, need);
+		replicas = model_serving_replicas(rate, slots, hold_s, first_s, ttft_target,
+						  need < 1 ? 1 : (int)need, 1000000, &q->ttft_p99_s);
 	}
 	model_queue_at(rate, replicas, slots, hold_s, first_s, q);
 	if (!(q->utilisation < 1))
-		die_code(EXIT_USAGE, "gpuscope estimate: --rate %g: cannot: capacity is %.4g req/s (%d replica%s of "
+		die_code(EXIT_USAGE,
+			 "gpuscope estimate: --rate %g: cannot: capacity is %.4g req/s (%d replica%s of "
 			 "%d requests at once, %s each); give more --gpus or --dp, or leave both out to size them",
 			 rate, q->capacity_per_s, replicas, replicas == 1 ? "" : "s", slots,
 			 fmt_duration(hold_s, FMT_DURATION_PRECISE, b, sizeof(b)));
@@ -364,8 +394,15 @@ int cmd_estimate(int argc, char **argv)
 	struct model_advice fix[8], rec[10];
 	struct model_serving sv;
 	struct model_queue q;
-	struct model_answer a = {.w = &w, .c = &c, .r = &r, .notes = &notes, .fix = fix, .rec = rec,
-				 .latency_batch = -1, .latency_target_s = latency_target, .ttft_target_s = ttft_target,
+	struct model_answer a = {.w = &w,
+				 .c = &c,
+				 .r = &r,
+				 .notes = &notes,
+				 .fix = fix,
+				 .rec = rec,
+				 .latency_batch = -1,
+				 .latency_target_s = latency_target,
+				 .ttft_target_s = ttft_target,
 				 .replicas_given = gpus || dp};
 
 	if (list_models) {
@@ -382,12 +419,14 @@ int cmd_estimate(int argc, char **argv)
 	if (model_estimate(&w, &c, &r))
 		die_usage("gpuscope estimate: this configuration cannot be evaluated");
 	if (a.sv) {
-		r.mem = sv.at.mem;   /* memory as the engine holds it: its KV-cache blocks, one prefill chunk */
+		r.mem = sv.at.mem; /* memory as the engine holds it: its KV-cache blocks, one prefill chunk */
 		/* a serving engine sizes its batch to its KV cache: the serving model already checked the fit */
 		r.limits &= ~(unsigned)MODEL_LIMIT_CAPACITY;
 	}
 	if (c.task != MODEL_TASK_INFER)
-		a.max_micro_batch = model_max_micro_batch(&w, &c, c.global_batch / c.dp > 4096 ? 4096 : c.global_batch / c.dp);
+		a.max_micro_batch = model_max_micro_batch(&w, &c,
+							  c.global_batch / c.dp > 4096 ? 4096 :
+											 c.global_batch / c.dp);
 	if (!a.sv && !r.mem.fits)
 		a.nfix = model_fit_advice(&w, &c, fix, sizeof(fix) / sizeof(fix[0]));
 	a.nrec = model_recommend(&w, &c, rec, sizeof(rec) / sizeof(rec[0]));

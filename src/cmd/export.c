@@ -27,25 +27,29 @@ static const struct opt export_opts[] = {
 	OPT_STRING_("listen", &cfg.listen, "ADDR", "address: :9400 (default), 127.0.0.1:9400, [::1]:9400"),
 	OPT_STRING_("web-config", &cfg.web_config, "FILE", "TLS and basic auth, exporter-toolkit format"),
 	OPT_INT_("max-connections", &cfg.max_connections, "N", "open connections at most (default 64)", 1, 100000),
-	OPT_INT_("max-per-ip", &cfg.max_per_ip, "N", "open connections per client address (default 16)", 1, 100000),
-	OPT_DURATION_("http-timeout", &cfg.http_timeout_s, "DURATION", "close connections idle this long (default 10s)"),
+	OPT_INT_("max-per-ip", &cfg.max_per_ip, "N", "open connections per client address (default 16)", 1,
+		 100000),
+	OPT_DURATION_("http-timeout", &cfg.http_timeout_s, "DURATION",
+		      "close connections idle this long (default 10s)"),
 	OPT_INT_("http-threads", &cfg.http_threads, "N", "threads answering requests (default 2)", 1, 64),
 	OPT_GROUP_("collecting"),
 	OPT_DURATION_("interval", &cfg.interval_s, "DURATION", "collect every DURATION (default 1s)"),
-	OPT_DURATION_("collect-timeout", &cfg.collect_timeout_s, "DURATION", "report a GPU stalled past this (default 5s)"),
+	OPT_DURATION_("collect-timeout", &cfg.collect_timeout_s, "DURATION",
+		      "report a GPU stalled past this (default 5s)"),
 	OPT_STRING_("names", &cfg.names, "SET", "metric names: dcgm, native or both (default)"),
-	OPT_STRING_("collectors", &cfg.collectors, "FILE",
-		    "-f: only the fields of a dcgm-exporter counters CSV"),
+	OPT_STRING_("collectors", &cfg.collectors, "FILE", "-f: only the fields of a dcgm-exporter counters CSV"),
 	OPT_FLAG_("processes", &cfg.processes, "per-process memory, pid and name (off: private)"),
 	OPT_FLAG_("no-pcie-throughput", &cfg.no_pcie, "skip PCIe throughput (2 x 20 ms per GPU)"),
 	OPT_STRING_("kmsg", &cfg.kmsg, "PATH", "kernel log for XIDs (default /dev/kmsg; none)"),
-	OPT_DURATION_("xid-window", &cfg.xid_window_s, "DURATION", "DCGM_EXP_XID_ERRORS_COUNT window (default 5m)"),
+	OPT_DURATION_("xid-window", &cfg.xid_window_s, "DURATION",
+		      "DCGM_EXP_XID_ERRORS_COUNT window (default 5m)"),
 	OPT_FLAG_("no-hostname", &cfg.no_hostname, "no hostname labels (dcgm-exporter's -n)"),
 	OPT_GROUP_("kubernetes"),
 	OPT_FLAG_("kubernetes", &cfg.kubernetes, "pod labels (default: on when the socket exists)"),
 	OPT_STRING_("pod-resources-kubelet-socket", &cfg.kubelet_socket, "PATH",
 		    "the kubelet's pod-resources socket"),
-	OPT_DURATION_("kubernetes-interval", &cfg.kube_interval_s, "DURATION", "ask the kubelet this often (default 5s)"),
+	OPT_DURATION_("kubernetes-interval", &cfg.kube_interval_s, "DURATION",
+		      "ask the kubelet this often (default 5s)"),
 	OPT_GROUP_("library"),
 	OPT_STRING_("nvml", &cfg.nvml, "PATH", "load NVML from PATH, not libnvidia-ml.so.1"),
 	OPT_FLAG_("allow-no-gpu", &cfg.allow_no_gpu, "no NVML or GPU: serve the exporter's own metrics"),
@@ -95,8 +99,8 @@ static struct counters *load_counters_or_die(const char *path)
 	n = counters_skipped(counters, 0, &skipped, &line);
 	for (i = 0; i < n; i++) {
 		counters_skipped(counters, i, &skipped, &line);
-		warning("gpuscope export: %s:%d: '%s' is a DCGM field gpuscope does not serve; skipped", path, line,
-			skipped);
+		warning("gpuscope export: %s:%d: '%s' is a DCGM field gpuscope does not serve; skipped", path,
+			line, skipped);
 	}
 	return counters;
 }
@@ -109,9 +113,11 @@ static const struct gpu_backend *open_gpus_or_die(struct gpu_device *const **dev
 	if (b || !why[0])
 		return b;
 	if (!cfg.allow_no_gpu)
-		die_code(EXIT_ENV, "gpuscope export: %s\n"
+		die_code(EXIT_ENV,
+			 "gpuscope export: %s\n"
 			 "hint: run on a host with an NVIDIA driver, point --nvml at libnvidia-ml.so.1, "
-			 "or pass --allow-no-gpu to serve only the exporter's own metrics", why);
+			 "or pass --allow-no-gpu to serve only the exporter's own metrics",
+			 why);
 	warning("gpuscope export: %s; serving only the exporter's own metrics", why);
 	return NULL;
 }

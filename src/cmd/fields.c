@@ -38,11 +38,12 @@ static void add(const struct report_schema *s)
 static void collect(void)
 {
 	static const struct report_schema *(*const plain[])(void) = {
-		plan_choice_schema, plan_workload_schema, plan_request_schema, plan_search_schema,
-		plan_closest_fit_schema, plan_explanation_schema, plan_alternative_schema,
-		plan_optimisation_schema, tco_schema, tco_input_schema, tco_owned_schema, tco_cloud_schema,
-		tco_compare_schema, tco_flip_schema, tco_sensitivity_schema, validate_case_schema,
-		validate_summary_schema, validate_stats_schema,
+		plan_choice_schema,      plan_workload_schema,     plan_request_schema,
+		plan_search_schema,      plan_closest_fit_schema,  plan_explanation_schema,
+		plan_alternative_schema, plan_optimisation_schema, tco_schema,
+		tco_input_schema,        tco_owned_schema,         tco_cloud_schema,
+		tco_compare_schema,      tco_flip_schema,          tco_sensitivity_schema,
+		validate_case_schema,    validate_summary_schema,  validate_stats_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;
@@ -75,7 +76,9 @@ static const struct opt fields_opts[] = {
 };
 
 static const struct opts_cmd fields_cmd = {
-	"fields", "[options] [RESULT]", "the output fields of each result, with units and meaning",
+	"fields",
+	"[options] [RESULT]",
+	"the output fields of each result, with units and meaning",
 	"Without RESULT, lists the results (with --json or --markdown, every result's fields);\n"
 	"with it, that result's fields.\n",
 	fields_opts,

@@ -159,7 +159,8 @@ int cmd_top(int argc, char **argv)
 	if (filter_opt)
 		snprintf(t.filter, sizeof(t.filter), "%s", filter_opt);
 	t.procs = !no_procs;
-	tui = !once_flag && !plain_flag && (tui_flag || (isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb")));
+	tui = !once_flag && !plain_flag &&
+	      (tui_flag || (isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb")));
 	if (once_flag) {
 		/* GPM needs two samples: take the first, then the frame 100 ms later */
 		live_refresh_gpus(&t);

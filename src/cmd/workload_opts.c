@@ -13,8 +13,10 @@ static void load_dims(const struct workload_opts *o, struct workload *w)
 	struct diag err;
 
 	if (!o->layers || !o->hidden || !o->heads || !o->vocab)
-		die_usage("gpuscope %s: a model given by dimensions needs --layers, --hidden, --heads "
-			  "and --vocab (and usually --ffn-hidden); or %s", o->cmd, o->model_hint);
+		die_usage(
+			"gpuscope %s: a model given by dimensions needs --layers, --hidden, --heads "
+			"and --vocab (and usually --ffn-hidden); or %s",
+			o->cmd, o->model_hint);
 	memset(&d, 0, sizeof(d));
 	d.layers = (int)o->layers;
 	d.hidden = (int)o->hidden;
@@ -33,8 +35,7 @@ void workload_opts_load(const struct workload_opts *o, struct workload *w)
 {
 	struct diag err;
 	char msg[1024];
-	int dims = o->layers || o->hidden || o->heads || o->kv_heads || o->ffn_hidden || o->vocab ||
-		   o->experts;
+	int dims = o->layers || o->hidden || o->heads || o->kv_heads || o->ffn_hidden || o->vocab || o->experts;
 	const char *spec = o->model ? o->model : dims ? NULL : o->default_model;
 
 	diag_clear(&err);
@@ -44,13 +45,17 @@ void workload_opts_load(const struct workload_opts *o, struct workload *w)
 			die_usage("gpuscope %s: --model: %s", o->cmd, msg);
 		}
 		if (dims && w->kind != WORKLOAD_TRANSFORMER)
-			die_usage("gpuscope %s: '%s' is modelled per sample; --layers and the other "
-				  "dimension flags apply to transformers", o->cmd, w->name);
+			die_usage(
+				"gpuscope %s: '%s' is modelled per sample; --layers and the other "
+				"dimension flags apply to transformers",
+				o->cmd, w->name);
 	} else if (dims) {
 		load_dims(o, w);
 	} else {
-		die_usage("gpuscope %s: give --model NAME (see --list-models), --model config.json, "
-			  "or --layers/--hidden/--heads/--vocab", o->cmd);
+		die_usage(
+			"gpuscope %s: give --model NAME (see --list-models), --model config.json, "
+			"or --layers/--hidden/--heads/--vocab",
+			o->cmd);
 	}
 	if (o->tie_embeddings) {
 		int tie = !strcmp(o->tie_embeddings, "on") ? 1 : !strcmp(o->tie_embeddings, "off") ? 0 : -1;
@@ -134,10 +139,12 @@ void workload_opts_request(const struct workload_opts *o, struct model_request *
 	if (o->master)
 		q->master = named(o, "master-weights", o->master, model_master_from_name(o->master), "fp32, none");
 	if (o->lora_targets)
-		q->lora_targets = named(o, "lora-targets", o->lora_targets, model_lora_targets_from_name(o->lora_targets),
+		q->lora_targets = named(o, "lora-targets", o->lora_targets,
+					model_lora_targets_from_name(o->lora_targets),
 					"qv, qkv, qkvo, attn+mlp, all");
 	if (o->logits)
-		q->logits = named(o, "logits", o->logits, model_logits_from_name(o->logits), "fp32, bf16, chunked");
+		q->logits = named(o, "logits", o->logits, model_logits_from_name(o->logits),
+				  "fp32, bf16, chunked");
 	if (o->optimizer_in_backward)
 		q->optimizer_in_backward = 1;
 	if (o->activation_offload)

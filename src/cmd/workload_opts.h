@@ -21,29 +21,28 @@
 
 struct workload_opts {
 	/* how the command uses them: set in its initialiser */
-	const char *cmd;            /* "estimate": messages read "gpuscope estimate: ..." */
-	const char *default_model;  /* with neither --model nor a dimension flag; NULL: a usage
+	const char *cmd;           /* "estimate": messages read "gpuscope estimate: ..." */
+	const char *default_model; /* with neither --model nor a dimension flag; NULL: a usage
 				     * error that points at --list-models */
-	const char *model_hint;     /* the other way to name a model: "use --model" */
+	const char *model_hint;    /* the other way to name a model: "use --model" */
 
 	/* the flags; 0 or NULL when not given */
 	const char *model, *task, *optimizer;
 	long layers, hidden, heads, kv_heads, ffn_hidden, vocab, experts, experts_active;
 	long seq_len, global_batch, lora_rank, prompt_len;
-	long output_len;            /* -1 when not given (the initialiser sets it): 0 is a value */
+	long output_len; /* -1 when not given (the initialiser sets it): 0 is a value */
 	double tokens, samples, epochs;
 	/* how memory is held (WORKLOAD_OPT_MEMORY) */
 	const char *master, *lora_targets, *logits, *tie_embeddings;
 	int optimizer_in_backward, activation_offload;
-	double host_memory_gib;     /* per server; 0 not given */
+	double host_memory_gib; /* per server; 0 not given */
 };
 
 /* Entries whose help text says the command's own default. */
 #define WORKLOAD_OPT_MODEL(o, help) OPT_STRING_("model", &(o).model, "NAME|FILE", help)
 #define WORKLOAD_OPT_TASK(o, help) OPT_STRING_("task", &(o).task, "TASK", help)
 #define WORKLOAD_OPT_OPTIMIZER(o, help) OPT_STRING_("optimizer", &(o).optimizer, "NAME", help)
-#define WORKLOAD_OPT_GLOBAL_BATCH(o, help) \
-	OPT_INT_("global-batch", &(o).global_batch, "N", help, 1, 100000000)
+#define WORKLOAD_OPT_GLOBAL_BATCH(o, help) OPT_INT_("global-batch", &(o).global_batch, "N", help, 1, 100000000)
 #define WORKLOAD_OPT_TOKENS(o, help) OPT_DOUBLE_("tokens", &(o).tokens, "N", help, 1, 1e18)
 #define WORKLOAD_OPT_SAMPLES(o, help) OPT_DOUBLE_("samples", &(o).samples, "N", help, 1, 1e18)
 
@@ -62,27 +61,36 @@ struct workload_opts {
 /* Entries alike in every command. */
 #define WORKLOAD_OPT_DIMS(o) \
 	OPT_INT_("layers", &(o).layers, "N", "transformer layers (overrides the preset)", 1, 100000), \
-	OPT_INT_("hidden", &(o).hidden, "N", "hidden size", 1, 10000000), \
-	OPT_INT_("heads", &(o).heads, "N", "attention heads", 1, 1000000), \
-	OPT_INT_("kv-heads", &(o).kv_heads, "N", "key/value heads (grouped-query attention)", 1, 1000000), \
-	OPT_INT_("ffn-hidden", &(o).ffn_hidden, "N", "MLP width", 1, 10000000), \
-	OPT_INT_("vocab", &(o).vocab, "N", "vocabulary size", 1, 100000000), \
-	OPT_INT_("experts", &(o).experts, "N", "mixture-of-experts: experts per layer", 1, 100000), \
-	OPT_INT_("experts-active", &(o).experts_active, "N", "mixture-of-experts: experts per token", \
-		 1, 100000)
+		OPT_INT_("hidden", &(o).hidden, "N", "hidden size", 1, 10000000), \
+		OPT_INT_("heads", &(o).heads, "N", "attention heads", 1, 1000000), \
+		OPT_INT_("kv-heads", &(o).kv_heads, "N", "key/value heads (grouped-query attention)", 1, \
+			 1000000), \
+		OPT_INT_("ffn-hidden", &(o).ffn_hidden, "N", "MLP width", 1, 10000000), \
+		OPT_INT_("vocab", &(o).vocab, "N", "vocabulary size", 1, 100000000), \
+		OPT_INT_("experts", &(o).experts, "N", "mixture-of-experts: experts per layer", 1, 100000), \
+		OPT_INT_("experts-active", &(o).experts_active, "N", "mixture-of-experts: experts per token", 1, \
+			 100000)
 #define WORKLOAD_OPT_SEQ_LEN(o) OPT_INT_("seq-len", &(o).seq_len, "N", "tokens per sample", 1, 10000000)
 #define WORKLOAD_OPT_LORA_RANK(o) OPT_INT_("lora-rank", &(o).lora_rank, "R", "LoRA rank (default 16)", 1, 65536)
 #define WORKLOAD_OPT_PROMPT_LEN(o) OPT_INT_("prompt-len", &(o).prompt_len, "N", "prompt tokens", 1, 10000000)
 #define WORKLOAD_OPT_OUTPUT_LEN(o) \
-	OPT_INT_("output-len", &(o).output_len, "N", "generated tokens (0: the prompt's forward pass only)", 0, 10000000)
+	OPT_INT_("output-len", &(o).output_len, "N", "generated tokens (0: the prompt's forward pass only)", 0, \
+		 10000000)
 #define WORKLOAD_OPT_MEMORY(o) \
-	OPT_STRING_("master-weights", &(o).master, "fp32|none", "fp32 master weights, or none (pure 16-bit training)"), \
-	OPT_FLAG_("optimizer-in-backward", &(o).optimizer_in_backward, "apply and free each gradient during backward"), \
-	OPT_FLAG_("activation-offload", &(o).activation_offload, "hold activations in host memory until backward"), \
-	OPT_POSITIVE_("host-memory", &(o).host_memory_gib, "GIB", "host memory per server (needed by offload)", 0, 1e7), \
-	OPT_STRING_("lora-targets", &(o).lora_targets, "SET", "LoRA on qv, qkv, qkvo, attn+mlp (default) or all"), \
-	OPT_STRING_("logits", &(o).logits, "HOW", "logits for the loss: fp32 (default), bf16 or chunked"), \
-	OPT_STRING_("tie-embeddings", &(o).tie_embeddings, "on|off", "output head shares the input embedding")
+	OPT_STRING_("master-weights", &(o).master, "fp32|none", \
+		    "fp32 master weights, or none (pure 16-bit training)"), \
+		OPT_FLAG_("optimizer-in-backward", &(o).optimizer_in_backward, \
+			  "apply and free each gradient during backward"), \
+		OPT_FLAG_("activation-offload", &(o).activation_offload, \
+			  "hold activations in host memory until backward"), \
+		OPT_POSITIVE_("host-memory", &(o).host_memory_gib, "GIB", \
+			      "host memory per server (needed by offload)", 0, 1e7), \
+		OPT_STRING_("lora-targets", &(o).lora_targets, "SET", \
+			    "LoRA on qv, qkv, qkvo, attn+mlp (default) or all"), \
+		OPT_STRING_("logits", &(o).logits, "HOW", \
+			    "logits for the loss: fp32 (default), bf16 or chunked"), \
+		OPT_STRING_("tie-embeddings", &(o).tie_embeddings, "on|off", \
+			    "output head shares the input embedding")
 #define WORKLOAD_OPT_EPOCHS(o) OPT_POSITIVE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
 
 /*

@@ -28,31 +28,31 @@
 #include "gpu/gpu.h"
 
 struct collector_opts {
-	const struct gpu_backend *backend;  /* initialised; NULL: no GPU library */
-	struct gpu_device *const *devs;     /* from backend->enumerate() */
+	const struct gpu_backend *backend; /* initialised; NULL: no GPU library */
+	struct gpu_device *const *devs;    /* from backend->enumerate() */
 	unsigned ndevs;
 	double interval_s;
-	double timeout_s;           /* a library call longer than this stalls its GPU */
-	double xid_window_s;        /* dcgm's DCGM_EXP_XID_ERRORS_COUNT window */
+	double timeout_s;    /* a library call longer than this stalls its GPU */
+	double xid_window_s; /* dcgm's DCGM_EXP_XID_ERRORS_COUNT window */
 	enum names_mode names;
-	int processes;              /* per-process series */
-	int pcie_throughput;        /* run the slow PCIe throughput call */
-	int events;                 /* take XIDs and lost-GPU reports from the library */
-	const char *kmsg_path;      /* NULL: no kernel log */
-	const char *hostname;       /* NULL: no hostname label */
-	const struct counters *counters;  /* -f FILE: only its fields (lives as long as the collector) */
-	struct kube *kube;          /* --kubernetes: pod labels; NULL: none (outlives the collector) */
+	int processes;                   /* per-process series */
+	int pcie_throughput;             /* run the slow PCIe throughput call */
+	int events;                      /* take XIDs and lost-GPU reports from the library */
+	const char *kmsg_path;           /* NULL: no kernel log */
+	const char *hostname;            /* NULL: no hostname label */
+	const struct counters *counters; /* -f FILE: only its fields (lives as long as the collector) */
+	struct kube *kube;               /* --kubernetes: pod labels; NULL: none (outlives the collector) */
 };
 
 /* A published collection; read-only once published. */
 struct snapshot {
-	char *body[EXPO_NFORMATS];      /* without the per-scrape tail */
+	char *body[EXPO_NFORMATS]; /* without the per-scrape tail */
 	size_t len[EXPO_NFORMATS];
-	double mono_s;                  /* CLOCK_MONOTONIC when published */
-	int healthy;                    /* no GPU stalled */
-	char health[512];               /* why not, or "ok" */
-	char notes[512];                /* what is missing and why, for /health; "" when nothing */
-	int refs;                       /* private */
+	double mono_s;    /* CLOCK_MONOTONIC when published */
+	int healthy;      /* no GPU stalled */
+	char health[512]; /* why not, or "ok" */
+	char notes[512];  /* what is missing and why, for /health; "" when nothing */
+	int refs;         /* private */
 };
 
 struct collector;

@@ -26,8 +26,8 @@ static int in_range(double v, double lo, double hi, const char *flag, const char
 	return 0;
 }
 
-int export_config_check(const struct export_config *c, enum names_mode *names, struct listen_addr *addr,
-			char *err, size_t err_len)
+int export_config_check(const struct export_config *c, enum names_mode *names, struct listen_addr *addr, char *err,
+			size_t err_len)
 {
 	char why[512];
 	if (names_mode_parse(export_config_names_text(c), names)) {

@@ -18,33 +18,35 @@
 
 struct export_config {
 	/* serving */
-	const char *listen;           /* ":9400", "127.0.0.1:9400", "[::1]:9400" */
-	const char *web_config;       /* exporter-toolkit file (TLS, basic auth); NULL: none */
+	const char *listen;     /* ":9400", "127.0.0.1:9400", "[::1]:9400" */
+	const char *web_config; /* exporter-toolkit file (TLS, basic auth); NULL: none */
 	long max_connections, max_per_ip, http_threads;
-	double http_timeout_s;        /* close connections idle this long */
+	double http_timeout_s; /* close connections idle this long */
 	/* collecting */
 	double interval_s, collect_timeout_s, xid_window_s;
-	const char *names;            /* "dcgm", "native", "both"; NULL: not given */
-	const char *collectors;       /* a dcgm-exporter counters CSV; NULL: every field */
+	const char *names;      /* "dcgm", "native", "both"; NULL: not given */
+	const char *collectors; /* a dcgm-exporter counters CSV; NULL: every field */
 	int processes, no_pcie, no_hostname;
-	const char *kmsg;             /* the kernel log for XIDs; "none": no kernel log */
+	const char *kmsg; /* the kernel log for XIDs; "none": no kernel log */
 	/* kubernetes */
-	int kubernetes;               /* --kubernetes: pod labels even without the default socket */
+	int kubernetes; /* --kubernetes: pod labels even without the default socket */
 	const char *kubelet_socket;
 	double kube_interval_s;
 	/* the library, logging, once */
-	const char *nvml;             /* NULL: libnvidia-ml.so.1 */
+	const char *nvml; /* NULL: libnvidia-ml.so.1 */
 	int allow_no_gpu;
 	const char *log_level, *log_format;
-	int once;                     /* print one collection and exit */
+	int once; /* print one collection and exit */
 };
 
 /* The defaults, which docs/export.md and --help state. */
-#define EXPORT_CONFIG_INIT { \
-	.listen = ":9400", .max_connections = 64, .max_per_ip = 16, .http_threads = 2, .http_timeout_s = 10.0, \
-	.interval_s = 1.0, .collect_timeout_s = 5.0, .xid_window_s = 300, .kmsg = "/dev/kmsg", \
-	.kubelet_socket = KUBE_DEFAULT_SOCKET, .kube_interval_s = 5.0, .log_level = "info", .log_format = "logfmt", \
-}
+#define EXPORT_CONFIG_INIT \
+	{ \
+		.listen = ":9400", .max_connections = 64, .max_per_ip = 16, .http_threads = 2, \
+		.http_timeout_s = 10.0, .interval_s = 1.0, .collect_timeout_s = 5.0, .xid_window_s = 300, \
+		.kmsg = "/dev/kmsg", .kubelet_socket = KUBE_DEFAULT_SOCKET, .kube_interval_s = 5.0, \
+		.log_level = "info", .log_format = "logfmt", \
+	}
 
 /* The --names text in force: "both" when not given. */
 const char *export_config_names_text(const struct export_config *c);
@@ -54,8 +56,8 @@ const char *export_config_names_text(const struct export_config *c);
  * sets up logging; fills *names and *addr.  Returns 0, or -1 with a usage
  * message in err ("option '--interval' must be between 50ms and 1h").
  */
-int export_config_check(const struct export_config *c, enum names_mode *names, struct listen_addr *addr,
-			char *err, size_t err_len);
+int export_config_check(const struct export_config *c, enum names_mode *names, struct listen_addr *addr, char *err,
+			size_t err_len);
 
 /*
  * Loads the NVML backend and lists its GPUs.  Returns the backend, or NULL

@@ -21,20 +21,33 @@ static const char *const label_fields[] = {"DCGM_FI_DRIVER_VERSION"};
  * skipped with a warning rather than refused, so those files load unchanged.
  */
 static const char *const dcgm_unserved[] = {
-	"DCGM_FI_DEV_VGPU_LICENSE_STATUS", "DCGM_FI_DEV_NVLINK_BANDWIDTH_L0",
-	"DCGM_EXP_CLOCK_EVENTS_COUNT", "DCGM_EXP_GPU_HEALTH_STATUS", "DCGM_EXP_P2P_STATUS",
-	"DCGM_FI_NVML_VERSION", "DCGM_FI_DEV_BRAND", "DCGM_FI_DEV_SERIAL",
-	"DCGM_FI_DEV_OEM_INFOROM_VER", "DCGM_FI_DEV_ECC_INFOROM_VER", "DCGM_FI_DEV_POWER_INFOROM_VER",
-	"DCGM_FI_DEV_INFOROM_IMAGE_VER", "DCGM_FI_DEV_VBIOS_VERSION", "DCGM_FI_DEV_COUNT",
-	"DCGM_FI_DEV_NAME", "DCGM_FI_DEV_UUID", "DCGM_FI_PROF_PIPE_INT_ACTIVE",
-	"DCGM_FI_PROF_NVOFA0_ACTIVE", "DCGM_FI_PROF_NVDEC0_ACTIVE", "DCGM_FI_PROF_NVJPG0_ACTIVE",
+	"DCGM_FI_DEV_VGPU_LICENSE_STATUS",
+	"DCGM_FI_DEV_NVLINK_BANDWIDTH_L0",
+	"DCGM_EXP_CLOCK_EVENTS_COUNT",
+	"DCGM_EXP_GPU_HEALTH_STATUS",
+	"DCGM_EXP_P2P_STATUS",
+	"DCGM_FI_NVML_VERSION",
+	"DCGM_FI_DEV_BRAND",
+	"DCGM_FI_DEV_SERIAL",
+	"DCGM_FI_DEV_OEM_INFOROM_VER",
+	"DCGM_FI_DEV_ECC_INFOROM_VER",
+	"DCGM_FI_DEV_POWER_INFOROM_VER",
+	"DCGM_FI_DEV_INFOROM_IMAGE_VER",
+	"DCGM_FI_DEV_VBIOS_VERSION",
+	"DCGM_FI_DEV_COUNT",
+	"DCGM_FI_DEV_NAME",
+	"DCGM_FI_DEV_UUID",
+	"DCGM_FI_PROF_PIPE_INT_ACTIVE",
+	"DCGM_FI_PROF_NVOFA0_ACTIVE",
+	"DCGM_FI_PROF_NVDEC0_ACTIVE",
+	"DCGM_FI_PROF_NVJPG0_ACTIVE",
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 struct counter {
 	char *name;
-	char *help;             /* NULL: none given */
+	char *help; /* NULL: none given */
 	enum counter_type type;
 	int line;
 };
@@ -146,8 +159,8 @@ static int parse_type(const char *s, enum counter_type *t)
  * Checks one record's trimmed fields (help may be NULL): 0 to add it, 1 to
  * skip it, -1 with *err on a bad line.
  */
-static int check_record(struct counters *c, const char *file, int line, char *const *f,
-			const int *cols, enum counter_type *type, struct diag *err)
+static int check_record(struct counters *c, const char *file, int line, char *const *f, const int *cols,
+			enum counter_type *type, struct diag *err)
 {
 	char buf[256];
 	size_t i;
@@ -164,7 +177,8 @@ static int check_record(struct counters *c, const char *file, int line, char *co
 					c->v[i].line);
 	if (in_list(f[0], label_fields, NELEM(label_fields))) {
 		if (*type != COUNTER_LABEL)
-			return diag_set(err, file, line, cols[1], f[0], "is a label field: its type must be 'label'");
+			return diag_set(err, file, line, cols[1], f[0],
+					"is a label field: its type must be 'label'");
 		return 0;
 	}
 	if (in_list(f[0], dcgm_unserved, NELEM(dcgm_unserved)))
@@ -182,8 +196,7 @@ static int check_record(struct counters *c, const char *file, int line, char *co
 }
 
 /* Adds one record; -1 with *err on a bad line. */
-static int add_record(struct counters *c, const char *file, const struct csv_record *rec,
-		      struct diag *err)
+static int add_record(struct counters *c, const char *file, const struct csv_record *rec, struct diag *err)
 {
 	char *owned[3] = {NULL, NULL, NULL}, *f[3] = {NULL, NULL, NULL};
 	int cols[3] = {1, 1, 1};
@@ -226,8 +239,7 @@ static int add_record(struct counters *c, const char *file, const struct csv_rec
 	return rc < 0 ? -1 : 0;
 }
 
-int counters_parse(const char *buf, size_t len, const char *name, struct counters **out,
-		   struct diag *err)
+int counters_parse(const char *buf, size_t len, const char *name, struct counters **out, struct diag *err)
 {
 	struct csv_reader *r = csv_open(name, buf, len, CSV_COMMENTS);
 	struct counters *c = xcalloc(1, sizeof(*c));
@@ -247,7 +259,8 @@ int counters_parse(const char *buf, size_t len, const char *name, struct counter
 	}
 	if (!c->n) {
 		counters_free(c);
-		return diag_set(err, name, 1, 1, NULL, "no field selected: the file lists none that gpuscope serves");
+		return diag_set(err, name, 1, 1, NULL,
+				"no field selected: the file lists none that gpuscope serves");
 	}
 	*out = c;
 	return 0;
@@ -266,8 +279,7 @@ int counters_load(const char *path, struct counters **out, struct diag *err)
 	return rc;
 }
 
-int counters_find(const struct counters *c, const char *name, enum counter_type *type,
-		  const char **help)
+int counters_find(const struct counters *c, const char *name, enum counter_type *type, const char **help)
 {
 	size_t i;
 	for (i = 0; c && i < c->n; i++)

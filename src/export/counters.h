@@ -25,7 +25,11 @@
 #include "export/expo.h"
 #include "util/error.h"
 
-enum counter_type { COUNTER_GAUGE, COUNTER_COUNTER, COUNTER_LABEL };
+enum counter_type {
+	COUNTER_GAUGE,
+	COUNTER_COUNTER,
+	COUNTER_LABEL
+};
 
 struct counters;
 
@@ -33,8 +37,7 @@ struct counters;
  * Parses buf[0..len) (name is for messages).  Returns 0 with *out set (free
  * with counters_free()), or -1 with *err located and *out NULL.
  */
-int counters_parse(const char *buf, size_t len, const char *name, struct counters **out,
-		   struct diag *err);
+int counters_parse(const char *buf, size_t len, const char *name, struct counters **out, struct diag *err);
 /* Reads and parses a file; as counters_parse(). */
 int counters_load(const char *path, struct counters **out, struct diag *err);
 void counters_free(struct counters *c);
@@ -44,8 +47,7 @@ void counters_free(struct counters *c);
  * Returns 1 with its type and help (NULL when the file gave none; the
  * strings live as long as c), else 0.
  */
-int counters_find(const struct counters *c, const char *name, enum counter_type *type,
-		  const char **help);
+int counters_find(const struct counters *c, const char *name, enum counter_type *type, const char **help);
 /* Lines read into the selection. */
 size_t counters_count(const struct counters *c);
 /* The fields that were skipped (known to DCGM, not served): n, and their names. */

@@ -154,8 +154,7 @@ static int ends_with(const char *s, size_t n, const char *suffix)
 	return n >= k && !memcmp(s + n - k, suffix, k);
 }
 
-void expo_family(struct expo_writer *w, const char *name, enum expo_type type,
-		 const char *help, const char *unit)
+void expo_family(struct expo_writer *w, const char *name, enum expo_type type, const char *help, const char *unit)
 {
 	struct strbuf *b = w->out;
 	size_t n = strlen(name), fam_len = n;
@@ -166,9 +165,15 @@ void expo_family(struct expo_writer *w, const char *name, enum expo_type type,
 	w->type = type;
 	if (w->format == EXPO_TEXT) {
 		switch (type) {
-		case EXPO_COUNTER: type_word = "counter"; break;
-		case EXPO_UNTYPED: type_word = "untyped"; break;
-		default: type_word = "gauge"; break;
+		case EXPO_COUNTER:
+			type_word = "counter";
+			break;
+		case EXPO_UNTYPED:
+			type_word = "untyped";
+			break;
+		default:
+			type_word = "gauge";
+			break;
 		}
 	} else {
 		switch (type) {
@@ -189,8 +194,12 @@ void expo_family(struct expo_writer *w, const char *name, enum expo_type type,
 				type_word = "gauge";
 			}
 			break;
-		case EXPO_UNTYPED: type_word = "unknown"; break;
-		default: type_word = "gauge"; break;
+		case EXPO_UNTYPED:
+			type_word = "unknown";
+			break;
+		default:
+			type_word = "gauge";
+			break;
 		}
 	}
 	strbuf_add(b, "# HELP ", 7);
@@ -233,8 +242,8 @@ static void sample_tail(struct expo_writer *w, int opened, double value)
 	strbuf_addch(w->out, '\n');
 }
 
-void expo_sample2(struct expo_writer *w, const char *labels,
-		  const char *n1, const char *v1, const char *n2, const char *v2, double value)
+void expo_sample2(struct expo_writer *w, const char *labels, const char *n1, const char *v1, const char *n2,
+		  const char *v2, double value)
 {
 	int has_labels = labels && *labels;
 	int opened = has_labels;
@@ -254,8 +263,8 @@ void expo_sample2(struct expo_writer *w, const char *labels,
 	sample_tail(w, opened, value);
 }
 
-void expo_sample(struct expo_writer *w, const char *labels,
-		 const char *extra_name, const char *extra_value, double value)
+void expo_sample(struct expo_writer *w, const char *labels, const char *extra_name, const char *extra_value,
+		 double value)
 {
 	expo_sample2(w, labels, extra_name, extra_value, NULL, NULL, value);
 }
@@ -268,8 +277,8 @@ void expo_finish(struct expo_writer *w)
 
 const char *expo_content_type(enum expo_format f)
 {
-	return f == EXPO_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
-				     : "text/plain; version=0.0.4; charset=utf-8";
+	return f == EXPO_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8" :
+				       "text/plain; version=0.0.4; charset=utf-8";
 }
 
 static const char CT_OM_001[] = "application/openmetrics-text; version=0.0.1; charset=utf-8";

@@ -29,15 +29,15 @@
 #include "util/strbuf.h"
 
 enum expo_format {
-	EXPO_TEXT = 0,          /* text/plain; version=0.0.4 */
-	EXPO_OPENMETRICS = 1,   /* application/openmetrics-text; version=1.0.0 */
+	EXPO_TEXT = 0,        /* text/plain; version=0.0.4 */
+	EXPO_OPENMETRICS = 1, /* application/openmetrics-text; version=1.0.0 */
 	EXPO_NFORMATS
 };
 
 enum expo_type {
 	EXPO_GAUGE = 0,
 	EXPO_COUNTER,
-	EXPO_INFO,      /* a gauge of value 1 whose labels carry facts; name ends in _info */
+	EXPO_INFO, /* a gauge of value 1 whose labels carry facts; name ends in _info */
 	EXPO_UNTYPED,
 };
 
@@ -51,8 +51,8 @@ void expo_value(struct strbuf *b, double v);
 struct expo_writer {
 	struct strbuf *out;
 	enum expo_format format;
-	const char *name;       /* the current family's sample name */
-	size_t name_len;        /* strlen(name), once per family instead of once per sample */
+	const char *name; /* the current family's sample name */
+	size_t name_len;  /* strlen(name), once per family instead of once per sample */
 	enum expo_type type;
 };
 
@@ -62,19 +62,18 @@ void expo_writer_init(struct expo_writer *w, struct strbuf *out, enum expo_forma
  * the family name ends in "_UNIT").  name must stay valid until the next
  * expo_family() call.
  */
-void expo_family(struct expo_writer *w, const char *name, enum expo_type type,
-		 const char *help, const char *unit);
+void expo_family(struct expo_writer *w, const char *name, enum expo_type type, const char *help, const char *unit);
 /*
  * Writes one sample of the current family.  labels is a pre-built,
  * already escaped label list ("a=\"1\",b=\"2\"") or NULL/"" for none;
  * extra_name/extra_value add one more label (escaped here) when extra_name
  * is non-NULL.
  */
-void expo_sample(struct expo_writer *w, const char *labels,
-		 const char *extra_name, const char *extra_value, double value);
+void expo_sample(struct expo_writer *w, const char *labels, const char *extra_name, const char *extra_value,
+		 double value);
 /* Same with two extra labels. */
-void expo_sample2(struct expo_writer *w, const char *labels,
-		  const char *n1, const char *v1, const char *n2, const char *v2, double value);
+void expo_sample2(struct expo_writer *w, const char *labels, const char *n1, const char *v1, const char *n2,
+		  const char *v2, double value);
 /* Ends the exposition: "# EOF\n" in OpenMetrics, nothing in text 0.0.4. */
 void expo_finish(struct expo_writer *w);
 

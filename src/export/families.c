@@ -39,31 +39,31 @@ int names_mode_parse(const char *s, enum names_mode *out)
 
 /* Which series an entry has per GPU. */
 enum scope {
-	SC_GPU,         /* one per answering GPU */
-	SC_ALL,         /* one per GPU, answering or not (up, lost) */
-	SC_LINK,        /* one per NVLink: label link */
-	SC_REASON,      /* one per clock event reason bit: label reason */
-	SC_XID,         /* one per XID code seen: label xid (any GPU, lost ones too) */
-	SC_XID_WINDOW,  /* dcgm's windowed XID count: labels xid, window_size_in_ms */
-	SC_XID_LAST,    /* the last XID (dcgm: labels err_code, err_msg) */
-	SC_MIG,         /* one per MIG device */
-	SC_PROC,        /* one per process (--processes) */
-	SC_GPM,         /* profiling: one per GPU, or per MIG GPU instance when MIG is on */
-	SC_INFO,        /* gpu_info: identity labels, value 1 */
+	SC_GPU,        /* one per answering GPU */
+	SC_ALL,        /* one per GPU, answering or not (up, lost) */
+	SC_LINK,       /* one per NVLink: label link */
+	SC_REASON,     /* one per clock event reason bit: label reason */
+	SC_XID,        /* one per XID code seen: label xid (any GPU, lost ones too) */
+	SC_XID_WINDOW, /* dcgm's windowed XID count: labels xid, window_size_in_ms */
+	SC_XID_LAST,   /* the last XID (dcgm: labels err_code, err_msg) */
+	SC_MIG,        /* one per MIG device */
+	SC_PROC,       /* one per process (--processes) */
+	SC_GPM,        /* profiling: one per GPU, or per MIG GPU instance when MIG is on */
+	SC_INFO,       /* gpu_info: identity labels, value 1 */
 };
 
 /* Entry flags. */
-#define F_DCGM_FLOOR 0x1     /* dcgm value is an integer count of its unit (MiB) */
-#define F_DCGM_MIG 0x2       /* dcgm: on a MIG-enabled GPU, one series per MIG device instead */
+#define F_DCGM_FLOOR 0x1 /* dcgm value is an integer count of its unit (MiB) */
+#define F_DCGM_MIG 0x2   /* dcgm: on a MIG-enabled GPU, one series per MIG device instead */
 
 typedef int (*getter)(const struct xgpu *g, unsigned sub, double *raw);
 
 struct fam {
 	const char *native;
 	enum expo_type ntype;
-	const char *unit;           /* OpenMetrics unit of the native name */
+	const char *unit; /* OpenMetrics unit of the native name */
 	double nscale;
-	const char *nlabel, *nvalue;  /* constant label of the native series */
+	const char *nlabel, *nvalue; /* constant label of the native series */
 	const char *dcgm;
 	enum expo_type dtype;
 	double dscale;
@@ -186,8 +186,9 @@ static int get_pcie_rx(const struct xgpu *g, unsigned sub, double *raw)
 #define GET_GPM(fn, member) \
 	static int fn(const struct xgpu *g, unsigned sub, double *raw) \
 	{ \
-		const struct gpu_gpm *m = sub == GPU_NO_INSTANCE ? &g->gpm \
-					  : g->mig_gpm ? &g->mig_gpm[sub] : NULL; \
+		const struct gpu_gpm *m = sub == GPU_NO_INSTANCE ? &g->gpm : \
+					  g->mig_gpm             ? &g->mig_gpm[sub] : \
+								   NULL; \
 		if (!m || !GPU_GPM_HAS(m, member)) \
 			return 0; \
 		*raw = m->member; \
@@ -243,9 +244,9 @@ GET_LINK_SUM(get_links_replay, err_replay)
 GET_LINK_SUM(get_links_recovery, err_recovery)
 
 static const uint64_t reason_bits[] = {
-	GPU_CLOCK_EVENT_GPU_IDLE, GPU_CLOCK_EVENT_APP_CLOCKS, GPU_CLOCK_EVENT_SW_POWER_CAP,
-	GPU_CLOCK_EVENT_HW_SLOWDOWN, GPU_CLOCK_EVENT_SYNC_BOOST, GPU_CLOCK_EVENT_SW_THERMAL,
-	GPU_CLOCK_EVENT_HW_THERMAL, GPU_CLOCK_EVENT_HW_POWER_BRAKE, GPU_CLOCK_EVENT_DISPLAY_CLOCKS,
+	GPU_CLOCK_EVENT_GPU_IDLE,    GPU_CLOCK_EVENT_APP_CLOCKS,     GPU_CLOCK_EVENT_SW_POWER_CAP,
+	GPU_CLOCK_EVENT_HW_SLOWDOWN, GPU_CLOCK_EVENT_SYNC_BOOST,     GPU_CLOCK_EVENT_SW_THERMAL,
+	GPU_CLOCK_EVENT_HW_THERMAL,  GPU_CLOCK_EVENT_HW_POWER_BRAKE, GPU_CLOCK_EVENT_DISPLAY_CLOCKS,
 };
 #define NREASONS (sizeof(reason_bits) / sizeof(reason_bits[0]))
 
@@ -255,8 +256,7 @@ static int get_reason(const struct xgpu *g, unsigned sub, double *raw)
 	if (!S_HAS(g, clock_event_reasons))
 		return 0;
 	/* A reason the GPU cannot report is absent, not 0. */
-	if (ST_HAS(g, clock_event_reasons_supported) &&
-	    !(g->st.clock_event_reasons_supported & bit))
+	if (ST_HAS(g, clock_event_reasons_supported) && !(g->st.clock_event_reasons_supported & bit))
 		return 0;
 	*raw = (g->s.clock_event_reasons & bit) != 0;
 	return 1;
@@ -356,20 +356,16 @@ static const struct fam fams[] = {
 	 "1 when the driver reported that the GPU fell off the bus (NVML_ERROR_GPU_IS_LOST)", NULL},
 	{"gpu_info", EXPO_INFO, NULL, 1, NULL, NULL, NULL, G, 1, SC_INFO, 0, get_one,
 	 "Identity of the GPU: model, PCI bus id, device node, driver and CUDA versions, host", NULL},
-	{"gpu_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_GPU_UTIL", G, 1,
-	 SC_GPU, 0, get_util_gpu,
-	 "Fraction of the last sample period in which a kernel ran on the GPU (not reported on MIG)",
+	{"gpu_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_GPU_UTIL", G, 1, SC_GPU, 0,
+	 get_util_gpu, "Fraction of the last sample period in which a kernel ran on the GPU (not reported on MIG)",
 	 "GPU utilization (in %)."},
-	{"gpu_memory_copy_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_MEM_COPY_UTIL",
-	 G, 1, SC_GPU, 0, get_util_mem,
-	 "Fraction of the last sample period in which device memory was read or written",
+	{"gpu_memory_copy_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_MEM_COPY_UTIL", G, 1,
+	 SC_GPU, 0, get_util_mem, "Fraction of the last sample period in which device memory was read or written",
 	 "Memory utilization (in %)."},
-	{"gpu_encoder_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_ENC_UTIL", G, 1,
-	 SC_GPU, 0, get_util_enc, "Fraction of time the video encoder was busy",
-	 "Encoder utilization (in %)."},
-	{"gpu_decoder_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_DEC_UTIL", G, 1,
-	 SC_GPU, 0, get_util_dec, "Fraction of time the video decoder was busy",
-	 "Decoder utilization (in %)."},
+	{"gpu_encoder_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_ENC_UTIL", G, 1, SC_GPU, 0,
+	 get_util_enc, "Fraction of time the video encoder was busy", "Encoder utilization (in %)."},
+	{"gpu_decoder_utilization_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_DEC_UTIL", G, 1, SC_GPU, 0,
+	 get_util_dec, "Fraction of time the video decoder was busy", "Decoder utilization (in %)."},
 	{"gpu_memory_total_bytes", G, "bytes", 1, NULL, NULL, "DCGM_FI_DEV_FB_TOTAL", G, MIB, SC_GPU,
 	 F_DCGM_FLOOR | F_DCGM_MIG, get_fb_total, "Framebuffer memory of the GPU",
 	 "Framebuffer memory total (in MiB)."},
@@ -378,188 +374,174 @@ static const struct fam fams[] = {
 	 "Framebuffer memory in use (excluding the driver's reservation where the driver reports it)",
 	 "Framebuffer memory used (in MiB)."},
 	{"gpu_memory_free_bytes", G, "bytes", 1, NULL, NULL, "DCGM_FI_DEV_FB_FREE", G, MIB, SC_GPU,
-	 F_DCGM_FLOOR | F_DCGM_MIG, get_fb_free, "Framebuffer memory free",
-	 "Framebuffer memory free (in MiB)."},
-	{"gpu_memory_reserved_bytes", G, "bytes", 1, NULL, NULL, "DCGM_FI_DEV_FB_RESERVED", G, MIB,
-	 SC_GPU, F_DCGM_FLOOR, get_fb_reserved,
-	 "Framebuffer memory reserved by the driver and firmware",
+	 F_DCGM_FLOOR | F_DCGM_MIG, get_fb_free, "Framebuffer memory free", "Framebuffer memory free (in MiB)."},
+	{"gpu_memory_reserved_bytes", G, "bytes", 1, NULL, NULL, "DCGM_FI_DEV_FB_RESERVED", G, MIB, SC_GPU,
+	 F_DCGM_FLOOR, get_fb_reserved, "Framebuffer memory reserved by the driver and firmware",
 	 "Framebuffer memory reserved (in MiB)."},
-	{"gpu_power_watts", G, "watts", 0.001, NULL, NULL, "DCGM_FI_DEV_POWER_USAGE", G, 0.001, SC_GPU,
-	 0, get_power, "Power draw of the board", "Power draw (in W)."},
-	{"gpu_power_limit_watts", G, "watts", 0.001, NULL, NULL, "DCGM_FI_DEV_ENFORCED_POWER_LIMIT", G,
-	 0.001, SC_GPU, 0, get_power_limit, "Power limit the driver enforces",
+	{"gpu_power_watts", G, "watts", 0.001, NULL, NULL, "DCGM_FI_DEV_POWER_USAGE", G, 0.001, SC_GPU, 0,
+	 get_power, "Power draw of the board", "Power draw (in W)."},
+	{"gpu_power_limit_watts", G, "watts", 0.001, NULL, NULL, "DCGM_FI_DEV_ENFORCED_POWER_LIMIT", G, 0.001,
+	 SC_GPU, 0, get_power_limit, "Power limit the driver enforces",
 	 "Effective power limit that the driver enforces (in W)."},
-	{"gpu_energy_joules_total", C, "joules", 0.001, NULL, NULL,
-	 "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", C, 1, SC_GPU, 0, get_energy,
-	 "Energy used by the GPU since the driver was loaded",
+	{"gpu_energy_joules_total", C, "joules", 0.001, NULL, NULL, "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", C, 1,
+	 SC_GPU, 0, get_energy, "Energy used by the GPU since the driver was loaded",
 	 "Total energy consumption since boot (in mJ)."},
-	{"gpu_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_GPU_TEMP", G, 1, SC_GPU,
-	 0, get_temp_gpu, "GPU die temperature", "GPU temperature (in C)."},
-	{"gpu_memory_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_MEMORY_TEMP", G, 1,
-	 SC_GPU, 0, get_temp_mem, "HBM memory temperature", "Memory temperature (in C)."},
-	{"gpu_slowdown_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_SLOWDOWN_TEMP", G,
-	 1, SC_GPU, 0, get_temp_slowdown, "Temperature at which the GPU slows its clocks down",
+	{"gpu_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_GPU_TEMP", G, 1, SC_GPU, 0,
+	 get_temp_gpu, "GPU die temperature", "GPU temperature (in C)."},
+	{"gpu_memory_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_MEMORY_TEMP", G, 1, SC_GPU, 0,
+	 get_temp_mem, "HBM memory temperature", "Memory temperature (in C)."},
+	{"gpu_slowdown_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_SLOWDOWN_TEMP", G, 1,
+	 SC_GPU, 0, get_temp_slowdown, "Temperature at which the GPU slows its clocks down",
 	 "Slowdown temperature for the device (in C)."},
-	{"gpu_shutdown_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_SHUTDOWN_TEMP", G,
-	 1, SC_GPU, 0, get_temp_shutdown, "Temperature at which the GPU shuts down",
+	{"gpu_shutdown_temperature_celsius", G, "celsius", 1, NULL, NULL, "DCGM_FI_DEV_SHUTDOWN_TEMP", G, 1,
+	 SC_GPU, 0, get_temp_shutdown, "Temperature at which the GPU shuts down",
 	 "Shutdown temperature for the device (in C)."},
-	{"gpu_fan_speed_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_FAN_SPEED", G, 1, SC_GPU, 0,
-	 get_fan, "Fan speed as a fraction of its maximum (absent on passively cooled boards)",
+	{"gpu_fan_speed_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_DEV_FAN_SPEED", G, 1, SC_GPU, 0, get_fan,
+	 "Fan speed as a fraction of its maximum (absent on passively cooled boards)",
 	 "Fan speed for the device in percent 0-100."},
-	{"gpu_performance_state", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PSTATE", G, 1, SC_GPU, 0,
-	 get_pstate, "Performance state, 0 (P0, highest) to 15", "Performance state (P-State) 0-15."},
-	{"gpu_sm_clock_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_SM_CLOCK", G, 1, SC_GPU, 0,
-	 get_clock_sm, "SM clock frequency", "SM clock frequency (in MHz)."},
-	{"gpu_memory_clock_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_MEM_CLOCK", G, 1, SC_GPU,
-	 0, get_clock_mem, "Memory clock frequency", "Memory clock frequency (in MHz)."},
+	{"gpu_performance_state", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PSTATE", G, 1, SC_GPU, 0, get_pstate,
+	 "Performance state, 0 (P0, highest) to 15", "Performance state (P-State) 0-15."},
+	{"gpu_sm_clock_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_SM_CLOCK", G, 1, SC_GPU, 0, get_clock_sm,
+	 "SM clock frequency", "SM clock frequency (in MHz)."},
+	{"gpu_memory_clock_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_MEM_CLOCK", G, 1, SC_GPU, 0,
+	 get_clock_mem, "Memory clock frequency", "Memory clock frequency (in MHz)."},
 	{"gpu_graphics_clock_hertz", G, "hertz", 1e6, NULL, NULL, NULL, G, 1, SC_GPU, 0, get_clock_gr,
 	 "Graphics clock frequency", NULL},
-	{"gpu_video_clock_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_VIDEO_CLOCK", G, 1, SC_GPU,
-	 0, get_clock_video, "Video encoder/decoder clock frequency",
+	{"gpu_video_clock_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_VIDEO_CLOCK", G, 1, SC_GPU, 0,
+	 get_clock_video, "Video encoder/decoder clock frequency",
 	 "Video encoder/decoder clock frequency (in MHz)."},
-	{"gpu_sm_clock_max_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_MAX_SM_CLOCK", G, 1, SC_GPU,
-	 0, get_clock_max_sm, "Highest SM clock the GPU supports",
+	{"gpu_sm_clock_max_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_MAX_SM_CLOCK", G, 1, SC_GPU, 0,
+	 get_clock_max_sm, "Highest SM clock the GPU supports",
 	 "Maximum supported SM clock for the device (in MHz)."},
-	{"gpu_memory_clock_max_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_MAX_MEM_CLOCK", G, 1,
-	 SC_GPU, 0, get_clock_max_mem, "Highest memory clock the GPU supports",
+	{"gpu_memory_clock_max_hertz", G, "hertz", 1e6, NULL, NULL, "DCGM_FI_DEV_MAX_MEM_CLOCK", G, 1, SC_GPU, 0,
+	 get_clock_max_mem, "Highest memory clock the GPU supports",
 	 "Maximum supported memory clock for the device (in MHz)."},
-	{"gpu_graphics_engine_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
-	 G, 0.01, SC_GPM, 0, get_gpm_gr,
+	{"gpu_graphics_engine_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_GR_ENGINE_ACTIVE", G,
+	 0.01, SC_GPM, 0, get_gpm_gr,
 	 "Fraction of the interval the graphics/compute engine was busy (GPM, Hopper and later)",
 	 "Ratio of time the graphics engine is active."},
-	{"gpu_sm_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_SM_ACTIVE", G, 0.01, SC_GPM,
-	 0, get_gpm_sm,
-	 "Fraction of SM cycles with at least one warp resident, averaged over the SMs (GPM)",
+	{"gpu_sm_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_SM_ACTIVE", G, 0.01, SC_GPM, 0,
+	 get_gpm_sm, "Fraction of SM cycles with at least one warp resident, averaged over the SMs (GPM)",
 	 "The ratio of cycles an SM has at least 1 warp assigned."},
-	{"gpu_sm_occupancy_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_SM_OCCUPANCY", G, 0.01,
-	 SC_GPM, 0, get_gpm_occ, "Resident warps as a fraction of the SMs' maximum (GPM)",
+	{"gpu_sm_occupancy_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_SM_OCCUPANCY", G, 0.01, SC_GPM, 0,
+	 get_gpm_occ, "Resident warps as a fraction of the SMs' maximum (GPM)",
 	 "The ratio of number of warps resident on an SM."},
-	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "tensor", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", G,
-	 0.01, SC_GPM, 0, get_gpm_tensor,
-	 "Fraction of cycles an execution pipe was busy, by pipe (GPM)",
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "tensor", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", G, 0.01,
+	 SC_GPM, 0, get_gpm_tensor, "Fraction of cycles an execution pipe was busy, by pipe (GPM)",
 	 "Ratio of cycles the tensor (HMMA) pipe is active."},
-	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp64", "DCGM_FI_PROF_PIPE_FP64_ACTIVE", G,
-	 0.01, SC_GPM, 0, get_gpm_fp64, NULL, "Ratio of cycles the fp64 pipes are active."},
-	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp32", "DCGM_FI_PROF_PIPE_FP32_ACTIVE", G,
-	 0.01, SC_GPM, 0, get_gpm_fp32, NULL, "Ratio of cycles the fp32 pipes are active."},
-	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp16", "DCGM_FI_PROF_PIPE_FP16_ACTIVE", G,
-	 0.01, SC_GPM, 0, get_gpm_fp16, NULL, "Ratio of cycles the fp16 pipes are active."},
-	{"gpu_dram_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_DRAM_ACTIVE", G, 0.01,
-	 SC_GPM, 0, get_gpm_dram, "Fraction of cycles the device memory interface was busy (GPM)",
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp64", "DCGM_FI_PROF_PIPE_FP64_ACTIVE", G, 0.01,
+	 SC_GPM, 0, get_gpm_fp64, NULL, "Ratio of cycles the fp64 pipes are active."},
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp32", "DCGM_FI_PROF_PIPE_FP32_ACTIVE", G, 0.01,
+	 SC_GPM, 0, get_gpm_fp32, NULL, "Ratio of cycles the fp32 pipes are active."},
+	{"gpu_pipe_active_ratio", G, "ratio", 0.01, "pipe", "fp16", "DCGM_FI_PROF_PIPE_FP16_ACTIVE", G, 0.01,
+	 SC_GPM, 0, get_gpm_fp16, NULL, "Ratio of cycles the fp16 pipes are active."},
+	{"gpu_dram_active_ratio", G, "ratio", 0.01, NULL, NULL, "DCGM_FI_PROF_DRAM_ACTIVE", G, 0.01, SC_GPM, 0,
+	 get_gpm_dram, "Fraction of cycles the device memory interface was busy (GPM)",
 	 "Ratio of cycles the device memory interface is active sending or receiving data."},
-	{"gpu_nvlink_transmit_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_NVLINK_TX_BYTES", G,
-	 1, SC_GPM, 0, get_gpm_nvl_tx, "NVLink transmit rate over all links, averaged over the interval (GPM)",
+	{"gpu_nvlink_transmit_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_NVLINK_TX_BYTES", G, 1,
+	 SC_GPM, 0, get_gpm_nvl_tx, "NVLink transmit rate over all links, averaged over the interval (GPM)",
 	 "The rate of data transmitted over NVLink, not including protocol headers, in bytes per second."},
-	{"gpu_nvlink_receive_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_NVLINK_RX_BYTES", G,
-	 1, SC_GPM, 0, get_gpm_nvl_rx, "NVLink receive rate over all links, averaged over the interval (GPM)",
+	{"gpu_nvlink_receive_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_NVLINK_RX_BYTES", G, 1,
+	 SC_GPM, 0, get_gpm_nvl_rx, "NVLink receive rate over all links, averaged over the interval (GPM)",
 	 "The rate of data received over NVLink, not including protocol headers, in bytes per second."},
-	{"gpu_pcie_transmit_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_PCIE_TX_BYTES", G,
-	 1, SC_GPU, 0, get_pcie_tx,
+	{"gpu_pcie_transmit_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_PCIE_TX_BYTES", G, 1, SC_GPU,
+	 0, get_pcie_tx,
 	 "PCIe transmit rate, headers included: GPM's interval average on Hopper and later, else the driver's last 20 ms window",
 	 "The rate of data transmitted over the PCIe bus - including both protocol headers and data payloads - in bytes per second."},
-	{"gpu_pcie_receive_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_PCIE_RX_BYTES", G,
-	 1, SC_GPU, 0, get_pcie_rx,
+	{"gpu_pcie_receive_bytes_per_second", G, NULL, 1, NULL, NULL, "DCGM_FI_PROF_PCIE_RX_BYTES", G, 1, SC_GPU,
+	 0, get_pcie_rx,
 	 "PCIe receive rate, headers included: GPM's interval average on Hopper and later, else the driver's last 20 ms window",
 	 "The rate of data received over the PCIe bus - including both protocol headers and data payloads - in bytes per second."},
-	{"gpu_pcie_replays_total", C, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", C, 1,
-	 SC_GPU, 0, get_pcie_replay, "PCIe link-level replays (retries) since the driver was loaded",
+	{"gpu_pcie_replays_total", C, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", C, 1, SC_GPU, 0,
+	 get_pcie_replay, "PCIe link-level replays (retries) since the driver was loaded",
 	 "Total number of PCIe retries."},
-	{"gpu_pcie_link_generation", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_LINK_GEN", G, 1, SC_GPU,
-	 0, get_pcie_gen, "Current PCIe link generation (drops at idle to save power)",
+	{"gpu_pcie_link_generation", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_LINK_GEN", G, 1, SC_GPU, 0,
+	 get_pcie_gen, "Current PCIe link generation (drops at idle to save power)",
 	 "PCIe Current Link Generation."},
 	{"gpu_pcie_link_width", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_LINK_WIDTH", G, 1, SC_GPU, 0,
 	 get_pcie_width, "Current PCIe link width in lanes", "PCIe Current Link Width."},
-	{"gpu_pcie_link_generation_max", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_MAX_LINK_GEN", G, 1,
-	 SC_GPU, 0, get_pcie_max_gen, "Highest PCIe generation the GPU and the slot support",
-	 "PCIe Max Link Generation."},
-	{"gpu_pcie_link_width_max", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", G, 1,
-	 SC_GPU, 0, get_pcie_max_width, "Widest PCIe link the GPU and the slot support, in lanes",
-	 "PCIe Max Link Width."},
-	{"gpu_ecc_volatile_errors_total", C, NULL, 1, "type", "corrected",
-	 "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", C, 1, SC_GPU, 0, get_ecc_sbe_vol,
-	 "ECC errors since the driver was loaded, by type", "Total single bit volatile ECC errors."},
-	{"gpu_ecc_volatile_errors_total", C, NULL, 1, "type", "uncorrected",
-	 "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", C, 1, SC_GPU, 0, get_ecc_dbe_vol,
-	 "ECC errors since the driver was loaded, by type", "Total double bit volatile ECC errors."},
-	{"gpu_ecc_aggregate_errors_total", C, NULL, 1, "type", "corrected",
-	 "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", C, 1, SC_GPU, 0, get_ecc_sbe_agg,
-	 "ECC errors over the GPU's lifetime (kept in its InfoROM), by type",
+	{"gpu_pcie_link_generation_max", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_MAX_LINK_GEN", G, 1, SC_GPU, 0,
+	 get_pcie_max_gen, "Highest PCIe generation the GPU and the slot support", "PCIe Max Link Generation."},
+	{"gpu_pcie_link_width_max", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_PCIE_MAX_LINK_WIDTH", G, 1, SC_GPU, 0,
+	 get_pcie_max_width, "Widest PCIe link the GPU and the slot support, in lanes", "PCIe Max Link Width."},
+	{"gpu_ecc_volatile_errors_total", C, NULL, 1, "type", "corrected", "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", C, 1,
+	 SC_GPU, 0, get_ecc_sbe_vol, "ECC errors since the driver was loaded, by type",
+	 "Total single bit volatile ECC errors."},
+	{"gpu_ecc_volatile_errors_total", C, NULL, 1, "type", "uncorrected", "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", C, 1,
+	 SC_GPU, 0, get_ecc_dbe_vol, "ECC errors since the driver was loaded, by type",
+	 "Total double bit volatile ECC errors."},
+	{"gpu_ecc_aggregate_errors_total", C, NULL, 1, "type", "corrected", "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", C, 1,
+	 SC_GPU, 0, get_ecc_sbe_agg, "ECC errors over the GPU's lifetime (kept in its InfoROM), by type",
 	 "Total single bit aggregate (persistent) ECC errors."},
-	{"gpu_ecc_aggregate_errors_total", C, NULL, 1, "type", "uncorrected",
-	 "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", C, 1, SC_GPU, 0, get_ecc_dbe_agg,
-	 "ECC errors over the GPU's lifetime (kept in its InfoROM), by type",
+	{"gpu_ecc_aggregate_errors_total", C, NULL, 1, "type", "uncorrected", "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", C,
+	 1, SC_GPU, 0, get_ecc_dbe_agg, "ECC errors over the GPU's lifetime (kept in its InfoROM), by type",
 	 "Total double bit aggregate (persistent) ECC errors."},
-	{"gpu_ecc_enabled", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_ECC_CURRENT", G, 1, SC_GPU, 0,
-	 get_ecc_mode, "1 when ECC is enabled", "Current ECC mode for the device."},
-	{"gpu_retired_pages", G, NULL, 1, "cause", "single_bit", "DCGM_FI_DEV_RETIRED_SBE", C, 1, SC_GPU,
-	 0, get_retired_sbe, "Memory pages retired (pre-Ampere page retirement), by cause",
+	{"gpu_ecc_enabled", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_ECC_CURRENT", G, 1, SC_GPU, 0, get_ecc_mode,
+	 "1 when ECC is enabled", "Current ECC mode for the device."},
+	{"gpu_retired_pages", G, NULL, 1, "cause", "single_bit", "DCGM_FI_DEV_RETIRED_SBE", C, 1, SC_GPU, 0,
+	 get_retired_sbe, "Memory pages retired (pre-Ampere page retirement), by cause",
 	 "Total number of retired pages due to single-bit errors."},
-	{"gpu_retired_pages", G, NULL, 1, "cause", "double_bit", "DCGM_FI_DEV_RETIRED_DBE", C, 1, SC_GPU,
-	 0, get_retired_dbe, "Memory pages retired (pre-Ampere page retirement), by cause",
+	{"gpu_retired_pages", G, NULL, 1, "cause", "double_bit", "DCGM_FI_DEV_RETIRED_DBE", C, 1, SC_GPU, 0,
+	 get_retired_dbe, "Memory pages retired (pre-Ampere page retirement), by cause",
 	 "Total number of retired pages due to double-bit errors."},
-	{"gpu_retired_pages_pending", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_RETIRED_PENDING", G, 1,
-	 SC_GPU, 0, get_retired_pending, "1 when pages wait for retirement at the next reset",
+	{"gpu_retired_pages_pending", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_RETIRED_PENDING", G, 1, SC_GPU, 0,
+	 get_retired_pending, "1 when pages wait for retirement at the next reset",
 	 "Total number of pages pending retirement."},
-	{"gpu_remapped_rows", G, NULL, 1, "cause", "correctable",
-	 "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", C, 1, SC_GPU, 0, get_remap_cor,
+	{"gpu_remapped_rows", G, NULL, 1, "cause", "correctable", "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", C, 1,
+	 SC_GPU, 0, get_remap_cor,
 	 "Memory rows remapped to spares (Ampere and later), by the error that caused it",
 	 "Number of remapped rows for correctable errors"},
-	{"gpu_remapped_rows", G, NULL, 1, "cause", "uncorrectable",
-	 "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", C, 1, SC_GPU, 0, get_remap_unc,
+	{"gpu_remapped_rows", G, NULL, 1, "cause", "uncorrectable", "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", C,
+	 1, SC_GPU, 0, get_remap_unc,
 	 "Memory rows remapped to spares (Ampere and later), by the error that caused it",
 	 "Number of remapped rows for uncorrectable errors"},
-	{"gpu_row_remap_pending", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_ROW_REMAP_PENDING", G, 1, SC_GPU,
-	 0, get_remap_pending, "1 when a row remap waits for a GPU reset",
-	 "Whether remapping of rows is pending"},
-	{"gpu_row_remap_failed", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_ROW_REMAP_FAILURE", G, 1, SC_GPU,
-	 0, get_remap_failure, "1 when a row remap failed (the GPU needs service)",
+	{"gpu_row_remap_pending", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_ROW_REMAP_PENDING", G, 1, SC_GPU, 0,
+	 get_remap_pending, "1 when a row remap waits for a GPU reset", "Whether remapping of rows is pending"},
+	{"gpu_row_remap_failed", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_ROW_REMAP_FAILURE", G, 1, SC_GPU, 0,
+	 get_remap_failure, "1 when a row remap failed (the GPU needs service)",
 	 "Whether remapping of rows has failed"},
 	{"gpu_clock_event_active", G, NULL, 1, NULL, NULL, NULL, G, 1, SC_REASON, 0, get_reason,
 	 "1 while this reason holds the clocks down (throttling), by reason", NULL},
-	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_CLOCKS_EVENT_REASONS", G, 1, SC_GPU, 0,
-	 get_clock_events, NULL, "Current clock event reasons (bitmask of DCGM_CLOCKS_EVENT_REASON_*)."},
-	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "power",
-	 "DCGM_FI_DEV_POWER_VIOLATION", C, 1, SC_GPU, 0, get_viol_power,
-	 "Time the clocks were held below the requested clocks, by policy", "Power Violation time in ns."},
-	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "thermal",
-	 "DCGM_FI_DEV_THERMAL_VIOLATION", C, 1, SC_GPU, 0, get_viol_thermal,
-	 "Time the clocks were held below the requested clocks, by policy", "Thermal Violation time in ns."},
+	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_CLOCKS_EVENT_REASONS", G, 1, SC_GPU, 0, get_clock_events, NULL,
+	 "Current clock event reasons (bitmask of DCGM_CLOCKS_EVENT_REASON_*)."},
+	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "power", "DCGM_FI_DEV_POWER_VIOLATION", C, 1,
+	 SC_GPU, 0, get_viol_power, "Time the clocks were held below the requested clocks, by policy",
+	 "Power Violation time in ns."},
+	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "thermal", "DCGM_FI_DEV_THERMAL_VIOLATION",
+	 C, 1, SC_GPU, 0, get_viol_thermal, "Time the clocks were held below the requested clocks, by policy",
+	 "Thermal Violation time in ns."},
 	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "sync_boost",
 	 "DCGM_FI_DEV_SYNC_BOOST_VIOLATION", C, 1, SC_GPU, 0, get_viol_sync,
-	 "Time the clocks were held below the requested clocks, by policy",
-	 "Sync Boost Violation time in ns."},
+	 "Time the clocks were held below the requested clocks, by policy", "Sync Boost Violation time in ns."},
 	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "board_limit",
 	 "DCGM_FI_DEV_BOARD_LIMIT_VIOLATION", C, 1, SC_GPU, 0, get_viol_board,
-	 "Time the clocks were held below the requested clocks, by policy",
-	 "Board Limit Violation time in ns."},
+	 "Time the clocks were held below the requested clocks, by policy", "Board Limit Violation time in ns."},
 	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "low_utilization",
 	 "DCGM_FI_DEV_LOW_UTIL_VIOLATION", C, 1, SC_GPU, 0, get_viol_low_util,
 	 "Time the clocks were held below the requested clocks, by policy",
 	 "Low Utilization Violation time in ns."},
 	{"gpu_throttled_seconds_total", C, "seconds", 1e-9, "reason", "reliability",
 	 "DCGM_FI_DEV_RELIABILITY_VIOLATION", C, 1, SC_GPU, 0, get_viol_reliability,
-	 "Time the clocks were held below the requested clocks, by policy",
-	 "Reliability Violation time in ns."},
+	 "Time the clocks were held below the requested clocks, by policy", "Reliability Violation time in ns."},
 	{"gpu_nvlink_up", G, NULL, 1, NULL, NULL, NULL, G, 1, SC_LINK, 0, get_link_up,
 	 "1 when the NVLink is active, by link", NULL},
-	{"gpu_nvlink_transmit_bytes_total", C, NULL, 1024, NULL, NULL, NULL, G, 1, SC_LINK, 0,
-	 get_link_tx, "NVLink data payload transmitted, by link", NULL},
-	{"gpu_nvlink_receive_bytes_total", C, NULL, 1024, NULL, NULL, NULL, G, 1, SC_LINK, 0,
-	 get_link_rx, "NVLink data payload received, by link", NULL},
-	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "replay", NULL, G, 1, SC_LINK, 0,
-	 get_link_replay,
+	{"gpu_nvlink_transmit_bytes_total", C, NULL, 1024, NULL, NULL, NULL, G, 1, SC_LINK, 0, get_link_tx,
+	 "NVLink data payload transmitted, by link", NULL},
+	{"gpu_nvlink_receive_bytes_total", C, NULL, 1024, NULL, NULL, NULL, G, 1, SC_LINK, 0, get_link_rx,
+	 "NVLink data payload received, by link", NULL},
+	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "replay", NULL, G, 1, SC_LINK, 0, get_link_replay,
 	 "NVLink data-link errors by link and type: replay (retransmission), recovery, crc_flit, crc_data, ecc_data",
 	 NULL},
-	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "recovery", NULL, G, 1, SC_LINK, 0,
-	 get_link_recovery, NULL, NULL},
-	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "crc_flit", NULL, G, 1, SC_LINK, 0,
-	 get_link_crc_flit, NULL, NULL},
-	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "crc_data", NULL, G, 1, SC_LINK, 0,
-	 get_link_crc_data, NULL, NULL},
-	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "ecc_data", NULL, G, 1, SC_LINK, 0,
-	 get_link_ecc_data, NULL, NULL},
-	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", G, 1, SC_GPU, 0,
-	 get_nvlink_rate, NULL,
+	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "recovery", NULL, G, 1, SC_LINK, 0, get_link_recovery,
+	 NULL, NULL},
+	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "crc_flit", NULL, G, 1, SC_LINK, 0, get_link_crc_flit,
+	 NULL, NULL},
+	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "crc_data", NULL, G, 1, SC_LINK, 0, get_link_crc_data,
+	 NULL, NULL},
+	{"gpu_nvlink_errors_total", C, NULL, 1, "type", "ecc_data", NULL, G, 1, SC_LINK, 0, get_link_ecc_data,
+	 NULL, NULL},
+	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", G, 1, SC_GPU, 0, get_nvlink_rate,
+	 NULL,
 	 "NVLink throughput over all links, transmit plus receive, KiB/s divided by 1000 as DCGM reports it."},
 	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", C, 1, SC_GPU, 0,
 	 get_links_crc_flit, NULL, "Total number of NVLink flow-control CRC errors."},
@@ -572,13 +554,13 @@ static const struct fam fams[] = {
 	{"gpu_xid_errors_total", C, NULL, 1, NULL, NULL, NULL, G, 1, SC_XID, 0, get_xid_total,
 	 "XID errors by code: every occurrence counts, from NVML events and the kernel log (since boot as far as the log reaches)",
 	 NULL},
-	{"gpu_xid_last_code", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_XID_ERRORS", G, 1, SC_XID_LAST, 0,
-	 get_xid_last, "Code of the most recent XID error (absent until one is seen)",
+	{"gpu_xid_last_code", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_XID_ERRORS", G, 1, SC_XID_LAST, 0, get_xid_last,
+	 "Code of the most recent XID error (absent until one is seen)",
 	 "Value of the last XID error encountered."},
-	{"gpu_xid_last_timestamp_seconds", G, NULL, 1, NULL, NULL, NULL, G, 1, SC_XID_LAST, 0,
-	 get_xid_last_time, "Unix time of the most recent XID error", NULL},
-	{NULL, G, NULL, 1, NULL, NULL, "DCGM_EXP_XID_ERRORS_COUNT", G, 1, SC_XID_WINDOW, 0,
-	 get_xid_window, NULL, "Count of XID Errors within user-specified time window (see xid-count-window-size param)."},
+	{"gpu_xid_last_timestamp_seconds", G, NULL, 1, NULL, NULL, NULL, G, 1, SC_XID_LAST, 0, get_xid_last_time,
+	 "Unix time of the most recent XID error", NULL},
+	{NULL, G, NULL, 1, NULL, NULL, "DCGM_EXP_XID_ERRORS_COUNT", G, 1, SC_XID_WINDOW, 0, get_xid_window, NULL,
+	 "Count of XID Errors within user-specified time window (see xid-count-window-size param)."},
 	{"gpu_mig_mode", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_MIG_MODE", G, 1, SC_GPU, 0, get_mig_mode,
 	 "1 when MIG is enabled", "MIG mode for the device."},
 	{"gpu_mig_memory_total_bytes", G, "bytes", 1, NULL, NULL, NULL, G, 1, SC_MIG, 0, get_mig_total,
@@ -600,8 +582,8 @@ size_t families_count(void)
 	return NFAMS;
 }
 
-void families_names(size_t i, const char **native, const char **dcgm, int *native_counter,
-		    int *dcgm_counter, const char **native_help)
+void families_names(size_t i, const char **native, const char **dcgm, int *native_counter, int *dcgm_counter,
+		    const char **native_help)
 {
 	*native = fams[i].native;
 	*dcgm = fams[i].dcgm;
@@ -688,8 +670,7 @@ static int gpu_in_scope(const struct xgpu *g, enum scope sc)
 }
 
 /* labels + the MIG GPU instance of mig[i]: dcgm's GPU_I_PROFILE/GPU_I_ID or gpu_instance/mig_profile. */
-static void mig_labels(struct strbuf *out, const char *labels, const struct xgpu *g, size_t i,
-		       int dcgm)
+static void mig_labels(struct strbuf *out, const char *labels, const struct xgpu *g, size_t i, int dcgm)
 {
 	char a[16];
 	snprintf(a, sizeof(a), "%u", g->mig[i].gpu_instance);
@@ -717,8 +698,8 @@ static int first_of_gi(const struct xgpu *g, size_t i)
 }
 
 /* Writes the series of entry f for one GPU. */
-static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct xview *v,
-		      const struct xgpu *g, const struct glabels *gl, int dcgm)
+static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct xview *v, const struct xgpu *g,
+		      const struct glabels *gl, int dcgm)
 {
 	const char *labels = strbuf_str(dcgm ? &gl->dcgm : &gl->native);
 	double scale = dcgm ? f->dscale : f->nscale;
@@ -735,8 +716,9 @@ static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct x
 		if (dcgm && (f->flags & F_DCGM_MIG) && g->nmig) {
 			/* dcgm-exporter reports a MIG-enabled GPU's memory per GPU instance */
 			for (i = 0; i < g->nmig; i++) {
-				getter mg = f->get == get_fb_total ? get_mig_total
-					    : f->get == get_fb_used ? get_mig_used : get_mig_free;
+				getter mg = f->get == get_fb_total ? get_mig_total :
+					    f->get == get_fb_used  ? get_mig_used :
+								     get_mig_free;
 				struct strbuf ml;
 				if (!first_of_gi(g, i) || !mg(g, i, &raw))
 					continue;
@@ -963,8 +945,8 @@ static int entry_selected(const struct xview *v, const struct fam *f, int dcgm, 
 	       ((names & NAMES_NATIVE) && f->dcgm && counters_find(v->counters, f->dcgm, NULL, NULL));
 }
 
-static void render_pass(struct expo_writer *w, const struct xview *v, struct glabels *gl,
-			int dcgm, enum names_mode names)
+static void render_pass(struct expo_writer *w, const struct xview *v, struct glabels *gl, int dcgm,
+			enum names_mode names)
 {
 	size_t i = 0;
 	while (i < NFAMS) {
@@ -1002,8 +984,8 @@ static void render_pass(struct expo_writer *w, const struct xview *v, struct gla
 	}
 }
 
-static void exporter_gauge(struct expo_writer *w, const char *name, const char *help,
-			   const char *unit, double value)
+static void exporter_gauge(struct expo_writer *w, const char *name, const char *help, const char *unit,
+			   double value)
 {
 	if (isnan(value))
 		return;
@@ -1011,8 +993,8 @@ static void exporter_gauge(struct expo_writer *w, const char *name, const char *
 	expo_sample(w, NULL, NULL, NULL, value);
 }
 
-static void exporter_counter(struct expo_writer *w, const char *name, const char *help,
-			     const char *unit, double value)
+static void exporter_counter(struct expo_writer *w, const char *name, const char *help, const char *unit,
+			     double value)
 {
 	if (isnan(value))
 		return;
@@ -1023,8 +1005,8 @@ static void exporter_counter(struct expo_writer *w, const char *name, const char
 static void render_exporter(struct expo_writer *w, const struct xview *v)
 {
 	const struct xstats *s = &v->stats;
-	expo_family(w, "gpuscope_exporter_build_info", EXPO_INFO,
-		    "The gpuscope version that serves these metrics", NULL);
+	expo_family(w, "gpuscope_exporter_build_info", EXPO_INFO, "The gpuscope version that serves these metrics",
+		    NULL);
 	expo_sample(w, NULL, "version", GPUSCOPE_VERSION, 1);
 	expo_family(w, "gpuscope_exporter_backend_up", EXPO_GAUGE,
 		    "1 when the GPU library (NVML) is loaded and initialised", NULL);
@@ -1033,11 +1015,11 @@ static void render_exporter(struct expo_writer *w, const struct xview *v)
 	exporter_gauge(w, "gpuscope_exporter_collect_interval_seconds",
 		       "Interval between collections (--interval); samples are served from the latest collection",
 		       "seconds", s->interval_s);
-	exporter_gauge(w, "gpuscope_exporter_collect_duration_seconds",
-		       "Wall time of the latest collection", "seconds", s->collect_duration_s);
+	exporter_gauge(w, "gpuscope_exporter_collect_duration_seconds", "Wall time of the latest collection",
+		       "seconds", s->collect_duration_s);
 	exporter_gauge(w, "gpuscope_exporter_slow_collect_duration_seconds",
-		       "Wall time of the latest PCIe throughput pass, which runs off the scrape path",
-		       "seconds", s->slow_duration_s);
+		       "Wall time of the latest PCIe throughput pass, which runs off the scrape path", "seconds",
+		       s->slow_duration_s);
 	exporter_gauge(w, "gpuscope_exporter_last_collect_timestamp_seconds",
 		       "Unix time the latest collection finished", "seconds", s->last_collect_time_s);
 	exporter_counter(w, "gpuscope_exporter_collections_total", "Collections made", NULL,
@@ -1046,28 +1028,27 @@ static void render_exporter(struct expo_writer *w, const struct xview *v)
 			 "GPU library calls that failed (unsupported readings are not errors)", NULL,
 			 (double)s->collect_errors);
 	exporter_counter(w, "gpuscope_exporter_stalled_calls_total",
-			 "GPU library calls that ran past the collection timeout", NULL,
-			 (double)s->stalled_calls);
+			 "GPU library calls that ran past the collection timeout", NULL, (double)s->stalled_calls);
 	expo_family(w, "gpuscope_exporter_xid_source_up", EXPO_GAUGE,
 		    "1 when XIDs arrive from this source (NVML events, the kernel log)", NULL);
 	expo_sample(w, NULL, "source", "nvml", s->nvml_events_up);
 	expo_sample(w, NULL, "source", "kmsg", s->kmsg_up);
 	exporter_counter(w, "gpuscope_exporter_xid_duplicates_total",
-			 "XIDs that both sources reported, counted once", NULL,
-			 (double)s->xid_duplicates);
+			 "XIDs that both sources reported, counted once", NULL, (double)s->xid_duplicates);
 	exporter_counter(w, "gpuscope_exporter_xid_unmatched_total",
 			 "Kernel-log XIDs whose PCI bus id matches no enumerated GPU", NULL,
 			 (double)s->xid_unmatched);
 	if (s->pod_resources) {
 		exporter_gauge(w, "gpuscope_exporter_pod_resources_up",
-			       "1 when the kubelet's pod-resources API answered the last call (--kubernetes)", NULL,
-			       s->pod_resources_up);
+			       "1 when the kubelet's pod-resources API answered the last call (--kubernetes)",
+			       NULL, s->pod_resources_up);
 		exporter_gauge(w, "gpuscope_exporter_pod_resources_devices",
 			       "NVIDIA devices the kubelet's last answer assigns to pods, with pod labels", NULL,
 			       (double)s->pod_resources_devices);
-		exporter_gauge(w, "gpuscope_exporter_pod_resources_dropped_devices",
-			       "NVIDIA devices of the kubelet's last answer past the exporter's bound, without pod labels",
-			       NULL, (double)s->pod_resources_dropped);
+		exporter_gauge(
+			w, "gpuscope_exporter_pod_resources_dropped_devices",
+			"NVIDIA devices of the kubelet's last answer past the exporter's bound, without pod labels",
+			NULL, (double)s->pod_resources_dropped);
 	}
 	exporter_counter(w, "process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
 			 "seconds", s->cpu_seconds);
@@ -1075,15 +1056,14 @@ static void render_exporter(struct expo_writer *w, const struct xview *v)
 		       s->resident_bytes);
 	exporter_gauge(w, "process_virtual_memory_bytes", "Virtual memory size in bytes.", "bytes",
 		       s->virtual_bytes);
-	exporter_gauge(w, "process_start_time_seconds",
-		       "Start time of the process since unix epoch in seconds.", "seconds", s->start_time_s);
+	exporter_gauge(w, "process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+		       "seconds", s->start_time_s);
 	exporter_gauge(w, "process_open_fds", "Number of open file descriptors.", NULL, s->open_fds);
 	exporter_gauge(w, "process_max_fds", "Maximum number of open file descriptors.", NULL, s->max_fds);
 	exporter_gauge(w, "process_threads", "Number of OS threads in the process.", NULL, s->threads);
 }
 
-void families_render(const struct xview *v, enum names_mode names, enum expo_format f,
-		     struct strbuf *out)
+void families_render(const struct xview *v, enum names_mode names, enum expo_format f, struct strbuf *out)
 {
 	struct expo_writer w;
 	struct glabels *gl = xcalloc(v->ngpus ? v->ngpus : 1, sizeof(*gl));
@@ -1102,8 +1082,7 @@ void families_render(const struct xview *v, enum names_mode names, enum expo_for
 	free(gl);
 }
 
-void families_render_tail(enum expo_format f, double sample_age_s, uint64_t scrapes,
-			  struct strbuf *out)
+void families_render_tail(enum expo_format f, double sample_age_s, uint64_t scrapes, struct strbuf *out)
 {
 	struct expo_writer w;
 	/* what follows is under 512 bytes (419 in OpenMetrics): one allocation
@@ -1113,8 +1092,7 @@ void families_render_tail(enum expo_format f, double sample_age_s, uint64_t scra
 	expo_family(&w, "gpuscope_exporter_sample_age_seconds", EXPO_GAUGE,
 		    "Age of the served collection at the time of this scrape", "seconds");
 	expo_sample(&w, NULL, NULL, NULL, sample_age_s);
-	expo_family(&w, "gpuscope_exporter_scrapes_total", EXPO_COUNTER,
-		    "Requests for /metrics served", NULL);
+	expo_family(&w, "gpuscope_exporter_scrapes_total", EXPO_COUNTER, "Requests for /metrics served", NULL);
 	expo_sample(&w, NULL, NULL, NULL, (double)scrapes);
 	expo_finish(&w);
 }

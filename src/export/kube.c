@@ -108,7 +108,7 @@ static int nvidia_resource(const char *r)
 struct list_out {
 	struct kube_device *v;
 	size_t n, cap;
-	size_t max;         /* devices kept at most; the rest are counted in dropped */
+	size_t max; /* devices kept at most; the rest are counted in dropped */
 	size_t dropped;
 };
 
@@ -225,11 +225,11 @@ struct kube {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	int stop;
-	struct kube_device *devs;   /* the last good answer; guarded by lock */
+	struct kube_device *devs; /* the last good answer; guarded by lock */
 	size_t ndevs;
-	size_t dropped;             /* devices of that answer past KUBE_MAX_DEVICES */
-	int up;                     /* the last call was answered and decoded */
-	char why[256];              /* why not, "" when up */
+	size_t dropped; /* devices of that answer past KUBE_MAX_DEVICES */
+	int up;         /* the last call was answered and decoded */
+	char why[256];  /* why not, "" when up */
 };
 
 #ifdef GPUSCOPE_HAVE_GRPC
@@ -259,7 +259,8 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 	char target[4200];
 	grpc_channel_credentials *creds = grpc_insecure_credentials_create();
 	/* a larger answer ends the call with RESOURCE_EXHAUSTED, reported as the reason */
-	grpc_arg max_msg = {GRPC_ARG_INTEGER, (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
+	grpc_arg max_msg = {GRPC_ARG_INTEGER,
+			    (char *)GRPC_ARG_MAX_RECEIVE_MESSAGE_LENGTH,
 			    {.integer = KUBE_MAX_MESSAGE}};
 	grpc_channel_args args = {1, &max_msg};
 	grpc_channel *ch;
@@ -279,11 +280,11 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 	ch = grpc_channel_create(target, creds, &args);
 	grpc_channel_credentials_release(creds);
 	call = grpc_channel_create_call(ch, NULL, GRPC_PROPAGATE_DEFAULTS, cq,
-					grpc_slice_from_static_string("/v1.PodResourcesLister/List"), NULL, deadline,
-					NULL);
+					grpc_slice_from_static_string("/v1.PodResourcesLister/List"), NULL,
+					deadline, NULL);
 	grpc_metadata_array_init(&init_md);
 	grpc_metadata_array_init(&trail_md);
-	req = grpc_raw_byte_buffer_create(&empty, 1);   /* ListPodResourcesRequest{}: no bytes */
+	req = grpc_raw_byte_buffer_create(&empty, 1); /* ListPodResourcesRequest{}: no bytes */
 	memset(ops, 0, sizeof(ops));
 	ops[0].op = GRPC_OP_SEND_INITIAL_METADATA;
 	ops[1].op = GRPC_OP_SEND_MESSAGE;
@@ -301,7 +302,8 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 		snprintf(why, wlen, "cannot start the List call");
 	} else {
 		/* the call's own deadline ends it; a little more for the completion to arrive */
-		ev = grpc_completion_queue_next(cq, gpr_time_add(deadline, gpr_time_from_millis(1000, GPR_TIMESPAN)),
+		ev = grpc_completion_queue_next(cq,
+						gpr_time_add(deadline, gpr_time_from_millis(1000, GPR_TIMESPAN)),
 						NULL);
 		if (ev.type != GRPC_OP_COMPLETE) {
 			grpc_call_cancel(call, NULL);
@@ -311,7 +313,8 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 		} else if (status != GRPC_STATUS_OK) {
 			char *d = grpc_slice_to_c_string(details);
 			snprintf(why, wlen, "%s (gRPC status %d)",
-				 status == GRPC_STATUS_DEADLINE_EXCEEDED ? "the kubelet did not answer in time" : d,
+				 status == GRPC_STATUS_DEADLINE_EXCEEDED ? "the kubelet did not answer in time" :
+									   d,
 				 (int)status);
 			gpr_free(d);
 		} else if (!reply) {
@@ -341,7 +344,8 @@ static int list_call(struct kube *k, uint8_t **resp, size_t *resp_len, char *why
 	grpc_call_unref(call);
 	grpc_channel_destroy(ch);
 	grpc_completion_queue_shutdown(cq);
-	while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type != GRPC_QUEUE_SHUTDOWN)
+	while (grpc_completion_queue_next(cq, gpr_inf_future(GPR_CLOCK_MONOTONIC), NULL).type !=
+	       GRPC_QUEUE_SHUTDOWN)
 		;
 	grpc_completion_queue_destroy(cq);
 	return rc;
@@ -356,8 +360,10 @@ static void log_change(struct kube *k, const char *why, size_t dropped)
 		xlog(LOG_WARN, "export: kubernetes: no pod labels: %s (asking again every %g s)", why,
 		     k->period_s);
 	if (dropped && !k->dropped)
-		xlog(LOG_WARN, "export: kubernetes: the kubelet's answer assigns more than %d NVIDIA devices; "
-		     "%zu have no pod labels", KUBE_MAX_DEVICES, dropped);
+		xlog(LOG_WARN,
+		     "export: kubernetes: the kubelet's answer assigns more than %d NVIDIA devices; "
+		     "%zu have no pod labels",
+		     KUBE_MAX_DEVICES, dropped);
 }
 
 static void *kube_main(void *arg)
@@ -411,8 +417,7 @@ static void *kube_main(void *arg)
 	return NULL;
 }
 
-struct kube *kube_start(const char *socket_path, double period_s, double timeout_s, char *err,
-			size_t err_len)
+struct kube *kube_start(const char *socket_path, double period_s, double timeout_s, char *err, size_t err_len)
 {
 	struct kube *k;
 	int rc;
@@ -458,8 +463,7 @@ int kube_available(void)
 	return 0;
 }
 
-struct kube *kube_start(const char *socket_path, double period_s, double timeout_s, char *err,
-			size_t err_len)
+struct kube *kube_start(const char *socket_path, double period_s, double timeout_s, char *err, size_t err_len)
 {
 	(void)socket_path;
 	(void)period_s;

@@ -18,8 +18,8 @@
 
 /* One device a container was given. */
 struct kube_device {
-	char id[128];           /* the device plugin's id: a GPU or MIG UUID, or "nvidiaN" */
-	char resource[128];     /* "nvidia.com/gpu", "nvidia.com/mig-1g.10gb" ... */
+	char id[128];       /* the device plugin's id: a GPU or MIG UUID, or "nvidiaN" */
+	char resource[128]; /* "nvidia.com/gpu", "nvidia.com/mig-1g.10gb" ... */
 	char pod[254];
 	char namespace_[64];
 	char container[254];
@@ -58,8 +58,7 @@ struct kube;
  * why there are no labels meanwhile).  Returns NULL with a message in err
  * when gRPC is not built in or the thread cannot start.
  */
-struct kube *kube_start(const char *socket_path, double period_s, double timeout_s, char *err,
-			size_t err_len);
+struct kube *kube_start(const char *socket_path, double period_s, double timeout_s, char *err, size_t err_len);
 void kube_stop(struct kube *k);
 
 /*
@@ -70,10 +69,10 @@ int kube_lookup(struct kube *k, const char *id, struct kube_device *out);
 
 /* The state of the last call, for /health and the exporter's metrics. */
 struct kube_health {
-	int up;             /* the last List call was answered and decoded */
-	char why[256];      /* why there are no labels now; "" when up */
-	size_t devices;     /* NVIDIA devices with pod labels from that answer */
-	size_t dropped;     /* NVIDIA devices of that answer past KUBE_MAX_DEVICES, without */
+	int up;         /* the last List call was answered and decoded */
+	char why[256];  /* why there are no labels now; "" when up */
+	size_t devices; /* NVIDIA devices with pod labels from that answer */
+	size_t dropped; /* NVIDIA devices of that answer past KUBE_MAX_DEVICES, without */
 };
 
 /* Fills *out (all zero when k is NULL). */

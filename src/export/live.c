@@ -71,7 +71,8 @@ static void add_procs(struct live *t, unsigned i)
 		q->pid = pr[k].pid;
 		q->mem_valid = pr[k].used_bytes_valid;
 		q->mem = pr[k].used_bytes;
-		host_proc_user(t->root ? t->root : "", pr[k].pid, q->user, sizeof(q->user), q->comm, sizeof(q->comm));
+		host_proc_user(t->root ? t->root : "", pr[k].pid, q->user, sizeof(q->user), q->comm,
+			       sizeof(q->comm));
 		if (proc_container_of(t->root, pr[k].pid, &pc) == 1)
 			snprintf(q->container, sizeof(q->container), "%.12s", pc.id);
 	}
@@ -85,7 +86,8 @@ void live_refresh_gpus(struct live *t)
 	for (i = 0; i < t->n; i++) {
 		struct live_gpu *g = &t->g[i];
 		if (!g->have_static)
-			g->have_static = t->b->static_info(g->dev, &g->st) == GPU_OK || GPU_STATIC_HAS(&g->st, uuid);
+			g->have_static = t->b->static_info(g->dev, &g->st) == GPU_OK ||
+					 GPU_STATIC_HAS(&g->st, uuid);
 		g->rc = t->b->sample(g->dev, GPU_SAMPLE_BASIC | GPU_SAMPLE_THROTTLE, &g->s);
 		if (g->rc != GPU_OK)
 			continue;

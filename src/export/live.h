@@ -22,21 +22,21 @@
 
 struct live_gpu {
 	struct gpu_device *dev;
-	int have_static;         /* st was read (or at least its uuid) */
+	int have_static; /* st was read (or at least its uuid) */
 	struct gpu_static st;
-	int rc;                  /* the last sample()'s gpu_rc */
+	int rc; /* the last sample()'s gpu_rc */
 	struct gpu_sample s;
 	struct gpu_gpm gpm;
 };
 
 struct live_proc {
-	unsigned gpu;            /* the GPU's NVML index */
+	unsigned gpu; /* the GPU's NVML index */
 	unsigned pid;
-	char user[32];           /* "" when unknown */
+	char user[32]; /* "" when unknown */
 	char comm[32];
-	char container[13];      /* the container id's first 12 digits, "" outside one */
+	char container[13]; /* the container id's first 12 digits, "" outside one */
 	int mem_valid;
-	uint64_t mem;            /* bytes of GPU memory */
+	uint64_t mem; /* bytes of GPU memory */
 };
 
 /* XIDs kept for the frame: the newest few */
@@ -44,24 +44,31 @@ struct live_proc {
 struct live_xid {
 	unsigned gpu;
 	uint64_t code;
-	time_t when;             /* wall clock, seconds */
+	time_t when; /* wall clock, seconds */
 };
 
-enum live_sort { LIVE_SORT_INDEX, LIVE_SORT_UTIL, LIVE_SORT_MEM, LIVE_SORT_POWER, LIVE_SORT_TEMP, LIVE_NSORT };
+enum live_sort {
+	LIVE_SORT_INDEX,
+	LIVE_SORT_UTIL,
+	LIVE_SORT_MEM,
+	LIVE_SORT_POWER,
+	LIVE_SORT_TEMP,
+	LIVE_NSORT
+};
 
 struct live {
 	const struct gpu_backend *b;
-	const char *root;        /* NULL or "": read /proc and /etc/passwd of this host */
+	const char *root; /* NULL or "": read /proc and /etc/passwd of this host */
 	struct live_gpu *g;
 	unsigned n;
-	struct live_proc *p;     /* every GPU's processes, from the last refresh */
+	struct live_proc *p; /* every GPU's processes, from the last refresh */
 	size_t np, pcap;
 	struct live_xid xids[LIVE_MAX_XIDS];
 	size_t nxids;
-	uint64_t xids_total;     /* since live_init() */
+	uint64_t xids_total; /* since live_init() */
 	enum live_sort sort;
-	char filter[64];         /* "" shows every GPU */
-	int procs;               /* read processes (top's p key turns them off) */
+	char filter[64]; /* "" shows every GPU */
+	int procs;       /* read processes (top's p key turns them off) */
 };
 
 /* "index", "util", "memory", "power", "temp" */

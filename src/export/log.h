@@ -16,8 +16,16 @@
 
 #include "util/error.h"
 
-enum log_level { LOG_DEBUG = 0, LOG_INFO, LOG_WARN, LOG_ERROR };
-enum log_format { LOG_LOGFMT = 0, LOG_JSON };
+enum log_level {
+	LOG_DEBUG = 0,
+	LOG_INFO,
+	LOG_WARN,
+	LOG_ERROR
+};
+enum log_format {
+	LOG_LOGFMT = 0,
+	LOG_JSON
+};
 
 /*
  * Sets the level and format from the flags' words; returns 0, or -1 with
@@ -38,7 +46,10 @@ struct xlog_limit {
 	unsigned n;                 /* lines in this window */
 	unsigned long long dropped; /* since the last line written */
 };
-#define XLOG_LIMIT_INIT(burst, window_s) {PTHREAD_MUTEX_INITIALIZER, (burst), (window_s), 0, 0, 0}
+#define XLOG_LIMIT_INIT(burst, window_s) \
+	{ \
+		PTHREAD_MUTEX_INITIALIZER, (burst), (window_s), 0, 0, 0 \
+	}
 void xlog_limited(struct xlog_limit *l, enum log_level lv, const char *fmt, ...) GS_PRINTF(3, 4);
 
 /* Formats one line into buf (for tests); returns its length. */

@@ -8,8 +8,8 @@
 #include <stddef.h>
 
 struct proc_container {
-	char id[65];        /* container id (64 hex digits), "" outside a container */
-	char pod_uid[37];   /* Kubernetes pod UID, "" outside a pod */
+	char id[65];      /* container id (64 hex digits), "" outside a container */
+	char pod_uid[37]; /* Kubernetes pod UID, "" outside a pod */
 };
 
 /*

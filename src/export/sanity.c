@@ -5,12 +5,12 @@
 
 #define BIT_CLEAR(v, i) ((v)[(i) / 64] &= ~((uint64_t)1 << ((i) % 64)))
 /* Clears the reading when it is valid and cond holds; counts it in n. */
-#define DROP_IF(s, kind, member, cond, n)                                         \
-	do {                                                                      \
+#define DROP_IF(s, kind, member, cond, n) \
+	do { \
 		if (GPU_BIT_TEST((s)->valid, gpu_##kind##_##member##_valid) && (cond)) { \
-			BIT_CLEAR((s)->valid, gpu_##kind##_##member##_valid);     \
-			(n)++;                                                    \
-		}                                                                 \
+			BIT_CLEAR((s)->valid, gpu_##kind##_##member##_valid); \
+			(n)++; \
+		} \
 	} while (0)
 
 unsigned sanity_sample(struct gpu_sample *s)

@@ -18,7 +18,7 @@
 struct listen_addr {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	int any;                /* ":PORT": every address, IPv6 and IPv4 */
+	int any; /* ":PORT": every address, IPv6 and IPv4 */
 	unsigned port;
 };
 
@@ -33,10 +33,10 @@ struct server_opts {
 	struct listen_addr addr;
 	unsigned max_connections;
 	unsigned max_per_ip;
-	double timeout_s;           /* idle connection timeout */
-	unsigned threads;           /* HTTP worker threads */
-	size_t connection_memory;   /* bytes per connection (request headers and buffers) */
-	double stale_s;             /* /health fails when the snapshot is older */
+	double timeout_s;         /* idle connection timeout */
+	unsigned threads;         /* HTTP worker threads */
+	size_t connection_memory; /* bytes per connection (request headers and buffers) */
+	double stale_s;           /* /health fails when the snapshot is older */
 	struct collector *collector;
 	/* shown on the landing page */
 	enum names_mode names;
@@ -50,8 +50,7 @@ struct server;
  * Binds, listens and starts serving.  wc (may be NULL) becomes the
  * server's.  Returns NULL with a message in err.
  */
-struct server *server_start(const struct server_opts *o, struct web_config *wc, char *err,
-			    size_t err_len);
+struct server *server_start(const struct server_opts *o, struct web_config *wc, char *err, size_t err_len);
 /*
  * Replaces the web configuration (SIGHUP).  Restarts the listener's TLS
  * layer when TLS settings changed, on the same socket.  On success takes
@@ -75,8 +74,7 @@ int server_route(const char *target);
  * and points user and password into it.  Returns 0, or -1 when the header
  * is absent or malformed (not base64, no colon, a NUL inside).
  */
-int server_basic_credentials(const char *header, char *buf, size_t len, const char **user,
-			     const char **password);
+int server_basic_credentials(const char *header, char *buf, size_t len, const char **user, const char **password);
 
 /* A TLS reload waits at most this long (and --http-timeout) for the old daemon's requests. */
 #define SERVER_DRAIN_MAX_S 10.0

@@ -18,8 +18,8 @@
 #include "gpu/gpu.h"
 
 enum names_mode {
-	NAMES_DCGM = 1,     /* dcgm-exporter's names and labels; native names only where dcgm has none */
-	NAMES_NATIVE = 2,   /* Prometheus-convention names only */
+	NAMES_DCGM = 1,   /* dcgm-exporter's names and labels; native names only where dcgm has none */
+	NAMES_NATIVE = 2, /* Prometheus-convention names only */
 	NAMES_BOTH = 3,
 };
 
@@ -29,19 +29,19 @@ int names_mode_parse(const char *s, enum names_mode *out);
 /* A process holding a GPU (only with --processes). */
 struct xproc {
 	unsigned pid;
-	char comm[32];              /* /proc/PID/comm, "" when unreadable */
+	char comm[32]; /* /proc/PID/comm, "" when unreadable */
 	int used_valid;
 	uint64_t used_bytes;
-	unsigned gpu_instance;      /* GPU_NO_INSTANCE outside MIG */
+	unsigned gpu_instance; /* GPU_NO_INSTANCE outside MIG */
 	unsigned compute_instance;
-	char container[13];         /* short container id from its cgroup, "" when none */
+	char container[13]; /* short container id from its cgroup, "" when none */
 };
 
 /* XIDs seen on one GPU, one entry per code. */
 struct xid_count {
 	unsigned code;
-	uint64_t total;             /* since boot as far as the kernel log reaches, then counted live */
-	unsigned in_window;         /* within the last window (dcgm's DCGM_EXP_XID_ERRORS_COUNT) */
+	uint64_t total;     /* since boot as far as the kernel log reaches, then counted live */
+	unsigned in_window; /* within the last window (dcgm's DCGM_EXP_XID_ERRORS_COUNT) */
 };
 
 /* The Kubernetes pod holding a GPU or MIG device (--kubernetes). */
@@ -53,50 +53,50 @@ struct xpod {
 };
 
 struct xgpu {
-	unsigned index;             /* NVML index (the gpu label) */
-	struct xpod pod;            /* the pod holding the whole GPU */
-	struct xpod *mig_pod;       /* per MIG device, parallel to mig[]; NULL without */
+	unsigned index;       /* NVML index (the gpu label) */
+	struct xpod pod;      /* the pod holding the whole GPU */
+	struct xpod *mig_pod; /* per MIG device, parallel to mig[]; NULL without */
 	int have_static;
 	struct gpu_static st;
-	int answered;               /* sample() succeeded for this collection */
-	int lost;                   /* the driver reported the GPU fell off the bus */
-	int stalled;                /* a library call for it has run past the timeout */
-	int rc;                     /* the last sample()'s gpu_rc */
-	struct gpu_sample s;        /* meaningful when answered */
-	int nvlink_rate_valid;      /* DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL */
-	double nvlink_kib_per_s;    /* tx + rx over all links, KiB/s */
+	int answered;            /* sample() succeeded for this collection */
+	int lost;                /* the driver reported the GPU fell off the bus */
+	int stalled;             /* a library call for it has run past the timeout */
+	int rc;                  /* the last sample()'s gpu_rc */
+	struct gpu_sample s;     /* meaningful when answered */
+	int nvlink_rate_valid;   /* DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL */
+	double nvlink_kib_per_s; /* tx + rx over all links, KiB/s */
 	struct gpu_mig_instance *mig;
 	size_t nmig;
-	struct gpu_gpm gpm;         /* profiling metrics of the whole GPU (GPM) */
-	struct gpu_gpm *mig_gpm;    /* per MIG device, parallel to mig[]; NULL without */
+	struct gpu_gpm gpm;      /* profiling metrics of the whole GPU (GPM) */
+	struct gpu_gpm *mig_gpm; /* per MIG device, parallel to mig[]; NULL without */
 	struct xproc *procs;
 	size_t nprocs;
 	struct xid_count *xids;
 	size_t nxids;
 	int has_last_xid;
 	unsigned last_xid;
-	double last_xid_time_s;     /* Unix time */
+	double last_xid_time_s; /* Unix time */
 };
 
 /* Exporter-level figures that go with a collection. */
 struct xstats {
 	double interval_s;
-	double collect_duration_s;      /* the last collection, wall time */
-	double slow_duration_s;         /* the last PCIe throughput pass (NaN: none yet) */
-	double last_collect_time_s;     /* Unix time it finished */
+	double collect_duration_s;  /* the last collection, wall time */
+	double slow_duration_s;     /* the last PCIe throughput pass (NaN: none yet) */
+	double last_collect_time_s; /* Unix time it finished */
 	uint64_t collections;
-	uint64_t collect_errors;        /* failed library calls */
-	uint64_t stalled_calls;         /* calls that ran past the timeout, cumulative */
-	int backend_up;                 /* the GPU library is loaded and initialised */
-	const char *backend;            /* "nvml" or NULL */
-	int nvml_events_up;             /* XIDs arrive from the library */
-	int kmsg_up;                    /* XIDs arrive from the kernel log */
-	int pod_resources;              /* pod labels asked for (--kubernetes); the next three mean nothing without */
-	int pod_resources_up;           /* the kubelet answered the last call */
-	size_t pod_resources_devices;   /* NVIDIA devices with pod labels */
-	size_t pod_resources_dropped;   /* NVIDIA devices the kubelet assigns past the bound, without */
-	uint64_t xid_unmatched;         /* kernel-log XIDs of a bus id no GPU has */
-	uint64_t xid_duplicates;        /* XIDs seen by both sources, counted once */
+	uint64_t collect_errors; /* failed library calls */
+	uint64_t stalled_calls;  /* calls that ran past the timeout, cumulative */
+	int backend_up;          /* the GPU library is loaded and initialised */
+	const char *backend;     /* "nvml" or NULL */
+	int nvml_events_up;      /* XIDs arrive from the library */
+	int kmsg_up;             /* XIDs arrive from the kernel log */
+	int pod_resources;       /* pod labels asked for (--kubernetes); the next three mean nothing without */
+	int pod_resources_up;    /* the kubelet answered the last call */
+	size_t pod_resources_devices; /* NVIDIA devices with pod labels */
+	size_t pod_resources_dropped; /* NVIDIA devices the kubelet assigns past the bound, without */
+	uint64_t xid_unmatched;       /* kernel-log XIDs of a bus id no GPU has */
+	uint64_t xid_duplicates;      /* XIDs seen by both sources, counted once */
 	/* process figures (Prometheus client conventions) */
 	double cpu_seconds;
 	double resident_bytes;
@@ -113,8 +113,8 @@ struct xview {
 	struct xstats stats;
 	const char *hostname;
 	double xid_window_s;
-	int processes;              /* --processes: per-process series */
-	const struct counters *counters;  /* -f FILE: only its fields; NULL: every family */
+	int processes;                   /* --processes: per-process series */
+	const struct counters *counters; /* -f FILE: only its fields; NULL: every family */
 };
 
 /*
@@ -122,19 +122,17 @@ struct xview {
  * collection figures) to out.  Does not write the per-scrape families or the
  * OpenMetrics "# EOF": see families_render_tail().
  */
-void families_render(const struct xview *v, enum names_mode names, enum expo_format f,
-		     struct strbuf *out);
+void families_render(const struct xview *v, enum names_mode names, enum expo_format f, struct strbuf *out);
 
 /*
  * Appends the families that change with every scrape (the age of the
  * served sample, the scrape count) and ends the exposition.
  */
-void families_render_tail(enum expo_format f, double sample_age_s, uint64_t scrapes,
-			  struct strbuf *out);
+void families_render_tail(enum expo_format f, double sample_age_s, uint64_t scrapes, struct strbuf *out);
 
 /* For tests: the family table's size and the names of entry i (NULL when absent). */
 size_t families_count(void);
-void families_names(size_t i, const char **native, const char **dcgm, int *native_counter,
-		    int *dcgm_counter, const char **native_help);
+void families_names(size_t i, const char **native, const char **dcgm, int *native_counter, int *dcgm_counter,
+		    const char **native_help);
 
 #endif

@@ -51,8 +51,8 @@ static void yl_load(void)
 	*(void **)&yl.parser_set_input_string = dlsym(h, "yaml_parser_set_input_string");
 	*(void **)&yl.parser_load = dlsym(h, "yaml_parser_load");
 	*(void **)&yl.document_delete = dlsym(h, "yaml_document_delete");
-	if (!yl.parser_initialize || !yl.parser_delete || !yl.parser_set_input_string ||
-	    !yl.parser_load || !yl.document_delete) {
+	if (!yl.parser_initialize || !yl.parser_delete || !yl.parser_set_input_string || !yl.parser_load ||
+	    !yl.document_delete) {
 		snprintf(yl.why, sizeof(yl.why), "libyaml lacks the document API");
 		return;
 	}
@@ -64,7 +64,7 @@ static void yl_load(void)
 struct ctx {
 	yaml_document_t *doc;
 	const char *path;
-	char *dir;          /* directory of path, for relative file names */
+	char *dir; /* directory of path, for relative file names */
 	unsigned flags;
 	struct diag *err;
 	struct web_config *c;
@@ -78,8 +78,7 @@ static yaml_node_t *node_at(struct ctx *x, int index)
 	return start + index - 1;
 }
 
-static int fail(struct ctx *x, const yaml_node_t *n, const char *field, const char *fmt, ...)
-	GS_PRINTF(4, 5);
+static int fail(struct ctx *x, const yaml_node_t *n, const char *field, const char *fmt, ...) GS_PRINTF(4, 5);
 
 static int fail(struct ctx *x, const yaml_node_t *n, const char *field, const char *fmt, ...)
 {
@@ -105,8 +104,7 @@ static int is_null(const yaml_node_t *n)
 		return 1;
 	if (!s || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
-	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-	       !strcmp(s, "NULL");
+	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
 static int get_string(struct ctx *x, const yaml_node_t *n, const char *field, char **out)
@@ -145,8 +143,7 @@ static int get_bool(struct ctx *x, const yaml_node_t *n, const char *field, int 
 	return fail(x, n, field, "expected true or false, got '%s'", s ? s : "a collection");
 }
 
-static int get_int(struct ctx *x, const yaml_node_t *n, const char *field, long lo, long hi,
-		   long *out)
+static int get_int(struct ctx *x, const yaml_node_t *n, const char *field, long lo, long hi, long *out)
 {
 	const char *s = scalar(n);
 	char *end;
@@ -173,7 +170,7 @@ static int parse_go_duration(const char *s, double *seconds)
 		const char *unit;
 		double scale;
 	} units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"\xce\xbcs", 1e-6},
-		     {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
+		     {"ms", 1e-3}, {"s", 1},     {"m", 60},           {"h", 3600}};
 	double total = 0;
 	int neg = 0;
 	char *end;
@@ -260,8 +257,8 @@ static char *read_small_file(const char *path, char *why, size_t why_len)
 }
 
 /* Iterates over a mapping's pairs; returns -1 (with err) when n is not a mapping. */
-#define FOR_PAIRS(n, p) for (yaml_node_pair_t *p = (n)->data.mapping.pairs.start; \
-			     p < (n)->data.mapping.pairs.top; p++)
+#define FOR_PAIRS(n, p) \
+	for (yaml_node_pair_t *p = (n)->data.mapping.pairs.start; p < (n)->data.mapping.pairs.top; p++)
 
 /* A mapping, without a key given twice (yaml.v2's strict mode refuses those too). */
 static int need_mapping(struct ctx *x, const yaml_node_t *n, const char *field)
@@ -281,8 +278,7 @@ static int need_mapping(struct ctx *x, const yaml_node_t *n, const char *field)
 	return 0;
 }
 
-static int string_list(struct ctx *x, const yaml_node_t *n, const char *field,
-		       char ***out, size_t *count)
+static int string_list(struct ctx *x, const yaml_node_t *n, const char *field, char ***out, size_t *count)
 {
 	size_t cap = 0;
 	if (is_null(n))
@@ -305,8 +301,8 @@ static int string_list(struct ctx *x, const yaml_node_t *n, const char *field,
 /* ---- tls_server_config ---- */
 
 struct suite {
-	const char *go;         /* Go's crypto/tls name */
-	const char *kx, *cipher, *mac;   /* GnuTLS priority items; kx NULL for TLS 1.3 */
+	const char *go;                /* Go's crypto/tls name */
+	const char *kx, *cipher, *mac; /* GnuTLS priority items; kx NULL for TLS 1.3 */
 };
 
 static const struct suite suites[] = {
@@ -347,8 +343,7 @@ static int tls_version(struct ctx *x, const yaml_node_t *n, const char *field, i
 		*out = 10 + (s[4] - '0');
 		return 0;
 	}
-	return fail(x, n, field, "unknown TLS version '%s' (TLS10, TLS11, TLS12 or TLS13)",
-		    s ? s : "");
+	return fail(x, n, field, "unknown TLS version '%s' (TLS10, TLS11, TLS12 or TLS13)", s ? s : "");
 }
 
 /* Appends "+ITEM" once to a priority string being built. */
@@ -360,8 +355,7 @@ static void prio_add(char *buf, size_t len, const char *item)
 		snprintf(buf + strlen(buf), len - strlen(buf), "%s", tok);
 }
 
-static void build_priorities(struct web_config *c, char **csuites, size_t ncs, char **ccurves,
-			     size_t ncc)
+static void build_priorities(struct web_config *c, char **csuites, size_t ncs, char **ccurves, size_t ncc)
 {
 	char buf[1024];
 	int v;
@@ -379,8 +373,7 @@ static void build_priorities(struct web_config *c, char **csuites, size_t ncs, c
 		 * TLS 1.2 suites offered are the combinations of the parts named.
 		 * As in Go, TLS 1.3 suites stay enabled whatever the list says.
 		 */
-		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
-			 ":-CIPHER-ALL:-KX-ALL:-MAC-ALL");
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ":-CIPHER-ALL:-KX-ALL:-MAC-ALL");
 		for (i = 0; i < ncs; i++)
 			for (k = 0; k < sizeof(suites) / sizeof(suites[0]); k++)
 				if (!strcmp(csuites[i], suites[k].go)) {
@@ -414,8 +407,7 @@ static void free_list(char **l, size_t n)
 	free(l);
 }
 
-static int load_pem(struct ctx *x, const yaml_node_t *n, const char *field, const char *file,
-		    char **out)
+static int load_pem(struct ctx *x, const yaml_node_t *n, const char *field, const char *file, char **out)
 {
 	char why[200];
 	char *path = join_dir(x, file);
@@ -451,7 +443,8 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 		return 0;
 	if (need_mapping(x, n, "tls_server_config"))
 		return -1;
-	FOR_PAIRS(n, p) {
+	FOR_PAIRS(n, p)
+	{
 		yaml_node_t *k = node_at(x, p->key), *v = node_at(x, p->value);
 		const char *name = scalar(k);
 		int r = 0;
@@ -490,7 +483,7 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 			if (!r && is_null(v))
 				continue;
 			if (!r && !c->allowed_sans)
-				c->allowed_sans = xcalloc(1, sizeof(char *));   /* set, but empty */
+				c->allowed_sans = xcalloc(1, sizeof(char *)); /* set, but empty */
 		} else if (!strcmp(name, "min_version")) {
 			r = tls_version(x, v, name, &c->min_version);
 		} else if (!strcmp(name, "max_version")) {
@@ -565,25 +558,27 @@ static int parse_tls(struct ctx *x, yaml_node_t *n)
 	else if (!strcmp(auth, "RequireAndVerifyClientCert"))
 		c->client_auth = CLIENT_AUTH_REQUIRE_AND_VERIFY;
 	else {
-		fail(x, auth_node, "client_auth_type", "invalid client_auth_type '%s' (NoClientCert, "
+		fail(x, auth_node, "client_auth_type",
+		     "invalid client_auth_type '%s' (NoClientCert, "
 		     "RequestClientCert, RequireAnyClientCert, VerifyClientCertIfGiven, "
-		     "RequireAndVerifyClientCert)", auth);
+		     "RequireAndVerifyClientCert)",
+		     auth);
 		goto out;
 	}
 	if ((client_ca || client_ca_file) && c->client_auth == CLIENT_AUTH_NONE) {
-		fail(x, ca_node, "client_auth_type",
-		     "a client CA is configured without a client_auth_type");
+		fail(x, ca_node, "client_auth_type", "a client CA is configured without a client_auth_type");
 		goto out;
 	}
-	if ((c->client_auth == CLIENT_AUTH_VERIFY_IF_GIVEN ||
-	     c->client_auth == CLIENT_AUTH_REQUIRE_AND_VERIFY) && !client_ca && !client_ca_file) {
+	if ((c->client_auth == CLIENT_AUTH_VERIFY_IF_GIVEN || c->client_auth == CLIENT_AUTH_REQUIRE_AND_VERIFY) &&
+	    !client_ca && !client_ca_file) {
 		fail(x, auth_node, "client_ca_file", "client_auth_type '%s' needs client_ca_file or client_ca",
 		     auth);
 		goto out;
 	}
 	if (c->allowed_sans && c->client_auth != CLIENT_AUTH_REQUIRE_ANY &&
 	    c->client_auth != CLIENT_AUTH_REQUIRE_AND_VERIFY) {
-		fail(x, sans_node, "client_allowed_sans", "client_allowed_sans requires client_auth_type "
+		fail(x, sans_node, "client_allowed_sans",
+		     "client_allowed_sans requires client_auth_type "
 		     "to be one of RequireAnyClientCert or RequireAndVerifyClientCert");
 		goto out;
 	}
@@ -656,7 +651,8 @@ static int parse_http(struct ctx *x, yaml_node_t *n)
 		return 0;
 	if (need_mapping(x, n, "http_server_config"))
 		return -1;
-	FOR_PAIRS(n, p) {
+	FOR_PAIRS(n, p)
+	{
 		yaml_node_t *k = node_at(x, p->key), *v = node_at(x, p->value);
 		const char *name = scalar(k);
 		if (!name || !v)
@@ -669,7 +665,8 @@ static int parse_http(struct ctx *x, yaml_node_t *n)
 				continue;
 			if (need_mapping(x, v, "headers"))
 				return -1;
-			FOR_PAIRS(v, hp) {
+			FOR_PAIRS(v, hp)
+			{
 				yaml_node_t *hk = node_at(x, hp->key), *hv = node_at(x, hp->value);
 				const char *hname = scalar(hk), *hval = scalar(hv);
 				size_t a, i;
@@ -739,7 +736,8 @@ static int parse_users(struct ctx *x, yaml_node_t *n)
 		return 0;
 	if (need_mapping(x, n, "basic_auth_users"))
 		return -1;
-	FOR_PAIRS(n, p) {
+	FOR_PAIRS(n, p)
+	{
 		yaml_node_t *k = node_at(x, p->key), *v = node_at(x, p->value);
 		const char *name = scalar(k), *hash = scalar(v);
 		if (!name || !v)
@@ -767,7 +765,8 @@ static int parse_rate(struct ctx *x, yaml_node_t *n)
 		return 0;
 	if (need_mapping(x, n, "rate_limit"))
 		return -1;
-	FOR_PAIRS(n, p) {
+	FOR_PAIRS(n, p)
+	{
 		yaml_node_t *k = node_at(x, p->key), *v = node_at(x, p->value);
 		const char *name = scalar(k);
 		if (!name || !v)
@@ -797,8 +796,8 @@ static int parse_rate(struct ctx *x, yaml_node_t *n)
 #define AUTH_BAD 64
 
 struct web_auth_cache {
-	pthread_mutex_t lock;       /* the cache entries */
-	pthread_mutex_t bcrypt;     /* one bcrypt at a time, and the crypt_data */
+	pthread_mutex_t lock;   /* the cache entries */
+	pthread_mutex_t bcrypt; /* one bcrypt at a time, and the crypt_data */
 	struct crypt_data *cd;
 	/*
 	 * Verified credentials apart from refused ones: a flood of wrong
@@ -872,8 +871,8 @@ void web_config_free(struct web_config *c)
 	free(c);
 }
 
-int web_config_parse(const char *text, size_t len, const char *path, unsigned flags,
-		     struct web_config **out, struct diag *err)
+int web_config_parse(const char *text, size_t len, const char *path, unsigned flags, struct web_config **out,
+		     struct diag *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
@@ -918,8 +917,8 @@ int web_config_parse(const char *text, size_t len, const char *path, unsigned fl
 	}
 	yl.parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yl.parser_load(&parser, &doc)) {
-		diag_set(err, path, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
-			 "", "YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
+		diag_set(err, path, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1, "",
+			 "YAML: %s%s%s", parser.problem ? parser.problem : "syntax error",
 			 parser.context ? " " : "", parser.context ? parser.context : "");
 		yl.parser_delete(&parser);
 		goto out_nodoc;
@@ -927,12 +926,13 @@ int web_config_parse(const char *text, size_t len, const char *path, unsigned fl
 	x.doc = &doc;
 	root = node_at(&x, 1);
 	if (!root || is_null(root)) {
-		rc = 0;     /* an empty file: plain HTTP, no auth */
+		rc = 0; /* an empty file: plain HTTP, no auth */
 		goto out;
 	}
 	if (need_mapping(&x, root, ""))
 		goto out;
-	FOR_PAIRS(root, p) {
+	FOR_PAIRS(root, p)
+	{
 		yaml_node_t *k = node_at(&x, p->key), *v = node_at(&x, p->value);
 		const char *name = scalar(k);
 		int r;
@@ -949,8 +949,10 @@ int web_config_parse(const char *text, size_t len, const char *path, unsigned fl
 		else if (!strcmp(name, "rate_limit"))
 			r = parse_rate(&x, v);
 		else
-			r = fail(&x, k, name, "unknown field '%s' (tls_server_config, http_server_config, "
-				 "basic_auth_users, rate_limit)", name);
+			r = fail(&x, k, name,
+				 "unknown field '%s' (tls_server_config, http_server_config, "
+				 "basic_auth_users, rate_limit)",
+				 name);
 		if (r)
 			goto out;
 	}

@@ -49,32 +49,32 @@ struct web_header {
 
 struct web_user {
 	char *name;
-	char *hash;     /* bcrypt */
+	char *hash; /* bcrypt */
 };
 
 struct web_config {
-	char *path;                 /* the file it came from */
-	int tls;                    /* serve HTTPS */
-	char *cert_pem;             /* certificate chain, PEM */
-	char *key_pem;              /* private key, PEM */
-	char *client_ca_pem;        /* NULL: none */
+	char *path;          /* the file it came from */
+	int tls;             /* serve HTTPS */
+	char *cert_pem;      /* certificate chain, PEM */
+	char *key_pem;       /* private key, PEM */
+	char *client_ca_pem; /* NULL: none */
 	enum client_auth client_auth;
-	char **allowed_sans;        /* client_allowed_sans */
+	char **allowed_sans; /* client_allowed_sans */
 	size_t nsans;
-	int min_version, max_version;  /* 10..13: TLS 1.0 .. TLS 1.3 */
-	char *priorities;           /* the GnuTLS priority string derived from versions, suites, curves */
+	int min_version, max_version; /* 10..13: TLS 1.0 .. TLS 1.3 */
+	char *priorities;             /* the GnuTLS priority string derived from versions, suites, curves */
 	int http2;
 	struct web_header *headers;
 	size_t nheaders;
 	struct web_user *users;
 	size_t nusers;
-	double rate_interval_s;     /* 0: no rate limit */
+	double rate_interval_s; /* 0: no rate limit */
 	int rate_burst;
-	struct web_auth_cache *cache;  /* private */
+	struct web_auth_cache *cache; /* private */
 };
 
 /* web_config_parse() flags */
-#define WEBCFG_NO_FILES 0x1     /* do not read cert_file, key_file or client_ca_file (fuzzing) */
+#define WEBCFG_NO_FILES 0x1 /* do not read cert_file, key_file or client_ca_file (fuzzing) */
 
 /*
  * Parses the YAML text of a web configuration; `path` names it in messages
@@ -83,8 +83,8 @@ struct web_config {
  * (file, line, column, field).  An empty file is a valid configuration that
  * changes nothing.
  */
-int web_config_parse(const char *text, size_t len, const char *path, unsigned flags,
-		     struct web_config **out, struct diag *err);
+int web_config_parse(const char *text, size_t len, const char *path, unsigned flags, struct web_config **out,
+		     struct diag *err);
 /* Reads and parses the file at path. */
 int web_config_load(const char *path, struct web_config **out, struct diag *err);
 void web_config_free(struct web_config *c);

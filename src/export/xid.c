@@ -17,15 +17,15 @@
 
 struct pending {
 	double t[PENDING_MAX];
-	unsigned head, n;   /* FIFO of report times */
+	unsigned head, n; /* FIFO of report times */
 };
 
 struct code_book {
 	unsigned code;
 	uint64_t total;
-	unsigned *bucket;   /* window_n one-second buckets */
-	int64_t *stamp;     /* the second each bucket holds */
-	struct pending pend[2];  /* per source */
+	unsigned *bucket;       /* window_n one-second buckets */
+	int64_t *stamp;         /* the second each bucket holds */
+	struct pending pend[2]; /* per source */
 };
 
 struct gpu_book {
@@ -136,7 +136,7 @@ static void window_add(struct xid_book *b, struct code_book *c, double t)
 	unsigned slot = (unsigned)(((sec % b->window_n) + b->window_n) % b->window_n);
 	if (c->stamp[slot] != sec) {
 		if (c->stamp[slot] > sec)
-			return;     /* older than the window */
+			return; /* older than the window */
 		c->stamp[slot] = sec;
 		c->bucket[slot] = 0;
 	}
@@ -148,14 +148,12 @@ static unsigned window_count(const struct xid_book *b, const struct code_book *c
 	int64_t now_sec = (int64_t)floor(now);
 	unsigned i, n = 0;
 	for (i = 0; i < b->window_n; i++)
-		if (c->stamp[i] >= 0 && now_sec - c->stamp[i] < (int64_t)b->window_n &&
-		    c->stamp[i] <= now_sec)
+		if (c->stamp[i] >= 0 && now_sec - c->stamp[i] < (int64_t)b->window_n && c->stamp[i] <= now_sec)
 			n += c->bucket[i];
 	return n;
 }
 
-int xid_book_add(struct xid_book *b, unsigned gpu, unsigned code, double time_s,
-		 enum xid_source src)
+int xid_book_add(struct xid_book *b, unsigned gpu, unsigned code, double time_s, enum xid_source src)
 {
 	struct gpu_book *g;
 	struct code_book *c;
@@ -196,8 +194,8 @@ static int cmp_code(const void *a, const void *b)
 	return (x->code > y->code) - (x->code < y->code);
 }
 
-size_t xid_book_view(struct xid_book *b, unsigned gpu, double now_s, struct xid_count **counts,
-		     int *has_last, unsigned *last, double *last_time_s)
+size_t xid_book_view(struct xid_book *b, unsigned gpu, double now_s, struct xid_count **counts, int *has_last,
+		     unsigned *last, double *last_time_s)
 {
 	struct gpu_book *g;
 	size_t i, n;

@@ -26,7 +26,10 @@
 /* Two reports of one XID are at most this far apart, in seconds. */
 #define XID_MATCH_S 10.0
 
-enum xid_source { XID_FROM_NVML = 0, XID_FROM_KMSG = 1 };
+enum xid_source {
+	XID_FROM_NVML = 0,
+	XID_FROM_KMSG = 1
+};
 
 struct xid_book;
 
@@ -43,16 +46,15 @@ void xid_book_free(struct xid_book *b);
  * was counted, 0 when it matched the other source's report of the same
  * error (a duplicate), -1 when gpu is out of range.
  */
-int xid_book_add(struct xid_book *b, unsigned gpu, unsigned code, double time_s,
-		 enum xid_source src);
+int xid_book_add(struct xid_book *b, unsigned gpu, unsigned code, double time_s, enum xid_source src);
 
 /*
  * Copies GPU slot gpu's figures at Unix time now_s: *counts (malloc()ed,
  * caller frees; NULL when none) sorted by code, and the last XID.
  * Returns the number of codes.
  */
-size_t xid_book_view(struct xid_book *b, unsigned gpu, double now_s, struct xid_count **counts,
-		     int *has_last, unsigned *last, double *last_time_s);
+size_t xid_book_view(struct xid_book *b, unsigned gpu, double now_s, struct xid_count **counts, int *has_last,
+		     unsigned *last, double *last_time_s);
 
 /* XIDs that were reported by both sources (and counted once). */
 uint64_t xid_book_duplicates(struct xid_book *b);

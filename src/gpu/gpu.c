@@ -22,33 +22,54 @@ const struct gpu_backend *gpu_backend_find(const char *name)
 const char *gpu_rc_name(int rc)
 {
 	switch (rc) {
-	case GPU_OK: return "ok";
-	case GPU_ERR_NO_LIBRARY: return "no library";
-	case GPU_ERR_NO_DRIVER: return "driver not loaded";
-	case GPU_ERR_VERSION_MISMATCH: return "driver/library version mismatch";
-	case GPU_ERR_NO_PERMISSION: return "no permission";
-	case GPU_ERR_LOST: return "gpu lost";
-	case GPU_ERR_NOT_SUPPORTED: return "not supported";
-	case GPU_ERR_TIMEOUT: return "timeout";
-	case GPU_ERR_RESET_REQUIRED: return "reset required";
-	case GPU_ERR_NO_GPU: return "no gpu";
-	default: return "error";
+	case GPU_OK:
+		return "ok";
+	case GPU_ERR_NO_LIBRARY:
+		return "no library";
+	case GPU_ERR_NO_DRIVER:
+		return "driver not loaded";
+	case GPU_ERR_VERSION_MISMATCH:
+		return "driver/library version mismatch";
+	case GPU_ERR_NO_PERMISSION:
+		return "no permission";
+	case GPU_ERR_LOST:
+		return "gpu lost";
+	case GPU_ERR_NOT_SUPPORTED:
+		return "not supported";
+	case GPU_ERR_TIMEOUT:
+		return "timeout";
+	case GPU_ERR_RESET_REQUIRED:
+		return "reset required";
+	case GPU_ERR_NO_GPU:
+		return "no gpu";
+	default:
+		return "error";
 	}
 }
 
 const char *gpu_clock_event_name(uint64_t bit)
 {
 	switch (bit) {
-	case GPU_CLOCK_EVENT_GPU_IDLE: return "gpu_idle";
-	case GPU_CLOCK_EVENT_APP_CLOCKS: return "applications_clocks_setting";
-	case GPU_CLOCK_EVENT_SW_POWER_CAP: return "sw_power_cap";
-	case GPU_CLOCK_EVENT_HW_SLOWDOWN: return "hw_slowdown";
-	case GPU_CLOCK_EVENT_SYNC_BOOST: return "sync_boost";
-	case GPU_CLOCK_EVENT_SW_THERMAL: return "sw_thermal_slowdown";
-	case GPU_CLOCK_EVENT_HW_THERMAL: return "hw_thermal_slowdown";
-	case GPU_CLOCK_EVENT_HW_POWER_BRAKE: return "hw_power_brake_slowdown";
-	case GPU_CLOCK_EVENT_DISPLAY_CLOCKS: return "display_clock_setting";
-	default: return NULL;
+	case GPU_CLOCK_EVENT_GPU_IDLE:
+		return "gpu_idle";
+	case GPU_CLOCK_EVENT_APP_CLOCKS:
+		return "applications_clocks_setting";
+	case GPU_CLOCK_EVENT_SW_POWER_CAP:
+		return "sw_power_cap";
+	case GPU_CLOCK_EVENT_HW_SLOWDOWN:
+		return "hw_slowdown";
+	case GPU_CLOCK_EVENT_SYNC_BOOST:
+		return "sync_boost";
+	case GPU_CLOCK_EVENT_SW_THERMAL:
+		return "sw_thermal_slowdown";
+	case GPU_CLOCK_EVENT_HW_THERMAL:
+		return "hw_thermal_slowdown";
+	case GPU_CLOCK_EVENT_HW_POWER_BRAKE:
+		return "hw_power_brake_slowdown";
+	case GPU_CLOCK_EVENT_DISPLAY_CLOCKS:
+		return "display_clock_setting";
+	default:
+		return NULL;
 	}
 }
 

@@ -44,16 +44,16 @@
 /* Return codes of the backend functions (0 or a negative code). */
 enum gpu_rc {
 	GPU_OK = 0,
-	GPU_ERR = -1,                 /* anything else; see last_error() */
-	GPU_ERR_NO_LIBRARY = -2,      /* the vendor library cannot be loaded or lacks required symbols */
-	GPU_ERR_NO_DRIVER = -3,       /* library loaded, kernel driver not loaded */
-	GPU_ERR_VERSION_MISMATCH = -4,/* library and kernel driver versions differ (NVML 18) */
+	GPU_ERR = -1,                  /* anything else; see last_error() */
+	GPU_ERR_NO_LIBRARY = -2,       /* the vendor library cannot be loaded or lacks required symbols */
+	GPU_ERR_NO_DRIVER = -3,        /* library loaded, kernel driver not loaded */
+	GPU_ERR_VERSION_MISMATCH = -4, /* library and kernel driver versions differ (NVML 18) */
 	GPU_ERR_NO_PERMISSION = -5,
-	GPU_ERR_LOST = -6,            /* the GPU fell off the bus (NVML 15); see status() */
+	GPU_ERR_LOST = -6, /* the GPU fell off the bus (NVML 15); see status() */
 	GPU_ERR_NOT_SUPPORTED = -7,
 	GPU_ERR_TIMEOUT = -8,
-	GPU_ERR_RESET_REQUIRED = -9,  /* NVML 16 */
-	GPU_ERR_NO_GPU = -10,         /* driver loaded, no GPU visible */
+	GPU_ERR_RESET_REQUIRED = -9, /* NVML 16 */
+	GPU_ERR_NO_GPU = -10,        /* driver loaded, no GPU visible */
 };
 
 /* Short lower-case name of a code: "gpu lost", "no library" ... (static string). */
@@ -65,8 +65,8 @@ struct gpu_device;
 /* Health of a device as far as the backend can tell, without a new call. */
 enum gpu_status {
 	GPU_STATUS_OK = 0,
-	GPU_STATUS_LOST = 1,            /* a call returned "GPU is lost": every later reading fails */
-	GPU_STATUS_RESET_REQUIRED = 2,  /* a call returned "reset required" */
+	GPU_STATUS_LOST = 1,           /* a call returned "GPU is lost": every later reading fails */
+	GPU_STATUS_RESET_REQUIRED = 2, /* a call returned "reset required" */
 };
 
 #define GPU_NAME_LEN 96
@@ -90,61 +90,70 @@ enum gpu_status {
  * X(type, member, array-suffix)
  */
 #define GPU_STATIC_FIELDS(X) \
-	X(unsigned, index, )                      /* NVML index (0-based) */ \
-	X(unsigned, minor_number, )               /* N in /dev/nvidiaN */ \
-	X(char, name, [GPU_NAME_LEN])             /* "NVIDIA H100 80GB HBM3" */ \
-	X(char, uuid, [GPU_UUID_LEN])             /* "GPU-xxxxxxxx-..." */ \
-	X(char, pci_bus_id, [GPU_BUS_ID_LEN])     /* NVML form "00000000:17:00.0" */ \
-	X(char, pci_sysfs_id, [GPU_BUS_ID_LEN])   /* sysfs form "0000:17:00.0" (lower case) */ \
+	X(unsigned, index, )                    /* NVML index (0-based) */ \
+	X(unsigned, minor_number, )             /* N in /dev/nvidiaN */ \
+	X(char, name, [GPU_NAME_LEN])           /* "NVIDIA H100 80GB HBM3" */ \
+	X(char, uuid, [GPU_UUID_LEN])           /* "GPU-xxxxxxxx-..." */ \
+	X(char, pci_bus_id, [GPU_BUS_ID_LEN])   /* NVML form "00000000:17:00.0" */ \
+	X(char, pci_sysfs_id, [GPU_BUS_ID_LEN]) /* sysfs form "0000:17:00.0" (lower case) */ \
 	X(unsigned, pci_domain, ) \
 	X(unsigned, pci_bus, ) \
 	X(unsigned, pci_device, ) \
-	X(uint32_t, pci_device_id, )              /* (device id << 16) | 0x10de */ \
+	X(uint32_t, pci_device_id, ) /* (device id << 16) | 0x10de */ \
 	X(uint32_t, pci_subsystem_id, ) \
 	X(char, serial, [GPU_SERIAL_LEN]) \
 	X(char, vbios_version, [GPU_SERIAL_LEN]) \
 	X(uint64_t, memory_total_bytes, ) \
-	X(unsigned, pcie_max_gen, )               /* max of device and system */ \
-	X(unsigned, pcie_max_width, )             /* lanes, max of device and system */ \
-	X(unsigned, pcie_gpu_max_gen, )           /* the GPU's own max */ \
-	X(unsigned, power_limit_mw, )             /* enforced power limit */ \
+	X(unsigned, pcie_max_gen, )     /* max of device and system */ \
+	X(unsigned, pcie_max_width, )   /* lanes, max of device and system */ \
+	X(unsigned, pcie_gpu_max_gen, ) /* the GPU's own max */ \
+	X(unsigned, power_limit_mw, )   /* enforced power limit */ \
 	X(unsigned, power_default_limit_mw, ) \
-	X(unsigned, temp_slowdown_c, )            /* HW slowdown threshold */ \
+	X(unsigned, temp_slowdown_c, ) /* HW slowdown threshold */ \
 	X(unsigned, temp_shutdown_c, ) \
-	X(unsigned, temp_gpu_max_c, )             /* max operating temperature, GPU */ \
-	X(unsigned, temp_mem_max_c, )             /* max operating temperature, memory */ \
+	X(unsigned, temp_gpu_max_c, ) /* max operating temperature, GPU */ \
+	X(unsigned, temp_mem_max_c, ) /* max operating temperature, memory */ \
 	X(unsigned, clock_max_sm_mhz, ) \
 	X(unsigned, clock_max_mem_mhz, ) \
 	X(unsigned, clock_max_graphics_mhz, ) \
-	X(char, driver_version, [GPU_VERSION_LEN])/* "550.54.15" */ \
-	X(char, nvml_version, [GPU_VERSION_LEN])  /* "12.550.54.15" */ \
-	X(int, cuda_driver_version, )             /* 1000*major + 10*minor: 12040 */ \
-	X(unsigned, mig_mode, )                   /* 0 disabled, 1 enabled (current) */ \
+	X(char, driver_version, [GPU_VERSION_LEN]) /* "550.54.15" */ \
+	X(char, nvml_version, [GPU_VERSION_LEN])   /* "12.550.54.15" */ \
+	X(int, cuda_driver_version, )              /* 1000*major + 10*minor: 12040 */ \
+	X(unsigned, mig_mode, )                    /* 0 disabled, 1 enabled (current) */ \
 	X(unsigned, mig_mode_pending, ) \
-	X(unsigned, persistence_mode, )           /* 0/1 */ \
-	X(unsigned, ecc_mode, )                   /* 0/1, current */ \
+	X(unsigned, persistence_mode, ) /* 0/1 */ \
+	X(unsigned, ecc_mode, )         /* 0/1, current */ \
 	X(unsigned, ecc_mode_pending, ) \
-	X(int, cc_major, )                        /* CUDA compute capability */ \
+	X(int, cc_major, ) /* CUDA compute capability */ \
 	X(int, cc_minor, ) \
-	X(unsigned, nvlink_count, )               /* links whose state NVML reports */ \
+	X(unsigned, nvlink_count, )                  /* links whose state NVML reports */ \
 	X(uint64_t, clock_event_reasons_supported, ) /* GPU_CLOCK_EVENT_* mask */
 
 /* Per-link static facts (index = link number). */
 struct gpu_link_static {
 	uint64_t valid[1];
-	unsigned version;                     /* NVLink version (1..5) */
-	char remote_bus_id[GPU_BUS_ID_LEN];   /* NVML form of the peer: a GPU or an NVSwitch */
-	unsigned remote_type;                 /* GPU_LINK_REMOTE_* */
+	unsigned version;                   /* NVLink version (1..5) */
+	char remote_bus_id[GPU_BUS_ID_LEN]; /* NVML form of the peer: a GPU or an NVSwitch */
+	unsigned remote_type;               /* GPU_LINK_REMOTE_* */
 };
-enum { gpu_link_static_version_valid, gpu_link_static_remote_bus_id_valid,
-       gpu_link_static_remote_type_valid };
-enum { GPU_LINK_REMOTE_GPU = 0, GPU_LINK_REMOTE_IBMNPU = 1, GPU_LINK_REMOTE_SWITCH = 2,
-       GPU_LINK_REMOTE_UNKNOWN = 0xFF };
+enum {
+	gpu_link_static_version_valid,
+	gpu_link_static_remote_bus_id_valid,
+	gpu_link_static_remote_type_valid
+};
+enum {
+	GPU_LINK_REMOTE_GPU = 0,
+	GPU_LINK_REMOTE_IBMNPU = 1,
+	GPU_LINK_REMOTE_SWITCH = 2,
+	GPU_LINK_REMOTE_UNKNOWN = 0xFF
+};
 
 #define GPU_GEN_MEMBER(type, member, dims) type member dims;
 #define GPU_GEN_STATIC_ENUM(type, member, dims) gpu_static_##member##_valid,
 
-enum gpu_static_field { GPU_STATIC_FIELDS(GPU_GEN_STATIC_ENUM) gpu_static_nfields };
+enum gpu_static_field {
+	GPU_STATIC_FIELDS(GPU_GEN_STATIC_ENUM) gpu_static_nfields
+};
 
 struct gpu_static {
 	uint64_t valid[GPU_VALID_WORDS];
@@ -155,20 +164,19 @@ struct gpu_static {
 };
 
 #define GPU_STATIC_HAS(s, member) GPU_BIT_TEST((s)->valid, gpu_static_##member##_valid)
-#define GPU_STATIC_SET(s, member, v) \
-	((s)->member = (v), GPU_BIT_SET((s)->valid, gpu_static_##member##_valid))
+#define GPU_STATIC_SET(s, member, v) ((s)->member = (v), GPU_BIT_SET((s)->valid, gpu_static_##member##_valid))
 #define GPU_STATIC_MARK(s, member) GPU_BIT_SET((s)->valid, gpu_static_##member##_valid)
 
 /* Clock event ("throttle") reason bits, NVML's values (operations.md 5.4). */
-#define GPU_CLOCK_EVENT_GPU_IDLE          0x1ull
-#define GPU_CLOCK_EVENT_APP_CLOCKS        0x2ull
-#define GPU_CLOCK_EVENT_SW_POWER_CAP      0x4ull
-#define GPU_CLOCK_EVENT_HW_SLOWDOWN       0x8ull
-#define GPU_CLOCK_EVENT_SYNC_BOOST        0x10ull
-#define GPU_CLOCK_EVENT_SW_THERMAL        0x20ull
-#define GPU_CLOCK_EVENT_HW_THERMAL        0x40ull
-#define GPU_CLOCK_EVENT_HW_POWER_BRAKE    0x80ull
-#define GPU_CLOCK_EVENT_DISPLAY_CLOCKS    0x100ull
+#define GPU_CLOCK_EVENT_GPU_IDLE 0x1ull
+#define GPU_CLOCK_EVENT_APP_CLOCKS 0x2ull
+#define GPU_CLOCK_EVENT_SW_POWER_CAP 0x4ull
+#define GPU_CLOCK_EVENT_HW_SLOWDOWN 0x8ull
+#define GPU_CLOCK_EVENT_SYNC_BOOST 0x10ull
+#define GPU_CLOCK_EVENT_SW_THERMAL 0x20ull
+#define GPU_CLOCK_EVENT_HW_THERMAL 0x40ull
+#define GPU_CLOCK_EVENT_HW_POWER_BRAKE 0x80ull
+#define GPU_CLOCK_EVENT_DISPLAY_CLOCKS 0x100ull
 /* Name of one bit ("sw_power_cap", "hw_thermal" ...), or NULL if unknown. */
 const char *gpu_clock_event_name(uint64_t bit);
 
@@ -176,46 +184,46 @@ const char *gpu_clock_event_name(uint64_t bit);
  * Dynamic readings, one call to sample().  X(type, member, array-suffix)
  */
 #define GPU_SAMPLE_FIELDS(X) \
-	X(uint64_t, timestamp_ns, )               /* CLOCK_MONOTONIC when sampled; always valid */ \
-	X(uint64_t, duration_ns, )                /* how long this sample() took; always valid */ \
-	X(uint64_t, slowest_call_ns, )            /* the slowest library call of this sample() */ \
-	X(char, slowest_call, [48])               /* its name, e.g. "nvmlDeviceGetPowerUsage" */ \
-	X(unsigned, util_gpu_pct, )               /* % of time a kernel ran (not on MIG) */ \
-	X(unsigned, util_mem_pct, )               /* % of time memory was read/written */ \
+	X(uint64_t, timestamp_ns, )    /* CLOCK_MONOTONIC when sampled; always valid */ \
+	X(uint64_t, duration_ns, )     /* how long this sample() took; always valid */ \
+	X(uint64_t, slowest_call_ns, ) /* the slowest library call of this sample() */ \
+	X(char, slowest_call, [48])    /* its name, e.g. "nvmlDeviceGetPowerUsage" */ \
+	X(unsigned, util_gpu_pct, )    /* % of time a kernel ran (not on MIG) */ \
+	X(unsigned, util_mem_pct, )    /* % of time memory was read/written */ \
 	X(unsigned, util_enc_pct, ) \
 	X(unsigned, util_dec_pct, ) \
 	X(uint64_t, fb_total_bytes, ) \
-	X(uint64_t, fb_used_bytes, )              /* excludes reserved when the v2 call works */ \
+	X(uint64_t, fb_used_bytes, ) /* excludes reserved when the v2 call works */ \
 	X(uint64_t, fb_free_bytes, ) \
-	X(uint64_t, fb_reserved_bytes, )          /* driver/firmware reservation (v2 only) */ \
+	X(uint64_t, fb_reserved_bytes, ) /* driver/firmware reservation (v2 only) */ \
 	X(unsigned, power_mw, ) \
-	X(uint64_t, energy_mj, )                  /* since the driver was loaded */ \
+	X(uint64_t, energy_mj, ) /* since the driver was loaded */ \
 	X(unsigned, temp_gpu_c, ) \
-	X(unsigned, temp_mem_c, )                 /* HBM, field 82 */ \
+	X(unsigned, temp_mem_c, ) /* HBM, field 82 */ \
 	X(unsigned, fan_pct, ) \
-	X(unsigned, pstate, )                     /* 0 = P0 .. 15 */ \
+	X(unsigned, pstate, ) /* 0 = P0 .. 15 */ \
 	X(unsigned, clock_sm_mhz, ) \
 	X(unsigned, clock_mem_mhz, ) \
 	X(unsigned, clock_graphics_mhz, ) \
 	X(unsigned, clock_video_mhz, ) \
-	X(unsigned, pcie_gen, )                   /* current; drops at idle to save power */ \
-	X(unsigned, pcie_width, )                 /* current lanes */ \
-	X(uint64_t, pcie_tx_bytes_per_s, )        /* only with GPU_SAMPLE_PCIE_THROUGHPUT */ \
+	X(unsigned, pcie_gen, )            /* current; drops at idle to save power */ \
+	X(unsigned, pcie_width, )          /* current lanes */ \
+	X(uint64_t, pcie_tx_bytes_per_s, ) /* only with GPU_SAMPLE_PCIE_THROUGHPUT */ \
 	X(uint64_t, pcie_rx_bytes_per_s, ) \
 	X(uint64_t, pcie_replay_count, ) \
-	X(uint64_t, ecc_sbe_volatile, )           /* corrected, since driver load */ \
-	X(uint64_t, ecc_dbe_volatile, )           /* uncorrected, since driver load */ \
-	X(uint64_t, ecc_sbe_aggregate, )          /* corrected, lifetime */ \
-	X(uint64_t, ecc_dbe_aggregate, )          /* uncorrected, lifetime */ \
-	X(unsigned, retired_pages_sbe, )          /* pre-Ampere page retirement */ \
+	X(uint64_t, ecc_sbe_volatile, )  /* corrected, since driver load */ \
+	X(uint64_t, ecc_dbe_volatile, )  /* uncorrected, since driver load */ \
+	X(uint64_t, ecc_sbe_aggregate, ) /* corrected, lifetime */ \
+	X(uint64_t, ecc_dbe_aggregate, ) /* uncorrected, lifetime */ \
+	X(unsigned, retired_pages_sbe, ) /* pre-Ampere page retirement */ \
 	X(unsigned, retired_pages_dbe, ) \
-	X(unsigned, retired_pages_pending, )      /* 0/1: a reset will retire pages */ \
-	X(unsigned, remapped_rows_correctable, )  /* Ampere+ row remapping */ \
+	X(unsigned, retired_pages_pending, )     /* 0/1: a reset will retire pages */ \
+	X(unsigned, remapped_rows_correctable, ) /* Ampere+ row remapping */ \
 	X(unsigned, remapped_rows_uncorrectable, ) \
-	X(unsigned, remapped_rows_pending, )      /* 0/1: a reset is needed to remap */ \
-	X(unsigned, remapped_rows_failure, )      /* 0/1: remapping failed (RMA) */ \
-	X(uint64_t, clock_event_reasons, )        /* active GPU_CLOCK_EVENT_* bits */ \
-	X(uint64_t, violation_power_ns, )         /* accumulated time clocks were held down */ \
+	X(unsigned, remapped_rows_pending, ) /* 0/1: a reset is needed to remap */ \
+	X(unsigned, remapped_rows_failure, ) /* 0/1: remapping failed (RMA) */ \
+	X(uint64_t, clock_event_reasons, )   /* active GPU_CLOCK_EVENT_* bits */ \
+	X(uint64_t, violation_power_ns, )    /* accumulated time clocks were held down */ \
 	X(uint64_t, violation_thermal_ns, ) \
 	X(uint64_t, violation_sync_boost_ns, ) \
 	X(uint64_t, violation_board_limit_ns, ) \
@@ -224,19 +232,23 @@ const char *gpu_clock_event_name(uint64_t bit);
 
 /* Per-link dynamic readings (only with GPU_SAMPLE_NVLINK). */
 #define GPU_LINK_FIELDS(X) \
-	X(unsigned, active, )                     /* 1 up, 0 down */ \
-	X(uint64_t, tx_kib, )                     /* data payload counters, KiB (fields 138/139) */ \
+	X(unsigned, active, ) /* 1 up, 0 down */ \
+	X(uint64_t, tx_kib, ) /* data payload counters, KiB (fields 138/139) */ \
 	X(uint64_t, rx_kib, ) \
-	X(uint64_t, err_replay, )                 /* DL replay */ \
-	X(uint64_t, err_recovery, )               /* DL recovery */ \
+	X(uint64_t, err_replay, )   /* DL replay */ \
+	X(uint64_t, err_recovery, ) /* DL recovery */ \
 	X(uint64_t, err_crc_flit, ) \
 	X(uint64_t, err_crc_data, ) \
 	X(uint64_t, err_ecc_data, )
 
 #define GPU_GEN_SAMPLE_ENUM(type, member, dims) gpu_sample_##member##_valid,
 #define GPU_GEN_LINK_ENUM(type, member, dims) gpu_link_##member##_valid,
-enum gpu_sample_field { GPU_SAMPLE_FIELDS(GPU_GEN_SAMPLE_ENUM) gpu_sample_nfields };
-enum gpu_link_field { GPU_LINK_FIELDS(GPU_GEN_LINK_ENUM) gpu_link_nfields };
+enum gpu_sample_field {
+	GPU_SAMPLE_FIELDS(GPU_GEN_SAMPLE_ENUM) gpu_sample_nfields
+};
+enum gpu_link_field {
+	GPU_LINK_FIELDS(GPU_GEN_LINK_ENUM) gpu_link_nfields
+};
 
 struct gpu_link_sample {
 	uint64_t valid[1];
@@ -246,16 +258,14 @@ struct gpu_link_sample {
 struct gpu_sample {
 	uint64_t valid[GPU_VALID_WORDS];
 	GPU_SAMPLE_FIELDS(GPU_GEN_MEMBER)
-	unsigned nlinks;                          /* link slots probed (GPU_SAMPLE_NVLINK) */
+	unsigned nlinks; /* link slots probed (GPU_SAMPLE_NVLINK) */
 	struct gpu_link_sample links[GPU_MAX_NVLINKS];
 };
 
 #define GPU_SAMPLE_HAS(s, member) GPU_BIT_TEST((s)->valid, gpu_sample_##member##_valid)
-#define GPU_SAMPLE_SET(s, member, v) \
-	((s)->member = (v), GPU_BIT_SET((s)->valid, gpu_sample_##member##_valid))
+#define GPU_SAMPLE_SET(s, member, v) ((s)->member = (v), GPU_BIT_SET((s)->valid, gpu_sample_##member##_valid))
 #define GPU_LINK_HAS(l, member) GPU_BIT_TEST((l)->valid, gpu_link_##member##_valid)
-#define GPU_LINK_SET(l, member, v) \
-	((l)->member = (v), GPU_BIT_SET((l)->valid, gpu_link_##member##_valid))
+#define GPU_LINK_SET(l, member, v) ((l)->member = (v), GPU_BIT_SET((l)->valid, gpu_link_##member##_valid))
 
 /* What sample() reads; OR them.  PCIe throughput blocks ~2 x 20 ms per GPU. */
 enum gpu_sample_what {
@@ -279,22 +289,24 @@ const char *gpu_link_field_name(enum gpu_link_field f);
  * or MIG instance.  X(type, member, array-suffix)
  */
 #define GPU_GPM_FIELDS(X) \
-	X(double, interval_s, )                   /* time between the two samples */ \
-	X(double, graphics_active_pct, )          /* graphics/compute engine busy, % of time */ \
-	X(double, sm_active_pct, )                /* SMs with a warp resident, % of cycles x SMs */ \
-	X(double, sm_occupancy_pct, )             /* resident warps / max warps, % */ \
-	X(double, tensor_active_pct, )            /* any tensor pipe busy, % of cycles */ \
+	X(double, interval_s, )          /* time between the two samples */ \
+	X(double, graphics_active_pct, ) /* graphics/compute engine busy, % of time */ \
+	X(double, sm_active_pct, )       /* SMs with a warp resident, % of cycles x SMs */ \
+	X(double, sm_occupancy_pct, )    /* resident warps / max warps, % */ \
+	X(double, tensor_active_pct, )   /* any tensor pipe busy, % of cycles */ \
 	X(double, fp64_active_pct, ) \
 	X(double, fp32_active_pct, ) \
 	X(double, fp16_active_pct, ) \
-	X(double, dram_active_pct, )              /* memory interface busy, % of cycles */ \
+	X(double, dram_active_pct, ) /* memory interface busy, % of cycles */ \
 	X(double, pcie_tx_bytes_per_s, ) \
 	X(double, pcie_rx_bytes_per_s, ) \
 	X(double, nvlink_tx_bytes_per_s, ) \
 	X(double, nvlink_rx_bytes_per_s, )
 
 #define GPU_GEN_GPM_ENUM(type, member, dims) gpu_gpm_##member##_valid,
-enum gpu_gpm_field { GPU_GPM_FIELDS(GPU_GEN_GPM_ENUM) gpu_gpm_nfields };
+enum gpu_gpm_field {
+	GPU_GPM_FIELDS(GPU_GEN_GPM_ENUM) gpu_gpm_nfields
+};
 
 struct gpu_gpm {
 	uint64_t valid[1];
@@ -302,8 +314,7 @@ struct gpu_gpm {
 };
 
 #define GPU_GPM_HAS(g, member) GPU_BIT_TEST((g)->valid, gpu_gpm_##member##_valid)
-#define GPU_GPM_SET(g, member, v) \
-	((g)->member = (v), GPU_BIT_SET((g)->valid, gpu_gpm_##member##_valid))
+#define GPU_GPM_SET(g, member, v) ((g)->member = (v), GPU_BIT_SET((g)->valid, gpu_gpm_##member##_valid))
 const char *gpu_gpm_field_name(enum gpu_gpm_field f);
 
 /* A process holding a GPU. */
@@ -315,10 +326,10 @@ enum gpu_process_type {
 
 struct gpu_process {
 	unsigned pid;
-	unsigned type;              /* GPU_PROCESS_* bits: one pid may be several */
-	int used_bytes_valid;       /* 0 when the driver cannot tell (e.g. without privileges) */
+	unsigned type;        /* GPU_PROCESS_* bits: one pid may be several */
+	int used_bytes_valid; /* 0 when the driver cannot tell (e.g. without privileges) */
 	uint64_t used_bytes;
-	unsigned gpu_instance;      /* MIG, or GPU_NO_INSTANCE */
+	unsigned gpu_instance; /* MIG, or GPU_NO_INSTANCE */
 	unsigned compute_instance;
 };
 
@@ -326,37 +337,37 @@ struct gpu_process {
 struct gpu_mig_instance {
 	unsigned gpu_instance;
 	unsigned compute_instance;
-	char uuid[GPU_UUID_LEN];            /* "MIG-..." */
+	char uuid[GPU_UUID_LEN]; /* "MIG-..." */
 	int memory_valid;
 	uint64_t memory_total_bytes;
 	uint64_t memory_used_bytes;
-	char profile[32];                   /* "3g.40gb"; "" when unknown */
+	char profile[32]; /* "3g.40gb"; "" when unknown */
 };
 
 /* Asynchronous events (XIDs and friends). */
 enum gpu_event_type {
-	GPU_EVENT_XID = 1,          /* code = the XID number (999 = unknown) */
-	GPU_EVENT_SBE = 2,          /* single-bit ECC error */
-	GPU_EVENT_DBE = 3,          /* double-bit ECC error */
-	GPU_EVENT_LOST = 4,         /* the GPU fell off the bus while waiting */
-	GPU_EVENT_OTHER = 5,        /* code = the library's raw event type */
+	GPU_EVENT_XID = 1,   /* code = the XID number (999 = unknown) */
+	GPU_EVENT_SBE = 2,   /* single-bit ECC error */
+	GPU_EVENT_DBE = 3,   /* double-bit ECC error */
+	GPU_EVENT_LOST = 4,  /* the GPU fell off the bus while waiting */
+	GPU_EVENT_OTHER = 5, /* code = the library's raw event type */
 };
 
 struct gpu_event {
-	unsigned gpu_index;         /* gpu_static.index of the device */
+	unsigned gpu_index; /* gpu_static.index of the device */
 	enum gpu_event_type type;
 	uint64_t code;
-	unsigned gpu_instance;      /* MIG attribution, or GPU_NO_INSTANCE */
+	unsigned gpu_instance; /* MIG attribution, or GPU_NO_INSTANCE */
 	unsigned compute_instance;
-	int64_t time_ns;            /* CLOCK_REALTIME when the backend received it */
+	int64_t time_ns; /* CLOCK_REALTIME when the backend received it */
 };
 
 struct gpu_init_opts {
-	const char *library_path;   /* NULL: the normal dlopen() search */
+	const char *library_path; /* NULL: the normal dlopen() search */
 };
 
 struct gpu_backend {
-	const char *name;           /* "nvml" */
+	const char *name; /* "nvml" */
 
 	/*
 	 * Loads the vendor library and initialises it.  Returns GPU_OK or a

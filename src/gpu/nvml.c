@@ -113,7 +113,9 @@ static const struct sym_spec sym_specs[] = {
 	{SLOT(ErrorString), 0, {"nvmlErrorString"}},
 	{SLOT(SystemGetDriverVersion), 0, {"nvmlSystemGetDriverVersion"}},
 	{SLOT(SystemGetNVMLVersion), 0, {"nvmlSystemGetNVMLVersion"}},
-	{SLOT(SystemGetCudaDriverVersion), 0, {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"}},
+	{SLOT(SystemGetCudaDriverVersion),
+	 0,
+	 {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"}},
 	{SLOT(DeviceGetName), 0, {"nvmlDeviceGetName"}},
 	{SLOT(DeviceGetUUID), 0, {"nvmlDeviceGetUUID"}},
 	{SLOT(DeviceGetSerial), 0, {"nvmlDeviceGetSerial"}},
@@ -137,12 +139,16 @@ static const struct sym_spec sym_specs[] = {
 	{SLOT(DeviceGetCudaComputeCapability), 0, {"nvmlDeviceGetCudaComputeCapability"}},
 	{SLOT(DeviceGetNvLinkState), 0, {"nvmlDeviceGetNvLinkState"}},
 	{SLOT(DeviceGetNvLinkVersion), 0, {"nvmlDeviceGetNvLinkVersion"}},
-	{SLOT(DeviceGetNvLinkRemotePciInfo), 0, {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"}},
+	{SLOT(DeviceGetNvLinkRemotePciInfo),
+	 0,
+	 {"nvmlDeviceGetNvLinkRemotePciInfo_v2", "nvmlDeviceGetNvLinkRemotePciInfo"}},
 	{SLOT(DeviceGetNvLinkRemoteDeviceType), 0, {"nvmlDeviceGetNvLinkRemoteDeviceType"}},
 	{SLOT(DeviceGetNvLinkErrorCounter), 0, {"nvmlDeviceGetNvLinkErrorCounter"}},
-	{SLOT(DeviceGetSupportedClocksEventReasons), 0,
+	{SLOT(DeviceGetSupportedClocksEventReasons),
+	 0,
 	 {"nvmlDeviceGetSupportedClocksEventReasons", "nvmlDeviceGetSupportedClocksThrottleReasons"}},
-	{SLOT(DeviceGetCurrentClocksEventReasons), 0,
+	{SLOT(DeviceGetCurrentClocksEventReasons),
+	 0,
 	 {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"}},
 	{SLOT(DeviceGetViolationStatus), 0, {"nvmlDeviceGetViolationStatus"}},
 	{SLOT(DeviceGetUtilizationRates), 0, {"nvmlDeviceGetUtilizationRates"}},
@@ -178,7 +184,8 @@ static const struct sym_spec sym_specs[] = {
 };
 
 /* Symbols whose record layout depends on the version found. */
-static const char *const pci_names[] = {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo"};
+static const char *const pci_names[] = {"nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2",
+					"nvmlDeviceGetPciInfo"};
 static const char *const proc_names[3][3] = {
 	{"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
 	 "nvmlDeviceGetComputeRunningProcesses"},
@@ -193,18 +200,18 @@ static const char *const proc_names[3][3] = {
 
 struct gpm_slot {
 	nvmlGpmSample_t prev;
-	uint64_t prev_ns;       /* CLOCK_MONOTONIC of prev; 0: none */
+	uint64_t prev_ns; /* CLOCK_MONOTONIC of prev; 0: none */
 };
 
 struct gpu_device {
 	nvmlDevice_t h;
 	unsigned index;
-	int handle_rc;          /* gpu_rc of nvmlDeviceGetHandleByIndex */
-	atomic_int status;      /* enum gpu_status */
+	int handle_rc;     /* gpu_rc of nvmlDeviceGetHandleByIndex */
+	atomic_int status; /* enum gpu_status */
 	atomic_int lost_reported;
-	atomic_int nlinks;      /* -1: not probed yet */
+	atomic_int nlinks; /* -1: not probed yet */
 	/* GPM, touched only by the one thread that calls gpm() for this device */
-	int gpm_support;        /* 0 not asked, 1 yes, negative: the gpu_rc why not */
+	int gpm_support; /* 0 not asked, 1 yes, negative: the gpu_rc why not */
 	struct gpm_slot gpm[GPM_SLOTS];
 	nvmlGpmMetricsGet_t *gpm_req;
 };
@@ -213,15 +220,15 @@ static struct {
 	void *dl;
 	char path[4096];
 	struct nvml_syms f;
-	int pci_version;        /* 3, 2, 1 or 0 (absent) */
+	int pci_version; /* 3, 2, 1 or 0 (absent) */
 	nvmlReturn_t (*proc_fn[3])(nvmlDevice_t, unsigned *, void *);
-	int proc_version[3];    /* 3, 2, 1 or 0 */
+	int proc_version[3]; /* 3, 2, 1 or 0 */
 	int inited;
 	struct gpu_device *devs;
 	struct gpu_device **devp;
 	unsigned ndevs;
 	nvmlEventSet_t evset;
-	int ev_state;           /* 0 not tried, 1 registered, -1 unavailable */
+	int ev_state; /* 0 not tried, 1 registered, -1 unavailable */
 } N;
 
 static _Thread_local char errbuf[512];
@@ -251,17 +258,28 @@ static const char *nv_str(nvmlReturn_t rc)
 static int map_rc(nvmlReturn_t rc)
 {
 	switch (rc) {
-	case NVML_SUCCESS: return GPU_OK;
-	case NVML_ERROR_NOT_SUPPORTED: return GPU_ERR_NOT_SUPPORTED;
-	case NVML_ERROR_NO_PERMISSION: return GPU_ERR_NO_PERMISSION;
-	case NVML_ERROR_DRIVER_NOT_LOADED: return GPU_ERR_NO_DRIVER;
-	case NVML_ERROR_TIMEOUT: return GPU_ERR_TIMEOUT;
-	case NVML_ERROR_GPU_IS_LOST: return GPU_ERR_LOST;
-	case NVML_ERROR_RESET_REQUIRED: return GPU_ERR_RESET_REQUIRED;
-	case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return GPU_ERR_VERSION_MISMATCH;
-	case NVML_ERROR_LIBRARY_NOT_FOUND: return GPU_ERR_NO_LIBRARY;
-	case NVML_ERROR_GPU_NOT_FOUND: return GPU_ERR_NO_GPU;
-	default: return GPU_ERR;
+	case NVML_SUCCESS:
+		return GPU_OK;
+	case NVML_ERROR_NOT_SUPPORTED:
+		return GPU_ERR_NOT_SUPPORTED;
+	case NVML_ERROR_NO_PERMISSION:
+		return GPU_ERR_NO_PERMISSION;
+	case NVML_ERROR_DRIVER_NOT_LOADED:
+		return GPU_ERR_NO_DRIVER;
+	case NVML_ERROR_TIMEOUT:
+		return GPU_ERR_TIMEOUT;
+	case NVML_ERROR_GPU_IS_LOST:
+		return GPU_ERR_LOST;
+	case NVML_ERROR_RESET_REQUIRED:
+		return GPU_ERR_RESET_REQUIRED;
+	case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+		return GPU_ERR_VERSION_MISMATCH;
+	case NVML_ERROR_LIBRARY_NOT_FOUND:
+		return GPU_ERR_NO_LIBRARY;
+	case NVML_ERROR_GPU_NOT_FOUND:
+		return GPU_ERR_NO_GPU;
+	default:
+		return GPU_ERR;
 	}
 }
 
@@ -281,7 +299,7 @@ struct ctx {
 	uint64_t t0;
 	uint64_t slowest_ns;
 	const char *slowest;
-	nvmlReturn_t stop;      /* LOST or RESET_REQUIRED seen: stop calling */
+	nvmlReturn_t stop; /* LOST or RESET_REQUIRED seen: stop calling */
 };
 
 static void ctx_begin(struct ctx *c)
@@ -309,8 +327,9 @@ static nvmlReturn_t ctx_end(struct ctx *c, const char *name, nvmlReturn_t rc)
 
 /* Calls N.f.FN(args) unless it is absent or the device stopped answering. */
 #define NV(c, fn, ...) \
-	((c)->stop ? (c)->stop : !N.f.fn ? NVML_ERROR_FUNCTION_NOT_FOUND : \
-	 (ctx_begin(c), ctx_end((c), "nvml" #fn, N.f.fn(__VA_ARGS__))))
+	((c)->stop ? (c)->stop : \
+	 !N.f.fn   ? NVML_ERROR_FUNCTION_NOT_FOUND : \
+		     (ctx_begin(c), ctx_end((c), "nvml" #fn, N.f.fn(__VA_ARGS__))))
 
 static void *resolve(const char *name)
 {
@@ -395,8 +414,9 @@ static int nvml_init(const struct gpu_init_opts *opts)
 		for (i = 0; i < 2 && !N.dl; i++)
 			N.dl = dlopen(defaults[i], RTLD_NOW | RTLD_LOCAL);
 		if (!N.dl) {
-			set_error("cannot load 'libnvidia-ml.so.1' (the NVIDIA driver's NVML library); "
-				  "no NVIDIA driver is installed or it is not on the library path");
+			set_error(
+				"cannot load 'libnvidia-ml.so.1' (the NVIDIA driver's NVML library); "
+				"no NVIDIA driver is installed or it is not on the library path");
 			return GPU_ERR_NO_LIBRARY;
 		}
 	}
@@ -416,8 +436,10 @@ static int nvml_init(const struct gpu_init_opts *opts)
 	if (rc != NVML_SUCCESS) {
 		int g = map_rc(rc);
 		if (g == GPU_ERR_VERSION_MISMATCH)
-			set_error("nvml init failed: %s (the NVML library and the loaded kernel module "
-				  "are different driver versions)", nv_str(rc));
+			set_error(
+				"nvml init failed: %s (the NVML library and the loaded kernel module "
+				"are different driver versions)",
+				nv_str(rc));
 		else
 			set_error("nvml init failed: %s (nvml error %d)", nv_str(rc), rc);
 		unload();
@@ -469,8 +491,9 @@ static int nvml_enumerate(struct gpu_device *const **devs, unsigned *count)
 			atomic_init(&d->lost_reported, 0);
 			rc = N.f.DeviceGetHandleByIndex(i, &d->h);
 			d->handle_rc = map_rc(rc);
-			atomic_init(&d->status, rc == NVML_ERROR_GPU_IS_LOST ? GPU_STATUS_LOST :
-				    rc == NVML_ERROR_RESET_REQUIRED ? GPU_STATUS_RESET_REQUIRED : GPU_STATUS_OK);
+			atomic_init(&d->status, rc == NVML_ERROR_GPU_IS_LOST    ? GPU_STATUS_LOST :
+						rc == NVML_ERROR_RESET_REQUIRED ? GPU_STATUS_RESET_REQUIRED :
+										  GPU_STATUS_OK);
 			N.devp[i] = d;
 		}
 		N.ndevs = n;
@@ -554,7 +577,8 @@ static int nvml_static_info(struct gpu_device *dev, struct gpu_static *out)
 	rc = usable(dev);
 	if (rc)
 		return rc;
-#define STR(fn, member) do { \
+#define STR(fn, member) \
+	do { \
 		memset(buf, 0, sizeof(buf)); \
 		if (NV(&c, fn, dev->h, buf, sizeof(buf) - 1) == NVML_SUCCESS) { \
 			copy_str(out->member, sizeof(out->member), buf); \
@@ -579,11 +603,11 @@ static int nvml_static_info(struct gpu_device *dev, struct gpu_static *out)
 		if (N.pci_version >= 2 && pci.busId[0])
 			copy_str(out->pci_bus_id, sizeof(out->pci_bus_id), pci.busId);
 		else
-			snprintf(out->pci_bus_id, sizeof(out->pci_bus_id), "%08X:%02X:%02X.0",
-				 pci.domain, pci.bus, pci.device);
+			snprintf(out->pci_bus_id, sizeof(out->pci_bus_id), "%08X:%02X:%02X.0", pci.domain, pci.bus,
+				 pci.device);
 		GPU_STATIC_MARK(out, pci_bus_id);
-		snprintf(out->pci_sysfs_id, sizeof(out->pci_sysfs_id), "%04x:%02x:%02x.0",
-			 pci.domain & 0xffff, pci.bus & 0xff, pci.device & 0x1f);
+		snprintf(out->pci_sysfs_id, sizeof(out->pci_sysfs_id), "%04x:%02x:%02x.0", pci.domain & 0xffff,
+			 pci.bus & 0xff, pci.device & 0x1f);
 		GPU_STATIC_MARK(out, pci_sysfs_id);
 	}
 	{
@@ -621,12 +645,14 @@ static int nvml_static_info(struct gpu_device *dev, struct gpu_static *out)
 	if (NV(&c, DeviceGetMaxClockInfo, dev->h, NVML_CLOCK_GRAPHICS, &u) == NVML_SUCCESS)
 		GPU_STATIC_SET(out, clock_max_graphics_mhz, u);
 	memset(buf, 0, sizeof(buf));
-	if (N.f.SystemGetDriverVersion && N.f.SystemGetDriverVersion(buf, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE) == NVML_SUCCESS) {
+	if (N.f.SystemGetDriverVersion &&
+	    N.f.SystemGetDriverVersion(buf, NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE) == NVML_SUCCESS) {
 		copy_str(out->driver_version, sizeof(out->driver_version), buf);
 		GPU_STATIC_MARK(out, driver_version);
 	}
 	memset(buf, 0, sizeof(buf));
-	if (N.f.SystemGetNVMLVersion && N.f.SystemGetNVMLVersion(buf, NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE) == NVML_SUCCESS) {
+	if (N.f.SystemGetNVMLVersion &&
+	    N.f.SystemGetNVMLVersion(buf, NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE) == NVML_SUCCESS) {
 		copy_str(out->nvml_version, sizeof(out->nvml_version), buf);
 		GPU_STATIC_MARK(out, nvml_version);
 	}
@@ -692,9 +718,15 @@ static int field_u64(const nvmlFieldValue_t *fv, uint64_t *out)
 			return 0;
 		*out = (uint64_t)fv->value.dVal;
 		return 1;
-	case NVML_VALUE_TYPE_UNSIGNED_INT: *out = fv->value.uiVal; return 1;
-	case NVML_VALUE_TYPE_UNSIGNED_LONG: *out = fv->value.ulVal; return 1;
-	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG: *out = fv->value.ullVal; return 1;
+	case NVML_VALUE_TYPE_UNSIGNED_INT:
+		*out = fv->value.uiVal;
+		return 1;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG:
+		*out = fv->value.ulVal;
+		return 1;
+	case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+		*out = fv->value.ullVal;
+		return 1;
 	case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
 		if (fv->value.sllVal < 0)
 			return 0;
@@ -705,8 +737,11 @@ static int field_u64(const nvmlFieldValue_t *fv, uint64_t *out)
 			return 0;
 		*out = (uint64_t)fv->value.siVal;
 		return 1;
-	case NVML_VALUE_TYPE_UNSIGNED_SHORT: *out = fv->value.usVal; return 1;
-	default: return 0;
+	case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+		*out = fv->value.usVal;
+		return 1;
+	default:
+		return 0;
 	}
 }
 
@@ -782,13 +817,17 @@ static void sample_health(struct ctx *c, struct gpu_sample *out)
 	int i;
 	ull e;
 
-	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &e) == NVML_SUCCESS)
+	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_VOLATILE_ECC, &e) ==
+	    NVML_SUCCESS)
 		GPU_SAMPLE_SET(out, ecc_sbe_volatile, (uint64_t)e);
-	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &e) == NVML_SUCCESS)
+	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &e) ==
+	    NVML_SUCCESS)
 		GPU_SAMPLE_SET(out, ecc_dbe_volatile, (uint64_t)e);
-	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, &e) == NVML_SUCCESS)
+	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_CORRECTED, NVML_AGGREGATE_ECC, &e) ==
+	    NVML_SUCCESS)
 		GPU_SAMPLE_SET(out, ecc_sbe_aggregate, (uint64_t)e);
-	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &e) == NVML_SUCCESS)
+	if (NV(c, DeviceGetTotalEccErrors, h, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &e) ==
+	    NVML_SUCCESS)
 		GPU_SAMPLE_SET(out, ecc_dbe_aggregate, (uint64_t)e);
 	/* A zero-sized query returns the count (as SUCCESS or INSUFFICIENT_SIZE). */
 	u = 0;
@@ -821,7 +860,7 @@ static void sample_throttle(struct ctx *c, struct gpu_sample *out)
 		GPU_SAMPLE_SET(out, clock_event_reasons, (uint64_t)r);
 #define VIOL(policy, member) \
 	if (NV(c, DeviceGetViolationStatus, h, policy, &v) == NVML_SUCCESS) \
-		GPU_SAMPLE_SET(out, member, (uint64_t)v.violationTime)
+	GPU_SAMPLE_SET(out, member, (uint64_t)v.violationTime)
 	VIOL(NVML_PERF_POLICY_POWER, violation_power_ns);
 	VIOL(NVML_PERF_POLICY_THERMAL, violation_thermal_ns);
 	VIOL(NVML_PERF_POLICY_SYNC_BOOST, violation_sync_boost_ns);
@@ -861,11 +900,21 @@ static void sample_nvlink(struct ctx *c, struct gpu_sample *out)
 			if (NV(c, DeviceGetNvLinkErrorCounter, h, l, errs[k].counter, &v) != NVML_SUCCESS)
 				continue;
 			switch (errs[k].field) {
-			case gpu_link_err_replay_valid: ls->err_replay = v; break;
-			case gpu_link_err_recovery_valid: ls->err_recovery = v; break;
-			case gpu_link_err_crc_flit_valid: ls->err_crc_flit = v; break;
-			case gpu_link_err_crc_data_valid: ls->err_crc_data = v; break;
-			default: ls->err_ecc_data = v; break;
+			case gpu_link_err_replay_valid:
+				ls->err_replay = v;
+				break;
+			case gpu_link_err_recovery_valid:
+				ls->err_recovery = v;
+				break;
+			case gpu_link_err_crc_flit_valid:
+				ls->err_crc_flit = v;
+				break;
+			case gpu_link_err_crc_data_valid:
+				ls->err_crc_data = v;
+				break;
+			default:
+				ls->err_ecc_data = v;
+				break;
 			}
 			GPU_BIT_SET(ls->valid, errs[k].field);
 		}
@@ -964,8 +1013,8 @@ static size_t proc_stride(int version, const unsigned char *buf, unsigned n)
 	return NVML_PROCESS_INFO_R535_STRIDE;
 }
 
-static void merge_proc(struct gpu_process **procs, size_t *n, size_t *cap,
-		       unsigned type, const nvmlProcessInfo_t *p, int has_ids)
+static void merge_proc(struct gpu_process **procs, size_t *n, size_t *cap, unsigned type,
+		       const nvmlProcessInfo_t *p, int has_ids)
 {
 	size_t i;
 	int have_mem = p->usedGpuMemory != (ull)NVML_VALUE_NOT_AVAILABLE;
@@ -1032,8 +1081,7 @@ static int nvml_processes(struct gpu_device *dev, struct gpu_process **procs, si
 		for (i = 0; i < got; i++) {
 			nvmlProcessInfo_t p;
 			memset(&p, 0, sizeof(p));
-			memcpy(&p, buf + (size_t)i * stride,
-			       stride < sizeof(p) ? stride : sizeof(p));
+			memcpy(&p, buf + (size_t)i * stride, stride < sizeof(p) ? stride : sizeof(p));
 			merge_proc(procs, &n, &cap, types[k], &p, N.proc_version[k] >= 2);
 		}
 		free(buf);
@@ -1118,13 +1166,19 @@ static int nvml_mig_instances(struct gpu_device *dev, struct gpu_mig_instance **
  */
 static const struct {
 	unsigned id;
-	unsigned field;         /* enum gpu_gpm_field */
+	unsigned field; /* enum gpu_gpm_field */
 	size_t offset;
-	double scale;           /* to gpu.h's unit */
-	double max;             /* larger values are nonsense: dropped */
+	double scale; /* to gpu.h's unit */
+	double max;   /* larger values are nonsense: dropped */
 } gpm_metrics[] = {
-#define GPM_PCT(id, m) {id, gpu_gpm_##m##_valid, offsetof(struct gpu_gpm, m), 1.0, 100.5}
-#define GPM_MIBS(id, m) {id, gpu_gpm_##m##_valid, offsetof(struct gpu_gpm, m), 1048576.0, 1e15}
+#define GPM_PCT(id, m) \
+	{ \
+		id, gpu_gpm_##m##_valid, offsetof(struct gpu_gpm, m), 1.0, 100.5 \
+	}
+#define GPM_MIBS(id, m) \
+	{ \
+		id, gpu_gpm_##m##_valid, offsetof(struct gpu_gpm, m), 1048576.0, 1e15 \
+	}
 	GPM_PCT(NVML_GPM_METRIC_GRAPHICS_UTIL, graphics_active_pct),
 	GPM_PCT(NVML_GPM_METRIC_SM_UTIL, sm_active_pct),
 	GPM_PCT(NVML_GPM_METRIC_SM_OCCUPANCY, sm_occupancy_pct),
@@ -1198,8 +1252,8 @@ static int nvml_gpm(struct gpu_device *dev, unsigned gi, struct gpu_gpm *out)
 		set_error("gpu %u: cannot allocate a GPM sample", dev->index);
 		return GPU_ERR;
 	}
-	r = gi == GPU_NO_INSTANCE ? NV(&c, GpmSampleGet, dev->h, now_sample)
-				  : NV(&c, GpmMigSampleGet, dev->h, gi, now_sample);
+	r = gi == GPU_NO_INSTANCE ? NV(&c, GpmSampleGet, dev->h, now_sample) :
+				    NV(&c, GpmMigSampleGet, dev->h, gi, now_sample);
 	now = now_ns(CLOCK_MONOTONIC);
 	if (r != NVML_SUCCESS) {
 		/* an instance that went away: forget its sample too */
@@ -1246,11 +1300,13 @@ static int nvml_gpm(struct gpu_device *dev, unsigned gi, struct gpu_gpm *out)
 			}
 			GPU_GPM_SET(out, interval_s, (double)(now - slot->prev_ns) * 1e-9);
 			if (dropped)
-				set_error("gpu %u: %d GPM metric%s out of range (a sample went backwards); left out",
-					  dev->index, dropped, dropped == 1 ? "" : "s");
+				set_error(
+					"gpu %u: %d GPM metric%s out of range (a sample went backwards); left out",
+					dev->index, dropped, dropped == 1 ? "" : "s");
 		} else if (!c.stop) {
-			set_error("gpu %u: GPM metrics between two samples failed: %s (the next interval starts afresh)",
-				  dev->index, nv_str(r));
+			set_error(
+				"gpu %u: GPM metrics between two samples failed: %s (the next interval starts afresh)",
+				dev->index, nv_str(r));
 			rc = GPU_ERR;
 		}
 		N.f.GpmSampleFree(slot->prev);
@@ -1285,7 +1341,8 @@ static void register_events(void)
 	for (i = 0; i < N.ndevs; i++) {
 		struct gpu_device *d = &N.devs[i];
 		ull mask = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError |
-			   nvmlEventTypeSingleBitEccError, sup;
+			   nvmlEventTypeSingleBitEccError,
+		    sup;
 		nvmlReturn_t rc;
 		if (d->handle_rc != GPU_OK || atomic_load(&d->status) == GPU_STATUS_LOST)
 			continue;

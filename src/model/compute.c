@@ -24,8 +24,7 @@
  * backward.  Exposed = max(0, ring - attention).  The ring crosses servers
  * (g = 1) unless the tp x cp GPUs of a group share one.
  */
-static void ring_attention(const struct workload *w, const struct model_config *c, double T,
-			   struct layer_time *lt)
+static void ring_attention(const struct workload *w, const struct model_config *c, double T, struct layer_time *lt)
 {
 	int cp = cp_of(c);
 	double e = act_elem_bytes(c), kv = (double)w->kv_dim / c->tp, ring;
@@ -40,8 +39,8 @@ static void ring_attention(const struct workload *w, const struct model_config *
 	lt->cp_bwd = 2 * ring > lt->attn_bwd ? 2 * ring - lt->attn_bwd : 0;
 }
 
-void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h,
-		      double T, double s, double ctx, struct layer_time *lt)
+void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
+	       double ctx, struct layer_time *lt)
 {
 	const struct workload_dims *d = &w->d;
 	double t = c->tp, eb = model_precision_bytes(c->precision);
@@ -97,7 +96,8 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 			struct hw ha = *h;
 			ha.inv_gemm = 1 / (h->attn_peak * h->attn_emax);
 			lt->attn_flops = full;
-			lt->attn_fwd = seqs * heads * (gemm_s(&ha, ea, s, ctx, hdim) + gemm_s(&ha, ea, s, hdim, ctx));
+			lt->attn_fwd = seqs * heads *
+				       (gemm_s(&ha, ea, s, ctx, hdim) + gemm_s(&ha, ea, s, hdim, ctx));
 			/* scores written, masked, softmaxed, dropped out, read by AV */
 			lt->attn_fwd += el * (5 * e + m * (1 + e)) * h->inv_bw;
 			lt->attn_bwd = 2 * lt->attn_fwd;
@@ -164,7 +164,7 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 }
 
 void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
-			      struct train_parts *tp)
+		       struct train_parts *tp)
 {
 	const struct workload_dims *d = &w->d;
 	struct layer_time lt;
@@ -184,7 +184,8 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		qlora_dq = mats * (0.5 + 2 + 2) * h->inv_bw;
 	}
 	fwd = lt.gemm + lt.attn_fwd + lt.mem + lt.tp_comm + lt.ep_comm + lt.cp_fwd + qlora_dq;
-	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + 2 * lt.mem + lt.tp_comm + lt.ep_comm + lt.cp_bwd + qlora_dq;
+	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + 2 * lt.mem + lt.tp_comm + lt.ep_comm + lt.cp_bwd +
+	      qlora_dq;
 	if (lora) {
 		/* adapters: forward, and both gradients, of r x (in + out) per matrix: small GEMMs */
 		double ad = c->lora_rank * lora_params_per_rank(w, c) / d->layers / t;
@@ -236,7 +237,8 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		tp->flops_model_token = (lora ? 2 : 3) * f_fwd;
 		tp->flops_hw_token = tp->flops_model_token +
 				     (c->recompute == MODEL_RECOMPUTE_FULL ? f_fwd - w->flops_token_head :
-				      c->recompute == MODEL_RECOMPUTE_SELECTIVE && !flash_on(c) ? f_attn : 0);
+				      c->recompute == MODEL_RECOMPUTE_SELECTIVE && !flash_on(c) ? f_attn :
+												  0);
 	}
 	(void)e;
 }

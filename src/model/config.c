@@ -58,7 +58,8 @@ void model_config_complete(const struct workload *w, struct model_config *c)
 	if (c->gpus_per_node <= 0)
 		c->gpus_per_node = c->gpus < 8 ? c->gpus : 8;
 	if (c->seq_len <= 0)
-		c->seq_len = w->kind == WORKLOAD_TRANSFORMER ? w->d.seq_len : (int)(w->s.tokens > 0 ? w->s.tokens : 1);
+		c->seq_len = w->kind == WORKLOAD_TRANSFORMER ? w->d.seq_len :
+							       (int)(w->s.tokens > 0 ? w->s.tokens : 1);
 	if (c->micro_batch <= 0) {
 		/*
 		 * Decoders: one sequence per micro-batch (Megatron's usual choice
@@ -79,7 +80,7 @@ void model_config_complete(const struct workload *w, struct model_config *c)
 		int gen = w->kind == WORKLOAD_TRANSFORMER && w->d.causal;
 		if (c->batch <= 0)
 			c->batch = 1;
-		if (c->output_len < 0)   /* 0 is a value: the prompt's forward pass only */
+		if (c->output_len < 0) /* 0 is a value: the prompt's forward pass only */
 			c->output_len = gen ? 256 : 1;
 		if (c->prompt_len <= 0) {
 			/* a prompt of up to 2048 tokens that leaves room for the output */
@@ -108,8 +109,7 @@ static void divisors_text(int n, int limit, char *buf, size_t len)
 		if (n % i)
 			continue;
 		k++;
-		off += (size_t)snprintf(buf + off, len - off, "%s%d",
-					k == 1 ? "" : k == total ? " or " : ", ", i);
+		off += (size_t)snprintf(buf + off, len - off, "%s%d", k == 1 ? "" : k == total ? " or " : ", ", i);
 	}
 }
 
@@ -126,14 +126,20 @@ static int context_check(const struct workload *w, const struct model_config *c,
 	if (c->cp <= 1)
 		return 0;
 	if (w->kind != WORKLOAD_TRANSFORMER)
-		return diag_set(err, "", 0, 0, "cp", "--cp %d splits sequences; '%s' is modelled per sample "
-				"and runs data parallel only; use --cp 1", c->cp, w->name);
+		return diag_set(err, "", 0, 0, "cp",
+				"--cp %d splits sequences; '%s' is modelled per sample "
+				"and runs data parallel only; use --cp 1",
+				c->cp, w->name);
 	if (c->task == MODEL_TASK_INFER)
-		return diag_set(err, "", 0, 0, "cp", "--cp %d is modelled for training only; use --cp 1 "
-				"(or --tp, --pp) to serve", c->cp);
+		return diag_set(err, "", 0, 0, "cp",
+				"--cp %d is modelled for training only; use --cp 1 "
+				"(or --tp, --pp) to serve",
+				c->cp);
 	if (!flash_on(c))
-		return diag_set(err, "", 0, 0, "cp", "--cp %d needs flash attention: the ring passes blocks of "
-				"K and V through it; use --flash-attention on", c->cp);
+		return diag_set(err, "", 0, 0, "cp",
+				"--cp %d needs flash attention: the ring passes blocks of "
+				"K and V through it; use --flash-attention on",
+				c->cp);
 	chunks = w->d.causal ? 2 * c->cp : c->cp;
 	if (c->seq_len % chunks == 0)
 		return 0;
@@ -141,8 +147,10 @@ static int context_check(const struct workload *w, const struct model_config *c,
 	for (k = 2; k <= 64 && off < sizeof(dv); k++)
 		if (c->seq_len % (w->d.causal ? 2 * k : k) == 0)
 			off += (size_t)snprintf(dv + off, sizeof(dv) - off, "%s%d", n++ ? ", " : "", k);
-	return diag_set(err, "", 0, 0, "cp", "--cp %d does not cut the %d-token sequence into %d equal chunks%s; "
-			"use %s", c->cp, c->seq_len, chunks, w->d.causal ? " (2 per rank, causal balance)" : "",
+	return diag_set(err, "", 0, 0, "cp",
+			"--cp %d does not cut the %d-token sequence into %d equal chunks%s; "
+			"use %s",
+			c->cp, c->seq_len, chunks, w->d.causal ? " (2 per rank, causal balance)" : "",
 			n ? dv : "--cp 1");
 }
 
@@ -156,13 +164,17 @@ static int check_batches(const struct model_config *c, struct diag *err)
 					"--global-batch %d is not a multiple of micro-batch x dp = %d x %d = %ld",
 					c->global_batch, c->micro_batch, c->dp, per_step);
 		if (c->vpp > 1 && c->pp == 1)
-			return diag_set(err, "", 0, 0, "vpp", "--vpp %d needs pipeline parallelism (--pp > 1)", c->vpp);
+			return diag_set(err, "", 0, 0, "vpp", "--vpp %d needs pipeline parallelism (--pp > 1)",
+					c->vpp);
 	} else {
 		if (c->batch < 1 || c->batch > 1000000)
-			return diag_set(err, "", 0, 0, "batch", "--batch %d is not between 1 and 1000000", c->batch);
+			return diag_set(err, "", 0, 0, "batch", "--batch %d is not between 1 and 1000000",
+					c->batch);
 		if (c->prompt_len < 1 || c->output_len < 0 || c->prompt_len > 10000000 || c->output_len > 10000000)
-			return diag_set(err, "", 0, 0, c->prompt_len < 1 || c->prompt_len > 10000000 ? "prompt-len" : "output-len",
-					"prompt length must be between 1 and 10000000 tokens, output length between 0 and 10000000");
+			return diag_set(
+				err, "", 0, 0,
+				c->prompt_len < 1 || c->prompt_len > 10000000 ? "prompt-len" : "output-len",
+				"prompt length must be between 1 and 10000000 tokens, output length between 0 and 10000000");
 	}
 	return 0;
 }
@@ -177,17 +189,19 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 		return -1;
 	if (wp >= 0) {
 		if (wp >= MODEL_PRECISION_COUNT || wp == MODEL_FP32 || wp == MODEL_TF32)
-			return diag_set(err, "", 0, 0, "weight-precision", "use bf16, fp16, fp8, int8, int4 or nf4");
+			return diag_set(err, "", 0, 0, "weight-precision",
+					"use bf16, fp16, fp8, int8, int4 or nf4");
 	}
 	if (c->mig > 0) {
 		double cs, ms;
 		const struct cat_gpu *g = c->gpu;
 		if (!(g->mig_slices > 0))
 			return diag_set(err, "", 0, 0, "mig",
-					"%s has no MIG (Multi-Instance GPU); A30, A100, H100, H200 and B200 do", g->row.key);
+					"%s has no MIG (Multi-Instance GPU); A30, A100, H100, H200 and B200 do",
+					g->row.key);
 		if (model_mig_share(g, c->mig, &cs, &ms))
-			return diag_set(err, "", 0, 0, "mig", "%s has no %dg MIG profile; use %s", g->row.key, c->mig,
-					g->mig_slices == 7 ? "1, 2, 3, 4 or 7" : "1, 2 or 4");
+			return diag_set(err, "", 0, 0, "mig", "%s has no %dg MIG profile; use %s", g->row.key,
+					c->mig, g->mig_slices == 7 ? "1, 2, 3, 4 or 7" : "1, 2 or 4");
 		if (c->gpus > 1 || c->tp > 1 || c->pp > 1)
 			return diag_set(err, "", 0, 0, "mig",
 					"a MIG instance runs alone: no collectives span instances; use --gpus 1 "
@@ -195,15 +209,17 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 	}
 	if (c->input_elems > 0) {
 		if (w->kind != WORKLOAD_PER_SAMPLE || !(w->s.input_elems > 0))
-			return diag_set(err, "", 0, 0, "input-shape",
-					"--input-shape applies to image, volume and audio networks; '%s' has no input shape to scale",
-					w->name);
+			return diag_set(
+				err, "", 0, 0, "input-shape",
+				"--input-shape applies to image, volume and audio networks; '%s' has no input shape to scale",
+				w->name);
 		if (c->input_dims != w->s.input_dims)
 			return diag_set(err, "", 0, 0, "input-shape",
 					"--input-shape has %d dimension%s; '%s' takes %d (%s)", c->input_dims,
 					c->input_dims == 1 ? "" : "s", w->name, w->s.input_dims,
-					w->s.input_dims == 3 ? "depth x height x width" : w->s.input_dims == 2 ?
-					"height x width" : "samples");
+					w->s.input_dims == 3 ? "depth x height x width" :
+					w->s.input_dims == 2 ? "height x width" :
+							       "samples");
 	}
 	return 0;
 }
@@ -216,21 +232,25 @@ static int memory_settings_check(const struct workload *w, const struct model_co
 	if (wp >= 0 && wp != (int)c->precision && c->task != MODEL_TASK_INFER && !lora)
 		return diag_set(err, "", 0, 0, "weight-precision",
 				"--weight-precision %s stores a frozen base, but a %s run trains every weight; "
-				"use --task lora or qlora, or drop --weight-precision", model_precision_name(wp),
-				model_task_name(c->task));
+				"use --task lora or qlora, or drop --weight-precision",
+				model_precision_name(wp), model_task_name(c->task));
 	if (c->task == MODEL_TASK_QLORA && wp >= 0 && wp != MODEL_NF4 && wp != MODEL_INT4)
 		return diag_set(err, "", 0, 0, "weight-precision",
 				"--task qlora keeps its base in 4 bits; --weight-precision %s is a LoRA base "
-				"(use --task lora)", model_precision_name(wp));
+				"(use --task lora)",
+				model_precision_name(wp));
 	if (lora && w->kind == WORKLOAD_TRANSFORMER && c->lora_rank > w->d.hidden)
-		return diag_set(err, "", 0, 0, "lora-rank", "--lora-rank %d exceeds the hidden size %d of '%s': "
-				"a low-rank adapter has a rank below it", c->lora_rank, w->d.hidden, w->name);
+		return diag_set(err, "", 0, 0, "lora-rank",
+				"--lora-rank %d exceeds the hidden size %d of '%s': "
+				"a low-rank adapter has a rank below it",
+				c->lora_rank, w->d.hidden, w->name);
 	if (c->optimizer_in_backward && c->task != MODEL_TASK_INFER &&
 	    (long)c->micro_batch * c->dp != c->global_batch)
-		return diag_set(err, "", 0, 0, "optimizer-in-backward",
-				"--optimizer-in-backward applies each gradient as it arrives: it cannot accumulate "
-				"micro-batches (global batch %d, micro-batch x dp = %ld)", c->global_batch,
-				(long)c->micro_batch * c->dp);
+		return diag_set(
+			err, "", 0, 0, "optimizer-in-backward",
+			"--optimizer-in-backward applies each gradient as it arrives: it cannot accumulate "
+			"micro-batches (global batch %d, micro-batch x dp = %ld)",
+			c->global_batch, (long)c->micro_batch * c->dp);
 	if (c->master == MODEL_MASTER_NONE && (c->precision == MODEL_FP32 || c->precision == MODEL_TF32))
 		return diag_set(err, "", 0, 0, "master-weights",
 				"--master-weights none is pure 16-bit training; --precision %s has no lower copy",
@@ -246,17 +266,24 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 	int transformer = w->kind == WORKLOAD_TRANSFORMER;
 
 	if (!g)
-		return diag_set(err, "", 0, 0, "gpu", "no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
+		return diag_set(err, "", 0, 0, "gpu",
+				"no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
 	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->ep < 1 || c->vpp < 1 || c->cp < 1)
-		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->dp < 1 ? "dp" : c->ep < 1 ? "ep" :
-				c->vpp < 1 ? "vpp" : "cp", "parallel degrees must be at least 1");
+		return diag_set(err, "", 0, 0,
+				c->tp < 1  ? "tp" :
+				c->pp < 1  ? "pp" :
+				c->dp < 1  ? "dp" :
+				c->ep < 1  ? "ep" :
+				c->vpp < 1 ? "vpp" :
+					     "cp",
+				"parallel degrees must be at least 1");
 	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * c->dp > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, (long)c->tp * c->pp > MODEL_MAX_GPUS ? "tp" : "dp",
 				"tp x pp x dp = %d x %d x %d is more than %d GPUs", c->tp, c->pp, c->dp,
 				MODEL_MAX_GPUS);
 	if ((long)c->tp * c->pp * c->cp > MODEL_MAX_GPUS)
-		return diag_set(err, "", 0, 0, "cp", "tp x cp x pp = %d x %d x %d is more than %d GPUs", c->tp, c->cp,
-				c->pp, MODEL_MAX_GPUS);
+		return diag_set(err, "", 0, 0, "cp", "tp x cp x pp = %d x %d x %d is more than %d GPUs", c->tp,
+				c->cp, c->pp, MODEL_MAX_GPUS);
 	if (c->gpus < 1 || c->gpus > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not between 1 and %d", c->gpus,
 				MODEL_MAX_GPUS);
@@ -265,10 +292,11 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 				c->gpus_per_node);
 	mp = c->tp * c->pp * c->cp;
 	if (c->cp > 1 && (long)mp * c->dp != c->gpus)
-		return diag_set(err, "", 0, 0, "gpus",
-				"--gpus %d is not tp x cp x pp x dp = %d x %d x %d x %d = %ld; give --dp %s or --gpus %ld",
-				c->gpus, c->tp, c->cp, c->pp, c->dp, (long)mp * c->dp,
-				c->gpus % mp == 0 ? "" : "(none fits)", (long)mp * c->dp);
+		return diag_set(
+			err, "", 0, 0, "gpus",
+			"--gpus %d is not tp x cp x pp x dp = %d x %d x %d x %d = %ld; give --dp %s or --gpus %ld",
+			c->gpus, c->tp, c->cp, c->pp, c->dp, (long)mp * c->dp,
+			c->gpus % mp == 0 ? "" : "(none fits)", (long)mp * c->dp);
 	if ((long)mp * c->dp != c->gpus)
 		return diag_set(err, "", 0, 0, "gpus",
 				"--gpus %d is not tp x pp x dp = %d x %d x %d = %ld; give --dp %s or --gpus %ld",
@@ -276,8 +304,8 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 				c->gpus % mp == 0 ? "" : "(none fits)", (long)mp * c->dp);
 	if (!(peak_of(g, c->precision) > 0)) {
 		const char *alt = g->bf16_tflops > 0 ? "bf16" : g->fp16_tflops > 0 ? "fp16" : "fp32";
-		return diag_set(err, "", 0, 0, "precision", "%s has no %s support; use --precision %s",
-				g->row.key, model_precision_name(c->precision), alt);
+		return diag_set(err, "", 0, 0, "precision", "%s has no %s support; use --precision %s", g->row.key,
+				model_precision_name(c->precision), alt);
 	}
 	if (c->precision == MODEL_INT8 || c->precision == MODEL_INT4)
 		return diag_set(err, "", 0, 0, "precision",
@@ -288,39 +316,51 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 	if (c->zero < 0 || c->zero > 3)
 		return diag_set(err, "", 0, 0, "zero", "--zero %d is not a ZeRO stage; use 0, 1, 2 or 3", c->zero);
 	if (c->offload == MODEL_OFFLOAD_PARAMS && c->zero != 3)
-		return diag_set(err, "", 0, 0, "offload", "--offload params needs --zero 3 (parameters are offloaded from their shards)");
+		return diag_set(err, "", 0, 0, "offload",
+				"--offload params needs --zero 3 (parameters are offloaded from their shards)");
 	if (memory_settings_check(w, c, err))
 		return -1;
 	if (c->micro_batch < 1 || c->micro_batch > 1000000)
-		return diag_set(err, "", 0, 0, "micro-batch", "--micro-batch %d is not between 1 and 1000000", c->micro_batch);
+		return diag_set(err, "", 0, 0, "micro-batch", "--micro-batch %d is not between 1 and 1000000",
+				c->micro_batch);
 	if (c->seq_len < 1 || c->seq_len > 10000000)
-		return diag_set(err, "", 0, 0, "seq-len", "--seq-len %d is not between 1 and 10000000", c->seq_len);
-	if ((c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA) && (c->lora_rank < 1 || c->lora_rank > 65536))
-		return diag_set(err, "", 0, 0, "lora-rank", "--lora-rank %d is not between 1 and 65536", c->lora_rank);
+		return diag_set(err, "", 0, 0, "seq-len", "--seq-len %d is not between 1 and 10000000",
+				c->seq_len);
+	if ((c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA) &&
+	    (c->lora_rank < 1 || c->lora_rank > 65536))
+		return diag_set(err, "", 0, 0, "lora-rank", "--lora-rank %d is not between 1 and 65536",
+				c->lora_rank);
 	if (c->gpus > c->gpus_per_node && !(c->inter_gbps_per_gpu > 0))
-		return diag_set(err, "", 0, 0, "network",
-				"%d GPUs span %d servers of %d but no scale-out network is known; give --network (e.g. ib-hdr-8x200)",
-				c->gpus, (c->gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->gpus_per_node);
+		return diag_set(
+			err, "", 0, 0, "network",
+			"%d GPUs span %d servers of %d but no scale-out network is known; give --network (e.g. ib-hdr-8x200)",
+			c->gpus, (c->gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->gpus_per_node);
 	if (context_check(w, c, err))
 		return -1;
 	if (!transformer) {
 		if (c->tp > 1 || c->pp > 1 || c->ep > 1)
-			return diag_set(err, "", 0, 0, c->tp > 1 ? "tp" : c->pp > 1 ? "pp" : "ep",
-					"'%s' is modelled per sample and runs data parallel only; use --tp 1 --pp 1 --ep 1",
-					w->name);
+			return diag_set(
+				err, "", 0, 0,
+				c->tp > 1 ? "tp" :
+				c->pp > 1 ? "pp" :
+					    "ep",
+				"'%s' is modelled per sample and runs data parallel only; use --tp 1 --pp 1 --ep 1",
+				w->name);
 		if (c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA)
-			return diag_set(err, "", 0, 0, "task", "LoRA/QLoRA apply to transformers; '%s' is not one", w->name);
+			return diag_set(err, "", 0, 0, "task", "LoRA/QLoRA apply to transformers; '%s' is not one",
+					w->name);
 		return check_batches(c, err);
 	}
 	if (!model_tp_valid(w, c->tp)) {
 		if (w->d.heads % c->tp) {
 			divisors_text(w->d.heads, 64, dv, sizeof(dv));
-			return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the %d attention heads; use %s",
-					c->tp, w->d.heads, dv);
+			return diag_set(err, "", 0, 0, "tp",
+					"--tp %d does not divide the %d attention heads; use %s", c->tp,
+					w->d.heads, dv);
 		}
 		divisors_text(w->d.ffn_hidden, 64, dv, sizeof(dv));
-		return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the MLP width %d; use %s",
-				c->tp, w->d.ffn_hidden, dv);
+		return diag_set(err, "", 0, 0, "tp", "--tp %d does not divide the MLP width %d; use %s", c->tp,
+				w->d.ffn_hidden, dv);
 	}
 	if (!model_pp_valid(w, c->pp, c->vpp, 0)) {
 		if (c->vpp > 1)
@@ -330,28 +370,32 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 	}
 	if (c->ep > 1) {
 		if (w->d.experts <= 1)
-			return diag_set(err, "", 0, 0, "ep", "--ep %d needs a mixture-of-experts model; '%s' is dense",
-					c->ep, w->name);
+			return diag_set(err, "", 0, 0, "ep",
+					"--ep %d needs a mixture-of-experts model; '%s' is dense", c->ep, w->name);
 		if (w->d.experts % c->ep) {
 			divisors_text(w->d.experts, 1024, dv, sizeof(dv));
 			return diag_set(err, "", 0, 0, "ep", "--ep %d does not divide the %d experts; use %s",
 					c->ep, w->d.experts, dv);
 		}
 		if (c->dp % c->ep)
-			return diag_set(err, "", 0, 0, "ep", "--ep %d does not divide the data-parallel degree %d "
-					"(experts are sharded across data-parallel ranks)", c->ep, c->dp);
+			return diag_set(err, "", 0, 0, "ep",
+					"--ep %d does not divide the data-parallel degree %d "
+					"(experts are sharded across data-parallel ranks)",
+					c->ep, c->dp);
 	}
 	if (c->seq_parallel && c->tp == 1)
-		return diag_set(err, "", 0, 0, "seq-parallel", "--seq-parallel needs tensor parallelism (--tp > 1)");
+		return diag_set(err, "", 0, 0, "seq-parallel",
+				"--seq-parallel needs tensor parallelism (--tp > 1)");
 	if (c->seq_len > w->d.max_seq && w->d.learned_pos)
 		return diag_set(err, "", 0, 0, "seq-len", "--seq-len %d exceeds the %d learned positions of '%s'",
 				c->seq_len, w->d.max_seq, w->name);
 	if (c->task == MODEL_TASK_INFER && !w->d.causal && c->output_len > 1)
-		return diag_set(err, "", 0, 0, "output-len", "'%s' is an encoder: it does not generate; use --output-len 1",
-				w->name);
+		return diag_set(err, "", 0, 0, "output-len",
+				"'%s' is an encoder: it does not generate; use --output-len 1", w->name);
 	if (c->task == MODEL_TASK_INFER && w->d.learned_pos &&
 	    (long)c->prompt_len + (w->d.causal ? c->output_len : 0) > (long)w->d.max_seq)
-		return diag_set(err, "", 0, 0, "prompt-len", "prompt + output = %ld tokens exceeds the %d positions of '%s'",
+		return diag_set(err, "", 0, 0, "prompt-len",
+				"prompt + output = %ld tokens exceeds the %d positions of '%s'",
 				(long)c->prompt_len + (w->d.causal ? c->output_len : 0), w->d.max_seq, w->name);
 	if (c->kv_precision != MODEL_FP16 && c->kv_precision != MODEL_BF16 && c->kv_precision != MODEL_FP8 &&
 	    c->kv_precision != MODEL_INT8 && c->kv_precision != MODEL_INT4 && c->kv_precision != MODEL_FP32)

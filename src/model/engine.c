@@ -145,6 +145,7 @@ int model_engine_check(enum model_engine e, int task_is_training, struct diag *e
 	const struct model_engine_info *in = model_engine_info(e);
 	if (task_is_training && !in->trains)
 		return diag_set(err, "", 0, 0, "engine",
-				"--engine %s runs inference only; train with eager, compile or cudagraphs", in->name);
+				"--engine %s runs inference only; train with eager, compile or cudagraphs",
+				in->name);
 	return 0;
 }

@@ -26,16 +26,16 @@ enum model_engine {
 /* What an engine costs and how it holds memory.  Static, one row per engine. */
 struct model_engine_info {
 	const char *name;
-	int fused;                 /* elementwise work fused into neighbouring kernels */
-	int serving;               /* a serving engine: continuous batching, paged KV cache */
-	int trains;                /* can run a training step */
-	double host_per_kernel_s;  /* CPU time to launch one kernel */
-	double host_per_step_s;    /* CPU time per forward pass besides launches (scheduler, sampling) */
-	double host_per_seq_s;     /* ... and per running sequence in it */
-	double mem_fraction;       /* share of the GPU's memory the engine may use (KV cache sizing) */
-	int mem_of_free;           /* mem_fraction applies to what the weights leave, not to the total */
-	int kv_block_tokens;       /* paged KV cache block, tokens (1: token-level) */
-	int max_seqs;              /* default cap on running sequences */
+	int fused;                /* elementwise work fused into neighbouring kernels */
+	int serving;              /* a serving engine: continuous batching, paged KV cache */
+	int trains;               /* can run a training step */
+	double host_per_kernel_s; /* CPU time to launch one kernel */
+	double host_per_step_s;   /* CPU time per forward pass besides launches (scheduler, sampling) */
+	double host_per_seq_s;    /* ... and per running sequence in it */
+	double mem_fraction;      /* share of the GPU's memory the engine may use (KV cache sizing) */
+	int mem_of_free;          /* mem_fraction applies to what the weights leave, not to the total */
+	int kv_block_tokens;      /* paged KV cache block, tokens (1: token-level) */
+	int max_seqs;             /* default cap on running sequences */
 };
 
 const struct model_engine_info *model_engine_info(enum model_engine e);

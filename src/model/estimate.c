@@ -88,16 +88,19 @@ static double estimate_infer(const struct workload *w, const struct model_config
 		double P = c->prompt_len, O = c->output_len, steps = O > 1 ? O - 1 : 0;
 		double flops_token = w->flops_token_dense + w->flops_token_head;
 		double tokens = c->batch * (P + steps);
-		r->model_flops_per_step = c->dp * (tokens * flops_token +
-			c->batch * w->flops_token_attn * (P * P / 2 + steps * (P + O / 2.0)));
+		r->model_flops_per_step = c->dp *
+					  (tokens * flops_token +
+					   c->batch * w->flops_token_attn * (P * P / 2 + steps * (P + O / 2.0)));
 	} else {
 		r->model_flops_per_step = c->dp * c->batch * w->s.fwd_flops * sample_scale(w, c);
 	}
 	r->hw_flops_per_step = r->model_flops_per_step;
 	r->limits |= r->infer.launch_s >= r->infer.request_s * 0.999 ? MODEL_LIMIT_LAUNCH :
 		     r->infer.decode_token_s > 0 &&
-		     (r->infer.decode_weights_bytes + r->infer.decode_kv_bytes) / h->bw > 0.5 * r->infer.decode_token_s ?
-		     MODEL_LIMIT_MEMORY_BW : MODEL_LIMIT_COMPUTE;
+				     (r->infer.decode_weights_bytes + r->infer.decode_kv_bytes) / h->bw >
+					     0.5 * r->infer.decode_token_s ?
+								       MODEL_LIMIT_MEMORY_BW :
+								       MODEL_LIMIT_COMPUTE;
 	return 0.6;
 }
 
@@ -155,8 +158,8 @@ static void dp_time(const struct model_config *c, const struct train_parts *tp, 
 }
 
 /* Optimizer step over the local shard; ZeRO-Offload runs it on the CPU. */
-static void optimizer_time(const struct model_config *c, const struct hw *h, double params_local,
-			   double wbytes, double m_mb, double t_mb, struct model_time *tm)
+static void optimizer_time(const struct model_config *c, const struct hw *h, double params_local, double wbytes,
+			   double m_mb, double t_mb, struct model_time *tm)
 {
 	double shard = params_local / (c->zero >= 1 ? dp_cp(c) : 1);
 	if (c->offload != MODEL_OFFLOAD_NONE) {
@@ -264,7 +267,8 @@ static void data_time(const struct workload *w, const struct model_config *c, st
 /* Which resources bound a training step. */
 static unsigned train_limits(const struct model_time *tm)
 {
-	double comm = tm->tp_comm_s + tm->ep_comm_s + tm->cp_comm_s + tm->dp_comm_s + tm->zero_comm_s + tm->pp_p2p_s;
+	double comm = tm->tp_comm_s + tm->ep_comm_s + tm->cp_comm_s + tm->dp_comm_s + tm->zero_comm_s +
+		      tm->pp_p2p_s;
 	unsigned l = MODEL_LIMIT_COMPUTE;
 	if (comm > 0.25 * tm->step_s) {
 		l |= MODEL_LIMIT_COMM;
@@ -305,7 +309,8 @@ static void result_finish(const struct model_config *c, const struct hw *h, doub
 		r->train_steps = ceil(c->train_tokens / (r->tokens_per_s * tm->step_s) - 1e-9);
 	else if (c->train_samples > 0 && r->samples_per_s > 0 && tm->step_s > 0)
 		r->train_steps = ceil(c->train_samples * (c->epochs > 0 ? c->epochs : 1) /
-				      (r->samples_per_s * tm->step_s) - 1e-9);
+					      (r->samples_per_s * tm->step_s) -
+				      1e-9);
 	if (r->train_steps > 0)
 		r->time_to_train_s = r->train_steps * tm->step_s;
 	if (gpu_busy > 1)
@@ -317,8 +322,7 @@ static void result_finish(const struct model_config *c, const struct hw *h, doub
 }
 
 /* Everything model_estimate() does once r->mem holds model_memory()'s answer. */
-static int estimate_with_memory(const struct workload *w, const struct model_config *c,
-				struct model_result *r)
+static int estimate_with_memory(const struct workload *w, const struct model_config *c, struct model_result *r)
 {
 	struct hw h;
 	struct model_time *tm = &r->time;
@@ -356,8 +360,8 @@ int model_estimate(const struct workload *w, const struct model_config *c, struc
 	return estimate_with_memory(w, c, r);
 }
 
-int model_estimate_mem(const struct workload *w, const struct model_config *c,
-		       const struct model_memory *mem, struct model_result *r)
+int model_estimate_mem(const struct workload *w, const struct model_config *c, const struct model_memory *mem,
+		       struct model_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->mem = *mem;

@@ -36,13 +36,14 @@ double launch_s_of(const struct model_config *c)
  * their stored precision (weight-only int8/int4/fp8).
  */
 void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
-			      struct model_infer *o)
+		       struct model_infer *o)
 {
 	const struct workload_dims *d = &w->d;
 	struct layer_time lt;
 	double L = d->layers, t = c->tp, B = c->batch, P = c->prompt_len, O = c->output_len;
 	double eb = model_precision_bytes(c->precision), kvb = model_precision_bytes(c->kv_precision);
-	double wb = c->weight_precision >= 0 ? model_precision_bytes((enum model_precision)c->weight_precision) : eb;
+	double wb = c->weight_precision >= 0 ? model_precision_bytes((enum model_precision)c->weight_precision) :
+					       eb;
 	enum model_engine eng = engine_of(c);
 	double ctx = P + O / 2.0, kv_gpu = w->kv_dim / t;
 	double gpu, cpu_s, kernels, weights, kvbytes, touched = 1;
@@ -88,9 +89,10 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	layer_fwd(w, c, h, B, 1, ctx, &lt);
 	{
 		double compute = L * (lt.gemm + lt.mem + lt.attn_fwd) + gemm_s(h, eb, B, d->vocab / t, d->hidden);
-		double stream = (weights + kvbytes / (model_engine_info(eng)->serving ? h->paged_kv : 1)) * h->inv_bw;
-		gpu = (compute > stream ? compute : stream) + L * (lt.tp_comm + lt.ep_comm) + (c->pp - 1) * pp_hop +
-		      kernels * TUNE_KERNEL_GAP_S;
+		double stream = (weights + kvbytes / (model_engine_info(eng)->serving ? h->paged_kv : 1)) *
+				h->inv_bw;
+		gpu = (compute > stream ? compute : stream) + L * (lt.tp_comm + lt.ep_comm) +
+		      (c->pp - 1) * pp_hop + kernels * TUNE_KERNEL_GAP_S;
 		if (gpu < kernels * TUNE_KERNEL_MIN_S)
 			gpu = kernels * TUNE_KERNEL_MIN_S;
 	}

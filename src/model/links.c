@@ -41,9 +41,8 @@ static int split_rate(const char *spec, int *n, double *gbit)
 	return (int)(dash - spec);
 }
 
-int model_parse_network(const struct catalog *cat, const char *spec, int *adapters,
-			double *gbit_per_adapter, const struct cat_link **fabric,
-			char *why, size_t why_len)
+int model_parse_network(const struct catalog *cat, const char *spec, int *adapters, double *gbit_per_adapter,
+			const struct cat_link **fabric, char *why, size_t why_len)
 {
 	char name[128], alt[160], why2[512];
 	const struct cat_link *l;
@@ -54,7 +53,8 @@ int model_parse_network(const struct catalog *cat, const char *spec, int *adapte
 	*gbit_per_adapter = 0;
 	*fabric = NULL;
 	if (!spec || !*spec || strlen(spec) >= sizeof(name)) {
-		snprintf(why, why_len, "network '%s' is not FABRIC or FABRIC-NxGBPS (e.g. ib-hdr-8x200)", spec ? spec : "");
+		snprintf(why, why_len, "network '%s' is not FABRIC or FABRIC-NxGBPS (e.g. ib-hdr-8x200)",
+			 spec ? spec : "");
 		return -1;
 	}
 	cut = split_rate(spec, &n, &gbit);
@@ -71,8 +71,10 @@ int model_parse_network(const struct catalog *cat, const char *spec, int *adapte
 		return -1;
 	}
 	if (!l->kind || strcmp(l->kind, "scaleout")) {
-		snprintf(why, why_len, "'%s' is a %s link, not a scale-out network (ib-edr, ib-hdr, ib-ndr, ib-xdr, roce-100 ... roce-800)",
-			 name, l->kind ? l->kind : "?");
+		snprintf(
+			why, why_len,
+			"'%s' is a %s link, not a scale-out network (ib-edr, ib-hdr, ib-ndr, ib-xdr, roce-100 ... roce-800)",
+			name, l->kind ? l->kind : "?");
 		return -1;
 	}
 	*fabric = l;
@@ -94,8 +96,8 @@ static int link_generation(const struct cat_link *l)
 	return l && l->generation ? atoi(l->generation) : 0;
 }
 
-int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat,
-			     const struct cat_server *server, const char *network, struct diag *err)
+int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat, const struct cat_server *server,
+			     const char *network, struct diag *err)
 {
 	const struct cat_gpu *g = cfg->gpu;
 	int gpn;
@@ -103,14 +105,15 @@ int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat
 		return diag_set(err, "", 0, 0, "gpu", "no GPU given; use --gpu NAME");
 	if (cfg->gpus_per_node <= 0)
 		cfg->gpus_per_node = server && server->gpu_count > 0 ? (int)server->gpu_count :
-				     cfg->gpus < 8 ? cfg->gpus : 8;
+				     cfg->gpus < 8                   ? cfg->gpus :
+								       8;
 	gpn = cfg->gpus_per_node;
 
 	/* host link (offload, data) */
 	if (!isnan(g->pcie_gen))
 		cfg->host_gbps = pcie_x16_gbps(g->pcie_gen);
 	else if (g->form_factor && !strcmp(g->form_factor, "superchip"))
-		cfg->host_gbps = 450;  /* NVLink-C2C to Grace, per direction */
+		cfg->host_gbps = 450; /* NVLink-C2C to Grace, per direction */
 	else
 		cfg->host_gbps = 31.5;
 
@@ -137,22 +140,24 @@ int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat
 			cfg->intra_gbps = per_gpu > 0 ? per_gpu : l->bw_gbps_per_dir;
 		} else {
 			cfg->intra_kind = MODEL_LINK_PCIE;
-			cfg->intra_gbps = l && l->bw_gbps_per_dir > 0 ? l->bw_gbps_per_dir : pcie_x16_gbps(g->pcie_gen);
+			cfg->intra_gbps = l && l->bw_gbps_per_dir > 0 ? l->bw_gbps_per_dir :
+									pcie_x16_gbps(g->pcie_gen);
 		}
 	} else {
 		const char *ff = g->form_factor ? g->form_factor : "";
 		int socketed = !strcmp(ff, "sxm") || !strcmp(ff, "oam") || !strcmp(ff, "superchip");
 		const struct cat_link *gl = g->gpu_link ? catalog_get(cat, CAT_LINKS, g->gpu_link) : NULL;
 		/* the catalog says which boards add a switch: links.csv switch_link beyond domain_gpus */
-		const struct cat_link *sw = gl && gl->switch_link ? catalog_get(cat, CAT_LINKS, gl->switch_link) : NULL;
+		const struct cat_link *sw = gl && gl->switch_link ? catalog_get(cat, CAT_LINKS, gl->switch_link) :
+								    NULL;
 		if (socketed && g->gpu_link_gbps > 0 && sw && !(gpn <= gl->domain_gpus)) {
 			/* HGX/DGX boards of 8, NVL72: NVLink through NVSwitch; gen 3 switches (Hopper on) reduce in-network */
 			cfg->intra_kind = MODEL_LINK_NVSWITCH;
 			cfg->intra_gbps = g->gpu_link_gbps;
 			cfg->intra_nvls = link_generation(sw) >= 3;
 			cfg->intra_lat_us = sw->latency_us > 0 ? sw->latency_us : 1.5;
-		} else if (g->gpu_link_gbps > 0 && (socketed || gpn <= 2 ||
-			   (gpn <= 4 && g->gpu_link && strstr(g->gpu_link, "h200nvl")))) {
+		} else if (g->gpu_link_gbps > 0 &&
+			   (socketed || gpn <= 2 || (gpn <= 4 && g->gpu_link && strstr(g->gpu_link, "h200nvl")))) {
 			/* direct links: 4-GPU SXM boards, xGMI meshes, NVLink bridges joining pairs */
 			cfg->intra_kind = MODEL_LINK_NVLINK;
 			cfg->intra_gbps = g->gpu_link_gbps;

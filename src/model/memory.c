@@ -73,8 +73,9 @@ struct state_bytes state_bytes_of(const struct model_config *c)
 /* Bytes per stored weight: NF4 and GPTQ/AWQ int4 with their block scales, int8/fp8 one byte. */
 static double stored_weight_bytes(const struct model_config *c)
 {
-	int p = c->weight_precision >= 0 ? c->weight_precision :
-		c->task == MODEL_TASK_QLORA ? MODEL_NF4 : (int)c->precision;
+	int p = c->weight_precision >= 0    ? c->weight_precision :
+		c->task == MODEL_TASK_QLORA ? MODEL_NF4 :
+					      (int)c->precision;
 	switch (p) {
 	case MODEL_NF4:
 		return TUNE_NF4_BITS / 8;
@@ -129,8 +130,8 @@ double layer_params_gpu(const struct workload *w, const struct model_config *c)
 {
 	double norms = 2.0 * w->d.hidden * (w->d.has_bias ? 2 : 1);
 	double experts = w->d.experts > 1 ? (double)w->d.experts / c->ep : 1;
-	return (w->params_layer_attn - norms) / c->tp + norms +
-	       experts * w->params_layer_mlp / c->tp + w->params_layer_router;
+	return (w->params_layer_attn - norms) / c->tp + norms + experts * w->params_layer_mlp / c->tp +
+	       w->params_layer_router;
 }
 
 /*
@@ -223,9 +224,9 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		o->weights_bytes = params * wb;
 		o->kv_cache_bytes = d->causal ? 2.0 * Ls * kv_gpu * ctx * B * kvb : 0;
 		/* transient working set of one layer in prefill (flash attention) */
-		work = 2 * Tp * (d->hidden + (w->q_dim + 2.0 * w->kv_dim) / t +
-				 (d->gated_mlp ? 3.0 : 2.0) * d->ffn_hidden *
-				 (d->experts > 1 ? d->experts_active : 1) / t);
+		work = 2 * Tp *
+		       (d->hidden + (w->q_dim + 2.0 * w->kv_dim) / t +
+			(d->gated_mlp ? 3.0 : 2.0) * d->ffn_hidden * (d->experts > 1 ? d->experts_active : 1) / t);
 		o->activations_layer_bytes = work;
 		o->activations_bytes = work;
 		o->microbatches_in_flight = 1;
@@ -348,10 +349,11 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 	 */
 	if (last && d->vocab > 0) {
 		double logits = T * d->vocab / t;
-		o->logits_bytes = c->logits == MODEL_LOGITS_BF16 ? 2 * e * logits :
+		o->logits_bytes = c->logits == MODEL_LOGITS_BF16 ?
+					  2 * e * logits :
 				  c->logits == MODEL_LOGITS_CHUNKED ?
-				  e * logits + TUNE_LOGITS_FP32_BYTES * logits / TUNE_LOGIT_CHUNKS :
-				  (e + TUNE_LOGITS_FP32_BYTES) * logits;
+					  e * logits + TUNE_LOGITS_FP32_BYTES * logits / TUNE_LOGIT_CHUNKS :
+					  (e + TUNE_LOGITS_FP32_BYTES) * logits;
 	}
 	o->buffers_bytes = frozen16 + TUNE_WORKSPACE_BYTES;
 	if (dp > 1 && c->zero < 3 && !lora)
@@ -362,9 +364,8 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 static void mem_finish(const struct model_config *c, const struct hw *h, struct model_memory *o)
 {
 	int groups = (c->tp > 1) + (c->pp > 1) + (c->dp > 1) + (c->ep > 1) + (c->cp > 1);
-	o->allocated_bytes = o->weights_bytes + o->gradients_bytes + o->optimizer_bytes +
-			     o->activations_bytes + o->logits_bytes + o->lora_bytes +
-			     o->kv_cache_bytes + o->buffers_bytes;
+	o->allocated_bytes = o->weights_bytes + o->gradients_bytes + o->optimizer_bytes + o->activations_bytes +
+			     o->logits_bytes + o->lora_bytes + o->kv_cache_bytes + o->buffers_bytes;
 	/*
 	 * FSDP/ZeRO-3 all-gathers a layer's parameters into blocks freed on
 	 * another stream (record_stream): the allocator keeps more in reserve.

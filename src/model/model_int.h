@@ -67,13 +67,19 @@ static inline int dp_cp(const struct model_config *c)
 }
 
 /* comm.c */
-enum coll { COLL_AR, COLL_AG, COLL_RS, COLL_A2A, COLL_P2P };
+enum coll {
+	COLL_AR,
+	COLL_AG,
+	COLL_RS,
+	COLL_A2A,
+	COLL_P2P
+};
 double coll_s(const struct model_config *c, enum coll k, double bytes, int n, int g, int flat);
 int per_node(const struct model_config *c, int n, int stride);
 
 /* memory.c */
 struct state_bytes {
-	double weight, grad, optim;   /* optim includes the fp32 master copy */
+	double weight, grad, optim; /* optim includes the fp32 master copy */
 };
 double optim_states_bytes(const struct model_config *c);
 struct state_bytes state_bytes_of(const struct model_config *c);
@@ -84,19 +90,19 @@ double attn_scores_bytes(const struct workload *w, const struct model_config *c,
 /* compute.c */
 struct layer_time {
 	double gemm, attn_fwd, attn_bwd, mem, tp_comm, ep_comm;
-	double cp_fwd, cp_bwd;  /* context-parallel ring exchange the attention does not hide */
-	double attn_flops;    /* attention-score FLOPs executed forward (per GPU) */
+	double cp_fwd, cp_bwd; /* context-parallel ring exchange the attention does not hide */
+	double attn_flops;     /* attention-score FLOPs executed forward (per GPU) */
 };
-void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h,
-	       double T, double s, double ctx, struct layer_time *lt);
+void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
+	       double ctx, struct layer_time *lt);
 
 /* Intermediate results of the training-step model, shared with the result. */
 struct train_parts {
-	double mb_fwd, mb_bwd, mb_recompute;     /* one micro-batch on the slowest stage */
+	double mb_fwd, mb_bwd, mb_recompute;       /* one micro-batch on the slowest stage */
 	double gemm, attn, mem, recompute, tp, ep; /* per micro-batch, by kind (fwd + bwd) */
-	double cp;                                /* ... context-parallel ring, exposed */
-	double flops_model_token, flops_hw_token; /* per token, whole model */
-	double kernels_mb;                        /* kernel launches per micro-batch */
+	double cp;                                 /* ... context-parallel ring, exposed */
+	double flops_model_token, flops_hw_token;  /* per token, whole model */
+	double kernels_mb;                         /* kernel launches per micro-batch */
 };
 void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 		       struct train_parts *tp);

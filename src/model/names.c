@@ -11,8 +11,8 @@
 static const char *const task_names[] = {"pretrain", "finetune", "lora", "qlora", "infer"};
 static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "nf4"};
 static const char *const recompute_names[] = {"none", "selective", "full", "selective-op"};
-static const char *const optimizer_names[] = {"adamw", "sgd-momentum", "adamw8bit", "adamw-bf16", "paged-adamw",
-					       "paged-adamw8bit", "adafactor", "sgd"};
+static const char *const optimizer_names[] = {"adamw",       "sgd-momentum",    "adamw8bit", "adamw-bf16",
+					      "paged-adamw", "paged-adamw8bit", "adafactor", "sgd"};
 static const char *const offload_names[] = {"none", "optimizer", "optimizer+params"};
 static const char *const master_names[] = {"fp32", "none"};
 static const char *const lora_targets_names[] = {"attn+mlp", "qv", "qkv", "qkvo", "all"};
@@ -39,14 +39,14 @@ static int name_index(const char *const *names, int n, const char *s)
 	return -1;
 }
 
-#define NAMEFN(type, tbl, count)                                                   \
-	const char *model_##type##_name(enum model_##type x)                       \
-	{                                                                          \
-		return (int)x >= 0 && (int)x < (count) ? tbl[x] : "?";             \
-	}                                                                          \
-	int model_##type##_from_name(const char *s)                                \
-	{                                                                          \
-		return name_index(tbl, (count), s);                                \
+#define NAMEFN(type, tbl, count) \
+	const char *model_##type##_name(enum model_##type x) \
+	{ \
+		return (int)x >= 0 && (int)x < (count) ? tbl[x] : "?"; \
+	} \
+	int model_##type##_from_name(const char *s) \
+	{ \
+		return name_index(tbl, (count), s); \
 	}
 NAMEFN(task, task_names, MODEL_TASK_COUNT)
 NAMEFN(precision, precision_names, MODEL_PRECISION_COUNT)

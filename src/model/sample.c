@@ -76,8 +76,8 @@ double sample_fwd_s(const struct workload *w, const struct model_config *c, cons
 	enum model_engine eng = engine_of(c);
 	/* graph compilers pick channels-last layouts for tensor-core convolutions */
 	int channels_last = eng == MODEL_ENGINE_COMPILE || eng == MODEL_ENGINE_TENSORRT;
-	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency
-					       : model_conv_eff(w->s.input_dims, !cuda_cores, channels_last);
+	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency :
+						 model_conv_eff(w->s.input_dims, !cuda_cores, channels_last);
 	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
 	double scale = sample_scale(w, c);
 	double tc = scale * w->s.fwd_flops / (h->peak * h->emax * ceff);
@@ -90,7 +90,7 @@ double sample_fwd_s(const struct workload *w, const struct model_config *c, cons
 }
 /* Per-sample inference: one forward of a batch, at least the launch time. */
 void infer_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
-			     struct model_infer *o)
+		      struct model_infer *o)
 {
 	enum model_engine eng = engine_of(c);
 	double ops = w->s.kernels > 0 ? w->s.kernels : 50, kernels = model_engine_sample_kernels(eng, ops);
@@ -118,7 +118,8 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 {
 	struct model_time *tm = &r->time;
 	double m_mb = (double)c->global_batch / ((double)c->dp * c->micro_batch);
-	double ops = w->s.kernels > 0 ? w->s.kernels : 50, kernels = model_engine_sample_kernels(engine_of(c), ops);
+	double ops = w->s.kernels > 0 ? w->s.kernels : 50,
+	       kernels = model_engine_sample_kernels(engine_of(c), ops);
 	double t_fwd = sample_fwd_s(w, c, h);
 	double per_mb = c->micro_batch * t_fwd * (c->recompute == MODEL_RECOMPUTE_FULL ? 4 : 3);
 	double floor_mb = 3 * kernels * TUNE_KERNEL_MIN_S;
@@ -127,8 +128,10 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 
 	if (per_mb < floor_mb)
 		per_mb = floor_mb;
-	tm->gemm_s = m_mb * c->micro_batch * 3 * (t_fwd - sample_scale(w, c) * w->s.mem_traffic_bytes *
-		((c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1) / h->bw);
+	tm->gemm_s = m_mb * c->micro_batch * 3 *
+		     (t_fwd - sample_scale(w, c) * w->s.mem_traffic_bytes *
+				      ((c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1) /
+				      h->bw);
 	tm->memory_bound_s = m_mb * per_mb - tm->gemm_s;
 	tm->recompute_s = c->recompute == MODEL_RECOMPUTE_FULL ? m_mb * c->micro_batch * t_fwd : 0;
 	tm->compute_s = m_mb * per_mb;

@@ -68,23 +68,25 @@ static void engine_memory(const struct model_serving *s, struct model_memory *m)
 	m->buffers_bytes = TUNE_SERVE_RESERVE_BYTES;
 	m->allocated_bytes = m->weights_bytes + m->activations_bytes + m->logits_bytes + m->kv_cache_bytes +
 			     m->buffers_bytes;
-	m->reserve_bytes = 0;   /* preallocated pools: nothing for the caching allocator to fragment */
+	m->reserve_bytes = 0; /* preallocated pools: nothing for the caching allocator to fragment */
 	m->reserved_bytes = m->allocated_bytes;
 	m->total_bytes = m->reserved_bytes + m->paged_bytes + m->context_bytes;
 	m->fits = m->total_bytes <= m->capacity_bytes;
 }
 
 /* "cannot: batch N needs X GiB of KV cache, Y GiB fit; the largest that fits is Z" */
-static int batch_too_big(struct diag *err, int n, double need_bytes, double room_bytes, int largest, const char *how)
+static int batch_too_big(struct diag *err, int n, double need_bytes, double room_bytes, int largest,
+			 const char *how)
 {
 	char tail[160];
 	if (largest > 0)
 		snprintf(tail, sizeof(tail), "the largest that fits is %d", largest);
 	else
-		snprintf(tail, sizeof(tail), "not even one sequence fits; use more tensor parallelism or smaller "
+		snprintf(tail, sizeof(tail),
+			 "not even one sequence fits; use more tensor parallelism or smaller "
 			 "weights (--weight-precision)");
-	return diag_set(err, "", 0, 0, "batch", "cannot: batch %d needs %.1f GiB of KV cache, %.1f GiB fit%s; %s", n,
-			need_bytes / 1073741824.0, room_bytes > 0 ? room_bytes / 1073741824.0 : 0.0, how, tail);
+	return diag_set(err, "", 0, 0, "batch", "cannot: batch %d needs %.1f GiB of KV cache, %.1f GiB fit%s; %s",
+			n, need_bytes / 1073741824.0, room_bytes > 0 ? room_bytes / 1073741824.0 : 0.0, how, tail);
 }
 
 /* One estimate at concurrency n, folded into the serving figures. */
@@ -160,19 +162,23 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 	s->kv_bytes_per_token = kv_per_token(w, cfg);
 
 	/* tokens a sequence holds: all of P + O for a static batch, P + O/2 on average when staggered */
-	seq_tokens = o->continuous ? cfg->prompt_len + cfg->output_len / 2.0 : (double)cfg->prompt_len + cfg->output_len;
+	seq_tokens = o->continuous ? cfg->prompt_len + cfg->output_len / 2.0 :
+				     (double)cfg->prompt_len + cfg->output_len;
 	block = o->block_tokens > 0 ? o->block_tokens : eng->serving ? eng->kv_block_tokens : 1;
 	s->tokens_per_seq = ceil(seq_tokens / block) * block;
-	limit = s->kv_budget_bytes > 0 ? (int)fmin(1e7, floor(s->kv_budget_bytes / (s->tokens_per_seq * s->kv_bytes_per_token))) : 0;
+	limit = s->kv_budget_bytes > 0 ?
+			(int)fmin(1e7, floor(s->kv_budget_bytes / (s->tokens_per_seq * s->kv_bytes_per_token))) :
+			0;
 	s->kv_limit = limit;
 	if (limit < 1) {
-		snprintf(msg, sizeof(msg),
-			 "cannot serve: %.1f GiB of weights and %.1f GiB of working memory leave %.1f GiB of the %.1f GiB "
-			 "for the KV cache, and one sequence of %.0f tokens needs %.2f GiB; use more tensor parallelism "
-			 "or smaller weights (--weight-precision)",
-			 s->weights_bytes / 1073741824.0, s->workspace_bytes / 1073741824.0,
-			 s->kv_budget_bytes > 0 ? s->kv_budget_bytes / 1073741824.0 : 0.0, cap / 1073741824.0,
-			 s->tokens_per_seq, s->tokens_per_seq * s->kv_bytes_per_token / 1073741824.0);
+		snprintf(
+			msg, sizeof(msg),
+			"cannot serve: %.1f GiB of weights and %.1f GiB of working memory leave %.1f GiB of the %.1f GiB "
+			"for the KV cache, and one sequence of %.0f tokens needs %.2f GiB; use more tensor parallelism "
+			"or smaller weights (--weight-precision)",
+			s->weights_bytes / 1073741824.0, s->workspace_bytes / 1073741824.0,
+			s->kv_budget_bytes > 0 ? s->kv_budget_bytes / 1073741824.0 : 0.0, cap / 1073741824.0,
+			s->tokens_per_seq, s->tokens_per_seq * s->kv_bytes_per_token / 1073741824.0);
 		return fail(err, "batch", msg);
 	}
 
@@ -180,13 +186,16 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 	asked = o->continuous ? o->batch : cfg->batch;
 	if (asked > limit) {
 		/* an explicit batch the cache cannot hold is refused, not quietly lowered */
-		snprintf(msg, sizeof(msg), " (%.0f tokens a sequence, in %g-token blocks)", s->tokens_per_seq, block);
+		snprintf(msg, sizeof(msg), " (%.0f tokens a sequence, in %g-token blocks)", s->tokens_per_seq,
+			 block);
 		return batch_too_big(err, asked, asked * s->tokens_per_seq * s->kv_bytes_per_token,
 				     s->kv_budget_bytes, limit, msg);
 	}
 	if (o->continuous) {
-		int cap_seqs = o->max_seqs > 0 ? o->max_seqs : asked > 0 ? asked :
-			       eng->max_seqs > 0 ? eng->max_seqs : limit;
+		int cap_seqs = o->max_seqs > 0   ? o->max_seqs :
+			       asked > 0         ? asked :
+			       eng->max_seqs > 0 ? eng->max_seqs :
+						   limit;
 		n = limit < cap_seqs ? limit : cap_seqs;
 		s->bound = limit < cap_seqs ? "kv-cache" : "max-seqs";
 		one.batch = 1;
@@ -222,15 +231,16 @@ int model_serving_estimate(const struct workload *w, const struct model_config *
 				return fail(err, "gpu", "the model cannot evaluate this configuration");
 			if (!meets(&t, o)) {
 				char tt[48], tp[48], tl[48];
-				snprintf(msg, sizeof(msg),
-					 "cannot meet the target: the closest is one sequence at a time, with a time to first "
-					 "token of %.1f ms, %.2f ms per output token and %.1f ms a request (targets: TTFT %s, "
-					 "TPOT %s, request latency %s); more tensor parallelism, a faster GPU or smaller "
-					 "weights would be needed",
-					 t.ttft_s * 1e3, t.tpot_s * 1e3, t.request_s * 1e3,
-					 target_text(o->ttft_target_s, tt, sizeof(tt)),
-					 target_text(o->tpot_target_s, tp, sizeof(tp)),
-					 target_text(o->latency_target_s, tl, sizeof(tl)));
+				snprintf(
+					msg, sizeof(msg),
+					"cannot meet the target: the closest is one sequence at a time, with a time to first "
+					"token of %.1f ms, %.2f ms per output token and %.1f ms a request (targets: TTFT %s, "
+					"TPOT %s, request latency %s); more tensor parallelism, a faster GPU or smaller "
+					"weights would be needed",
+					t.ttft_s * 1e3, t.tpot_s * 1e3, t.request_s * 1e3,
+					target_text(o->ttft_target_s, tt, sizeof(tt)),
+					target_text(o->tpot_target_s, tp, sizeof(tp)),
+					target_text(o->latency_target_s, tl, sizeof(tl)));
 				return fail(err, "latency-target", msg);
 			}
 			best = t;
@@ -290,7 +300,7 @@ int model_serving_replicas(double rate_per_s, int slots, double hold_s, double t
 		return n;
 	}
 	if (!(TTFT_AT(max_replicas) <= ttft_target_s)) {
-		*ttft_p99_s = t;   /* no count meets it (the prefill alone is longer): the caller sees the miss */
+		*ttft_p99_s = t; /* no count meets it (the prefill alone is longer): the caller sees the miss */
 		return n;
 	}
 	/* the wait falls as replicas are added: the fewest that meet the target, by bisection */
@@ -348,5 +358,6 @@ int model_infer_batch_check(const struct workload *w, const struct model_config 
 		else
 			hi = mid;
 	}
-	return batch_too_big(err, cfg->batch, need, room, lo, " beside the weights and the batch's prefill activations");
+	return batch_too_big(err, cfg->batch, need, room, lo,
+			     " beside the weights and the batch's prefill activations");
 }

@@ -12,16 +12,16 @@
 #include "model/model.h"
 
 struct model_serving_opts {
-	int continuous;            /* 1: continuous batching; 0: one static batch of cfg->batch */
-	int batch;                 /* continuous: the running sequences asked for (--batch), refused
+	int continuous;          /* 1: continuous batching; 0: one static batch of cfg->batch */
+	int batch;               /* continuous: the running sequences asked for (--batch), refused
 				      when the KV cache cannot hold them; 0: not given (cfg->batch
 				      is completed to 1 then, so it cannot say) */
-	int max_seqs;              /* cap on running sequences; 0: the engine's default */
-	double mem_fraction;       /* share of memory the engine may use; 0: the engine's */
-	int block_tokens;          /* KV-cache block; 0: the engine's */
-	double ttft_target_s;      /* 0: none */
-	double tpot_target_s;      /* 0: none */
-	double latency_target_s;   /* a request end to end (request_s); 0: none */
+	int max_seqs;            /* cap on running sequences; 0: the engine's default */
+	double mem_fraction;     /* share of memory the engine may use; 0: the engine's */
+	int block_tokens;        /* KV-cache block; 0: the engine's */
+	double ttft_target_s;    /* 0: none */
+	double tpot_target_s;    /* 0: none */
+	double latency_target_s; /* a request end to end (request_s); 0: none */
 };
 
 struct model_serving {
@@ -38,7 +38,7 @@ struct model_serving {
 	double request_s;          /* one request end to end */
 	double tokens_per_s;       /* output tokens/s, all data-parallel replicas */
 	double requests_per_s;
-	struct model_result at;    /* the estimate at the concurrency */
+	struct model_result at; /* the estimate at the concurrency */
 };
 
 /*
@@ -100,12 +100,12 @@ int model_serving_replicas(double rate_per_s, int slots, double hold_s, double t
  */
 struct model_queue {
 	int replicas;
-	int slots;                 /* sequences one replica runs at once */
-	double rate_per_s;         /* offered, all replicas */
-	double capacity_per_s;     /* requests/s all replicas complete when always full: replicas x slots / hold_s */
-	double utilisation;        /* share of the slots busy, rate / capacity (0-1; >= 1: saturated) */
-	double wait_p99_s;         /* p99 wait for a free slot */
-	double ttft_p99_s;         /* p99 time to first token: ttft_service_s + wait_p99_s */
+	int slots;             /* sequences one replica runs at once */
+	double rate_per_s;     /* offered, all replicas */
+	double capacity_per_s; /* requests/s all replicas complete when always full: replicas x slots / hold_s */
+	double utilisation;    /* share of the slots busy, rate / capacity (0-1; >= 1: saturated) */
+	double wait_p99_s;     /* p99 wait for a free slot */
+	double ttft_p99_s;     /* p99 time to first token: ttft_service_s + wait_p99_s */
 };
 void model_queue_at(double rate_per_s, int replicas, int slots, double hold_s, double ttft_service_s,
 		    struct model_queue *q);

@@ -96,9 +96,10 @@ static int bool_cell(const struct row *r, const char *name)
 
 /* The count columns of a case, each read as the column of its name; 0 when empty. */
 #define COUNT_COLUMNS(X) \
-	X(layers) X(hidden) X(heads) X(kv_heads) X(ffn_hidden) X(vocab) X(seq_len) X(experts) \
-	X(experts_active) X(global_batch) X(micro_batch) X(tp) X(pp) X(dp) X(ep) X(vpp) X(zero) \
-	X(seq_parallel) X(gpus) X(gpus_per_node) X(infer_batch) X(prompt_len) X(output_len)
+	X(layers) \
+	X(hidden) X(heads) X(kv_heads) X(ffn_hidden) X(vocab) X(seq_len) X(experts) X(experts_active) \
+		X(global_batch) X(micro_batch) X(tp) X(pp) X(dp) X(ep) X(vpp) X(zero) X(seq_parallel) X(gpus) \
+			X(gpus_per_node) X(infer_batch) X(prompt_len) X(output_len)
 
 struct counts {
 #define COUNT_MEMBER(col) long col;
@@ -218,7 +219,9 @@ static double predict_bench(const struct catalog *cat, const struct row *r, cons
 	model_config_defaults(&c);
 	c.gpu = q->gpu;
 	c.precision = q->precision != MODEL_UNSET ? (enum model_precision)q->precision :
-		      c.gpu->bf16_tflops > 0 ? MODEL_BF16 : c.gpu->fp16_tflops > 0 ? MODEL_FP16 : MODEL_FP32;
+		      c.gpu->bf16_tflops > 0      ? MODEL_BF16 :
+		      c.gpu->fp16_tflops > 0      ? MODEL_FP16 :
+						    MODEL_FP32;
 	c.gpus = q->gpus > 0 ? q->gpus : 1;
 	c.gpus_per_node = q->gpus_per_node > 0 ? q->gpus_per_node : c.gpus < 8 ? c.gpus : 8;
 	if (c.gpus_per_node > c.gpus)
@@ -372,7 +375,8 @@ static int second_edition(const struct row *r, struct model_request *q, struct s
 		{"optimizer", model_optimizer_from_name, &q->optimizer, "is not modelled"},
 		{"offload", model_offload_from_name, &q->offload, "is not none, optimizer or optimizer+params"},
 		{"master_weights", model_master_from_name, &q->master, "is not fp32 or none"},
-		{"lora_targets", model_lora_targets_from_name, &q->lora_targets, "is not qv, qkv, qkvo, attn+mlp or all"},
+		{"lora_targets", model_lora_targets_from_name, &q->lora_targets,
+		 "is not qv, qkv, qkvo, attn+mlp or all"},
 		{"logits", model_logits_from_name, &q->logits, "is not fp32, bf16 or chunked"},
 	};
 	const char *v;
@@ -447,11 +451,12 @@ static int how_engine(const struct row *r, const struct workload *w, struct mode
 	if (*bat && !decoder)
 		return skip(why, "batching '%s' applies to a decoder's generation; '%s' is not one", bat, w->name);
 	/* an empty batch on a generation throughput case: what engines do, as many as fit */
-	so->continuous = !strcmp(bat, "continuous") ||
-			 (!*bat && infer && decoder && q->batch == MODEL_UNSET && !strcmp(cell(r, "metric"), "tokens_per_s"));
+	so->continuous = !strcmp(bat, "continuous") || (!*bat && infer && decoder && q->batch == MODEL_UNSET &&
+							!strcmp(cell(r, "metric"), "tokens_per_s"));
 	so->batch = so->continuous && q->batch != MODEL_UNSET ? q->batch : 0;
-	*serving = infer && decoder && (so->continuous || (q->engine != MODEL_UNSET &&
-							    model_engine_info((enum model_engine)q->engine)->serving));
+	*serving = infer && decoder &&
+		   (so->continuous ||
+		    (q->engine != MODEL_UNSET && model_engine_info((enum model_engine)q->engine)->serving));
 	return 0;
 }
 
@@ -463,7 +468,8 @@ static int how_stored(const struct row *r, const struct workload *w, struct mode
 
 	if (*shape) {
 		if (w->kind != WORKLOAD_PER_SAMPLE)
-			return skip(why, "input_shape applies to per-sample networks; '%s' is a transformer", w->name);
+			return skip(why, "input_shape applies to per-sample networks; '%s' is a transformer",
+				    w->name);
 		if (workload_parse_shape(shape, &q->input_elems, &q->input_dims))
 			return skip(why, "input_shape '%s' is not like 224x224 or 128x128x128", shape);
 	}
@@ -475,8 +481,10 @@ static int how_stored(const struct row *r, const struct workload *w, struct mode
 	if (!infer && strcmp(wp, cell(r, "precision"))) {
 		/* a full fine-tune trains its weights at the working precision; LoRA's base is stored apart */
 		if (q->task != MODEL_TASK_LORA && q->task != MODEL_TASK_QLORA)
-			return skip(why, "weight_precision '%s' differs from the training precision; only "
-				    "inference and a LoRA/QLoRA base store weights apart", wp);
+			return skip(why,
+				    "weight_precision '%s' differs from the training precision; only "
+				    "inference and a LoRA/QLoRA base store weights apart",
+				    wp);
 		q->weight_precision = p;
 	} else if (infer) {
 		q->weight_precision = p;
@@ -512,7 +520,9 @@ static double memory_gib(const struct row *r, const struct model_result *res)
 	const char *stat = cell(r, "memory_stat");
 	int st = *stat ? model_memory_stat_from_name(stat) : MODEL_MEM_RESERVED;
 	return (st == MODEL_MEM_ALLOCATED ? res->mem.allocated_bytes :
-		st == MODEL_MEM_DEVICE ? res->mem.total_bytes : res->mem.reserved_bytes) / GIB;
+		st == MODEL_MEM_DEVICE    ? res->mem.total_bytes :
+					    res->mem.reserved_bytes) /
+	       GIB;
 }
 
 /*
@@ -532,12 +542,14 @@ static double result_metric(const struct row *r, const struct model_result *res,
 		return res->infer.decode_token_s * 1e3;
 	if (infer && !strcmp(m, "latency_ms"))
 		return res->infer.request_s * 1e3;
-	if (!infer && (!strcmp(m, "first_token_ms") || !strcmp(m, "token_latency_ms") || !strcmp(m, "latency_ms"))) {
+	if (!infer &&
+	    (!strcmp(m, "first_token_ms") || !strcmp(m, "token_latency_ms") || !strcmp(m, "latency_ms"))) {
 		skip(why, "metric '%s' needs task infer", m);
 		return NAN;
 	}
 	if (!res->mem.fits && !infer)
-		skip(why, "predicted not to fit (%.1f of %.1f GiB)", res->mem.total_bytes / GIB, res->mem.capacity_bytes / GIB);
+		skip(why, "predicted not to fit (%.1f of %.1f GiB)", res->mem.total_bytes / GIB,
+		     res->mem.capacity_bytes / GIB);
 	if (!strcmp(m, "hfu_tflops_per_gpu"))
 		return res->hfu_tflops_per_gpu;
 	if (!strcmp(m, "mfu_tflops_per_gpu"))
@@ -647,8 +659,10 @@ static int header_check(const struct csv_record *hdr, const char *file, struct d
 		for (j = 0; j < hdr->nfields && strcmp(hdr->fields[j], required[k]); j++)
 			;
 		if (j == hdr->nfields)
-			return diag_set(err, file, hdr->line, 1, NULL, "header lacks the column '%s' (needed: id, "
-					"model, metric, value; see docs/model.md)", required[k]);
+			return diag_set(err, file, hdr->line, 1, NULL,
+					"header lacks the column '%s' (needed: id, "
+					"model, metric, value; see docs/model.md)",
+					required[k]);
 	}
 	return 0;
 }
@@ -672,7 +686,8 @@ static int read_cases(const struct catalog *cat, const char *file, const char *d
 				break;
 			continue;
 		}
-		if ((f->metric && strcmp(cell(&r, "metric"), f->metric)) || (f->set && strcmp(cell(&r, "set"), f->set)))
+		if ((f->metric && strcmp(cell(&r, "metric"), f->metric)) ||
+		    (f->set && strcmp(cell(&r, "set"), f->set)))
 			continue;
 		XGROW(res->cases, cap, res->ncases + 1);
 		read_case(cat, &r, rec.line, &res->cases[res->ncases++]);
@@ -837,9 +852,10 @@ double validate_error(const struct validate_case *c)
 	F(id, TEXT, NULL, "case id (\"?\" when the file gives none)", c->id) \
 	F(model, TEXT, NULL, "the case's model: a preset, `transformer` or a microbenchmark", c->model) \
 	F(metric, TEXT, NULL, "what was measured; its name carries the unit", c->metric) \
-	F(measured, NUM, NULL, "the published figure in the metric's unit; null when the value is not a positive number", \
-	  c->measured) \
-	F(predicted, NUM, NULL, "the model's figure in the metric's unit; null when the case is skipped", c->predicted) \
+	F(measured, NUM, NULL, \
+	  "the published figure in the metric's unit; null when the value is not a positive number", c->measured) \
+	F(predicted, NUM, NULL, "the model's figure in the metric's unit; null when the case is skipped", \
+	  c->predicted) \
 	F(error, NUM, "fraction", "(predicted - measured) / measured; null when skipped", validate_error(c)) \
 	F(reason, TEXT, NULL, "why the case was skipped, or a note on its prediction; absent when none", \
 	  c->reason[0] ? c->reason : NULL)
@@ -852,7 +868,8 @@ double validate_error(const struct validate_case *c)
 	F(within_20pct, NUM, "fraction", "share of the predictions within 20 % of the measurement", \
 	  s->predicted ? (double)s->within_20pct / s->predicted : NAN)
 #define STATS_ERRORS(F) \
-	F(coverage, NUM, "fraction", "cases predicted / cases given", s->cases ? (double)s->predicted / s->cases : NAN) \
+	F(coverage, NUM, "fraction", "cases predicted / cases given", \
+	  s->cases ? (double)s->predicted / s->cases : NAN) \
 	F(median_abs_error, NUM, "fraction", "median absolute error of the predictions", s->median_abs_error) \
 	F(worst_abs_error, NUM, "fraction", "largest absolute error", s->worst_abs_error)
 #define STATS_WORST(F) F(worst_id, TEXT, NULL, "id of the case with the largest absolute error", s->worst_id)

@@ -20,42 +20,42 @@
 
 /* One case and its prediction; strings owned by the validate_result. */
 struct validate_case {
-	char *id;             /* the id column, "?" when empty */
-	char *model;          /* a preset, transformer, or a microbenchmark */
-	char *metric;         /* what was measured; its name carries the unit */
-	char *cls;            /* the class column, "" when absent */
-	char *set;            /* the set column ("fit", "holdout"), "" when absent */
-	double measured;      /* in the metric's unit; NaN when the value is not a positive number */
-	double predicted;     /* in the metric's unit; NaN when skipped */
-	char *reason;         /* why it was skipped, or a note on the prediction; "" when none */
-	int line;             /* the case's line in its file */
+	char *id;         /* the id column, "?" when empty */
+	char *model;      /* a preset, transformer, or a microbenchmark */
+	char *metric;     /* what was measured; its name carries the unit */
+	char *cls;        /* the class column, "" when absent */
+	char *set;        /* the set column ("fit", "holdout"), "" when absent */
+	double measured;  /* in the metric's unit; NaN when the value is not a positive number */
+	double predicted; /* in the metric's unit; NaN when skipped */
+	char *reason;     /* why it was skipped, or a note on the prediction; "" when none */
+	int line;         /* the case's line in its file */
 };
 
 /* What a summary line counts. */
 enum validate_scope {
-	VALIDATE_METRIC,      /* the cases of one metric */
-	VALIDATE_GROUP,       /* of one group: throughput, latency, memory, microbenchmark */
-	VALIDATE_CLASS,       /* of one class */
-	VALIDATE_CLASS_SET,   /* of one class and one set */
-	VALIDATE_SET,         /* of one set, all classes (only when the file has classes) */
-	VALIDATE_ALL,         /* every case */
+	VALIDATE_METRIC,    /* the cases of one metric */
+	VALIDATE_GROUP,     /* of one group: throughput, latency, memory, microbenchmark */
+	VALIDATE_CLASS,     /* of one class */
+	VALIDATE_CLASS_SET, /* of one class and one set */
+	VALIDATE_SET,       /* of one set, all classes (only when the file has classes) */
+	VALIDATE_ALL,       /* every case */
 };
 
 /* Absolute errors over the cases of one scope. */
 struct validate_stats {
 	enum validate_scope scope;
-	const char *name;         /* the metric, group or class; the set for VALIDATE_SET; NULL for ALL */
-	const char *set;          /* VALIDATE_CLASS_SET: "fit" or "holdout"; else NULL */
-	size_t cases;             /* cases given */
-	size_t predicted;         /* of them predicted */
-	size_t within_20pct;      /* predictions within 20 % of the measurement */
-	double median_abs_error;  /* fraction; NaN when none was predicted */
-	double worst_abs_error;   /* fraction; NaN when none was predicted */
-	const char *worst_id;     /* the case of the worst error; NULL when none was predicted */
+	const char *name;        /* the metric, group or class; the set for VALIDATE_SET; NULL for ALL */
+	const char *set;         /* VALIDATE_CLASS_SET: "fit" or "holdout"; else NULL */
+	size_t cases;            /* cases given */
+	size_t predicted;        /* of them predicted */
+	size_t within_20pct;     /* predictions within 20 % of the measurement */
+	double median_abs_error; /* fraction; NaN when none was predicted */
+	double worst_abs_error;  /* fraction; NaN when none was predicted */
+	const char *worst_id;    /* the case of the worst error; NULL when none was predicted */
 };
 
 struct validate_result {
-	struct validate_case *cases;   /* in file order */
+	struct validate_case *cases; /* in file order */
 	size_t ncases;
 	/*
 	 * The summary in report order: each metric, then each group, then per
@@ -69,8 +69,8 @@ struct validate_result {
 
 /* Which rows of the file to take: NULL takes every value. */
 struct validate_filter {
-	const char *metric;   /* only cases of this metric */
-	const char *set;      /* only cases whose set column is this */
+	const char *metric; /* only cases of this metric */
+	const char *set;    /* only cases whose set column is this */
 };
 
 /*

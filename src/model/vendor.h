@@ -11,18 +11,18 @@
 #include "catalog/catalog.h"
 
 struct model_vendor_eff {
-	const char *arch;          /* catalog arch, or "*cuda" ... for an ecosystem's fallback */
-	double gemm16;             /* fp16/bf16 large GEMM, fraction of dense peak */
+	const char *arch; /* catalog arch, or "*cuda" ... for an ecosystem's fallback */
+	double gemm16;    /* fp16/bf16 large GEMM, fraction of dense peak */
 	double gemm_tf32;
-	double gemm_fp32;          /* CUDA cores / vector units */
+	double gemm_fp32; /* CUDA cores / vector units */
 	double gemm_fp8;
-	double hbm;                /* stream bandwidth, fraction of the datasheet's */
-	double fw_bw;              /* what framework kernels reach of that stream rate */
-	double paged_kv;           /* paged-attention decode reads of the KV cache, fraction of hbm */
-	int mesh_links;            /* the 8-GPU board joins every pair by its own links (a full mesh with
+	double hbm;       /* stream bandwidth, fraction of the datasheet's */
+	double fw_bw;     /* what framework kernels reach of that stream rate */
+	double paged_kv;  /* paged-attention decode reads of the KV cache, fraction of hbm */
+	int mesh_links;   /* the 8-GPU board joins every pair by its own links (a full mesh with
 	                              this many peers); 0: a switch or a ring-friendly topology */
-	double tp_hidden;          /* share of the tensor-parallel collectives that runs under compute */
-	int fp8_casts;             /* fp8 training casts each linear's inputs in kernels of their own
+	double tp_hidden; /* share of the tensor-parallel collectives that runs under compute */
+	int fp8_casts;    /* fp8 training casts each linear's inputs in kernels of their own
 	                              (Transformer Engine on CUDA and ROCm); 0: inside the matrix engine */
 };
 

@@ -27,7 +27,7 @@
 
 #define PRESET_FILE "models/presets.csv"
 #define MAX_PRESETS 64
-#define MAX_DIM 10000000      /* any width or count above this is not a real model */
+#define MAX_DIM 10000000 /* any width or count above this is not a real model */
 
 /* ------------------------------------------------------------------------- */
 /* Derived constants                                                          */
@@ -45,9 +45,11 @@ int workload_finish(struct workload *w, struct diag *err)
 		if (!(s->params > 0) || !isfinite(s->params))
 			return diag_set(err, w->name, 0, 0, "params", "parameter count must be positive");
 		if (!(s->fwd_flops > 0) || !isfinite(s->fwd_flops))
-			return diag_set(err, w->name, 0, 0, "fwd_gflops", "forward FLOPs per sample must be positive");
+			return diag_set(err, w->name, 0, 0, "fwd_gflops",
+					"forward FLOPs per sample must be positive");
 		if (!(s->act_bytes >= 0) || !(s->mem_traffic_bytes >= 0) || !(s->kernels >= 0))
-			return diag_set(err, w->name, 0, 0, "act_mib", "activation, traffic and kernel figures must not be negative");
+			return diag_set(err, w->name, 0, 0, "act_mib",
+					"activation, traffic and kernel figures must not be negative");
 		w->params = w->params_active = s->params;
 		w->params_embedding = w->params_head = 0;
 		w->params_layer = w->params_layer_attn = w->params_layer_mlp = w->params_layer_router = 0;
@@ -59,13 +61,15 @@ int workload_finish(struct workload *w, struct diag *err)
 	}
 
 	if (d->layers <= 0 || d->layers > 100000)
-		return diag_set(err, w->name, 0, 0, "layers", "layer count %d is not between 1 and 100000", d->layers);
+		return diag_set(err, w->name, 0, 0, "layers", "layer count %d is not between 1 and 100000",
+				d->layers);
 	if (d->hidden <= 0 || d->hidden > MAX_DIM)
 		return diag_set(err, w->name, 0, 0, "hidden", "hidden size %d is not between 1 and %d", d->hidden,
 				MAX_DIM);
 	if (d->heads <= 0 || d->heads > d->hidden)
-		return diag_set(err, w->name, 0, 0, "heads", "attention heads %d must be between 1 and the hidden size %d",
-				d->heads, d->hidden);
+		return diag_set(err, w->name, 0, 0, "heads",
+				"attention heads %d must be between 1 and the hidden size %d", d->heads,
+				d->hidden);
 	if (d->kv_heads == 0)
 		d->kv_heads = d->heads;
 	if (d->kv_heads < 0 || d->kv_heads > d->heads || d->heads % d->kv_heads)
@@ -74,7 +78,8 @@ int workload_finish(struct workload *w, struct diag *err)
 	if (d->head_dim == 0) {
 		if (d->hidden % d->heads)
 			return diag_set(err, w->name, 0, 0, "heads",
-					"%d heads do not divide the hidden size %d (give head_dim)", d->heads, d->hidden);
+					"%d heads do not divide the hidden size %d (give head_dim)", d->heads,
+					d->hidden);
 		d->head_dim = d->hidden / d->heads;
 	}
 	if (d->head_dim < 0 || d->head_dim > MAX_DIM)
@@ -126,22 +131,19 @@ int workload_finish(struct workload *w, struct diag *err)
 	w->params_active = w->params - d->layers * (experts - k_act) * w->params_layer_mlp;
 
 	/* 2 FLOPs per multiply-add of every weight matrix a token passes through */
-	w->flops_token_dense = 2.0 * d->layers *
-			       (attn_matrix + k_act * mlp_matrix + w->params_layer_router);
+	w->flops_token_dense = 2.0 * d->layers * (attn_matrix + k_act * mlp_matrix + w->params_layer_router);
 	/* QK^T and AV: 2 x q_dim each per token of context (full, not causal) */
 	w->flops_token_attn = 4.0 * d->layers * q;
 	w->flops_token_head = 2.0 * h * d->vocab;
 	/* LoRA on every linear layer of a block: r x (in + out) per matrix */
 	w->params_lora_per_rank = d->layers *
-		((h + q) + 2 * (h + kv) + (q + h) +
-		 experts * (d->gated_mlp ? 3 : 2) * (h + f));
+				  ((h + q) + 2 * (h + kv) + (q + h) + experts * (d->gated_mlp ? 3 : 2) * (h + f));
 	if (w->s.tokens <= 0)
 		w->s.tokens = d->seq_len;
 	return 0;
 }
 
-int workload_from_dims(struct workload *w, const char *name, const struct workload_dims *d,
-		       struct diag *err)
+int workload_from_dims(struct workload *w, const char *name, const struct workload_dims *d, struct diag *err)
 {
 	memset(w, 0, sizeof(*w));
 	snprintf(w->name, sizeof(w->name), "%s", name ? name : "transformer");
@@ -299,11 +301,12 @@ static int preset_row(struct workload *w, const struct csv_record *hdr, const st
 		double scale;
 	} cols[] = {
 #define DI(c, f) {c, 1, offsetof(struct workload_dims, f), 1}
-		DI("layers", layers), DI("hidden", hidden), DI("heads", heads), DI("kv_heads", kv_heads),
-		DI("head_dim", head_dim), DI("ffn_hidden", ffn_hidden), DI("vocab", vocab),
-		DI("max_seq", max_seq), DI("seq_len", seq_len), DI("gated_mlp", gated_mlp),
-		DI("tied", tied_embeddings), DI("learned_pos", learned_pos), DI("causal", causal),
-		DI("experts", experts), DI("experts_active", experts_active), DI("bias", has_bias),
+		DI("layers", layers),       DI("hidden", hidden),        DI("heads", heads),
+		DI("kv_heads", kv_heads),   DI("head_dim", head_dim),    DI("ffn_hidden", ffn_hidden),
+		DI("vocab", vocab),         DI("max_seq", max_seq),      DI("seq_len", seq_len),
+		DI("gated_mlp", gated_mlp), DI("tied", tied_embeddings), DI("learned_pos", learned_pos),
+		DI("causal", causal),       DI("experts", experts),      DI("experts_active", experts_active),
+		DI("bias", has_bias),
 #undef DI
 	};
 	static const struct {
@@ -355,7 +358,8 @@ static int preset_row(struct workload *w, const struct csv_record *hdr, const st
 		k = col_index(hdr, scols[i].col);
 		v = num_or(k >= 0 && (size_t)k < rec->nfields ? rec->fields[k] : NULL, 0);
 		if (isnan(v) || v < 0)
-			return diag_set(err, "data/" PRESET_FILE, rec->line, 0, scols[i].col, "not a valid number");
+			return diag_set(err, "data/" PRESET_FILE, rec->line, 0, scols[i].col,
+					"not a valid number");
 		*(double *)((char *)s + scols[i].off) = v * scols[i].scale;
 	}
 	k = col_index(hdr, "input_shape");
@@ -398,8 +402,9 @@ int workload_preset(struct workload *w, const char *name, struct diag *err)
 	if (found == (size_t)-1) {
 		char hint[256];
 		suggest_hint(name, names, n, hint, sizeof(hint));
-		return diag_set(err, "", 0, 0, "model", "unknown model '%s'%s; presets: see 'gpuscope estimate --list-models'",
-				name, hint);
+		return diag_set(err, "", 0, 0, "model",
+				"unknown model '%s'%s; presets: see 'gpuscope estimate --list-models'", name,
+				hint);
 	}
 	f = embedded_find(PRESET_FILE);
 	r = csv_open("data/" PRESET_FILE, f->data, f->len, CSV_COMMENTS);
@@ -469,31 +474,41 @@ static int in_list(const char *s, const char *const *list)
 	return 0;
 }
 
-int workload_from_hf_json(struct workload *w, const char *name, const char *buf, size_t len,
-			  struct diag *err)
+int workload_from_hf_json(struct workload *w, const char *name, const char *buf, size_t len, struct diag *err)
 {
 	static const char *const k_hidden[] = {"hidden_size", "n_embd", "d_model", "dim", NULL};
 	static const char *const k_layers[] = {"num_hidden_layers", "n_layer", "num_layers", "n_layers", NULL};
 	static const char *const k_heads[] = {"num_attention_heads", "n_head", "num_heads", "n_heads", NULL};
-	static const char *const k_kv[] = {"num_key_value_heads", "n_kv_heads", "num_kv_heads", "multi_query_group_num", NULL};
-	static const char *const k_ffn[] = {"intermediate_size", "ffn_dim", "n_inner", "ffn_hidden_size", "d_ff", NULL};
+	static const char *const k_kv[] = {"num_key_value_heads", "n_kv_heads", "num_kv_heads",
+					   "multi_query_group_num", NULL};
+	static const char *const k_ffn[] = {"intermediate_size", "ffn_dim", "n_inner",
+					    "ffn_hidden_size",   "d_ff",    NULL};
 	static const char *const k_vocab[] = {"vocab_size", "padded_vocab_size", NULL};
-	static const char *const k_pos[] = {"max_position_embeddings", "n_positions", "max_sequence_length", "seq_length", NULL};
-	static const char *const k_experts[] = {"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts", NULL};
+	static const char *const k_pos[] = {"max_position_embeddings", "n_positions", "max_sequence_length",
+					    "seq_length", NULL};
+	static const char *const k_experts[] = {"num_local_experts", "num_experts", "n_routed_experts",
+						"moe_num_experts", NULL};
 	static const char *const k_topk[] = {"num_experts_per_tok", "moe_top_k", "top_k", NULL};
 	static const char *const k_headdim[] = {"head_dim", NULL};
 	/* architectures whose MLP is gated (SwiGLU/GeGLU: gate, up and down matrices) */
-	static const char *const gated_types[] = {"llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen3",
-		"qwen3_moe", "gemma", "gemma2", "gemma3", "phi3", "olmo", "olmo2", "internlm2", "deepseek",
-		"yi", "baichuan", "granite", "cohere", "starcoder2x", "exaone", "smollm3", NULL};
-	static const char *const gated_acts[] = {"silu", "swiglu", "geglu", "gelu_pytorch_tanh_gated", "swish", NULL};
-	static const char *const encoder_types[] = {"bert", "roberta", "deberta", "deberta-v2", "electra",
-		"xlm-roberta", "vit", "albert", "distilbert", "camembert", NULL};
-	static const char *const learned_pos_types[] = {"gpt2", "opt", "bert", "roberta", "gpt_neo", "vit",
-		"electra", "xlm-roberta", "distilbert", "gpt_bigcode", "biogpt", "camembert", NULL};
-	static const char *const bias_types[] = {"gpt2", "opt", "bloom", "bert", "roberta", "gpt_neox",
-		"gpt_neo", "falcon", "vit", "electra", "xlm-roberta", "distilbert", "gpt_bigcode", "phi",
-		"camembert", "starcoder2", "qwen2", NULL};
+	static const char *const gated_types[] = {"llama",  "mistral",   "mixtral", "qwen2",     "qwen2_moe",
+						  "qwen3",  "qwen3_moe", "gemma",   "gemma2",    "gemma3",
+						  "phi3",   "olmo",      "olmo2",   "internlm2", "deepseek",
+						  "yi",     "baichuan",  "granite", "cohere",    "starcoder2x",
+						  "exaone", "smollm3",   NULL};
+	static const char *const gated_acts[] = {"silu",  "swiglu", "geglu", "gelu_pytorch_tanh_gated",
+						 "swish", NULL};
+	static const char *const encoder_types[] = {"bert",       "roberta",     "deberta", "deberta-v2",
+						    "electra",    "xlm-roberta", "vit",     "albert",
+						    "distilbert", "camembert",   NULL};
+	static const char *const learned_pos_types[] = {"gpt2",       "opt",         "bert",    "roberta",
+							"gpt_neo",    "vit",         "electra", "xlm-roberta",
+							"distilbert", "gpt_bigcode", "biogpt",  "camembert",
+							NULL};
+	static const char *const bias_types[] = {"gpt2",        "opt",        "bloom",       "bert", "roberta",
+						 "gpt_neox",    "gpt_neo",    "falcon",      "vit",  "electra",
+						 "xlm-roberta", "distilbert", "gpt_bigcode", "phi",  "camembert",
+						 "starcoder2",  "qwen2",      NULL};
 	json_error_t jerr;
 	json_t *root, *x;
 	long hidden = 0, layers = 0, heads = 0, kv = 0, ffn = 0, vocab = 0, pos = 0, experts = 0, topk = 0, hd = 0;
@@ -509,7 +524,8 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 				"not valid JSON: %s", jerr.text);
 	if (!json_is_object(root)) {
 		json_decref(root);
-		return diag_set(err, name, 1, 1, "", "expected a JSON object of model settings (a Hugging Face config.json)");
+		return diag_set(err, name, 1, 1, "",
+				"expected a JSON object of model settings (a Hugging Face config.json)");
 	}
 	/* multimodal configs keep the language model in text_config */
 	x = json_object_get(root, "text_config");
@@ -520,13 +536,10 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 	}
 	if ((hh = hf_int(root, k_hidden, &hidden, name, err)) < 0 ||
 	    (hl = hf_int(root, k_layers, &layers, name, err)) < 0 ||
-	    (ha = hf_int(root, k_heads, &heads, name, err)) < 0 ||
-	    hf_int(root, k_kv, &kv, name, err) < 0 ||
+	    (ha = hf_int(root, k_heads, &heads, name, err)) < 0 || hf_int(root, k_kv, &kv, name, err) < 0 ||
 	    (hf = hf_int(root, k_ffn, &ffn, name, err)) < 0 ||
-	    (hv = hf_int(root, k_vocab, &vocab, name, err)) < 0 ||
-	    hf_int(root, k_pos, &pos, name, err) < 0 ||
-	    hf_int(root, k_experts, &experts, name, err) < 0 ||
-	    hf_int(root, k_topk, &topk, name, err) < 0 ||
+	    (hv = hf_int(root, k_vocab, &vocab, name, err)) < 0 || hf_int(root, k_pos, &pos, name, err) < 0 ||
+	    hf_int(root, k_experts, &experts, name, err) < 0 || hf_int(root, k_topk, &topk, name, err) < 0 ||
 	    hf_int(root, k_headdim, &hd, name, err) < 0) {
 		json_decref(root);
 		return -1;
@@ -549,10 +562,11 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 		return diag_set(err, name, 0, 0, "vocab_size", "'vocab_size' must be at least 1, got 0");
 	}
 	if (missing[0]) {
-		diag_set(err, name, 0, 0, missing + 2,
-			 "missing keys %s%s%s%s; gpuscope reads transformer configs (llama, mistral, mixtral, qwen2, "
-			 "gpt2, opt, bloom, bert ...)", missing + 2, mtype ? " (model_type '" : "",
-			 mtype ? mtype : "", mtype ? "')" : "");
+		diag_set(
+			err, name, 0, 0, missing + 2,
+			"missing keys %s%s%s%s; gpuscope reads transformer configs (llama, mistral, mixtral, qwen2, "
+			"gpt2, opt, bloom, bert ...)",
+			missing + 2, mtype ? " (model_type '" : "", mtype ? mtype : "", mtype ? "')" : "");
 		json_decref(root);
 		return -1;
 	}
@@ -611,10 +625,11 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 	dtype = hf_str(root, "torch_dtype");
 	if (!dtype)
 		dtype = hf_str(root, "dtype");
-	w->dtype = !dtype ? -1 :
+	w->dtype = !dtype                     ? -1 :
 		   !strcmp(dtype, "bfloat16") ? MODEL_BF16 :
-		   !strcmp(dtype, "float16") ? MODEL_FP16 :
-		   !strcmp(dtype, "float32") ? MODEL_FP32 : -1;
+		   !strcmp(dtype, "float16")  ? MODEL_FP16 :
+		   !strcmp(dtype, "float32")  ? MODEL_FP32 :
+						-1;
 	json_decref(root);
 	return 0;
 }

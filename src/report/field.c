@@ -19,8 +19,8 @@ union report_value {
 struct report_row {
 	const struct report_schema *s;
 	union report_value *v;
-	unsigned char *set;     /* v[i] was given */
-	char **owned;           /* strings from report_printf()/report_scratch() */
+	unsigned char *set; /* v[i] was given */
+	char **owned;       /* strings from report_printf()/report_scratch() */
 	size_t nowned, capowned;
 };
 
@@ -276,7 +276,8 @@ void report_row_print(const struct report_row *r, FILE *out, const char *const *
 			w = strlen(r->s->fields[i].name);
 	for (i = 0; i < r->s->nfields; i++)
 		if (named(only, r->s->fields[i].name))
-			fprintf(out, "%-*s  %s\n", (int)w, r->s->fields[i].name, report_value_text(r, i, b, sizeof(b)));
+			fprintf(out, "%-*s  %s\n", (int)w, r->s->fields[i].name,
+				report_value_text(r, i, b, sizeof(b)));
 }
 
 const char *report_type_name(enum report_type t)
@@ -291,7 +292,7 @@ void report_schema_markdown(const struct report_schema *s, FILE *out)
 	fputs("| field | type | unit | meaning |\n|---|---|---|---|\n", out);
 	for (i = 0; i < s->nfields; i++) {
 		const struct report_field *f = &s->fields[i];
-		fprintf(out, "| `%s` | %s | %s | %s |\n", f->name, report_type_name(f->type), f->unit ? f->unit : "",
-			f->help ? f->help : "");
+		fprintf(out, "| `%s` | %s | %s | %s |\n", f->name, report_type_name(f->type),
+			f->unit ? f->unit : "", f->help ? f->help : "");
 	}
 }

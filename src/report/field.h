@@ -42,29 +42,32 @@
 #include "util/error.h"
 
 enum report_type {
-	REPORT_TEXT,   /* a string; NULL is JSON null and an empty CSV cell */
-	REPORT_NUM,    /* a double; NaN or infinity is JSON null and an empty CSV cell */
-	REPORT_INT,    /* a whole number held in a double */
-	REPORT_BOOL,   /* 0 or not */
+	REPORT_TEXT, /* a string; NULL is JSON null and an empty CSV cell */
+	REPORT_NUM,  /* a double; NaN or infinity is JSON null and an empty CSV cell */
+	REPORT_INT,  /* a whole number held in a double */
+	REPORT_BOOL, /* 0 or not */
 };
 
 /* "text", "number", "integer" or "boolean", as docs and `gpuscope fields` name the types. */
 const char *report_type_name(enum report_type t);
 
 struct report_field {
-	const char *name;      /* JSON key and CSV column: part of the interface, never renamed */
+	const char *name; /* JSON key and CSV column: part of the interface, never renamed */
 	enum report_type type;
-	const char *unit;      /* base unit of a number, or NULL */
-	const char *help;      /* one line for docs and `gpuscope fields` */
+	const char *unit; /* base unit of a number, or NULL */
+	const char *help; /* one line for docs and `gpuscope fields` */
 };
 
 struct report_schema {
-	const char *name;                  /* "plan", "estimate", "tco" ... */
+	const char *name; /* "plan", "estimate", "tco" ... */
 	const struct report_field *fields;
 	size_t nfields;
 };
 
-#define REPORT_SCHEMA(name, array) {name, array, sizeof(array) / sizeof((array)[0])}
+#define REPORT_SCHEMA(name, array) \
+	{ \
+		name, array, sizeof(array) / sizeof((array)[0]) \
+	}
 #define REPORT_FIELD_DECL(name, type, unit, help, expr) {#name, REPORT_##type, unit, help},
 #define REPORT_FIELD_SET(name, type, unit, help, expr) REPORT_SET_##type(row, i++, (expr));
 #define REPORT_SET_TEXT report_set_text

@@ -37,20 +37,14 @@ static const struct rung text_rungs[] = {
 };
 /* "250ms", "4.2s", "38m", "1.1h", "12d", "2.5y" (below half a millisecond: "<1ms") */
 static const struct rung short_rungs[] = {
-	{1, 1e3, 1, 0, 'f', "ms"},
-	{60, 1, 1, 2, 'g', "s"},
-	{3600, 1, 60, 0, 'f', "m"},
-	{86400 * 2, 1, 3600, 2, 'g', "h"},
-	{2 * YEAR_S, 1, 86400, 0, 'f', "d"},
-	{INFINITY, 1, YEAR_S, 2, 'g', "y"},
+	{1, 1e3, 1, 0, 'f', "ms"},           {60, 1, 1, 2, 'g', "s"},
+	{3600, 1, 60, 0, 'f', "m"},          {86400 * 2, 1, 3600, 2, 'g', "h"},
+	{2 * YEAR_S, 1, 86400, 0, 'f', "d"}, {INFINITY, 1, YEAR_S, 2, 'g', "y"},
 };
 /* "850us", "2.5ms", "25ms", "2.5s", "25s" */
 static const struct rung step_rungs[] = {
-	{1e-3, 1e6, 1, 0, 'f', "us"},
-	{10e-3, 1e3, 1, 1, 'f', "ms"},
-	{1, 1e3, 1, 0, 'f', "ms"},
-	{10, 1, 1, 1, 'f', "s"},
-	{INFINITY, 1, 1, 0, 'f', "s"},
+	{1e-3, 1e6, 1, 0, 'f', "us"}, {10e-3, 1e3, 1, 1, 'f', "ms"}, {1, 1e3, 1, 0, 'f', "ms"},
+	{10, 1, 1, 1, 'f', "s"},      {INFINITY, 1, 1, 0, 'f', "s"},
 };
 /* "12.5 ms", "352.10 s": below ten minutes only, TEXT's rungs above */
 static const struct rung precise_rungs[] = {

@@ -49,8 +49,8 @@ enum fmt_money_style {
 const char *fmt_money(double usd, enum fmt_money_style style, char *buf, size_t len);
 
 enum fmt_bytes_style {
-	FMT_BYTES_BINARY,   /* binary prefix and unit: "512 B", "79.6 GiB" */
-	FMT_BYTES_GIB,      /* GiB, two decimals, no unit, for a column headed GiB: "79.63" */
+	FMT_BYTES_BINARY, /* binary prefix and unit: "512 B", "79.6 GiB" */
+	FMT_BYTES_GIB,    /* GiB, two decimals, no unit, for a column headed GiB: "79.63" */
 };
 const char *fmt_bytes(double bytes, enum fmt_bytes_style style, char *buf, size_t len);
 

@@ -46,11 +46,21 @@ char *html_escape(const char *text)
 	for (s = text; *s; s++) {
 		const char *r = NULL;
 		switch (*s) {
-		case '&': r = "&amp;"; break;
-		case '<': r = "&lt;"; break;
-		case '>': r = "&gt;"; break;
-		case '"': r = "&quot;"; break;
-		case '\'': r = "&#39;"; break;
+		case '&':
+			r = "&amp;";
+			break;
+		case '<':
+			r = "&lt;";
+			break;
+		case '>':
+			r = "&gt;";
+			break;
+		case '"':
+			r = "&quot;";
+			break;
+		case '\'':
+			r = "&#39;";
+			break;
 		}
 		if (r) {
 			memcpy(out + i, r, strlen(r));

@@ -49,8 +49,10 @@ int outfile_open(struct outfile *o, const char *path, struct diag *err)
 		if (!real) {
 			int e = errno;
 			release(o);
-			return diag_set(err, path, 0, 0, NULL, "cannot write '%s': a symbolic link that "
-					"cannot be followed: %s", path, strerror(e));
+			return diag_set(err, path, 0, 0, NULL,
+					"cannot write '%s': a symbolic link that "
+					"cannot be followed: %s",
+					path, strerror(e));
 		}
 		o->target = real;
 	} else {
@@ -76,7 +78,7 @@ int outfile_open(struct outfile *o, const char *path, struct diag *err)
 	dir = slash ? xstrndup(o->target, (size_t)(slash - o->target) + 1) : xstrdup("");
 	o->tmp = xasprintf("%s.%s.XXXXXX", dir, slash ? slash + 1 : o->target);
 	free(dir);
-	fd = mkstemp(o->tmp);  /* O_CREAT | O_EXCL: never follows what is there */
+	fd = mkstemp(o->tmp); /* O_CREAT | O_EXCL: never follows what is there */
 	if (fd < 0) {
 		int e = errno;
 		diag_set(err, path, 0, 0, NULL, "cannot create a file beside '%s': %s", path, strerror(e));

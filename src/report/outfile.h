@@ -24,10 +24,10 @@
 #include "util/error.h"
 
 struct outfile {
-	FILE *f;        /* write here */
-	char *path;     /* as given, for messages */
-	char *target;   /* the regular file replaced at commit; NULL when written in place */
-	char *tmp;      /* the temporary beside target; NULL when written in place */
+	FILE *f;      /* write here */
+	char *path;   /* as given, for messages */
+	char *target; /* the regular file replaced at commit; NULL when written in place */
+	char *tmp;    /* the temporary beside target; NULL when written in place */
 };
 
 /* Opens o->f for path.  Returns 0, or -1 with err naming the file. */

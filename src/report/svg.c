@@ -74,11 +74,21 @@ static void sb_esc(struct strbuf *b, const char *s)
 		return;
 	for (; *s; s++) {
 		switch (*s) {
-		case '&': strbuf_addstr(b, "&amp;"); break;
-		case '<': strbuf_addstr(b, "&lt;"); break;
-		case '>': strbuf_addstr(b, "&gt;"); break;
-		case '"': strbuf_addstr(b, "&quot;"); break;
-		case '\'': strbuf_addstr(b, "&#39;"); break;
+		case '&':
+			strbuf_addstr(b, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(b, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(b, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(b, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(b, "&#39;");
+			break;
 		default:
 			/* control characters are not allowed in XML 1.0 */
 			if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t') {
@@ -122,8 +132,8 @@ static char *sanitize_id(const char *id)
 	char *s = xstrdup(id && *id ? id : "chart");
 	char *p;
 	for (p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_'))
 			*p = '-';
 	return s;
 }
@@ -131,10 +141,14 @@ static char *sanitize_id(const char *id)
 static const char *kind_name(enum svg_kind k)
 {
 	switch (k) {
-	case SVG_LINE: return "line";
-	case SVG_SCATTER: return "scatter";
-	case SVG_HBAR: return "hbar";
-	case SVG_VBAR: return "vbar";
+	case SVG_LINE:
+		return "line";
+	case SVG_SCATTER:
+		return "scatter";
+	case SVG_HBAR:
+		return "hbar";
+	case SVG_VBAR:
+		return "vbar";
 	}
 	return "?";
 }
@@ -196,8 +210,7 @@ void svg_chart_size(struct svg_chart *c, unsigned width_px, unsigned height_px)
 	c->height = height_px < 160 ? 160 : height_px;
 }
 
-int svg_axis(struct svg_chart *c, char axis, const char *label, const char *unit,
-	     enum svg_scale scale)
+int svg_axis(struct svg_chart *c, char axis, const char *label, const char *unit, enum svg_scale scale)
 {
 	struct axis *a;
 	if (axis != 'x' && axis != 'y')
@@ -219,8 +232,7 @@ int svg_series(struct svg_chart *c, const char *name)
 	return (int)c->nseries++;
 }
 
-int svg_point(struct svg_chart *c, int series, double x, double y, const char *label,
-	      unsigned flags)
+int svg_point(struct svg_chart *c, int series, double x, double y, const char *label, unsigned flags)
 {
 	struct point *p;
 	if (is_bar(c))
@@ -228,8 +240,8 @@ int svg_point(struct svg_chart *c, int series, double x, double y, const char *l
 	if (series < 0 || (size_t)series >= c->nseries)
 		return error("chart '%s': no series %d", c->id, series);
 	if (!isfinite(x) || !isfinite(y))
-		return error("chart '%s': point (%g, %g) of series '%s' is not finite",
-			     c->id, x, y, c->series[series]);
+		return error("chart '%s': point (%g, %g) of series '%s' is not finite", c->id, x, y,
+			     c->series[series]);
 	XGROW(c->pts, c->pts_cap, c->npts);
 	p = &c->pts[c->npts];
 	p->x = x;
@@ -274,8 +286,8 @@ int svg_bar_value(struct svg_chart *c, int bar, int series, double value)
 	if (series < 0 || (size_t)series >= c->nseries)
 		return error("chart '%s': no series %d", c->id, series);
 	if (!isfinite(value) || value < 0)
-		return error("chart '%s': segment '%s' of bar '%s' must be a finite value >= 0, got %g",
-			     c->id, c->series[series], c->bars[bar], value);
+		return error("chart '%s': segment '%s' of bar '%s' must be a finite value >= 0, got %g", c->id,
+			     c->series[series], c->bars[bar], value);
 	for (i = 0; i < c->nvals; i++)
 		if (c->vals[i].bar == bar && c->vals[i].series == series) {
 			c->vals[i].value = value;
@@ -302,8 +314,8 @@ const char *svg_chart_id(const struct svg_chart *c)
 /* ---- scales and ticks ---- */
 
 struct scale {
-	double lo, hi;        /* data domain after rounding to ticks */
-	double p0, p1;        /* pixel range */
+	double lo, hi; /* data domain after rounding to ticks */
+	double p0, p1; /* pixel range */
 	int log;
 	double ticks[32];
 	int nticks;
@@ -414,7 +426,7 @@ static int has_axis_title(const struct axis *a)
 /* ---- rendering ---- */
 
 struct frame {
-	double left, right, top, bottom;   /* plot area, px */
+	double left, right, top, bottom; /* plot area, px */
 	double legend_y;
 };
 
@@ -453,8 +465,10 @@ static double legend(const struct svg_chart *c, struct strbuf *b, double y0)
 		if (b) {
 			strbuf_addf(b, "<g class=\"legend-item\" data-series=\"");
 			sb_esc(b, c->series[i]);
-			strbuf_addf(b, "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-				  "<text x=\"%.1f\" y=\"%.1f\">", x, y - 10, colour(i), x + 16, y);
+			strbuf_addf(b,
+				    "\"><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+				    "<text x=\"%.1f\" y=\"%.1f\">",
+				    x, y - 10, colour(i), x + 16, y);
 			sb_esc(b, c->series[i]);
 			strbuf_addstr(b, "</text></g>");
 		}
@@ -467,14 +481,14 @@ static double legend(const struct svg_chart *c, struct strbuf *b, double y0)
 
 static void header(const struct svg_chart *c, struct strbuf *b, size_t npoints)
 {
-	strbuf_addf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart chart-%s\" id=\"%s\" "
-		  "data-kind=\"%s\" data-points=\"%zu\" data-series-count=\"%zu\" "
-		  "data-x-scale=\"%s\" data-y-scale=\"%s\" "
-		  "width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" role=\"img\" aria-label=\"",
-		  kind_name(c->kind), c->id, kind_name(c->kind), npoints, c->nseries,
-		  c->x.scale == SVG_SCALE_LOG ? "log" : "linear",
-		  c->y.scale == SVG_SCALE_LOG ? "log" : "linear",
-		  c->width, c->height, c->width, c->height);
+	strbuf_addf(b,
+		    "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart chart-%s\" id=\"%s\" "
+		    "data-kind=\"%s\" data-points=\"%zu\" data-series-count=\"%zu\" "
+		    "data-x-scale=\"%s\" data-y-scale=\"%s\" "
+		    "width=\"%u\" height=\"%u\" viewBox=\"0 0 %u %u\" role=\"img\" aria-label=\"",
+		    kind_name(c->kind), c->id, kind_name(c->kind), npoints, c->nseries,
+		    c->x.scale == SVG_SCALE_LOG ? "log" : "linear", c->y.scale == SVG_SCALE_LOG ? "log" : "linear",
+		    c->width, c->height, c->width, c->height);
 	sb_esc(b, c->title ? c->title : c->id);
 	strbuf_addstr(b, "\">\n");
 	if (c->title) {
@@ -491,14 +505,14 @@ static void header(const struct svg_chart *c, struct strbuf *b, size_t npoints)
 static void grid_tick(struct strbuf *b, double x1, double y1, double x2, double y2, double tx, double ty,
 		      const char *anchor, const char *text)
 {
-	strbuf_addf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-		  "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
-		  x1, y1, x2, y2, tx, ty, anchor, text);
+	strbuf_addf(b,
+		    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>",
+		    x1, y1, x2, y2, tx, ty, anchor, text);
 }
 
 static void grid_and_axes(const struct svg_chart *c, struct strbuf *b, const struct frame *f,
-			  const struct scale *sx, const struct scale *sy, int x_is_value,
-			  int y_is_value)
+			  const struct scale *sx, const struct scale *sy, int x_is_value, int y_is_value)
 {
 	char t[64];
 	int i;
@@ -515,20 +529,22 @@ static void grid_and_axes(const struct svg_chart *c, struct strbuf *b, const str
 			tick_text(sx->ticks[i], t, sizeof(t));
 			grid_tick(b, px, f->top, px, f->bottom, px, f->bottom + 16, "middle", t);
 		}
-	strbuf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-		  f->left, f->bottom, f->right, f->bottom);
-	strbuf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-		  f->left, f->top, f->left, f->bottom);
+	strbuf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", f->left,
+		    f->bottom, f->right, f->bottom);
+	strbuf_addf(b, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", f->left, f->top,
+		    f->left, f->bottom);
 	if (has_axis_title(&c->x)) {
 		strbuf_addf(b, "<text class=\"axis-title\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
-			  (f->left + f->right) / 2, (double)c->height - 10);
+			    (f->left + f->right) / 2, (double)c->height - 10);
 		axis_title(&c->x, b);
 		strbuf_addstr(b, "</text>");
 	}
 	if (has_axis_title(&c->y)) {
 		double cy = (f->top + f->bottom) / 2;
-		strbuf_addf(b, "<text class=\"axis-title\" x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
-			  "transform=\"rotate(-90 14 %.1f)\">", cy, cy);
+		strbuf_addf(b,
+			    "<text class=\"axis-title\" x=\"14\" y=\"%.1f\" text-anchor=\"middle\" "
+			    "transform=\"rotate(-90 14 %.1f)\">",
+			    cy, cy);
 		axis_title(&c->y, b);
 		strbuf_addstr(b, "</text>");
 	}
@@ -536,8 +552,7 @@ static void grid_and_axes(const struct svg_chart *c, struct strbuf *b, const str
 }
 
 GS_PRINTF(4, 5)
-static int set_err(struct diag *err, const struct svg_chart *c, const char *field,
-		   const char *fmt, ...)
+static int set_err(struct diag *err, const struct svg_chart *c, const char *field, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -667,11 +682,11 @@ static char *render_xy(const struct svg_chart *c, struct diag *err)
 			strbuf_addstr(&b, "<polyline class=\"series\" data-series=\"");
 			sb_esc(&b, c->series[s]);
 			strbuf_addf(&b, "\" data-points=\"%zu\" fill=\"none\" stroke=\"%s\" points=\"", n,
-				  colour(s));
+				    colour(s));
 			for (i = 0; i < c->npts; i++)
 				if (c->pts[i].series == (int)s)
 					strbuf_addf(&b, "%.1f,%.1f ", scale_px(&sx, c->pts[i].x),
-						  scale_px(&sy, c->pts[i].y));
+						    scale_px(&sy, c->pts[i].y));
 			strbuf_addstr(&b, "\"/>\n");
 		}
 
@@ -682,8 +697,7 @@ static char *render_xy(const struct svg_chart *c, struct diag *err)
 			front[nfront++] = &c->pts[i];
 	if (nfront) {
 		qsort(front, nfront, sizeof(*front), cmp_x);
-		strbuf_addf(&b, "<polyline class=\"front\" data-points=\"%zu\" fill=\"none\" points=\"",
-			  nfront);
+		strbuf_addf(&b, "<polyline class=\"front\" data-points=\"%zu\" fill=\"none\" points=\"", nfront);
 		for (i = 0; i < nfront; i++)
 			strbuf_addf(&b, "%.1f,%.1f ", scale_px(&sx, front[i]->x), scale_px(&sy, front[i]->y));
 		strbuf_addstr(&b, "\"/>\n");
@@ -696,9 +710,12 @@ static char *render_xy(const struct svg_chart *c, struct diag *err)
 		int on_front = (p->flags & SVG_PT_FRONT) != 0;
 		strbuf_addf(&b, "<circle class=\"point%s\"", on_front ? " front" : "");
 		point_attrs(&b, c, p);
-		strbuf_addf(&b, " cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\">",
-			  scale_px(&sx, p->x), scale_px(&sy, p->y),
-			  c->kind == SVG_LINE ? "2.5" : on_front ? "5" : "3.5", colour((size_t)p->series));
+		strbuf_addf(&b, " cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\">", scale_px(&sx, p->x),
+			    scale_px(&sy, p->y),
+			    c->kind == SVG_LINE ? "2.5" :
+			    on_front            ? "5" :
+						  "3.5",
+			    colour((size_t)p->series));
 		point_tooltip(&b, c, p);
 		strbuf_addstr(&b, "</circle>\n");
 	}
@@ -711,13 +728,14 @@ static char *render_xy(const struct svg_chart *c, struct diag *err)
 		int right = px < (f.left + f.right) / 2;
 		strbuf_addf(&b, "<g class=\"mark\" data-x=\"%.10g\" data-y=\"%.10g\" data-label=\"", m->x, m->y);
 		sb_esc(&b, m->label);
-		strbuf_addf(&b, "\"><line class=\"guide\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			  "<line class=\"guide\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			  "<circle class=\"ring\" cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\"/>",
-			  px, py, px, f.bottom, f.left, py, px, py, px, py);
+		strbuf_addf(&b,
+			    "\"><line class=\"guide\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			    "<line class=\"guide\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			    "<circle class=\"ring\" cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\"/>",
+			    px, py, px, f.bottom, f.left, py, px, py, px, py);
 		if (m->label) {
 			strbuf_addf(&b, "<text class=\"mark-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">",
-				  right ? px + 12 : px - 12, py - 10, right ? "start" : "end");
+				    right ? px + 12 : px - 12, py - 10, right ? "start" : "end");
 			sb_esc(&b, m->label);
 			strbuf_addstr(&b, "</text>");
 		}
@@ -752,10 +770,9 @@ static char *render_bars(const struct svg_chart *c, struct diag *err)
 	lh = legend(c, NULL, 0);
 	f.legend_y = c->title ? 44 : 20;
 	f.top = f.legend_y + lh + 4;
-	f.right = c->width - (horiz ? 70 : 24);   /* room for the total after the bar */
+	f.right = c->width - (horiz ? 70 : 24); /* room for the total after the bar */
 	if (horiz) {
-		f.left = fmin(fmax(label_px + 14, 60), c->width * 0.4) +
-			 (has_axis_title(&c->y) ? 20 : 0);
+		f.left = fmin(fmax(label_px + 14, 60), c->width * 0.4) + (has_axis_title(&c->y) ? 20 : 0);
 		f.bottom = c->height - (has_axis_title(vaxis) ? 48 : 30);
 	} else {
 		f.left = has_axis_title(vaxis) ? 78 : 60;
@@ -809,11 +826,15 @@ static char *render_bars(const struct svg_chart *c, struct diag *err)
 			strbuf_addstr(&b, "\" data-series=\"");
 			sb_esc(&b, c->series[k]);
 			if (horiz)
-				strbuf_addf(&b, "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-					  "height=\"%.1f\" fill=\"%s\">", v, p0, lo, p1 - p0, thick, colour(k));
+				strbuf_addf(&b,
+					    "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+					    "height=\"%.1f\" fill=\"%s\">",
+					    v, p0, lo, p1 - p0, thick, colour(k));
 			else
-				strbuf_addf(&b, "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-					  "height=\"%.1f\" fill=\"%s\">", v, lo, p1, thick, p0 - p1, colour(k));
+				strbuf_addf(&b,
+					    "\" data-value=\"%.10g\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+					    "height=\"%.1f\" fill=\"%s\">",
+					    v, lo, p1, thick, p0 - p1, colour(k));
 			strbuf_addstr(&b, "<title>");
 			sb_esc(&b, c->bars[i]);
 			strbuf_addstr(&b, ": ");
@@ -826,23 +847,28 @@ static char *render_bars(const struct svg_chart *c, struct diag *err)
 		if (horiz) {
 			double cy = lo + thick / 2 + 4;
 			strbuf_addf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
-				  f.left - 6, cy);
-			esc_fit(&b, c->bars[i], (size_t)((f.left - 14 - (has_axis_title(&c->y) ? 20 : 0)) /
-							 CHAR_PX));
+				    f.left - 6, cy);
+			esc_fit(&b, c->bars[i],
+				(size_t)((f.left - 14 - (has_axis_title(&c->y) ? 20 : 0)) / CHAR_PX));
 			strbuf_addf(&b, "</text><text class=\"bar-total\" x=\"%.1f\" y=\"%.1f\">%s</text>",
-				  scale_px(&sv, totals[i]) + 4, cy, t);
+				    scale_px(&sv, totals[i]) + 4, cy, t);
 		} else {
 			double cx = lo + thick / 2;
 			if (rotate)
-				strbuf_addf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
-					  "transform=\"rotate(-35 %.1f %.1f)\">", cx, f.bottom + 14, cx,
-					  f.bottom + 14);
+				strbuf_addf(&b,
+					    "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+					    "transform=\"rotate(-35 %.1f %.1f)\">",
+					    cx, f.bottom + 14, cx, f.bottom + 14);
 			else
-				strbuf_addf(&b, "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" "
-					  "text-anchor=\"middle\">", cx, f.bottom + 16);
+				strbuf_addf(&b,
+					    "<text class=\"bar-label\" x=\"%.1f\" y=\"%.1f\" "
+					    "text-anchor=\"middle\">",
+					    cx, f.bottom + 16);
 			sb_esc(&b, c->bars[i]);
-			strbuf_addf(&b, "</text><text class=\"bar-total\" x=\"%.1f\" y=\"%.1f\" "
-				  "text-anchor=\"middle\">%s</text>", cx, scale_px(&sv, totals[i]) - 4, t);
+			strbuf_addf(&b,
+				    "</text><text class=\"bar-total\" x=\"%.1f\" y=\"%.1f\" "
+				    "text-anchor=\"middle\">%s</text>",
+				    cx, scale_px(&sv, totals[i]) - 4, t);
 		}
 		strbuf_addstr(&b, "</g>\n");
 	}

@@ -61,17 +61,17 @@
 enum svg_kind {
 	SVG_LINE,
 	SVG_SCATTER,
-	SVG_HBAR,   /* bars grow to the right; labels down the left */
-	SVG_VBAR,   /* bars grow upwards; labels along the bottom */
+	SVG_HBAR, /* bars grow to the right; labels down the left */
+	SVG_VBAR, /* bars grow upwards; labels along the bottom */
 };
 
 enum svg_scale {
 	SVG_SCALE_LINEAR,
-	SVG_SCALE_LOG,  /* base 10; every value on this axis must be > 0 */
+	SVG_SCALE_LOG, /* base 10; every value on this axis must be > 0 */
 };
 
 /* Point flags for svg_point(). */
-#define SVG_PT_FRONT 1u  /* scatter: on the highlighted front line */
+#define SVG_PT_FRONT 1u /* scatter: on the highlighted front line */
 
 struct svg_chart;
 
@@ -92,8 +92,7 @@ void svg_chart_size(struct svg_chart *c, unsigned width_px, unsigned height_px);
  * for SVG_HBAR and 'y' for SVG_VBAR; the other one only carries the label.
  * Log scale is allowed on line and scatter charts.  Returns 0 or -1.
  */
-int svg_axis(struct svg_chart *c, char axis, const char *label, const char *unit,
-	     enum svg_scale scale);
+int svg_axis(struct svg_chart *c, char axis, const char *label, const char *unit, enum svg_scale scale);
 
 /*
  * Adds a series: a line (SVG_LINE), a category (SVG_SCATTER) or a stacked
@@ -109,8 +108,7 @@ int svg_series(struct svg_chart *c, const char *name);
  * added.  Returns the point's index in the chart, or -1 (x or y not finite,
  * bad series, bar chart).
  */
-int svg_point(struct svg_chart *c, int series, double x, double y, const char *label,
-	      unsigned flags);
+int svg_point(struct svg_chart *c, int series, double x, double y, const char *label, unsigned flags);
 
 /* Marks a point on a line or scatter chart with a ring, guides and a label. */
 int svg_mark(struct svg_chart *c, double x, double y, const char *label);

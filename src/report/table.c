@@ -14,7 +14,7 @@ struct table {
 	char **names;
 	enum table_align *align;
 	size_t nrows, rows_cap;
-	char ***cells;  /* cells[row][col] */
+	char ***cells; /* cells[row][col] */
 	size_t cur_col;
 };
 
@@ -144,8 +144,7 @@ static void put_cut(FILE *out, const char *s, size_t width, size_t head, size_t 
 	fputc('~', out);
 }
 
-static void put_cell(FILE *out, const char *s, size_t width, enum table_align a, size_t head,
-		     size_t skip)
+static void put_cell(FILE *out, const char *s, size_t width, enum table_align a, size_t head, size_t skip)
 {
 	size_t w = text_width(s), i, pad;
 	if (w > width) {

@@ -11,9 +11,16 @@
 #include "report/fmt.h"
 #include "util/error.h"
 
-enum table_align { ALIGN_LEFT, ALIGN_RIGHT };
+enum table_align {
+	ALIGN_LEFT,
+	ALIGN_RIGHT
+};
 
-enum output_format { FORMAT_HUMAN, FORMAT_JSON, FORMAT_CSV };
+enum output_format {
+	FORMAT_HUMAN,
+	FORMAT_JSON,
+	FORMAT_CSV
+};
 
 struct table;
 

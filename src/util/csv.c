@@ -15,7 +15,7 @@ struct csv_reader {
 	char name[256];
 	const char *buf;
 	size_t len, pos;
-	int line;        /* current line, 1-based */
+	int line; /* current line, 1-based */
 	size_t line_start;
 	int flags;
 	/* per-record storage */
@@ -58,8 +58,7 @@ long utf8_check(const char *s, size_t len)
 			cp = (cp << 6) | (p[i + k] & 0x3f);
 		}
 		/* overlong forms, surrogates, beyond U+10FFFF */
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff ||
 		    (cp >= 0xd800 && cp <= 0xdfff))
 			return (long)i;
 		i += n + 1;
@@ -204,8 +203,7 @@ int csv_next(struct csv_reader *r, struct csv_record *rec, struct diag *err)
 	for (;;) {
 		char c;
 		if (r->pos - r->line_start > CSV_MAX_LINE)
-			return diag_set(err, r->name, r->line, 1, NULL,
-					"line longer than %d bytes", CSV_MAX_LINE);
+			return diag_set(err, r->name, r->line, 1, NULL, "line longer than %d bytes", CSV_MAX_LINE);
 		if (r->pos >= r->len) {
 			if (in_quotes)
 				return diag_set(err, r->name, rec_line, r->cols[nf], NULL,
@@ -214,8 +212,7 @@ int csv_next(struct csv_reader *r, struct csv_record *rec, struct diag *err)
 		}
 		c = r->buf[r->pos];
 		if (c == '\0')
-			return diag_set(err, r->name, r->line, col_of(r, r->pos), NULL,
-					"NUL byte in text file");
+			return diag_set(err, r->name, r->line, col_of(r, r->pos), NULL, "NUL byte in text file");
 		if (in_quotes) {
 			if (c == '"') {
 				if (r->pos + 1 < r->len && r->buf[r->pos + 1] == '"') {

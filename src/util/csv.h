@@ -20,13 +20,13 @@ struct csv_reader;
 
 struct csv_record {
 	size_t nfields;
-	const char *const *fields;  /* NUL-terminated, unquoted */
-	const int *cols;            /* 1-based byte column where each field starts */
-	int line;                   /* 1-based line where the record starts */
+	const char *const *fields; /* NUL-terminated, unquoted */
+	const int *cols;           /* 1-based byte column where each field starts */
+	int line;                  /* 1-based line where the record starts */
 };
 
 enum csv_flags {
-	CSV_COMMENTS = 1,  /* lines whose first byte is '#' are skipped */
+	CSV_COMMENTS = 1, /* lines whose first byte is '#' are skipped */
 };
 
 /* name is used in diagnostics only.  Free with csv_free(). */
@@ -59,9 +59,9 @@ void csv_record_release(struct csv_record *rec);
  * Numbers the program wrote (-0.5, -12) are left as they are.
  */
 enum csv_cell {
-	CSV_CELL_AUTO,    /* a number if csv_is_number(), else text */
-	CSV_CELL_TEXT,    /* names, sources, notes: neutralised when they start as a formula */
-	CSV_CELL_NUMBER,  /* written by the program from a double or an integer: never changed */
+	CSV_CELL_AUTO,   /* a number if csv_is_number(), else text */
+	CSV_CELL_TEXT,   /* names, sources, notes: neutralised when they start as a formula */
+	CSV_CELL_NUMBER, /* written by the program from a double or an integer: never changed */
 };
 /* Is s a decimal number and nothing else ("-0.5", "+8", "1e-05", "12")? */
 int csv_is_number(const char *s);

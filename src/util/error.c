@@ -36,12 +36,12 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 }
 
 /* The body every reporter shares: the message of its own fmt and arguments, after prefix. */
-#define REPORT_ARGS(prefix)                       \
-	do {                                      \
-		va_list ap;                       \
-		va_start(ap, fmt);                \
-		vreport(prefix, fmt, ap);         \
-		va_end(ap);                       \
+#define REPORT_ARGS(prefix) \
+	do { \
+		va_list ap; \
+		va_start(ap, fmt); \
+		vreport(prefix, fmt, ap); \
+		va_end(ap); \
 	} while (0)
 
 int error(const char *fmt, ...)
@@ -90,8 +90,7 @@ void diag_clear(struct diag *d)
 		memset(d, 0, sizeof(*d));
 }
 
-int diag_set(struct diag *d, const char *file, int line, int col,
-	     const char *field, const char *fmt, ...)
+int diag_set(struct diag *d, const char *file, int line, int col, const char *field, const char *fmt, ...)
 {
 	va_list ap;
 	if (!d)

@@ -14,10 +14,10 @@
 #include <stddef.h>
 
 enum exit_code {
-	EXIT_OK = 0,        /* success, all checks passed */
-	EXIT_FINDINGS = 1,  /* a check found problems */
-	EXIT_USAGE = 2,     /* bad flags or bad input files */
-	EXIT_ENV = 3,       /* environment: no GPU, no library, I/O failure */
+	EXIT_OK = 0,       /* success, all checks passed */
+	EXIT_FINDINGS = 1, /* a check found problems */
+	EXIT_USAGE = 2,    /* bad flags or bad input files */
+	EXIT_ENV = 3,      /* environment: no GPU, no library, I/O failure */
 };
 
 #if defined(__GNUC__)
@@ -65,8 +65,8 @@ struct diag {
 
 void diag_clear(struct diag *d);
 /* Fills d and returns -1. */
-int diag_set(struct diag *d, const char *file, int line, int col,
-	     const char *field, const char *fmt, ...) GS_PRINTF(6, 7);
+int diag_set(struct diag *d, const char *file, int line, int col, const char *field, const char *fmt, ...)
+	GS_PRINTF(6, 7);
 /* "FILE:LINE:COL: field 'F': MSG" into buf (always NUL-terminated). */
 void diag_format(const struct diag *d, char *buf, size_t len);
 

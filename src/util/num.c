@@ -33,8 +33,8 @@ int num_check(double v, const struct num_range *r, char *why, size_t why_len)
 	return 0;
 }
 
-int num_parse(const char *text, const char *unit, const struct num_range *r, double *out,
-	      char *why, size_t why_len)
+int num_parse(const char *text, const char *unit, const struct num_range *r, double *out, char *why,
+	      size_t why_len)
 {
 	double v;
 	if (unit_parse(text, unit, &v, why, (unsigned)why_len))

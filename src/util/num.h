@@ -19,13 +19,13 @@
 #include <stddef.h>
 
 enum {
-	NUM_ABOVE_MIN = 1,  /* min itself is refused: "must be more than 0" */
-	NUM_WHOLE = 2,      /* a whole number */
+	NUM_ABOVE_MIN = 1, /* min itself is refused: "must be more than 0" */
+	NUM_WHOLE = 2,     /* a whole number */
 };
 
 struct num_range {
 	double min, max;
-	unsigned flags;     /* NUM_ABOVE_MIN, NUM_WHOLE */
+	unsigned flags; /* NUM_ABOVE_MIN, NUM_WHOLE */
 };
 
 /*
@@ -40,8 +40,8 @@ int num_check(double v, const struct num_range *r, char *why, size_t why_len);
  * (NULL: any finite number that is not subnormal).  Returns 0 and sets
  * *out, or -1 with a reason in why.
  */
-int num_parse(const char *text, const char *unit, const struct num_range *r, double *out,
-	      char *why, size_t why_len);
+int num_parse(const char *text, const char *unit, const struct num_range *r, double *out, char *why,
+	      size_t why_len);
 
 /*
  * *out = a x b when the product fits in [0, max]; -1 otherwise (a and b

@@ -67,8 +67,8 @@ static int set_value(const struct opts_cmd *cmd, const struct opt *o, const char
 		if (!*v || *end || errno || !(*v == '-' || (*v >= '0' && *v <= '9')))
 			return opts_error(cmd, "option '--%s' expects an integer, got '%s'", o->name, v);
 		if (o->max > o->min && (x < o->min || x > o->max))
-			return opts_error(cmd, "option '--%s' must be between %.0f and %.0f, got %ld",
-					  o->name, o->min, o->max, x);
+			return opts_error(cmd, "option '--%s' must be between %.0f and %.0f, got %ld", o->name,
+					  o->min, o->max, x);
 		*(long *)o->value = x;
 		return 0;
 	}
@@ -79,9 +79,9 @@ static int set_value(const struct opts_cmd *cmd, const struct opt *o, const char
 		if (!(o->max > o->min))
 			r = (struct num_range){o->type == OPT_QUANTITY ? 0 : -HUGE_VAL, HUGE_VAL, 0};
 		if (unit_parse(v, o->type == OPT_QUANTITY ? o->unit : NULL, &x, why, sizeof(why)))
-			return o->type == OPT_QUANTITY
-				       ? opts_error(cmd, "option '--%s': %s", o->name, why)
-				       : opts_error(cmd, "option '--%s' expects a number, got '%s'", o->name, v);
+			return o->type == OPT_QUANTITY ?
+				       opts_error(cmd, "option '--%s': %s", o->name, why) :
+				       opts_error(cmd, "option '--%s' expects a number, got '%s'", o->name, v);
 		if (num_check(x, &r, why, sizeof(why)))
 			return opts_error(cmd, "option '--%s' %s", o->name, why);
 		*(double *)o->value = x;

@@ -15,31 +15,31 @@
 
 enum opt_type {
 	OPT_END = 0,
-	OPT_FLAG,      /* int *: set to 1 */
-	OPT_STRING,    /* const char **: points into argv */
-	OPT_INT,       /* long *: integer within [min, max] when max > min */
-	OPT_DOUBLE,    /* double *: finite number within [min, max] when max > min */
-	OPT_DURATION,  /* double *: seconds, from "30d", "36h", "90s", "5ms"; within
+	OPT_FLAG,     /* int *: set to 1 */
+	OPT_STRING,   /* const char **: points into argv */
+	OPT_INT,      /* long *: integer within [min, max] when max > min */
+	OPT_DOUBLE,   /* double *: finite number within [min, max] when max > min */
+	OPT_DURATION, /* double *: seconds, from "30d", "36h", "90s", "5ms"; within
 			* [min, max] when max > min, else [0, OPT_DURATION_MAX_S] */
-	OPT_QUANTITY,  /* double *: a number with an optional unit, converted to `unit`;
+	OPT_QUANTITY, /* double *: a number with an optional unit, converted to `unit`;
 			* within [min, max] when max > min, else >= 0 */
-	OPT_ENUM,      /* int *: a name turned into its value by `from_name`; an unknown
+	OPT_ENUM,     /* int *: a name turned into its value by `from_name`; an unknown
 			* name is a usage error listing `choices` */
-	OPT_GROUP,     /* a heading in --help; name is the heading */
+	OPT_GROUP,    /* a heading in --help; name is the heading */
 };
 
 struct opt {
 	enum opt_type type;
-	const char *name;     /* long name without dashes */
+	const char *name; /* long name without dashes */
 	void *value;
-	const char *argh;     /* value placeholder in help: "N", "NAME" */
+	const char *argh; /* value placeholder in help: "N", "NAME" */
 	const char *help;
-	double min, max;      /* range check when max > min */
-	const char *unit;     /* OPT_QUANTITY: canonical unit, e.g. "GB/s" */
-	int *seen;            /* optional: set to 1 when the option was given */
-	unsigned num_flags;   /* NUM_ABOVE_MIN, NUM_WHOLE (util/num.h) for the range check */
-	int (*from_name)(const char *name);  /* OPT_ENUM: the value, or < 0 when unknown */
-	const char *choices;  /* OPT_ENUM: the names, for --help and errors: "fp32, fp16, bf16" */
+	double min, max;                    /* range check when max > min */
+	const char *unit;                   /* OPT_QUANTITY: canonical unit, e.g. "GB/s" */
+	int *seen;                          /* optional: set to 1 when the option was given */
+	unsigned num_flags;                 /* NUM_ABOVE_MIN, NUM_WHOLE (util/num.h) for the range check */
+	int (*from_name)(const char *name); /* OPT_ENUM: the value, or < 0 when unknown */
+	const char *choices;                /* OPT_ENUM: the names, for --help and errors: "fp32, fp16, bf16" */
 };
 
 /* Longest duration a flag takes unless its range says otherwise: 1,000 years. */
@@ -50,42 +50,74 @@ struct opt {
  * checked against the option's type at compile time (_Generic has no
  * default branch, so a long * given to a double option does not build).
  */
-#define OPT_PTR_(T, v) _Generic((v), T: (v))
-#define OPT_GROUP_(h) {.type = OPT_GROUP, .name = h}
-#define OPT_FLAG_(n, v, h) {.type = OPT_FLAG, .name = n, .value = OPT_PTR_(int *, v), .help = h}
+#define OPT_PTR_(T, v) _Generic((v), T : (v))
+#define OPT_GROUP_(h) \
+	{ \
+		.type = OPT_GROUP, .name = h \
+	}
+#define OPT_FLAG_(n, v, h) \
+	{ \
+		.type = OPT_FLAG, .name = n, .value = OPT_PTR_(int *, v), .help = h \
+	}
 #define OPT_STRING_(n, v, a, h) \
-	{.type = OPT_STRING, .name = n, .value = OPT_PTR_(const char **, v), .argh = a, .help = h}
+	{ \
+		.type = OPT_STRING, .name = n, .value = OPT_PTR_(const char **, v), .argh = a, .help = h \
+	}
 #define OPT_INT_(n, v, a, h, lo, hi) \
-	{.type = OPT_INT, .name = n, .value = OPT_PTR_(long *, v), .argh = a, .help = h, .min = lo, .max = hi}
+	{ \
+		.type = OPT_INT, .name = n, .value = OPT_PTR_(long *, v), .argh = a, .help = h, .min = lo, \
+		.max = hi \
+	}
 #define OPT_DOUBLE_(n, v, a, h, lo, hi) \
-	{.type = OPT_DOUBLE, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .min = lo, .max = hi}
+	{ \
+		.type = OPT_DOUBLE, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .min = lo, \
+		.max = hi \
+	}
 #define OPT_DURATION_(n, v, a, h) \
-	{.type = OPT_DURATION, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h}
+	{ \
+		.type = OPT_DURATION, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h \
+	}
 #define OPT_DURATION_RANGE_(n, v, a, h, lo, hi) \
-	{.type = OPT_DURATION, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .min = lo, .max = hi}
+	{ \
+		.type = OPT_DURATION, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .min = lo, \
+		.max = hi \
+	}
 #define OPT_QUANTITY_(n, v, a, h, u) \
-	{.type = OPT_QUANTITY, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .unit = u}
+	{ \
+		.type = OPT_QUANTITY, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .unit = u \
+	}
 /* A name from a fixed set, e.g. OPT_ENUM_("precision", &prec, "P", "...", model_precision_from_name,
  * "fp32, tf32, fp16, bf16, fp8"); *v keeps its value when the option is not given. */
 #define OPT_ENUM_(n, v, a, h, parse, names) \
-	{.type = OPT_ENUM, .name = n, .value = OPT_PTR_(int *, v), .argh = a, .help = h, .from_name = parse, \
-	 .choices = names}
-#define OPT_END_() {.type = OPT_END}
+	{ \
+		.type = OPT_ENUM, .name = n, .value = OPT_PTR_(int *, v), .argh = a, .help = h, \
+		.from_name = parse, .choices = names \
+	}
+#define OPT_END_() \
+	{ \
+		.type = OPT_END \
+	}
 /* Numbers that must be more than lo: zero is refused, never read as "unset". */
 #define OPT_POSITIVE_(n, v, a, h, lo, hi) \
-	{.type = OPT_DOUBLE, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .min = lo, .max = hi, \
-	 .num_flags = NUM_ABOVE_MIN}
+	{ \
+		.type = OPT_DOUBLE, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .min = lo, \
+		.max = hi, .num_flags = NUM_ABOVE_MIN \
+	}
 #define OPT_DURATION_POSITIVE_(n, v, a, h, hi) \
-	{.type = OPT_DURATION, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .max = hi, \
-	 .num_flags = NUM_ABOVE_MIN}
+	{ \
+		.type = OPT_DURATION, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .max = hi, \
+		.num_flags = NUM_ABOVE_MIN \
+	}
 #define OPT_QUANTITY_POSITIVE_(n, v, a, h, u, hi) \
-	{.type = OPT_QUANTITY, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .max = hi, .unit = u, \
-	 .num_flags = NUM_ABOVE_MIN}
+	{ \
+		.type = OPT_QUANTITY, .name = n, .value = OPT_PTR_(double *, v), .argh = a, .help = h, .max = hi, \
+		.unit = u, .num_flags = NUM_ABOVE_MIN \
+	}
 
 struct opts_cmd {
-	const char *name;      /* "plan", or "catalog gpus" */
-	const char *usage;     /* "[options] [WORKLOAD]" */
-	const char *summary;   /* one line */
+	const char *name;        /* "plan", or "catalog gpus" */
+	const char *usage;       /* "[options] [WORKLOAD]" */
+	const char *summary;     /* one line */
 	const char *description; /* paragraphs printed after usage; may be NULL */
 	const struct opt *opts;
 };
@@ -99,7 +131,6 @@ int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, int *npos);
 /* Prints the command's help, generated from its table. */
 void opts_usage(const struct opts_cmd *cmd, FILE *out);
 /* Prints "usage error: gpuscope CMD: MSG" and "see 'gpuscope CMD --help'"; returns -1. */
-int opts_error(const struct opts_cmd *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+int opts_error(const struct opts_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -20,12 +20,15 @@
 #include "util/error.h"
 
 struct strbuf {
-	char *buf;      /* NULL until the first addition; read it with strbuf_str() */
-	size_t len;     /* bytes of text, not counting the NUL */
-	size_t alloc;   /* bytes allocated at buf */
+	char *buf;    /* NULL until the first addition; read it with strbuf_str() */
+	size_t len;   /* bytes of text, not counting the NUL */
+	size_t alloc; /* bytes allocated at buf */
 };
 
-#define STRBUF_INIT {NULL, 0, 0}
+#define STRBUF_INIT \
+	{ \
+		NULL, 0, 0 \
+	}
 
 /* Empties sb and, when hint > 0, allocates room for hint bytes of text at once. */
 void strbuf_init(struct strbuf *sb, size_t hint);

@@ -31,10 +31,8 @@ int suggest_distance(const char *a, const char *b)
 				best = cur[j - 1] + 1;
 			if (prev[j - 1] + cost < best)
 				best = prev[j - 1] + cost;
-			if (i > 1 && j > 1 &&
-			    ca == tolower((unsigned char)b[j - 2]) &&
-			    tolower((unsigned char)a[i - 2]) == cb &&
-			    prev2[j - 2] + 1 < best)
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && prev2[j - 2] + 1 < best)
 				best = prev2[j - 2] + 1;
 			cur[j] = best;
 		}
@@ -61,8 +59,7 @@ static int contains_ci(const char *hay, const char *needle)
 	return 0;
 }
 
-size_t suggest_closest(const char *word, const char *const *cands, size_t n,
-		       size_t *out, size_t max, int always)
+size_t suggest_closest(const char *word, const char *const *cands, size_t n, size_t *out, size_t max, int always)
 {
 	size_t i, k, got = 0;
 	int *score = xcalloc(n, sizeof(int));
@@ -104,8 +101,7 @@ size_t suggest_closest(const char *word, const char *const *cands, size_t n,
 	return got;
 }
 
-const char *suggest_hint(const char *word, const char *const *cands, size_t n,
-			 char *buf, size_t len)
+const char *suggest_hint(const char *word, const char *const *cands, size_t n, char *buf, size_t len)
 {
 	size_t idx[3], got = suggest_closest(word, cands, n, idx, 3, 0), i;
 	size_t used;
@@ -113,7 +109,7 @@ const char *suggest_hint(const char *word, const char *const *cands, size_t n,
 	if (!got)
 		return buf;
 	used = (size_t)snprintf(buf, len, got == 1 ? "; did you mean '%s'" : "; did you mean one of '%s'",
-			       cands[idx[0]]);
+				cands[idx[0]]);
 	for (i = 1; i < got && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, ", '%s'", cands[idx[i]]);
 	if (used < len)

@@ -15,37 +15,70 @@ struct unit {
 /* Case matters where it changes meaning: Gb/s (bits) is not GB/s (bytes). */
 static const struct unit units[] = {
 	{"B", DIM_BYTES, 1},
-	{"KB", DIM_BYTES, 1e3}, {"MB", DIM_BYTES, 1e6}, {"GB", DIM_BYTES, 1e9},
-	{"TB", DIM_BYTES, 1e12}, {"PB", DIM_BYTES, 1e15},
-	{"KiB", DIM_BYTES, 1024.0}, {"MiB", DIM_BYTES, 1048576.0},
-	{"GiB", DIM_BYTES, 1073741824.0}, {"TiB", DIM_BYTES, 1099511627776.0},
+	{"KB", DIM_BYTES, 1e3},
+	{"MB", DIM_BYTES, 1e6},
+	{"GB", DIM_BYTES, 1e9},
+	{"TB", DIM_BYTES, 1e12},
+	{"PB", DIM_BYTES, 1e15},
+	{"KiB", DIM_BYTES, 1024.0},
+	{"MiB", DIM_BYTES, 1048576.0},
+	{"GiB", DIM_BYTES, 1073741824.0},
+	{"TiB", DIM_BYTES, 1099511627776.0},
 	{"B/s", DIM_BANDWIDTH, 1},
-	{"MB/s", DIM_BANDWIDTH, 1e6}, {"GB/s", DIM_BANDWIDTH, 1e9}, {"TB/s", DIM_BANDWIDTH, 1e12},
-	{"Mb/s", DIM_BANDWIDTH, 1e6 / 8}, {"Gb/s", DIM_BANDWIDTH, 1e9 / 8},
+	{"MB/s", DIM_BANDWIDTH, 1e6},
+	{"GB/s", DIM_BANDWIDTH, 1e9},
+	{"TB/s", DIM_BANDWIDTH, 1e12},
+	{"Mb/s", DIM_BANDWIDTH, 1e6 / 8},
+	{"Gb/s", DIM_BANDWIDTH, 1e9 / 8},
 	{"Tb/s", DIM_BANDWIDTH, 1e12 / 8},
-	{"Gbps", DIM_BANDWIDTH, 1e9 / 8}, {"GBps", DIM_BANDWIDTH, 1e9},
-	{"FLOPS", DIM_COMPUTE, 1}, {"GFLOPS", DIM_COMPUTE, 1e9}, {"TFLOPS", DIM_COMPUTE, 1e12},
-	{"PFLOPS", DIM_COMPUTE, 1e15}, {"TFLOP/s", DIM_COMPUTE, 1e12},
-	{"PFLOP/s", DIM_COMPUTE, 1e15}, {"TOPS", DIM_COMPUTE, 1e12}, {"POPS", DIM_COMPUTE, 1e15},
-	{"W", DIM_POWER, 1}, {"kW", DIM_POWER, 1e3}, {"MW", DIM_POWER, 1e6}, {"mW", DIM_POWER, 1e-3},
-	{"ns", DIM_TIME, 1e-9}, {"us", DIM_TIME, 1e-6}, {"\xc2\xb5s", DIM_TIME, 1e-6},
-	{"ms", DIM_TIME, 1e-3}, {"s", DIM_TIME, 1}, {"min", DIM_TIME, 60},
-	{"h", DIM_TIME, 3600}, {"d", DIM_TIME, 86400},
-	{"USD", DIM_MONEY, 1}, {"$", DIM_MONEY, 1},
-	{"J", DIM_ENERGY, 1}, {"kWh", DIM_ENERGY, 3.6e6}, {"MWh", DIM_ENERGY, 3.6e9},
+	{"Gbps", DIM_BANDWIDTH, 1e9 / 8},
+	{"GBps", DIM_BANDWIDTH, 1e9},
+	{"FLOPS", DIM_COMPUTE, 1},
+	{"GFLOPS", DIM_COMPUTE, 1e9},
+	{"TFLOPS", DIM_COMPUTE, 1e12},
+	{"PFLOPS", DIM_COMPUTE, 1e15},
+	{"TFLOP/s", DIM_COMPUTE, 1e12},
+	{"PFLOP/s", DIM_COMPUTE, 1e15},
+	{"TOPS", DIM_COMPUTE, 1e12},
+	{"POPS", DIM_COMPUTE, 1e15},
+	{"W", DIM_POWER, 1},
+	{"kW", DIM_POWER, 1e3},
+	{"MW", DIM_POWER, 1e6},
+	{"mW", DIM_POWER, 1e-3},
+	{"ns", DIM_TIME, 1e-9},
+	{"us", DIM_TIME, 1e-6},
+	{"\xc2\xb5s", DIM_TIME, 1e-6},
+	{"ms", DIM_TIME, 1e-3},
+	{"s", DIM_TIME, 1},
+	{"min", DIM_TIME, 60},
+	{"h", DIM_TIME, 3600},
+	{"d", DIM_TIME, 86400},
+	{"USD", DIM_MONEY, 1},
+	{"$", DIM_MONEY, 1},
+	{"J", DIM_ENERGY, 1},
+	{"kWh", DIM_ENERGY, 3.6e6},
+	{"MWh", DIM_ENERGY, 3.6e9},
 };
 
 static const char *dim_name(enum unit_dim d)
 {
 	switch (d) {
-	case DIM_BYTES: return "a size";
-	case DIM_BANDWIDTH: return "a bandwidth";
-	case DIM_COMPUTE: return "a compute rate";
-	case DIM_POWER: return "a power";
-	case DIM_TIME: return "a time";
-	case DIM_MONEY: return "an amount of money";
-	case DIM_ENERGY: return "an energy";
-	default: return "a plain number";
+	case DIM_BYTES:
+		return "a size";
+	case DIM_BANDWIDTH:
+		return "a bandwidth";
+	case DIM_COMPUTE:
+		return "a compute rate";
+	case DIM_POWER:
+		return "a power";
+	case DIM_TIME:
+		return "a time";
+	case DIM_MONEY:
+		return "an amount of money";
+	case DIM_ENERGY:
+		return "an energy";
+	default:
+		return "a plain number";
 	}
 }
 
@@ -79,15 +112,14 @@ static int parse_number(const char *s, double *v, const char **end)
 	return 0;
 }
 
-int unit_parse(const char *text, const char *canonical, double *out,
-	       char *why, unsigned why_len)
+int unit_parse(const char *text, const char *canonical, double *out, char *why, unsigned why_len)
 {
 	const char *end;
 	double v, cf = 1, f = 1;
 	enum unit_dim cdim = DIM_NONE, dim;
 
 	if (canonical && *canonical && unit_lookup(canonical, &cdim, &cf))
-		cdim = DIM_NONE, cf = 1;  /* a descriptive unit ("ratio"): plain number */
+		cdim = DIM_NONE, cf = 1; /* a descriptive unit ("ratio"): plain number */
 	if (parse_number(text, &v, &end)) {
 		snprintf(why, why_len, "'%s' is not a number", text);
 		return -1;
@@ -95,7 +127,7 @@ int unit_parse(const char *text, const char *canonical, double *out,
 	if (*end == ' ')
 		end++;
 	if (!*end) {
-		*out = v;  /* a bare number is in the canonical unit */
+		*out = v; /* a bare number is in the canonical unit */
 		return 0;
 	}
 	{

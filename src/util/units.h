@@ -6,14 +6,14 @@
 #define GPUSCOPE_UTIL_UNITS_H
 
 enum unit_dim {
-	DIM_NONE = 0,   /* a plain number: counts, ratios, years */
-	DIM_BYTES,      /* base: byte */
-	DIM_BANDWIDTH,  /* base: byte/s */
-	DIM_COMPUTE,    /* base: op/s (FLOP/s or integer op/s) */
-	DIM_POWER,      /* base: watt */
-	DIM_TIME,       /* base: second */
-	DIM_MONEY,      /* base: USD */
-	DIM_ENERGY,     /* base: joule */
+	DIM_NONE = 0,  /* a plain number: counts, ratios, years */
+	DIM_BYTES,     /* base: byte */
+	DIM_BANDWIDTH, /* base: byte/s */
+	DIM_COMPUTE,   /* base: op/s (FLOP/s or integer op/s) */
+	DIM_POWER,     /* base: watt */
+	DIM_TIME,      /* base: second */
+	DIM_MONEY,     /* base: USD */
+	DIM_ENERGY,    /* base: joule */
 };
 
 /*
@@ -29,8 +29,7 @@ int unit_lookup(const char *name, enum unit_dim *dim, double *factor);
  * Returns 0 on success; on failure -1 with a lower-case reason in why
  * (e.g. "unknown unit 'GHz/s'", "'TB' is not a bandwidth").
  */
-int unit_parse(const char *text, const char *canonical, double *out,
-	       char *why, unsigned why_len);
+int unit_parse(const char *text, const char *canonical, double *out, char *why, unsigned why_len);
 
 /* Parses a duration: "90s", "5m", "36h", "30d", "2w", "1y", "250ms", or seconds. */
 int unit_parse_duration(const char *text, double *seconds, char *why, unsigned why_len);

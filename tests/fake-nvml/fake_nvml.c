@@ -44,9 +44,9 @@ struct fmig {
 	unsigned parent;
 	unsigned gi, ci;
 	unsigned long long total_mib, used_mib;
-	char profile[32];       /* "3g.40gb", or "" */
-	double sm_active;       /* GPM SM activity of the instance, %; < 0: the GPU's */
-	unsigned long long gone_after;  /* the instance vanishes after this many calls on the GPU; 0 never */
+	char profile[32];              /* "3g.40gb", or "" */
+	double sm_active;              /* GPM SM activity of the instance, %; < 0: the GPU's */
+	unsigned long long gone_after; /* the instance vanishes after this many calls on the GPU; 0 never */
 };
 
 struct fdev {
@@ -85,6 +85,8 @@ static struct {
 
 /* ---- scenario file ---- */
 
+/* the keys laid out by group, as the scenario files use them */
+/* clang-format off */
 static const char *const sys_keys[] = {
 	"gpus", "driver_version", "nvml_version", "cuda_driver_version", "init_error",
 	/* read by the stand-ins of fake_stack.c, not by NVML */
@@ -119,6 +121,7 @@ static const char *const gpu_keys[] = {
 	"gpm_nvlink_rx_mibps", "gpm_backwards_after",
 	NULL,
 };
+/* clang-format on */
 
 static void fail(int line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(int line, const char *fmt, ...)
@@ -450,9 +453,10 @@ static struct fdev *enter(nvmlDevice_t h, const char *fn, nvmlReturn_t *rc)
 	nvmlReturn_t rc_; \
 	struct fdev *d = enter((h), __func__, &rc_); \
 	if (!d) \
-		return rc_
+	return rc_
 
-#define U_OR_UNSUPPORTED(key, out) do { \
+#define U_OR_UNSUPPORTED(key, out) \
+	do { \
 		unsigned u_; \
 		if (!(out)) \
 			return NVML_ERROR_INVALID_ARGUMENT; \
@@ -508,7 +512,8 @@ static nvmlReturn_t do_init(void)
 			m->gone_after = 0;
 			if (sscanf(e->val, "%u %u %llu %llu %31s %lf", &m->gi, &m->ci, &m->total_mib, &m->used_mib,
 				   m->profile, &m->sm_active) < 4) {
-				fail(e->line, "mig_instance wants 'GI CI TOTAL_MIB USED_MIB [PROFILE [SM_ACTIVE_PCT]]'");
+				fail(e->line,
+				     "mig_instance wants 'GI CI TOTAL_MIB USED_MIB [PROFILE [SM_ACTIVE_PCT]]'");
 				continue;
 			}
 			{
@@ -528,9 +533,19 @@ static nvmlReturn_t do_init(void)
 	return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlInit_v2(void) { return do_init(); }
-EXPORT nvmlReturn_t nvmlInit(void) { return do_init(); }
-EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned flags) { (void)flags; return do_init(); }
+EXPORT nvmlReturn_t nvmlInit_v2(void)
+{
+	return do_init();
+}
+EXPORT nvmlReturn_t nvmlInit(void)
+{
+	return do_init();
+}
+EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned flags)
+{
+	(void)flags;
+	return do_init();
+}
 
 EXPORT nvmlReturn_t nvmlShutdown(void)
 {
@@ -548,19 +563,32 @@ EXPORT nvmlReturn_t nvmlShutdown(void)
 EXPORT const char *nvmlErrorString(nvmlReturn_t rc)
 {
 	switch (rc) {
-	case NVML_SUCCESS: return "Success";
-	case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
-	case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
-	case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
-	case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
-	case NVML_ERROR_NOT_FOUND: return "Not Found";
-	case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
-	case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-	case NVML_ERROR_TIMEOUT: return "Timeout";
-	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-	case NVML_ERROR_RESET_REQUIRED: return "GPU requires reset";
-	case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "Driver/library version mismatch";
-	default: return "Unknown Error";
+	case NVML_SUCCESS:
+		return "Success";
+	case NVML_ERROR_UNINITIALIZED:
+		return "Uninitialized";
+	case NVML_ERROR_INVALID_ARGUMENT:
+		return "Invalid Argument";
+	case NVML_ERROR_NOT_SUPPORTED:
+		return "Not Supported";
+	case NVML_ERROR_NO_PERMISSION:
+		return "Insufficient Permissions";
+	case NVML_ERROR_NOT_FOUND:
+		return "Not Found";
+	case NVML_ERROR_INSUFFICIENT_SIZE:
+		return "Insufficient Size";
+	case NVML_ERROR_DRIVER_NOT_LOADED:
+		return "Driver Not Loaded";
+	case NVML_ERROR_TIMEOUT:
+		return "Timeout";
+	case NVML_ERROR_GPU_IS_LOST:
+		return "GPU is lost";
+	case NVML_ERROR_RESET_REQUIRED:
+		return "GPU requires reset";
+	case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+		return "Driver/library version mismatch";
+	default:
+		return "Unknown Error";
 	}
 }
 
@@ -582,8 +610,14 @@ static nvmlReturn_t sys_str(const char *k, char *buf, unsigned len)
 	return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned len) { return sys_str("driver_version", buf, len); }
-EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *buf, unsigned len) { return sys_str("nvml_version", buf, len); }
+EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned len)
+{
+	return sys_str("driver_version", buf, len);
+}
+EXPORT nvmlReturn_t nvmlSystemGetNVMLVersion(char *buf, unsigned len)
+{
+	return sys_str("nvml_version", buf, len);
+}
 
 static nvmlReturn_t cuda_version(int *v)
 {
@@ -599,8 +633,14 @@ static nvmlReturn_t cuda_version(int *v)
 	return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v) { return cuda_version(v); }
-EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v) { return cuda_version(v); }
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v)
+{
+	return cuda_version(v);
+}
+EXPORT nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+	return cuda_version(v);
+}
 
 static nvmlReturn_t get_count(unsigned *n)
 {
@@ -612,8 +652,14 @@ static nvmlReturn_t get_count(unsigned *n)
 	return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n) { return get_count(n); }
-EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned *n) { return get_count(n); }
+EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n)
+{
+	return get_count(n);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned *n)
+{
+	return get_count(n);
+}
 
 static nvmlReturn_t by_index(unsigned i, nvmlDevice_t *h)
 {
@@ -625,8 +671,14 @@ static nvmlReturn_t by_index(unsigned i, nvmlDevice_t *h)
 	return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *h) { return by_index(i, h); }
-EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *h) { return by_index(i, h); }
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *h)
+{
+	return by_index(i, h);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *h)
+{
+	return by_index(i, h);
+}
 
 /* ---- identity ---- */
 
@@ -891,11 +943,18 @@ EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t h, int t, uns
 {
 	ENTER(h);
 	switch (t) {
-	case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN: U_OR_UNSUPPORTED("temp_shutdown_c", v);
-	case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN: U_OR_UNSUPPORTED("temp_slowdown_c", v);
-	case NVML_TEMPERATURE_THRESHOLD_MEM_MAX: U_OR_UNSUPPORTED("temp_mem_max_c", v);
-	case NVML_TEMPERATURE_THRESHOLD_GPU_MAX: U_OR_UNSUPPORTED("temp_gpu_max_c", v);
-	case 4: case 5: case 6: case 7:
+	case NVML_TEMPERATURE_THRESHOLD_SHUTDOWN:
+		U_OR_UNSUPPORTED("temp_shutdown_c", v);
+	case NVML_TEMPERATURE_THRESHOLD_SLOWDOWN:
+		U_OR_UNSUPPORTED("temp_slowdown_c", v);
+	case NVML_TEMPERATURE_THRESHOLD_MEM_MAX:
+		U_OR_UNSUPPORTED("temp_mem_max_c", v);
+	case NVML_TEMPERATURE_THRESHOLD_GPU_MAX:
+		U_OR_UNSUPPORTED("temp_gpu_max_c", v);
+	case 4:
+	case 5:
+	case 6:
+	case 7:
 		return NVML_ERROR_NOT_SUPPORTED;
 	default:
 		return NVML_ERROR_INVALID_ARGUMENT;
@@ -982,9 +1041,9 @@ EXPORT nvmlReturn_t nvmlDeviceGetSupportedClocksThrottleReasons(nvmlDevice_t h, 
 
 EXPORT nvmlReturn_t nvmlDeviceGetViolationStatus(nvmlDevice_t h, int policy, nvmlViolationTime_t *v)
 {
-	static const char *const keys[] = {"violation_power_ns", "violation_thermal_ns", "violation_sync_boost_ns",
-					   "violation_board_limit_ns", "violation_low_util_ns",
-					   "violation_reliability_ns"};
+	static const char *const keys[] = {"violation_power_ns",      "violation_thermal_ns",
+					   "violation_sync_boost_ns", "violation_board_limit_ns",
+					   "violation_low_util_ns",   "violation_reliability_ns"};
 	unsigned long long x;
 	ENTER(h);
 	if (!v || policy < 0 || policy > 11)
@@ -1098,7 +1157,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t h, int type, int co
 	return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t h, int cause, unsigned *count, unsigned long long *addrs)
+EXPORT nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t h, int cause, unsigned *count,
+					      unsigned long long *addrs)
 {
 	unsigned n, i;
 	ENTER(h);
@@ -1141,8 +1201,8 @@ EXPORT nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t h, int *
 	return NVML_SUCCESS;
 }
 
-EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t h, unsigned *cor, unsigned *unc,
-					      unsigned *pending, unsigned *failure)
+EXPORT nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t h, unsigned *cor, unsigned *unc, unsigned *pending,
+					      unsigned *failure)
 {
 	ENTER(h);
 	if (!cor || !unc || !pending || !failure)
@@ -1309,8 +1369,10 @@ EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int count, nvmlFiel
 		case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX:
 		case NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX:
 			if (link_ok(d, f->scopeId) == NVML_SUCCESS &&
-			    get_u64(d, f->fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX ? "nvlink_tx_kib" :
-					    "nvlink_rx_kib", &x)) {
+			    get_u64(d,
+				    f->fieldId == NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX ? "nvlink_tx_kib" :
+											  "nvlink_rx_kib",
+				    &x)) {
 				f->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
 				f->value.ullVal = x;
 				f->nvmlReturn = NVML_SUCCESS;
@@ -1325,7 +1387,11 @@ EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t h, int count, nvmlFiel
 
 /* ---- processes ---- */
 
-enum { PT_COMPUTE, PT_GRAPHICS, PT_MPS };
+enum {
+	PT_COMPUTE,
+	PT_GRAPHICS,
+	PT_MPS
+};
 
 static nvmlReturn_t procs(nvmlDevice_t h, const char *fn, int type, int version, unsigned *count, void *buf)
 {
@@ -1540,7 +1606,10 @@ EXPORT nvmlReturn_t nvmlGpmMigSampleGet(nvmlDevice_t h, unsigned gi, nvmlGpmSamp
  */
 EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *req)
 {
-	static const struct { unsigned id; const char *key; } keys[] = {
+	static const struct {
+		unsigned id;
+		const char *key;
+	} keys[] = {
 		{NVML_GPM_METRIC_GRAPHICS_UTIL, "gpm_graphics"},
 		{NVML_GPM_METRIC_SM_UTIL, "gpm_sm_active"},
 		{NVML_GPM_METRIC_SM_OCCUPANCY, "gpm_sm_occupancy"},
@@ -1582,8 +1651,8 @@ EXPORT nvmlReturn_t nvmlGpmMetricsGet(nvmlGpmMetricsGet_t *req)
 				v = get(d, keys[k].key);
 		if (v)
 			m->value = strtod(v, NULL);
-		if (b->gi != 0xFFFFFFFFu && (m->metricId == NVML_GPM_METRIC_SM_UTIL ||
-					    m->metricId == NVML_GPM_METRIC_GRAPHICS_UTIL)) {
+		if (b->gi != 0xFFFFFFFFu &&
+		    (m->metricId == NVML_GPM_METRIC_SM_UTIL || m->metricId == NVML_GPM_METRIC_GRAPHICS_UTIL)) {
 			for (k = 0; k < d->nmig; k++)
 				if (d->mig[k].gi == b->gi && d->mig[k].sm_active >= 0) {
 					m->value = d->mig[k].sm_active;

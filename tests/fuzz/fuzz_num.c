@@ -18,7 +18,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const units[] = {NULL, "GiB", "GB/s", "TFLOPS", "W", "kW", "USD", "us", "s"};
 	static const struct num_range ranges[] = {
-		{0, 100, NUM_ABOVE_MIN}, {1, 1e6, NUM_WHOLE}, {0, 1e10, 0}, {-1e9, 1e9, 0},
+		{0, 100, NUM_ABOVE_MIN},
+		{1, 1e6, NUM_WHOLE},
+		{0, 1e10, 0},
+		{-1e9, 1e9, 0},
 	};
 	char text[256], why[200];
 	size_t i, k;

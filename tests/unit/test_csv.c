@@ -99,18 +99,19 @@ static char *cell(const char *text, enum csv_cell kind)
 	return buf;
 }
 
-#define ASSERT_CELL(text, kind, want)                   \
-	do {                                            \
-		char *got_ = cell(text, kind);          \
-		assert_string_equal(got_, want);        \
-		free(got_);                             \
+#define ASSERT_CELL(text, kind, want) \
+	do { \
+		char *got_ = cell(text, kind); \
+		assert_string_equal(got_, want); \
+		free(got_); \
 	} while (0)
 
 static void test_write_formula_cells(void **state)
 {
 	(void)state;
 	/* text that a spreadsheet would run gets a quote and is quoted */
-	ASSERT_CELL("=HYPERLINK(\"http://x\",\"y\")", CSV_CELL_TEXT, "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
+	ASSERT_CELL("=HYPERLINK(\"http://x\",\"y\")", CSV_CELL_TEXT,
+		    "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"");
 	ASSERT_CELL("@SUM(A1:A2)", CSV_CELL_TEXT, "\"'@SUM(A1:A2)\"");
 	ASSERT_CELL("+1+cmd|' /C calc'!A0", CSV_CELL_AUTO, "\"'+1+cmd|' /C calc'!A0\"");
 	ASSERT_CELL("-2+3", CSV_CELL_AUTO, "\"'-2+3\"");
@@ -140,7 +141,9 @@ static void test_write_formula_cells(void **state)
 
 static void test_scrub_controls(void **state)
 {
-	char s[] = "py\x1b[2Jthon\a\x7f \xc2\x9b" "31m \xc2\xa0\xc3\xa9";
+	char s[] =
+		"py\x1b[2Jthon\a\x7f \xc2\x9b"
+		"31m \xc2\xa0\xc3\xa9";
 	(void)state;
 	text_scrub_controls(s);
 	assert_string_equal(s, "py?[2Jthon?? ?31m \xc2\xa0\xc3\xa9");

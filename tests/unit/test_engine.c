@@ -41,9 +41,11 @@ static void test_fusion_and_host_cost(void **state)
 	}
 	assert_true(model_engine_sample_kernels(MODEL_ENGINE_EAGER, 175) == 175);
 	/* a CNN's eager operations are module calls, dearer than a bare launch; fused engines beat them */
-	assert_true(model_engine_sample_host_s(MODEL_ENGINE_EAGER, 175, 1) > model_engine_host_s(MODEL_ENGINE_EAGER, 175, 1));
+	assert_true(model_engine_sample_host_s(MODEL_ENGINE_EAGER, 175, 1) >
+		    model_engine_host_s(MODEL_ENGINE_EAGER, 175, 1));
 	for (e = 1; e < MODEL_ENGINE_COUNT; e++)
-		assert_true(model_engine_sample_host_s(e, 175, 1) < model_engine_sample_host_s(MODEL_ENGINE_EAGER, 175, 1));
+		assert_true(model_engine_sample_host_s(e, 175, 1) <
+			    model_engine_sample_host_s(MODEL_ENGINE_EAGER, 175, 1));
 	/* serving engines say how they size the KV cache */
 	assert_true(model_engine_info(MODEL_ENGINE_VLLM)->serving);
 	assert_true(model_engine_info(MODEL_ENGINE_VLLM)->kv_block_tokens == 16);

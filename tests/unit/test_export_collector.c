@@ -29,14 +29,23 @@ static struct gpu_device devs[3] = {{0}, {1}, {2}};
 static struct gpu_device *const devp[3] = {&devs[0], &devs[1], &devs[2]};
 static pthread_mutex_t block_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t block_cond = PTHREAD_COND_INITIALIZER;
-static int block_gpu1;          /* GPU 1's sample() waits while set */
+static int block_gpu1; /* GPU 1's sample() waits while set */
 static int in_block;
-static int lose_gpu2;           /* GPU 2 answers "lost" */
-static int xid_pending;         /* events() reports one XID 13 on GPU 0 */
+static int lose_gpu2;   /* GPU 2 answers "lost" */
+static int xid_pending; /* events() reports one XID 13 on GPU 0 */
 
-static int f_init(const struct gpu_init_opts *o) { (void)o; return GPU_OK; }
-static void f_shutdown(void) {}
-static const char *f_last_error(void) { return "fake failure"; }
+static int f_init(const struct gpu_init_opts *o)
+{
+	(void)o;
+	return GPU_OK;
+}
+static void f_shutdown(void)
+{
+}
+static const char *f_last_error(void)
+{
+	return "fake failure";
+}
 static int f_enumerate(struct gpu_device *const **d, unsigned *n)
 {
 	*d = devp;
@@ -178,7 +187,8 @@ static void test_stall_and_recover(void **state)
 	s = collector_acquire(c);
 	assert_non_null(s);
 	/* the first collection is complete: PCIe throughput from the slow pass included */
-	assert_non_null(strstr(s->body[EXPO_TEXT], "gpu_pcie_transmit_bytes_per_second{gpu=\"1\",uuid=\"GPU-fake-1\"} 1000\n"));
+	assert_non_null(strstr(s->body[EXPO_TEXT],
+			       "gpu_pcie_transmit_bytes_per_second{gpu=\"1\",uuid=\"GPU-fake-1\"} 1000\n"));
 	assert_true(s->healthy);
 	snapshot_release(s);
 
@@ -252,7 +262,7 @@ static void test_stop_with_hung_call(void **state)
 	/* returns within the grace time, reporting that a call is still inside the library */
 	assert_int_equal(collector_stop(c, 0.3), 0);
 	assert_true(mono_now() - t0 < 2.0);
-	set_block(0);   /* let the worker finish; the collector was left for it */
+	set_block(0); /* let the worker finish; the collector was left for it */
 	usleep(100000);
 }
 

@@ -59,12 +59,17 @@ static void test_label_escaping(void **state)
 /* Label values are valid UTF-8 whatever the driver or /proc gives: bad bytes become U+FFFD. */
 static void test_label_utf8(void **state)
 {
-	static const struct { const char *in, *out; } cases[] = {
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
 		{"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
-		{"\xff\xfe" "bad", "\xef\xbf\xbd\xef\xbf\xbd" "bad"},
-		{"cut \xc3", "cut \xef\xbf\xbd"},                  /* truncated at the end */
-		{"\xe2\x82x", "\xef\xbf\xbd\xef\xbf\xbdx"},         /* truncated in the middle */
-		{"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},           /* overlong '/' */
+		{"\xff\xfe"
+		 "bad",
+		 "\xef\xbf\xbd\xef\xbf\xbd"
+		 "bad"},
+		{"cut \xc3", "cut \xef\xbf\xbd"},                         /* truncated at the end */
+		{"\xe2\x82x", "\xef\xbf\xbd\xef\xbf\xbdx"},               /* truncated in the middle */
+		{"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                 /* overlong '/' */
 		{"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* a surrogate */
 		{"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
 		{"q\"\x80\\", "q\\\"\xef\xbf\xbd\\\\"},
@@ -93,14 +98,14 @@ static void test_text_family(void **state)
 	expo_sample2(&w, "gpu=\"0\"", "a", "1", "b", "2", 1);
 	expo_finish(&w);
 	assert_string_equal(strbuf_str(&b),
-		"# HELP gpu_energy_joules_total energy \\\\ used\\nsince \"load\"\n"
-		"# TYPE gpu_energy_joules_total counter\n"
-		"gpu_energy_joules_total{gpu=\"0\"} 12.5\n"
-		"gpu_energy_joules_total{xid=\"79\"} 1\n"
-		"gpu_energy_joules_total 2\n"
-		"# HELP gpu_info identity\n"
-		"# TYPE gpu_info gauge\n"
-		"gpu_info{gpu=\"0\",a=\"1\",b=\"2\"} 1\n");
+			    "# HELP gpu_energy_joules_total energy \\\\ used\\nsince \"load\"\n"
+			    "# TYPE gpu_energy_joules_total counter\n"
+			    "gpu_energy_joules_total{gpu=\"0\"} 12.5\n"
+			    "gpu_energy_joules_total{xid=\"79\"} 1\n"
+			    "gpu_energy_joules_total 2\n"
+			    "# HELP gpu_info identity\n"
+			    "# TYPE gpu_info gauge\n"
+			    "gpu_info{gpu=\"0\",a=\"1\",b=\"2\"} 1\n");
 	strbuf_release(&b);
 }
 
@@ -121,22 +126,22 @@ static void test_openmetrics_family(void **state)
 	expo_family(&w, "gpu_pcie_link_width", EXPO_GAUGE, "lanes", "bytes");
 	expo_finish(&w);
 	assert_string_equal(strbuf_str(&b),
-		"# HELP gpu_energy_joules say \\\"hi\\\"\n"
-		"# TYPE gpu_energy_joules counter\n"
-		"# UNIT gpu_energy_joules joules\n"
-		"gpu_energy_joules_total{gpu=\"0\"} 1\n"
-		"# HELP DCGM_FI_DEV_PCIE_REPLAY_COUNTER replays\n"
-		"# TYPE DCGM_FI_DEV_PCIE_REPLAY_COUNTER unknown\n"
-		"DCGM_FI_DEV_PCIE_REPLAY_COUNTER 0\n"
-		"# HELP gpu identity\n"
-		"# TYPE gpu info\n"
-		"gpu_info 1\n"
-		"# HELP gpu_power_watts power\n"
-		"# TYPE gpu_power_watts gauge\n"
-		"# UNIT gpu_power_watts watts\n"
-		"# HELP gpu_pcie_link_width lanes\n"
-		"# TYPE gpu_pcie_link_width gauge\n"
-		"# EOF\n");
+			    "# HELP gpu_energy_joules say \\\"hi\\\"\n"
+			    "# TYPE gpu_energy_joules counter\n"
+			    "# UNIT gpu_energy_joules joules\n"
+			    "gpu_energy_joules_total{gpu=\"0\"} 1\n"
+			    "# HELP DCGM_FI_DEV_PCIE_REPLAY_COUNTER replays\n"
+			    "# TYPE DCGM_FI_DEV_PCIE_REPLAY_COUNTER unknown\n"
+			    "DCGM_FI_DEV_PCIE_REPLAY_COUNTER 0\n"
+			    "# HELP gpu identity\n"
+			    "# TYPE gpu info\n"
+			    "gpu_info 1\n"
+			    "# HELP gpu_power_watts power\n"
+			    "# TYPE gpu_power_watts gauge\n"
+			    "# UNIT gpu_power_watts watts\n"
+			    "# HELP gpu_pcie_link_width lanes\n"
+			    "# TYPE gpu_pcie_link_width gauge\n"
+			    "# EOF\n");
 	strbuf_release(&b);
 }
 
@@ -149,14 +154,16 @@ static void test_negotiate(void **state)
 	/* Prometheus 2.x */
 	assert_int_equal(expo_negotiate("application/openmetrics-text;version=1.0.0,"
 					"application/openmetrics-text;version=0.0.1;q=0.75,"
-					"text/plain;version=0.0.4;q=0.5,*/*;q=0.1", &ct),
+					"text/plain;version=0.0.4;q=0.5,*/*;q=0.1",
+					&ct),
 			 EXPO_OPENMETRICS);
 	assert_string_equal(ct, "application/openmetrics-text; version=1.0.0; charset=utf-8");
 	/* Prometheus 3.x */
 	assert_int_equal(expo_negotiate("application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,"
 					"application/openmetrics-text;version=0.0.1;q=0.4,"
 					"text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,"
-					"text/plain;version=0.0.4;q=0.2,*/*;q=0.1", &ct),
+					"text/plain;version=0.0.4;q=0.2,*/*;q=0.1",
+					&ct),
 			 EXPO_OPENMETRICS);
 	/* a scraper that prefers text */
 	assert_int_equal(expo_negotiate("text/plain;version=0.0.4;q=0.9, application/openmetrics-text;q=0.5", &ct),

@@ -117,11 +117,13 @@ static char *render(const struct xview *v, enum names_mode m, enum expo_format f
 	return strbuf_detach(&b, NULL);
 }
 
-#define HAS(text, line) do { \
+#define HAS(text, line) \
+	do { \
 		if (!strstr(text, line)) \
 			fail_msg("missing: %s", line); \
 	} while (0)
-#define LACKS(text, part) do { \
+#define LACKS(text, part) \
+	do { \
 		if (strstr(text, part)) \
 			fail_msg("unexpected: %s", part); \
 	} while (0)
@@ -179,9 +181,10 @@ static void test_dcgm(void **state)
 	struct xview v;
 	struct xgpu g[2];
 	char *t;
-	const char *labels = "{gpu=\"0\",UUID=\"GPU-0\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia4\","
-			     "modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node\\\"7\","
-			     "DCGM_FI_DRIVER_VERSION=\"550.54.15\"}";
+	const char *labels =
+		"{gpu=\"0\",UUID=\"GPU-0\",pci_bus_id=\"00000000:18:00.0\",device=\"nvidia4\","
+		"modelName=\"NVIDIA H100 80GB HBM3\",Hostname=\"node\\\"7\","
+		"DCGM_FI_DRIVER_VERSION=\"550.54.15\"}";
 	char line[512];
 	(void)state;
 	make_view(&v, g);
@@ -247,7 +250,7 @@ static void test_xid_mig_processes(void **state)
 	GPU_GPM_SET(&mgpm[0], sm_active_pct, 62.5);
 	GPU_GPM_SET(&mgpm[1], sm_active_pct, 62.5);
 	GPU_GPM_SET(&mgpm[2], sm_active_pct, 12.5);
-	GPU_GPM_SET(&g[0].gpm, sm_active_pct, 99);  /* ignored: MIG is on */
+	GPU_GPM_SET(&g[0].gpm, sm_active_pct, 99); /* ignored: MIG is on */
 	g[0].mig_gpm = mgpm;
 	g[0].procs = &pr;
 	g[0].nprocs = 1;
@@ -277,13 +280,15 @@ static void test_xid_mig_processes(void **state)
 		assert_null(strstr(p + 1, ",GPU_I_ID=\"1\"} 1024\nDCGM_FI_DEV_FB_USED"));
 	}
 	/* native: one series per MIG device */
-	HAS(t, "gpu_mig_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",gpu_instance=\"1\",compute_instance=\"1\",mig_profile=\"3g.40gb\",mig_uuid=\"MIG-b\"} 1073741824\n");
+	HAS(t,
+	    "gpu_mig_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",gpu_instance=\"1\",compute_instance=\"1\",mig_profile=\"3g.40gb\",mig_uuid=\"MIG-b\"} 1073741824\n");
 	/* processes only when asked for */
 	LACKS(t, "gpu_process_memory_used_bytes");
 	free(t);
 	v.processes = 1;
 	t = render(&v, NAMES_NATIVE, EXPO_TEXT);
-	HAS(t, "gpu_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",pid=\"31337\",container_id=\"4f9c2e7d1a3b\",process=\"python3\"} 1073741824\n");
+	HAS(t,
+	    "gpu_process_memory_used_bytes{gpu=\"0\",uuid=\"GPU-0\",pid=\"31337\",container_id=\"4f9c2e7d1a3b\",process=\"python3\"} 1073741824\n");
 	free(t);
 }
 
@@ -356,7 +361,8 @@ static void check_names_in(const char *path, const char *exporter_text)
 		if (strncmp(text + i, "gpu_", 4) && strncmp(text + i, "gpuscope_", 9))
 			continue;
 		for (j = i; j < (size_t)n && k + 1 < sizeof(tok) &&
-			    ((text[j] >= 'a' && text[j] <= 'z') || text[j] == '_'); j++)
+			    ((text[j] >= 'a' && text[j] <= 'z') || text[j] == '_');
+		     j++)
 			tok[k++] = text[j];
 		tok[k] = '\0';
 		i = j;
@@ -402,12 +408,9 @@ static void test_deploy_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table_rules),
-		cmocka_unit_test(test_native),
-		cmocka_unit_test(test_dcgm),
-		cmocka_unit_test(test_xid_mig_processes),
-		cmocka_unit_test(test_openmetrics),
-		cmocka_unit_test(test_no_gpus),
+		cmocka_unit_test(test_table_rules),  cmocka_unit_test(test_native),
+		cmocka_unit_test(test_dcgm),         cmocka_unit_test(test_xid_mig_processes),
+		cmocka_unit_test(test_openmetrics),  cmocka_unit_test(test_no_gpus),
 		cmocka_unit_test(test_deploy_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -207,7 +207,8 @@ static void test_cgroup(void **state)
 	(void)state;
 	snprintf(buf, sizeof(buf),
 		 "0::/kubepods.slice/kubepods-burstable.slice/"
-		 "kubepods-burstable-pod6f1c2b9e_3d4a_4b5c_8e7f_0a1b2c3d4e5f.slice/cri-containerd-%s.scope\n", id);
+		 "kubepods-burstable-pod6f1c2b9e_3d4a_4b5c_8e7f_0a1b2c3d4e5f.slice/cri-containerd-%s.scope\n",
+		 id);
 	assert_int_equal(proc_parse_cgroup(buf, &c), 1);
 	assert_string_equal(c.id, id);
 	assert_string_equal(c.pod_uid, "6f1c2b9e-3d4a-4b5c-8e7f-0a1b2c3d4e5f");

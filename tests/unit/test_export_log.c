@@ -42,10 +42,12 @@ static void test_formats(void **state)
 	(void)state;
 	assert_int_equal(xlog_setup("info", "logfmt", why, sizeof(why)), 0);
 	xlog_format(line, sizeof(line), 1700000000.25, LOG_WARN, "a \"quoted\"\nline\\");
-	assert_string_equal(line, "time=2023-11-14T22:13:20.250Z level=warn msg=\"a \\\"quoted\\\"\\nline\\\\\"\n");
+	assert_string_equal(line,
+			    "time=2023-11-14T22:13:20.250Z level=warn msg=\"a \\\"quoted\\\"\\nline\\\\\"\n");
 	assert_int_equal(xlog_setup("debug", "json", why, sizeof(why)), 0);
 	xlog_format(line, sizeof(line), 1700000000.0, LOG_ERROR, "tab\there");
-	assert_string_equal(line, "{\"time\":\"2023-11-14T22:13:20.000Z\",\"level\":\"error\",\"msg\":\"tab\\u0009here\"}\n");
+	assert_string_equal(
+		line, "{\"time\":\"2023-11-14T22:13:20.000Z\",\"level\":\"error\",\"msg\":\"tab\\u0009here\"}\n");
 	assert_int_equal(xlog_setup("loud", "json", why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "--log-level"));
 	assert_int_equal(xlog_setup("info", "xml", why, sizeof(why)), -1);

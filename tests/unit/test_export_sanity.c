@@ -22,7 +22,7 @@ static void test_sample(void **state)
 	GPU_SAMPLE_SET(&s, util_enc_pct, 255);
 	GPU_SAMPLE_SET(&s, fb_total_bytes, 80ull << 30);
 	GPU_SAMPLE_SET(&s, fb_used_bytes, 81ull << 30);
-	GPU_SAMPLE_SET(&s, fb_free_bytes, (uint64_t)-(1ll << 30));
+	GPU_SAMPLE_SET(&s, fb_free_bytes, (uint64_t) - (1ll << 30));
 	GPU_SAMPLE_SET(&s, power_mw, 350000);
 	assert_int_equal(sanity_sample(&s), 5);
 	assert_false(GPU_SAMPLE_HAS(&s, temp_gpu_c));

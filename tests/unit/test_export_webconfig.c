@@ -44,7 +44,8 @@ static const char *parse_bad(const char *yaml)
 	return msg;
 }
 
-#define ERR_HAS(yaml, text) do { \
+#define ERR_HAS(yaml, text) \
+	do { \
 		const char *m_ = parse_bad(yaml); \
 		if (!strstr(m_, text)) \
 			fail_msg("error '%s' lacks '%s'", m_, text); \
@@ -61,26 +62,27 @@ static void test_empty_and_full(void **state)
 	c = parse_ok("# nothing\n---\n");
 	web_config_free(c);
 
-	c = parse_ok("tls_server_config:\n"
-		     "  cert_file: server.crt\n"
-		     "  key_file: /abs/server.key\n"
-		     "  client_auth_type: RequireAndVerifyClientCert\n"
-		     "  client_ca_file: ca.crt\n"
-		     "  client_allowed_sans: [scraper.example, 10.0.0.1]\n"
-		     "  min_version: TLS13\n"
-		     "  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]\n"
-		     "  curve_preferences: [X25519, CurveP256]\n"
-		     "  prefer_server_cipher_suites: true\n"
-		     "http_server_config:\n"
-		     "  http2: false\n"
-		     "  headers:\n"
-		     "    X-Frame-Options: deny\n"
-		     "    Strict-Transport-Security: max-age=31536000\n"
-		     "basic_auth_users:\n"
-		     "  alice: $2y$10$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6\n"
-		     "rate_limit:\n"
-		     "  interval: 1m30s\n"
-		     "  burst: 5\n");
+	c = parse_ok(
+		"tls_server_config:\n"
+		"  cert_file: server.crt\n"
+		"  key_file: /abs/server.key\n"
+		"  client_auth_type: RequireAndVerifyClientCert\n"
+		"  client_ca_file: ca.crt\n"
+		"  client_allowed_sans: [scraper.example, 10.0.0.1]\n"
+		"  min_version: TLS13\n"
+		"  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256]\n"
+		"  curve_preferences: [X25519, CurveP256]\n"
+		"  prefer_server_cipher_suites: true\n"
+		"http_server_config:\n"
+		"  http2: false\n"
+		"  headers:\n"
+		"    X-Frame-Options: deny\n"
+		"    Strict-Transport-Security: max-age=31536000\n"
+		"basic_auth_users:\n"
+		"  alice: $2y$10$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6\n"
+		"rate_limit:\n"
+		"  interval: 1m30s\n"
+		"  burst: 5\n");
 	assert_true(c->tls);
 	/* relative paths are relative to the file's directory */
 	assert_string_equal(c->cert_pem, "(contents of /etc/gpuscope/server.crt)");
@@ -104,8 +106,9 @@ static void test_empty_and_full(void **state)
 	web_config_free(c);
 
 	/* inline PEM and the toolkit's defaults: TLS 1.2 to 1.3 */
-	c = parse_ok("tls_server_config:\n  cert: |\n    -----BEGIN CERTIFICATE-----\n    x\n"
-		     "  key: \"-----BEGIN PRIVATE KEY-----\"\n");
+	c = parse_ok(
+		"tls_server_config:\n  cert: |\n    -----BEGIN CERTIFICATE-----\n    x\n"
+		"  key: \"-----BEGIN PRIVATE KEY-----\"\n");
 	assert_true(c->tls);
 	assert_int_equal(c->min_version, 12);
 	assert_non_null(strstr(c->priorities, "+VERS-TLS1.3:+VERS-TLS1.2"));
@@ -138,7 +141,8 @@ static void test_refusals(void **state)
 	ERR_HAS("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Sometimes\n",
 		"web.yml:4:21: field 'client_auth_type': invalid client_auth_type 'Sometimes'");
 	ERR_HAS("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: VerifyClientCertIfGiven\n"
-		"  client_ca_file: c\n  client_allowed_sans: [x]\n", "client_allowed_sans requires");
+		"  client_ca_file: c\n  client_allowed_sans: [x]\n",
+		"client_allowed_sans requires");
 	ERR_HAS("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS14\n",
 		"unknown TLS version 'TLS14'");
 	ERR_HAS("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n  max_version: TLS12\n",
@@ -147,18 +151,24 @@ static void test_refusals(void **state)
 		"unknown cipher 'TLS_FAST'");
 	ERR_HAS("tls_server_config:\n  cert_file: a\n  key_file: b\n  curve_preferences: [P-999]\n",
 		"unknown curve 'P-999'");
-	ERR_HAS("tls_server_config:\n  cert_file: a\n  certfile: b\n", "web.yml:3:3: field 'certfile': unknown field 'certfile'");
+	ERR_HAS("tls_server_config:\n  cert_file: a\n  certfile: b\n",
+		"web.yml:3:3: field 'certfile': unknown field 'certfile'");
 	ERR_HAS("tls_config:\n  cert_file: a\n", "unknown field 'tls_config'");
-	ERR_HAS("http_server_config:\n  headers:\n    Server: gpuscope\n", "HTTP header 'Server' can not be configured");
-	ERR_HAS("http_server_config:\n  headers:\n    X-Frame-Options: always\n", "invalid value 'always' for X-Frame-Options");
+	ERR_HAS("http_server_config:\n  headers:\n    Server: gpuscope\n",
+		"HTTP header 'Server' can not be configured");
+	ERR_HAS("http_server_config:\n  headers:\n    X-Frame-Options: always\n",
+		"invalid value 'always' for X-Frame-Options");
 	ERR_HAS("http_server_config:\n  http2: maybe\n", "expected true or false, got 'maybe'");
-	ERR_HAS("basic_auth_users:\n  bob: secret\n", "web.yml:2:8: field 'basic_auth_users': the password of user 'bob' is not a bcrypt hash");
-	ERR_HAS("basic_auth_users:\n  bob: $2y$03$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6\n", "not a bcrypt hash");
+	ERR_HAS("basic_auth_users:\n  bob: secret\n",
+		"web.yml:2:8: field 'basic_auth_users': the password of user 'bob' is not a bcrypt hash");
+	ERR_HAS("basic_auth_users:\n  bob: $2y$03$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6\n",
+		"not a bcrypt hash");
 	ERR_HAS("rate_limit:\n  interval: soon\n", "expected a duration like 1s or 250ms, got 'soon'");
 	ERR_HAS("rate_limit:\n  burst: -1\n", "expected an integer between 0");
 	ERR_HAS("basic_auth_users: [a, b]\n", "expected a mapping");
 	ERR_HAS("basic_auth_users:\n  a: $2y$10$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6\n"
-		"  a: $2y$10$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6\n", "appears twice");
+		"  a: $2y$10$fkq3wbeUf68aiXQ7tvgQx.Fed1MmlMRGkaqX9lQUOf1qL6s/0exS6\n",
+		"appears twice");
 	ERR_HAS("tls_server_config: {cert_file: [a]}\n", "expected a string");
 	ERR_HAS("key: [unclosed\n", "web.yml:2:1: YAML:");
 	ERR_HAS("- a\n- b\n", "expected a mapping");
@@ -209,11 +219,11 @@ static void test_basic_auth(void **state)
 	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  alice: '%s'\n", hash);
 	c = parse_ok(yaml);
 	assert_true(web_config_check_user(c, "alice", "s3cret:with:colons"));
-	assert_true(web_config_check_user(c, "alice", "s3cret:with:colons"));   /* cached */
+	assert_true(web_config_check_user(c, "alice", "s3cret:with:colons")); /* cached */
 	assert_false(web_config_check_user(c, "alice", "s3cret"));
 	assert_false(web_config_check_user(c, "alice", ""));
 	assert_false(web_config_check_user(c, "bob", "s3cret:with:colons"));
-	assert_false(web_config_check_user(c, "bob", "s3cret:with:colons"));    /* cached refusal */
+	assert_false(web_config_check_user(c, "bob", "s3cret:with:colons")); /* cached refusal */
 	web_config_free(c);
 }
 
@@ -245,17 +255,16 @@ static void test_keep_verified(void **state)
 	/* the same file, users in another order: both stay verified, the refusal is not carried */
 	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  bob: '%s'\n  alice: '%s'\n", hb, ha);
 	same = parse_ok(yaml);
-	assert_false(web_config_cached_user(same, "alice", "pa"));    /* a new file starts empty */
+	assert_false(web_config_cached_user(same, "alice", "pa")); /* a new file starts empty */
 	web_config_keep_verified(same, old);
 	assert_true(web_config_cached_user(same, "alice", "pa"));
 	assert_true(web_config_cached_user(same, "bob", "pb"));
 	assert_false(web_config_cached_user(same, "bob", "wrong"));
-	web_config_keep_verified(same, old);    /* twice: no duplicates pushing others out */
+	web_config_keep_verified(same, old); /* twice: no duplicates pushing others out */
 	assert_true(web_config_cached_user(same, "alice", "pa"));
 
 	/* bob's password changed: his old one is not verified any more; alice's is */
-	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  alice: '%s'\n  bob: '%s'\n", ha,
-		 quick_hash("pb2"));
+	snprintf(yaml, sizeof(yaml), "basic_auth_users:\n  alice: '%s'\n  bob: '%s'\n", ha, quick_hash("pb2"));
 	changed = parse_ok(yaml);
 	web_config_keep_verified(changed, old);
 	assert_true(web_config_cached_user(changed, "alice", "pa"));
@@ -293,7 +302,7 @@ static void test_rate_limit(void **state)
 	for (i = 0; i < 10; i++)
 		assert_true(web_config_rate_allow(c, i & 1));
 	web_config_free(c);
-	c = parse_ok("rate_limit:\n  interval: 1000000\n  burst: 1\n");   /* nanoseconds */
+	c = parse_ok("rate_limit:\n  interval: 1000000\n  burst: 1\n"); /* nanoseconds */
 	assert_true(c->rate_interval_s == 0.001);
 	web_config_free(c);
 }
@@ -301,12 +310,9 @@ static void test_rate_limit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty_and_full),
-		cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_files),
-		cmocka_unit_test(test_basic_auth),
-		cmocka_unit_test(test_keep_verified),
-		cmocka_unit_test(test_rate_limit),
+		cmocka_unit_test(test_empty_and_full), cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_files),          cmocka_unit_test(test_basic_auth),
+		cmocka_unit_test(test_keep_verified),  cmocka_unit_test(test_rate_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,10 +12,9 @@
 
 #include "export/xid.h"
 
-#define T0 1800000000.0   /* the exporter's start, Unix time */
+#define T0 1800000000.0 /* the exporter's start, Unix time */
 
-static uint64_t total(struct xid_book *b, unsigned gpu, unsigned code, double now,
-		      unsigned *in_window)
+static uint64_t total(struct xid_book *b, unsigned gpu, unsigned code, double now, unsigned *in_window)
 {
 	struct xid_count *c;
 	int has_last;
@@ -50,7 +49,7 @@ static void test_repeats_count(void **state)
 	assert_int_equal(w, 5);
 	assert_int_equal(total(b, 0, 48, T0 + 210, &w), 0);
 	assert_int_equal(xid_book_view(b, 1, T0 + 210, &c, &has_last, &last, &last_t), 2);
-	assert_int_equal(c[0].code, 48);   /* sorted by code */
+	assert_int_equal(c[0].code, 48); /* sorted by code */
 	assert_int_equal(c[1].code, 63);
 	free(c);
 	assert_true(has_last);

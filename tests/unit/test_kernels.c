@@ -34,7 +34,7 @@ static void test_shape_efficiency(void **state)
 	for (x = 16; x <= 65536; x *= 2) {
 		double e = model_gemm_shape_eff(sms, x, 8192, 8192);
 		assert_true(e > 0 && e <= 1);
-		if (x >= 128 * 132)  /* past one wave the quantisation loss only shrinks */
+		if (x >= 128 * 132) /* past one wave the quantisation loss only shrinks */
 			assert_true(e >= prev * 0.999);
 		prev = e;
 	}

@@ -237,10 +237,8 @@ static void test_opt_enum(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strbuf),
-		cmocka_unit_test(test_strbuf_grow_too_much),
-		cmocka_unit_test(test_formatters),
-		cmocka_unit_test(test_field_table),
+		cmocka_unit_test(test_strbuf),     cmocka_unit_test(test_strbuf_grow_too_much),
+		cmocka_unit_test(test_formatters), cmocka_unit_test(test_field_table),
 		cmocka_unit_test(test_opt_enum),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -121,7 +121,7 @@ static void test_static_batch_must_fit(void **state)
 	/* continuously batched, an explicit batch the cache cannot hold is refused too, not lowered */
 	o.continuous = 1;
 	o.batch = 100000;
-	c.batch = 1;   /* as model_config_complete leaves it: the batch asked for is o.batch */
+	c.batch = 1; /* as model_config_complete leaves it: the batch asked for is o.batch */
 	diag_clear(&err);
 	assert_int_equal(model_serving_estimate(&w, &c, &o, &s, &err), -1);
 	assert_string_equal(err.field, "batch");

@@ -53,7 +53,7 @@ static void test_room_at_every_offset(void **state)
 {
 	static const size_t hints[] = {0, 1, 2, 3, 63, 64, 65, 100};
 	static const char src[] = "0123456789abcdef";
-	char want[8192];        /* the loop stops at 4 KiB; the last fill-up adds at most half again */
+	char want[8192]; /* the loop stops at 4 KiB; the last fill-up adds at most half again */
 	size_t h, i;
 	(void)state;
 	for (h = 0; h < sizeof(hints) / sizeof(hints[0]); h++) {
@@ -62,7 +62,7 @@ static void test_room_at_every_offset(void **state)
 		strbuf_init(&sb, hints[h]);
 		assert_int_equal(sb.len, 0);
 		for (i = 0; n + 8 < 4096; i++) {
-			size_t k = i % 9;     /* 0..8 bytes, or one character */
+			size_t k = i % 9; /* 0..8 bytes, or one character */
 			if (k == 8) {
 				strbuf_addch(&sb, src[i % 16]);
 				want[n++] = src[i % 16];

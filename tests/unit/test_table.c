@@ -166,21 +166,20 @@ static void test_columns_at_once(void **state)
 	table_print_csv(t, f);
 	table_free(t);
 	fclose(f);
-	assert_string_equal(buf, "field  value  unit\n"
-				 "-----  -----  ----\n"
-				 "    a  12345     W\n"
-				 "field,value,unit\n"
-				 "a,12345,W\n");
+	assert_string_equal(buf,
+			    "field  value  unit\n"
+			    "-----  -----  ----\n"
+			    "    a  12345     W\n"
+			    "field,value,unit\n"
+			    "a,12345,W\n");
 	free(buf);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cut_keeps_rows_apart),
-		cmocka_unit_test(test_cut_same_text),
-		cmocka_unit_test(test_cut_keeps_last_word),
-		cmocka_unit_test(test_cut_prose_plain),
+		cmocka_unit_test(test_cut_keeps_rows_apart), cmocka_unit_test(test_cut_same_text),
+		cmocka_unit_test(test_cut_keeps_last_word),  cmocka_unit_test(test_cut_prose_plain),
 		cmocka_unit_test(test_columns_at_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

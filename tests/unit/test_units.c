@@ -105,10 +105,8 @@ static void test_suggest(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_unit_parse),
-		cmocka_unit_test(test_duration),
-		cmocka_unit_test(test_format_usd),
-		cmocka_unit_test(test_format_duration),
+		cmocka_unit_test(test_unit_parse), cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_format_usd), cmocka_unit_test(test_format_duration),
 		cmocka_unit_test(test_suggest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

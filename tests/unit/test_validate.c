@@ -152,8 +152,10 @@ static void test_median_and_within(void **state)
 {
 	/* four GEMM cases: errors known from one prediction, median of an even count */
 	struct diag err;
-	struct validate_result *r = run("id,model,gpu,precision,metric,value\n"
-					"A,gemm,h100-sxm5-80gb,bf16,gemm_tflops,1\n", NULL, &err);
+	struct validate_result *r =
+		run("id,model,gpu,precision,metric,value\n"
+		    "A,gemm,h100-sxm5-80gb,bf16,gemm_tflops,1\n",
+		    NULL, &err);
 	double p;
 	struct strbuf sb = STRBUF_INIT;
 	const struct validate_stats *s;
@@ -209,8 +211,9 @@ static void test_bad_files(void **state)
 	assert_string_equal(msg, "t.csv: no header line");
 	assert_null(run("# c\nid,model,value\nX,llama2-7b,1\n", NULL, &err));
 	diag_format(&err, msg, sizeof(msg));
-	assert_string_equal(msg, "t.csv:2:1: header lacks the column 'metric' (needed: id, model, metric, value; "
-				 "see docs/model.md)");
+	assert_string_equal(msg,
+			    "t.csv:2:1: header lacks the column 'metric' (needed: id, model, metric, value; "
+			    "see docs/model.md)");
 	assert_null(run("id,model,metric,value\n\"X,llama2-7b,mfu,1\n", NULL, &err));
 	assert_string_equal(err.file, "t.csv");
 	assert_int_equal(err.line, 2);
@@ -268,7 +271,7 @@ static void check_schema(const struct report_schema *s)
 		for (j = 0; j < i; j++)
 			assert_string_not_equal(f->name, s->fields[j].name);
 		assert_non_null(f->help);
-		assert_null(strchr(f->help, '|'));  /* a markdown table cell */
+		assert_null(strchr(f->help, '|')); /* a markdown table cell */
 		if (f->type == REPORT_INT)
 			assert_null(f->unit);
 		if (f->type == REPORT_NUM && strcmp(f->name, "measured") && strcmp(f->name, "predicted"))
@@ -281,7 +284,8 @@ static void assert_keys(json_t *o, const char *const *keys)
 	const char *k;
 	json_t *v;
 	size_t n = 0;
-	json_object_foreach(o, k, v) {
+	json_object_foreach(o, k, v)
+	{
 		assert_non_null(keys[n]);
 		assert_string_equal(k, keys[n]);
 		n++;
@@ -291,11 +295,12 @@ static void assert_keys(json_t *o, const char *const *keys)
 
 static void test_fields(void **state)
 {
-	static const char *const case_keys[] = {"id", "model", "metric", "measured", "predicted", "error",
-						"reason", NULL};
-	static const char *const stats_keys[] = {"cases", "predicted", "within_20pct", "coverage",
-						 "median_abs_error", "worst_abs_error", "worst_id", NULL};
-	static const char *const summary_keys[] = {"cases", "predicted", "coverage", "median_abs_error",
+	static const char *const case_keys[] = {"id",        "model", "metric", "measured",
+						"predicted", "error", "reason", NULL};
+	static const char *const stats_keys[] = {
+		"cases",    "predicted", "within_20pct", "coverage", "median_abs_error", "worst_abs_error",
+		"worst_id", NULL};
+	static const char *const summary_keys[] = {"cases",           "predicted", "coverage", "median_abs_error",
 						   "worst_abs_error", NULL};
 	struct diag err;
 	struct validate_result *r = run(cases_csv, NULL, &err);
@@ -340,14 +345,10 @@ static void test_fields(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cases_and_reasons),
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_median_and_within),
-		cmocka_unit_test(test_filter),
-		cmocka_unit_test(test_bad_files),
-		cmocka_unit_test(test_every_class),
-		cmocka_unit_test(test_long_reason),
-		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_cases_and_reasons), cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_median_and_within), cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_bad_files),         cmocka_unit_test(test_every_class),
+		cmocka_unit_test(test_long_reason),       cmocka_unit_test(test_fields),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

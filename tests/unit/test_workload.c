@@ -161,9 +161,10 @@ static void test_hf_llama_matches_preset(void **state)
 /* GPT-2 spellings: n_embd, n_layer, n_head, n_inner null (4 x hidden), tied by default. */
 static void test_hf_gpt2(void **state)
 {
-	static const char js[] = "{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 12, \"n_head\": 12, "
-				 "\"n_inner\": null, \"n_positions\": 1024, \"vocab_size\": 50257, "
-				 "\"activation_function\": \"gelu_new\", \"resid_pdrop\": 0.1}";
+	static const char js[] =
+		"{\"model_type\": \"gpt2\", \"n_embd\": 768, \"n_layer\": 12, \"n_head\": 12, "
+		"\"n_inner\": null, \"n_positions\": 1024, \"vocab_size\": 50257, "
+		"\"activation_function\": \"gelu_new\", \"resid_pdrop\": 0.1}";
 	struct workload w;
 	struct diag err;
 	(void)state;
@@ -180,10 +181,11 @@ static void test_hf_gpt2(void **state)
 
 static void test_hf_mixtral_experts(void **state)
 {
-	static const char js[] = "{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "
-				 "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336, "
-				 "\"vocab_size\": 32000, \"num_local_experts\": 8, \"num_experts_per_tok\": 2, "
-				 "\"tie_word_embeddings\": false, \"max_position_embeddings\": 32768}";
+	static const char js[] =
+		"{\"model_type\": \"mixtral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "
+		"\"num_attention_heads\": 32, \"num_key_value_heads\": 8, \"intermediate_size\": 14336, "
+		"\"vocab_size\": 32000, \"num_local_experts\": 8, \"num_experts_per_tok\": 2, "
+		"\"tie_word_embeddings\": false, \"max_position_embeddings\": 32768}";
 	struct workload w;
 	struct diag err;
 	(void)state;
@@ -228,9 +230,12 @@ static void test_hf_missing_keys_named(void **state)
 static void test_hf_not_object_and_bad_values(void **state)
 {
 	static const char arr[] = "[1, 2, 3]";
-	static const char neg[] = "{\"hidden_size\": -4096, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"vocab_size\": 10}";
-	static const char str[] = "{\"hidden_size\": \"big\", \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"vocab_size\": 10}";
-	static const char heads[] = "{\"hidden_size\": 100, \"num_hidden_layers\": 2, \"num_attention_heads\": 3, \"vocab_size\": 10}";
+	static const char neg[] =
+		"{\"hidden_size\": -4096, \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"vocab_size\": 10}";
+	static const char str[] =
+		"{\"hidden_size\": \"big\", \"num_hidden_layers\": 2, \"num_attention_heads\": 2, \"vocab_size\": 10}";
+	static const char heads[] =
+		"{\"hidden_size\": 100, \"num_hidden_layers\": 2, \"num_attention_heads\": 3, \"vocab_size\": 10}";
 	struct workload w;
 	struct diag err;
 	(void)state;
