@@ -17,7 +17,7 @@
 #include "util/strbuf.h"
 #include "view/tco.h"
 
-static int json_flag, rack_unit_space, no_cloud;
+static int json_flag, rack_unit_space, no_cloud, tier_flag = -1;
 static const char *server_name, *gpu_name, *cloud_name, *precision_name, *report_path;
 static long gpus_flag;
 static double rack_kw_flag, storage_tb_flag = -1;
@@ -55,7 +55,9 @@ static const struct opt tco_opts[] = {
 	NUM(TCO_IN_CAPITAL, "cost-of-capital", "PCT", "cost of capital, %/year (discount rate of the NPV)"),
 	OPT_GROUP_("cloud comparator"),
 	OPT_STRING_("cloud", &cloud_name, "INSTANCE", "catalog instance (default: cheapest, same GPUs)"),
-	NUM(TCO_IN_CLOUD_PRICE, "cloud-price", "USD", "instance price, USD/hour (default: catalog)"),
+	OPT_ENUM_("price-tier", &tier_flag, "TIER", "on-demand (default), 1y, 3y (all hours paid), spot",
+		  cat_tier_from_name, CAT_TIER_NAMES),
+	NUM(TCO_IN_CLOUD_PRICE, "cloud-price", "USD", "instance price at the tier, USD/h (default: catalog)"),
 	NUM(TCO_IN_DISCOUNT, "reserved", "PCT", "reserved term at this % off: every hour is paid"),
 	OPT_FLAG_("no-cloud", &no_cloud, "no comparison with renting"),
 	OPT_GROUP_("output"),
@@ -75,6 +77,7 @@ static const struct opts_cmd tco_cmd = {
 	"\nExamples:\n"
 	"  gpuscope tco --server dgx-h100 --cloud p5.48xlarge\n"
 	"  gpuscope tco --server dgx-a100-320gb --utilisation 40 --electricity 0.15\n"
+	"  gpuscope tco --server gb200-nvl72 --count 16 --price-tier 3y\n"
 	"  gpuscope tco --gpu l40s --gpus 4 --years 4 --report tco.html\n",
 	tco_opts,
 };
@@ -104,9 +107,13 @@ static void check_usage(int npos, char **argv)
 		die_usage("gpuscope tco: --gpu needs --gpus N (GPUs in the build)");
 	if (server_name && gpus_flag)
 		die_usage("gpuscope tco: --gpus goes with --gpu; a server has its own GPU count");
-	if (no_cloud &&
-	    (cloud_name || !isnan(flag_value[TCO_IN_CLOUD_PRICE]) || !isnan(flag_value[TCO_IN_DISCOUNT])))
-		die_usage("gpuscope tco: --no-cloud excludes --cloud, --cloud-price and --reserved");
+	if (no_cloud && (cloud_name || !isnan(flag_value[TCO_IN_CLOUD_PRICE]) ||
+			 !isnan(flag_value[TCO_IN_DISCOUNT]) || tier_flag >= 0))
+		die_usage("gpuscope tco: --no-cloud excludes --cloud, --cloud-price, --reserved and --price-tier");
+	if (tier_flag > CAT_TIER_ON_DEMAND && !isnan(flag_value[TCO_IN_DISCOUNT]))
+		die_usage("gpuscope tco: --reserved is a discount off the on-demand price; --price-tier %s takes "
+			  "the catalog's %s price (give --cloud-price for a quote)",
+			  cat_tier_name((enum cat_tier)tier_flag), cat_tier_name((enum cat_tier)tier_flag));
 }
 
 /* ---- resolve ---- */
@@ -185,10 +192,12 @@ static void resolve_owned(const struct catalog *cat, struct tco_inputs *in, stru
 	in->peak_tflops_per_gpu = p;
 }
 
-/* --cloud, or the cheapest instance with the same GPUs; none with --no-cloud. */
+/* --cloud, or the cheapest instance with the same GPUs at the tier; none with --no-cloud. */
 static void resolve_cloud(const struct catalog *cat, struct tco_inputs *in, struct strbuf *notes)
 {
+	enum cat_tier tier = tier_flag >= 0 ? (enum cat_tier)tier_flag : CAT_TIER_ON_DEMAND;
 	const struct cat_cloud *c = NULL;
+	struct diag err;
 	char why[512];
 	int same = 0;
 
@@ -199,12 +208,18 @@ static void resolve_cloud(const struct catalog *cat, struct tco_inputs *in, stru
 		if (!c)
 			die_usage("gpuscope tco: --cloud: %s", why);
 	} else {
-		c = tco_cloud_match(cat, in->gpu_key, in->gpus_per_server, &same);
+		c = tco_cloud_match(cat, in->gpu_key, in->gpus_per_server, tier, &same);
 		if (c)
 			strbuf_addf(notes,
-				    "no --cloud given: comparing with %s, the cheapest instance with %s%s\n",
+				    "no --cloud given: comparing with %s, the cheapest instance with %s%s%s%s\n",
 				    c->row.key, same ? "the same GPU and count" : "the same GPU",
-				    same ? "" : " (per GPU-hour)");
+				    same ? "" : " (per GPU-hour)", tier == CAT_TIER_ON_DEMAND ? "" : " at ",
+				    tier == CAT_TIER_ON_DEMAND ? "" : cat_tier_name(tier));
+		else if (tier != CAT_TIER_ON_DEMAND && tco_cloud_match(cat, in->gpu_key, in->gpus_per_server,
+								       CAT_TIER_ON_DEMAND, NULL))
+			die_usage("gpuscope tco: --price-tier %s: no catalog instance with %s GPUs has a %s price; "
+				  "choose another tier",
+				  cat_tier_name(tier), in->gpu_key, cat_tier_name(tier));
 		else if (!isnan(flag_value[TCO_IN_CLOUD_PRICE]))
 			die_usage("gpuscope tco: --cloud-price needs --cloud INSTANCE");
 		else
@@ -213,7 +228,9 @@ static void resolve_cloud(const struct catalog *cat, struct tco_inputs *in, stru
 	}
 	if (!c)
 		return;
-	tco_inputs_cloud(in, c);
+	diag_clear(&err);
+	if (tco_inputs_cloud(in, c, tier, &err))
+		die_usage("gpuscope tco: --price-tier: %s", err.msg);
 	if (c->gpu && in->gpu_key && strcmp(c->gpu, in->gpu_key))
 		strbuf_addf(notes,
 			    "note: %s has %s GPUs, not %s: the comparison is per GPU-hour, not per "

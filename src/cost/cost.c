@@ -130,6 +130,7 @@ int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct dia
 	in->hours_per_year = TCO_HOURS_PER_YEAR;
 	in->space = TCO_SPACE_KW;
 	in->cloud_gpus = NAN;
+	in->cloud_tier = CAT_TIER_ON_DEMAND;
 	in->peak_tflops_per_gpu = NAN;
 	set_text(in, TCO_IN_COUNT, 1, "default");
 	set_text(in, TCO_IN_UTILISATION, 70, "gpuscope default (an assumption: measure yours)");
@@ -262,30 +263,66 @@ void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts)
 		set_text(in, TCO_IN_PUE, b->pue, "liquid-cooled racks (facility.csv pue_liquid_cooled_ai)");
 }
 
-void tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c)
+/* A tier's price, as the source of the cloud price names it, and as the discount's source. */
+static const char *const tier_price_note[CAT_NTIERS] = {
+	[CAT_TIER_ON_DEMAND] = NULL, [CAT_TIER_1Y] = "1y price", [CAT_TIER_3Y] = "3y price",
+	[CAT_TIER_SPOT] = "spot price",
+};
+static const char *const tier_discount_source[CAT_NTIERS] = {
+	[CAT_TIER_ON_DEMAND] = "on-demand", [CAT_TIER_1Y] = "the 1y committed price",
+	[CAT_TIER_3Y] = "the 3y committed price", [CAT_TIER_SPOT] = "the spot price",
+};
+
+/* The instance's price at tier t; -1 with *err naming the tiers it has when it has none. */
+static int tier_price(const struct cat_cloud *c, enum cat_tier t, double *usd_per_hour, struct diag *err)
 {
+	struct strbuf has = STRBUF_INIT;
+	*usd_per_hour = cat_cloud_usd_per_hour(c, t);
+	if (cat_has(*usd_per_hour))
+		return 0;
+	cat_cloud_tiers(c, &has);
+	diag_set(err, c->row.origin, c->row.line, 0, "price-tier",
+		 "cloud instance '%s' has no %s price in the catalog; it has %s", c->row.key, cat_tier_name(t),
+		 strbuf_str(&has));
+	strbuf_release(&has);
+	return -1;
+}
+
+int tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c, enum cat_tier t, struct diag *err)
+{
+	double price;
+	if (tier_price(c, t, &price, err))
+		return -1;
 	in->cloud_key = c->row.key;
 	in->cloud_name = c->row.name ? c->row.name : c->row.key;
 	in->cloud_gpu_key = c->gpu;
 	in->cloud_gpus = c->gpu_count;
-	set_row(in, TCO_IN_CLOUD_PRICE, c->usd_per_hour, &c->row, NULL);
+	in->cloud = c;
+	in->cloud_tier = t;
+	/* a commitment is paid for every hour of its term, used or not */
+	in->cloud_reserved = cat_tier_committed(t);
+	set_row(in, TCO_IN_CLOUD_PRICE, price, &c->row, tier_price_note[t]);
+	set_text(in, TCO_IN_DISCOUNT, 0, tier_discount_source[t]);
+	return 0;
 }
 
-const struct cat_cloud *tco_cloud_match(const struct catalog *cat, const char *gpu_key,
-					double gpus, int *same_count)
+const struct cat_cloud *tco_cloud_match(const struct catalog *cat, const char *gpu_key, double gpus,
+					enum cat_tier t, int *same_count)
 {
 	const struct cat_cloud *best = NULL, *best_any = NULL;
-	double best_any_rate = INFINITY;
+	double best_any_rate = INFINITY, best_price = INFINITY;
 	size_t i, n = catalog_count(cat, CAT_CLOUDS);
 	for (i = 0; i < n && gpu_key; i++) {
 		const struct cat_cloud *c = catalog_cloud_at(cat, i);
-		double rate;
-		if (!c->gpu || strcmp(c->gpu, gpu_key) || !cat_has(c->usd_per_hour) ||
-		    !cat_has(c->gpu_count) || c->gpu_count < 1)
+		double rate, price = cat_cloud_usd_per_hour(c, t);
+		if (!c->gpu || strcmp(c->gpu, gpu_key) || !cat_has(price) || !cat_has(c->gpu_count) ||
+		    c->gpu_count < 1)
 			continue;
-		rate = c->usd_per_hour / c->gpu_count;
-		if (c->gpu_count == gpus && (!best || c->usd_per_hour < best->usd_per_hour))
+		rate = price / c->gpu_count;
+		if (c->gpu_count == gpus && price < best_price) {
 			best = c;
+			best_price = price;
+		}
 		if (rate < best_any_rate) {
 			best_any_rate = rate;
 			best_any = c;
@@ -474,25 +511,40 @@ enum tco_input tco_flip_input(size_t i)
 	return i < TCO_NFLIPS ? flips[i].id : TCO_NINPUTS;
 }
 
+/* The value of flips[i]'s input at which the savings are 0; NaN when none within its range. */
+static double flip_value(const struct tco_inputs *in, size_t i)
+{
+	const struct tco_input_desc *d = &inputs[flips[i].id];
+	double sa, sb, x;
+	if (flips[i].id == TCO_IN_COLO && in->space != TCO_SPACE_KW)
+		return NAN;
+	sa = tco_savings_with(in, flips[i].id, flips[i].a);
+	sb = tco_savings_with(in, flips[i].id, flips[i].b);
+	if (!isfinite(sa) || !isfinite(sb) || fabs(sb - sa) <= 1e-9 * (fabs(sa) + fabs(sb)))
+		return NAN;  /* the decision does not depend on this input */
+	x = flips[i].a - sa * (flips[i].b - flips[i].a) / (sb - sa);
+	if (d->min_exclusive ? x <= d->min : x < d->min)
+		return NAN;
+	if (x > d->max)
+		return NAN;
+	return x;
+}
+
+static size_t flip_index(enum tco_input id)
+{
+	size_t i;
+	for (i = 0; i < TCO_NFLIPS && flips[i].id != id; i++)
+		;
+	if (i == TCO_NFLIPS)
+		BUG("input %d has no flip point", (int)id);
+	return i;
+}
+
 static void compute_flips(const struct tco_inputs *in, struct tco_result *r)
 {
 	size_t i;
-	for (i = 0; i < TCO_NFLIPS; i++) {
-		const struct tco_input_desc *d = &inputs[flips[i].id];
-		double sa, sb, x;
-		if (flips[i].id == TCO_IN_COLO && in->space != TCO_SPACE_KW)
-			continue;
-		sa = tco_savings_with(in, flips[i].id, flips[i].a);
-		sb = tco_savings_with(in, flips[i].id, flips[i].b);
-		if (!isfinite(sa) || !isfinite(sb) || fabs(sb - sa) <= 1e-9 * (fabs(sa) + fabs(sb)))
-			continue;  /* the decision does not depend on this input */
-		x = flips[i].a - sa * (flips[i].b - flips[i].a) / (sb - sa);
-		if (d->min_exclusive ? x <= d->min : x < d->min)
-			continue;
-		if (x > d->max)
-			continue;
-		r->flip[flips[i].id] = x;
-	}
+	for (i = 0; i < TCO_NFLIPS; i++)
+		r->flip[flips[i].id] = flip_value(in, i);
 }
 
 int tco_compute(const struct tco_inputs *in, struct tco_result *out, struct diag *err)
@@ -521,6 +573,46 @@ const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *
 		return NULL;
 	/* the savings a step past the flip point say which side owning wins on */
 	return tco_savings_with(in, id, x + fmax(fabs(x) * 0.01, 1e-6)) > 0 ? "above" : "below";
+}
+
+size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTIERS])
+{
+	double on_demand_savings = NAN;
+	size_t n = 0, i;
+	int t;
+	if (!in->cloud_key)
+		return 0;
+	for (t = 0; t < CAT_NTIERS; t++) {
+		struct tco_inputs x = *in;
+		struct tco_tier_result *o;
+		struct tco_result r;
+		if ((enum cat_tier)t != in->cloud_tier) {
+			double price = in->cloud ? cat_cloud_usd_per_hour(in->cloud, (enum cat_tier)t) : NAN;
+			if (!cat_has(price))
+				continue;
+			x.value[TCO_IN_CLOUD_PRICE] = price;
+			x.value[TCO_IN_DISCOUNT] = 0;
+			x.cloud_reserved = cat_tier_committed((enum cat_tier)t);
+			x.cloud_tier = (enum cat_tier)t;
+		}
+		compute_terms(&x, &r);
+		o = &out[n++];
+		o->tier = (enum cat_tier)t;
+		o->usd_per_hour = x.value[TCO_IN_CLOUD_PRICE] * (1 - x.value[TCO_IN_DISCOUNT] / 100);
+		o->committed = x.cloud_reserved;
+		o->cloud_usd_per_gpu_hour = r.cloud_usd_per_gpu_hour;
+		o->cloud_total_usd = r.cloud_total_usd;
+		o->savings_usd = r.savings_usd;
+		o->breakeven_month = r.breakeven_month;
+		r.flip[TCO_IN_UTILISATION] = flip_value(&x, flip_index(TCO_IN_UTILISATION));
+		o->breakeven_utilisation_pct = r.flip[TCO_IN_UTILISATION];
+		o->own_when = tco_flip_side(&x, &r, TCO_IN_UTILISATION);
+		if (t == CAT_TIER_ON_DEMAND)
+			on_demand_savings = r.savings_usd;
+	}
+	for (i = 0; i < n; i++)
+		out[i].savings_change_usd = out[i].savings_usd - on_demand_savings;
+	return n;
 }
 
 int tco_input_applies(const struct tco_inputs *in, enum tco_input id)
@@ -637,12 +729,10 @@ int cost_basis_owned(struct cost_basis *b, const struct tco_inputs *in, struct d
 	return 0;
 }
 
-int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct,
-		      struct diag *err)
+/* The instance at usd_per_hour less discount_pct, per GPU-hour. */
+static int rented(struct cost_basis *b, const struct cat_cloud *c, double usd_per_hour, double discount_pct,
+		  struct diag *err)
 {
-	if (!cat_has(c->usd_per_hour) || c->usd_per_hour < 0)
-		return diag_set(err, c->row.origin, c->row.line, 0, "usd_per_hour",
-				"cloud instance '%s' has no price", c->row.key);
 	if (!cat_has(c->gpu_count) || c->gpu_count < 1)
 		return diag_set(err, c->row.origin, c->row.line, 0, "gpu_count",
 				"cloud instance '%s' has no GPU count", c->row.key);
@@ -653,9 +743,26 @@ int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double di
 	b->key = c->row.key;
 	b->gpu_key = c->gpu;
 	b->gpus = c->gpu_count;
-	b->usd_per_hour = c->usd_per_hour * (1 - discount_pct / 100);
+	b->usd_per_hour = usd_per_hour * (1 - discount_pct / 100);
 	b->usd_per_gpu_hour = b->usd_per_hour / c->gpu_count;
 	return 0;
+}
+
+int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct,
+		      struct diag *err)
+{
+	if (!cat_has(c->usd_per_hour) || c->usd_per_hour < 0)
+		return diag_set(err, c->row.origin, c->row.line, 0, "usd_per_hour",
+				"cloud instance '%s' has no price", c->row.key);
+	return rented(b, c, c->usd_per_hour, discount_pct, err);
+}
+
+int cost_basis_rented_at(struct cost_basis *b, const struct cat_cloud *c, enum cat_tier t, struct diag *err)
+{
+	double price;
+	if (tier_price(c, t, &price, err))
+		return -1;
+	return rented(b, c, price, 0, err);
 }
 
 int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour,

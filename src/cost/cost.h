@@ -113,6 +113,8 @@ struct tco_inputs {
 	const char *cloud_gpu_key;
 	double cloud_gpus;          /* GPUs per instance */
 	int cloud_reserved;         /* 1: every hour of the period is paid, at the discount */
+	const struct cat_cloud *cloud; /* its catalog row (for its other tiers); NULL when set by hand */
+	enum cat_tier cloud_tier;   /* the tier of TCO_IN_CLOUD_PRICE */
 	double hours_per_year;      /* TCO_HOURS_PER_YEAR unless a worked example says otherwise */
 	/* from the bill of materials (tco_inputs_bom); NaN/0 without one */
 	double racks;               /* racks the servers fill (a share of one counts as such); NaN: one per server */
@@ -156,16 +158,23 @@ struct bom;
  */
 void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts);
 
-/* Sets the cloud comparator from a catalog instance. */
-void tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c);
+/*
+ * Sets the cloud comparator from a catalog instance at a price tier: its
+ * price there, and for a committed tier (1y, 3y) every hour of the period
+ * paid for whole instances.  Returns 0, or -1 with *err (field
+ * "price-tier") naming the instance and the tiers it has when it has no
+ * price at t.
+ */
+int tco_inputs_cloud(struct tco_inputs *in, const struct cat_cloud *c, enum cat_tier t, struct diag *err);
 
 /*
- * The cheapest catalog instance with the same GPU and GPU count as the owned
- * server; failing that, the one with the same GPU that is cheapest per
- * GPU-hour.  NULL when no instance has that GPU.  *same_count tells which.
+ * The catalog instance with a price at tier t and the same GPU and GPU count
+ * as the owned server that is cheapest there; failing that, the one with the
+ * same GPU that is cheapest per GPU-hour there.  NULL when no instance with
+ * that GPU has a price at t.  *same_count tells which.
  */
-const struct cat_cloud *tco_cloud_match(const struct catalog *cat, const char *gpu_key,
-					double gpus, int *same_count);
+const struct cat_cloud *tco_cloud_match(const struct catalog *cat, const char *gpu_key, double gpus,
+					enum cat_tier t, int *same_count);
 
 /* Checks every value against its range; -1 with err->field = the flag. */
 int tco_inputs_check(const struct tco_inputs *in, struct diag *err);
@@ -268,6 +277,30 @@ enum tco_input tco_flip_input(size_t i);
 const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *r,
 			  enum tco_input id);
 
+/*
+ * Owning against one price tier of the instance compared with, the other
+ * inputs as they are.  The tier compared with keeps its inputs (a
+ * --cloud-price, a --reserved discount); every other tier takes the
+ * catalog's price, undiscounted, paid for every hour when committed.
+ */
+struct tco_tier_result {
+	enum cat_tier tier;
+	double usd_per_hour;               /* the instance at this tier, after any discount */
+	int committed;                     /* 1: every hour of the period is paid */
+	double cloud_usd_per_gpu_hour;
+	double cloud_total_usd;            /* the same GPU-hours rented at this tier */
+	double savings_usd;                /* cloud total - owned total */
+	double savings_change_usd;         /* savings here - savings against on-demand; NaN without that tier */
+	double breakeven_month;            /* NaN: never */
+	double breakeven_utilisation_pct;  /* owning wins on one side of it; NaN: no flip within 0-100 % */
+	const char *own_when;              /* "above" or "below" that utilisation; NULL without one */
+};
+/*
+ * Fills out[] with one result per tier the instance has a price at, in tier
+ * order; returns how many (0 without a catalog instance to compare with).
+ */
+size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTIERS]);
+
 /* The sensitivity grid: savings at 5 utilisations x 5 electricity prices. */
 #define TCO_GRID_UTIL 5
 #define TCO_GRID_ELEC 5
@@ -325,9 +358,16 @@ struct cost_basis {
  * GPU-hours used; identical to tco_compute()'s usd_per_gpu_hour.
  */
 int cost_basis_owned(struct cost_basis *b, const struct tco_inputs *in, struct diag *err);
-/* Rented: the instance's price less discount_pct, per GPU-hour. */
+/* Rented: the instance's on-demand price less discount_pct, per GPU-hour. */
 int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct,
 		      struct diag *err);
+/*
+ * Rented at a price tier.  A committed tier's price is charged for the
+ * hours of the run only, as if the rest of the term were put to other work
+ * (as owned hardware is charged at its utilisation).  Returns -1 with *err
+ * (field "price-tier") when the instance has no price at t.
+ */
+int cost_basis_rented_at(struct cost_basis *b, const struct cat_cloud *c, enum cat_tier t, struct diag *err);
 /* Shorthand for cost_basis_owned(...)->usd_per_gpu_hour. */
 int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour,
 				struct diag *err);

@@ -335,7 +335,7 @@ static void test_from_catalog(void **state)
 	assert_near(in.value[TCO_IN_PRICE], s->price_usd, 0);
 	assert_near(in.value[TCO_IN_POWER], s->power_kw, 0);
 	assert_near(in.gpus_per_server, s->gpu_count, 0);
-	c = tco_cloud_match(cat, s->gpu, s->gpu_count, &same);
+	c = tco_cloud_match(cat, s->gpu, s->gpu_count, CAT_TIER_ON_DEMAND, &same);
 	assert_non_null(c);
 	assert_true(same);
 	assert_string_equal(c->gpu, s->gpu);
@@ -345,7 +345,7 @@ static void test_from_catalog(void **state)
 		if (o->gpu && !strcmp(o->gpu, s->gpu) && o->gpu_count == s->gpu_count)
 			assert_true(c->usd_per_hour <= o->usd_per_hour);
 	}
-	tco_inputs_cloud(&in, c);
+	assert_int_equal(tco_inputs_cloud(&in, c, CAT_TIER_ON_DEMAND, &err), 0);
 	assert_int_equal(tco_compute(&in, &r, &err), 0);
 	assert_true(r.usd_per_gpu_hour > 0);
 
@@ -364,6 +364,75 @@ static void test_from_catalog(void **state)
 
 
 /* The bill of materials: racks, tiers from the radix, prices, monotonic capex, bad rack power. */
+/* Owning against a committed or spot price, and against every tier the instance has. */
+static void test_price_tiers(void **state)
+{
+	struct tco_tier_result t[CAT_NTIERS];
+	struct catalog *cat;
+	struct tco_inputs in, od;
+	struct tco_result r, r_od;
+	struct cost_basis b;
+	struct diag err;
+	const struct cat_cloud *c, *one;
+	char why[512];
+	size_t n;
+	int same = 0;
+	(void)state;
+	assert_int_equal(catalog_load(&cat, NULL, &err), 0);
+	assert_int_equal(tco_inputs_init(&in, cat, &err), 0);
+	assert_int_equal(tco_inputs_server(&in, cat, catalog_server(cat, "dgx-h100", why, sizeof(why)), &err), 0);
+	c = catalog_get(cat, CAT_CLOUDS, "p5.48xlarge");
+	assert_non_null(c);
+	od = in;
+	assert_int_equal(tco_inputs_cloud(&od, c, CAT_TIER_ON_DEMAND, &err), 0);
+	assert_int_equal(tco_compute(&od, &r_od, &err), 0);
+
+	/* 3y: the committed price, every hour of the period paid for whole instances */
+	assert_int_equal(tco_inputs_cloud(&in, c, CAT_TIER_3Y, &err), 0);
+	assert_true(in.cloud_reserved);
+	assert_int_equal(in.cloud_tier, CAT_TIER_3Y);
+	assert_near(in.value[TCO_IN_CLOUD_PRICE], c->usd_per_hour_3y, 0);
+	assert_int_equal(tco_compute(&in, &r, &err), 0);
+	assert_near(r.cloud_total_usd, r.cloud_instances * 8 * r.hours * c->usd_per_hour_3y / 8, 1e-6);
+	assert_true(r.savings_usd < r_od.savings_usd);
+
+	/* every tier, each the account against it */
+	n = tco_tiers(&in, t);
+	assert_int_equal(n, 4);
+	assert_int_equal(t[0].tier, CAT_TIER_ON_DEMAND);
+	assert_int_equal(t[2].tier, CAT_TIER_3Y);
+	assert_int_equal(t[3].tier, CAT_TIER_SPOT);
+	assert_near(t[0].savings_usd, r_od.savings_usd, 1e-6);
+	assert_near(t[0].breakeven_month, r_od.breakeven_month, 1e-9);
+	assert_near(t[0].breakeven_utilisation_pct, r_od.flip[TCO_IN_UTILISATION], 1e-9);
+	assert_near(t[2].savings_usd, r.savings_usd, 1e-6);
+	assert_near(t[2].savings_change_usd, r.savings_usd - r_od.savings_usd, 1e-6);
+	assert_near(t[0].savings_change_usd, 0, 0);
+	assert_true(t[1].committed && t[2].committed && !t[3].committed && !t[0].committed);
+	assert_near(t[3].cloud_usd_per_gpu_hour, c->usd_per_hour_spot / 8, 1e-12);
+	assert_near(t[3].cloud_total_usd, r.gpu_hours_used * c->usd_per_hour_spot / 8, 1e-6);
+
+	/* a tier the instance lacks: its name and the tiers it has */
+	one = catalog_get(cat, CAT_CLOUDS, "p5.4xlarge");
+	assert_non_null(one);
+	diag_clear(&err);
+	assert_int_equal(tco_inputs_cloud(&in, one, CAT_TIER_SPOT, &err), -1);
+	assert_string_equal(err.field, "price-tier");
+	assert_non_null(strstr(err.msg, "'p5.4xlarge' has no spot price"));
+	assert_non_null(strstr(err.msg, "it has on-demand, 1y, 3y"));
+	assert_int_equal(cost_basis_rented_at(&b, one, CAT_TIER_SPOT, &err), -1);
+	assert_int_equal(cost_basis_rented_at(&b, c, CAT_TIER_3Y, &err), 0);
+	assert_near(b.usd_per_gpu_hour, c->usd_per_hour_3y / 8, 1e-12);
+
+	/* the match looks only at instances with a price at the tier */
+	c = tco_cloud_match(cat, "h100-sxm5-80gb", 8, CAT_TIER_SPOT, &same);
+	assert_non_null(c);
+	assert_true(same);
+	assert_true(cat_has(c->usd_per_hour_spot));
+	assert_null(tco_cloud_match(cat, "gb200-186gb", 72, CAT_TIER_SPOT, &same));
+	catalog_free(cat);
+}
+
 static void test_bom(void **state)
 {
 	struct catalog *cat;
@@ -479,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_cost_basis),
 		cmocka_unit_test(test_from_catalog),
+		cmocka_unit_test(test_price_tiers),
 		cmocka_unit_test(test_bom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
