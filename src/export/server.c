@@ -299,8 +299,10 @@ static int client_cert_ok(const struct web_config *wc, struct MHD_Connection *co
  *    connection) has not been read whole EVICT_AFTER_S after it began (a
  *    slowloris sending a header line every few seconds), else the one
  *    whose answer has been on its way longest past EVICT_SEND_S (a slow
- *    reader), else the oldest idle keep-alive one: half-open connections
- *    and slow readers cannot lock the scrapers out;
+ *    reader), else the oldest idle keep-alive one, else one of the
+ *    address holding the most connections when it holds more than twice
+ *    the newcomer's share: half-open connections and slow readers cannot
+ *    lock the scrapers out, even reconnecting as fast as they are closed;
  *  - without pressure too, every request has deadlines of --http-timeout:
  *    from the end of the previous answer (or the accept) to the request
  *    read whole, and from the answer queued to its last byte sent.
@@ -1309,12 +1311,68 @@ static void conn_end(struct conn *c)
 	c->evicted = 1;
 }
 
+/* May c be closed for room at all (lock held)? */
+static int evictable(const struct conn *c)
+{
+	return !c->evicted && c->mc && !conn_in_auth(c);
+}
+
+/*
+ * The last resort when no connection is slow by the clocks (lock held):
+ * the address holding the most connections, when it holds more than twice
+ * as many as the newcomer's will with it (`same` + 1), gives up the one
+ * whose answer has been on its way longest, else its oldest.  So one
+ * address cannot keep the others out by opening connections faster than
+ * they become evictable (slow readers reconnecting as soon as they are
+ * closed), while addresses of about equal share never displace each other
+ * (a full server of young connections from a few addresses still answers
+ * a newcomer 503).  O(n^2) in live connections, run
+ * only at --max-connections.
+ */
+static struct conn *busiest_victim(struct server *s, unsigned same)
+{
+	unsigned char key[16], other[16];
+	struct conn *c, *o, *v = NULL;
+	unsigned most = 0;
+	for (c = s->conns; c; c = c->next) {
+		unsigned n = 0;
+		if (!evictable(c))
+			continue;
+		ip_key((const struct sockaddr *)&c->addr, key);
+		for (o = s->conns; o; o = o->next) {
+			if (o->evicted)
+				continue;
+			ip_key((const struct sockaddr *)&o->addr, other);
+			n += !memcmp(key, other, 16);
+		}
+		if (n > most) {
+			most = n;
+			v = c;
+		}
+	}
+	if (!v || most <= 2 * (same + 1))
+		return NULL;
+	/* v's address is the busiest; pick its longest-answering, else oldest, connection */
+	ip_key((const struct sockaddr *)&v->addr, key);
+	for (c = s->conns; c; c = c->next) {
+		if (!evictable(c))
+			continue;
+		ip_key((const struct sockaddr *)&c->addr, other);
+		if (memcmp(key, other, 16))
+			continue;
+		if (c->answering != v->answering ? c->answering
+						 : (c->answering ? c->answer_s < v->answer_s : c->accepted_s < v->accepted_s))
+			v = c;
+	}
+	return v;
+}
+
 /* The connection to close for room (lock held): see the comment at the top of this part. */
-static struct conn *pick_victim(struct server *s, double now)
+static struct conn *pick_victim(struct server *s, double now, unsigned same)
 {
 	struct conn *c, *slow = NULL, *reader = NULL, *idle = NULL;
 	for (c = s->conns; c; c = c->next) {
-		if (c->evicted || !c->mc || conn_in_auth(c))
+		if (!evictable(c))
 			continue;
 		if (c->answering) {
 			if (now - c->answer_s >= EVICT_SEND_S && (!reader || c->answer_s < reader->answer_s))
@@ -1328,7 +1386,11 @@ static struct conn *pick_victim(struct server *s, double now)
 			idle = c;
 		}
 	}
-	return slow ? slow : reader ? reader : idle;
+	if (slow)
+		return slow;
+	if (reader)
+		return reader;
+	return idle ? idle : busiest_victim(s, same);
 }
 
 /*
@@ -1385,7 +1447,7 @@ static void admit(struct server *s, int fd, const struct sockaddr_storage *ss, s
 	if (same >= s->o.max_per_ip) {
 		over_ip = 1;
 	} else if (live >= s->o.max_connections) {
-		struct conn *v = pick_victim(s, now);
+		struct conn *v = pick_victim(s, now, same);
 		if (v)
 			conn_end(v);
 		else
