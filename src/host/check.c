@@ -1251,7 +1251,7 @@ struct check_topo *check_topo_build(const struct check_report *r)
 			pci[i] = &nic[i - r->ngpus]->pcidev;
 		}
 		t->numa[i] = pci[i]->numa_node;
-		snprintf(t->cpus[i], sizeof(t->cpus[i]), "%s", pci[i]->cpulist);
+		t->cpus[i] = pci[i]->cpulist ? xstrdup(pci[i]->cpulist) : NULL;
 	}
 	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++) {
@@ -1377,6 +1377,8 @@ void check_topo_free(struct check_topo *t)
 	free(t->labels);
 	free(t->cells);
 	free(t->numa);
+	for (i = 0; i < t->n; i++)
+		free(t->cpus[i]);
 	free(t->cpus);
 	free(t);
 }

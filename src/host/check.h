@@ -42,7 +42,7 @@ struct check_proc {
 	uint64_t used_bytes;
 	int visible;               /* found in ROOT/proc */
 	int error;                 /* when not visible: ENOENT another PID namespace, else unreadable */
-	char user[64];
+	char user[64];             /* identifiers: a login name (32 at most) and a comm (16) */
 	char comm[64];
 };
 
@@ -144,7 +144,7 @@ struct check_topo {
 	char (*labels)[48];        /* NIC device names ("mlx5_0"), GPU bus ids */
 	char (*cells)[16];         /* n*n, row-major */
 	int *numa;                 /* per device, -1 unknown */
-	char (*cpus)[256];         /* local_cpulist per device */
+	char **cpus;               /* owned: local_cpulist per device, whole; NULL when unknown */
 	struct check_item *items;  /* GPUDirect / NCCL findings */
 	size_t nitems;
 };
@@ -168,7 +168,7 @@ int check_symptom_from_name(const char *s);
 
 /* A runbook step: what it looks at, what it found, what to do. */
 struct check_step {
-	char title[64];
+	char title[64];            /* the runbook's own short words: "memory per gpu" */
 	enum check_status status;
 	char *finding;
 	char *action;              /* NULL when nothing to do */

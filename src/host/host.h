@@ -179,7 +179,7 @@ struct host_pci {
 	int cur_gen, max_gen;    /* from "32.0 GT/s PCIe": 1..6, 0 unknown */
 	int cur_width, max_width;
 	int numa_node;           /* -1 when none */
-	char cpulist[256];       /* local_cpulist, "" when absent */
+	char *cpulist;           /* owned: local_cpulist ("0-55,112-167"; interleaved CPUs list one by one); NULL absent */
 	unsigned vendor, device, class_code;
 	/* owned: components below /sys/devices: "pci0000:17", "0000:17:01.0", ... the device; NULL unknown */
 	char *path;
@@ -221,6 +221,7 @@ const char *host_topo_name(enum host_topo t);
 
 /* ---- RDMA NICs ---- */
 
+/* The text fields are sysfs attributes: identifiers the kernel writes short. */
 struct host_ib_port {
 	char device[32];        /* "mlx5_0" */
 	int port;
@@ -309,7 +310,7 @@ int host_proc_user(const char *root, unsigned pid, char *user, size_t ulen, char
 /* A process holding /dev/nvidia* open (the fuser -v /dev/nvidia* view). */
 struct host_holder {
 	unsigned pid;
-	char comm[64];
+	char comm[64];          /* identifiers: a comm (16) and a login name (32 at most) */
 	char user[64];
 	char *devices;          /* owned: the device files it holds, "nvidia0 nvidiactl nvidia-uvm" */
 };

@@ -144,8 +144,10 @@ int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out)
 	{
 		char rel[320];
 		snprintf(rel, sizeof(rel), "%s/local_cpulist", dir);
-		if (host_read_line(root, rel, out->cpulist, sizeof(out->cpulist)) < 0)
+		if (host_read(root, rel, 64 * 1024, &out->cpulist) < 0)
 			host_note_unreadable(&out->unreadable, rel, errno);
+		else
+			out->cpulist[strcspn(out->cpulist, "\n")] = '\0';  /* the first line: the attribute */
 	}
 	out->vendor = (unsigned)read_long(root, dir, "vendor", 0, &out->unreadable);
 	out->device = (unsigned)read_long(root, dir, "device", 0, &out->unreadable);
@@ -159,6 +161,7 @@ int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out)
 void host_pci_release(struct host_pci *p)
 {
 	free(p->path);
+	free(p->cpulist);
 	host_unreadable_release(&p->unreadable);
 	memset(p, 0, sizeof(*p));
 }

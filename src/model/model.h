@@ -219,7 +219,7 @@ struct workload_sample {
  * workload_from_dims().  The derived fields are read-only for callers.
  */
 struct workload {
-	char name[64];
+	char name[64];               /* an identifier: the preset or config.json name, cut at a character */
 	char sample_unit[16];        /* "sequences", "images", "volumes", "graphs", "utterances" */
 	enum workload_kind kind;
 	int dtype;                   /* config.json torch_dtype as enum model_precision, or -1 */

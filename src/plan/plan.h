@@ -139,8 +139,8 @@ enum plan_hw_kind {
 /* One kind of node the search may use. */
 struct plan_hw {
 	enum plan_hw_kind kind;
-	char key[64];                  /* catalog key, or "h100-sxm5-80gb/8/nvswitch" */
-	char label[80];                /* short name for tables: "dgx-h100", "h100-sxm5 nvs" */
+	char key[64];                  /* an identifier: catalog key, or "h100-sxm5-80gb/8/nvswitch" */
+	char label[80];                /* short by design, for tables: "dgx-h100", "h100-sxm5 nvs" */
 	const struct cat_gpu *gpu;
 	const struct cat_server *server; /* PLAN_HW_SERVER */
 	const struct cat_cloud *cloud;   /* PLAN_HW_CLOUD */
@@ -153,7 +153,7 @@ struct plan_hw {
 	double host_gbps;
 	/* the node's own scale-out network (servers, instances); 0: none */
 	double own_inter_gbps_per_gpu, own_inter_lat_us;
-	char own_network[48];          /* "8x ib-ndr 400 Gb/s" */
+	char own_network[48];          /* a short name of counts and a link key: "8x ib-ndr 400 Gb/s" */
 	double cpu_cores_per_gpu;      /* 0: unknown */
 	double node_power_kw;          /* full load, per node */
 	double rack_units;             /* U per node (NaN: unknown) */

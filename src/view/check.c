@@ -344,7 +344,7 @@ static void topo_devices(FILE *out, const struct check_topo *t)
 			table_cellf(tb, "%d", t->numa[i]);
 		else
 			table_cell(tb, NULL);
-		table_cell(tb, t->cpus[i][0] ? t->cpus[i] : NULL);
+		table_cell(tb, t->cpus[i] && *t->cpus[i] ? t->cpus[i] : NULL);
 	}
 	table_print(tb, out, 0);
 	table_free(tb);

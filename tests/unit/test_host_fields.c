@@ -229,7 +229,7 @@ static void test_topo_and_runbook_json(void **state)
 {
 	struct check_report *r = sample_report();
 	char names[2][16] = {"GPU0", "NIC0"}, labels[2][48] = {"00000000:17:00.0", "mlx5_0"};
-	char cells[4][16] = {"X", "PIX", "PIX", "X"}, cpus[2][256] = {"0-55", ""};
+	char cells[4][16] = {"X", "PIX", "PIX", "X"}, cpus0[] = "0-55", *cpus[2] = {cpus0, NULL};
 	int numa[2] = {0, -1};
 	struct check_topo t = {2, 1, names, labels, cells, numa, cpus, r->items, 2};
 	struct check_step steps[1] = {{"memory per gpu", CHECK_WARN, "62.0 GiB of 79.6 GiB used", NULL}};
