@@ -5,6 +5,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -202,9 +203,34 @@ static json_t *part_json(const struct cat_part *p, double count, double usd)
 	return o;
 }
 
+/* A number of the bill written under its field's name (docs/plan.md names the keys after the fields). */
+struct bom_num {
+	const char *key;
+	size_t off;                    /* of the double in struct bom */
+};
+#define BOM_NUM(field) {#field, offsetof(struct bom, field)}
+
+/* The servers and racks, and after the fabric the storage and power: plain numbers in that order. */
+static const struct bom_num racks_nums[] = {
+	BOM_NUM(servers), BOM_NUM(gpus), BOM_NUM(server_usd), BOM_NUM(racks), BOM_NUM(nodes_per_rack),
+	BOM_NUM(rack_kw),
+};
+static const struct bom_num power_nums[] = {
+	BOM_NUM(fabric_usd), BOM_NUM(storage_tb), BOM_NUM(storage_usd), BOM_NUM(storage_write_gbs),
+	BOM_NUM(it_kw), BOM_NUM(pue), BOM_NUM(power_kw),
+};
+
+static void set_nums(json_t *o, const struct bom *b, const struct bom_num *nums, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, nums[i].key, json_real(*(const double *)((const char *)b + nums[i].off)));
+}
+
 json_t *bom_json(const struct bom *b)
 {
 	json_t *o = json_object(), *sw = json_array(), *x;
+	struct strbuf unpriced = STRBUF_INIT;
 	int i;
 	json_object_set_new(o, "capex_usd", json_real(b->capex_usd));
 	json_object_set_new(o, "rented", json_boolean(b->rented));
@@ -217,12 +243,7 @@ json_t *bom_json(const struct bom *b)
 		json_object_set_new(o, "network_gbps", b->network_gbps > 0 ? json_real(b->network_gbps) : json_null());
 		json_object_set_new(o, "provided", json_string("racks, cooling, network, storage, power"));
 	}
-	json_object_set_new(o, "servers", json_real(b->servers));
-	json_object_set_new(o, "gpus", json_real(b->gpus));
-	json_object_set_new(o, "server_usd", json_real(b->server_usd));
-	json_object_set_new(o, "racks", json_real(b->racks));
-	json_object_set_new(o, "nodes_per_rack", json_real(b->nodes_per_rack));
-	json_object_set_new(o, "rack_kw", json_real(b->rack_kw));
+	set_nums(o, b, racks_nums, sizeof(racks_nums) / sizeof(racks_nums[0]));
 	json_object_set_new(o, "cooling", json_string(b->cooling));
 	json_object_set_new(o, "cooling_usd", json_real(b->cooling_usd));
 	json_object_set_new(o, "switch_tiers", json_integer(b->tiers));
@@ -243,19 +264,10 @@ json_t *bom_json(const struct bom *b)
 	json_object_set_new(o, "nics", x);
 	json_object_set_new(o, "optics", part_json(b->optic_part, b->optics, b->optics_usd));
 	json_object_set_new(o, "cables", part_json(b->cable_part, b->cables, b->cables_usd));
-	json_object_set_new(o, "fabric_usd", json_real(b->fabric_usd));
-	json_object_set_new(o, "storage_tb", json_real(b->storage_tb));
-	json_object_set_new(o, "storage_usd", json_real(b->storage_usd));
-	json_object_set_new(o, "storage_write_gbs", json_real(b->storage_write_gbs));
-	json_object_set_new(o, "it_kw", json_real(b->it_kw));
-	json_object_set_new(o, "pue", json_real(b->pue));
-	json_object_set_new(o, "power_kw", json_real(b->power_kw));
-	{
-		struct strbuf sb = STRBUF_INIT;
-		bom_missing_text(b, &sb);
-		json_object_set_new(o, "unpriced", json_string(strbuf_str(&sb)));
-		strbuf_release(&sb);
-	}
+	set_nums(o, b, power_nums, sizeof(power_nums) / sizeof(power_nums[0]));
+	bom_missing_text(b, &unpriced);
+	json_object_set_new(o, "unpriced", json_string(strbuf_str(&unpriced)));
+	strbuf_release(&unpriced);
 	return o;
 }
 

@@ -42,7 +42,7 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 
 #define TCO_INPUT_FIELDS(F) \
 	F(value, NUM, NULL, "the input's value, in unit", in->value[id]) \
-	F(unit, TEXT, NULL, "the value's unit: USD, kW, USD/kWh, %, ratio ...", d->unit) \
+	F(unit, TEXT, NULL, "the value's unit: USD, kW, USD/kWh, %, ratio ...", tco_input_desc(id)->unit) \
 	F(from, TEXT, NULL, "where the value came from: file:line, a flag or a default", \
 	  source_text(row, in, id)) \
 	F(citation, TEXT, NULL, "for a facility default, the table's citation (absent otherwise)", \
@@ -113,66 +113,33 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	F(electricity_usd_per_kwh, NUM, "USD/kWh", "electricity price", p->electricity_usd_per_kwh) \
 	F(savings_usd, NUM, "USD", "cloud total - owned total at these two values", p->savings_usd)
 
-/* One schema and its setter per table: X(lower, UPPER, name) */
+/*
+ * One schema and its setter per table: X(lower, UPPER, name, (the setter's
+ * parameters)); the setters are declared in cost/fields.h.
+ */
 #define TCO_SCHEMAS(X) \
-	X(tco, TCO, "tco") \
-	X(tco_input, TCO_INPUT, "tco-input") \
-	X(tco_owned, TCO_OWNED, "tco-owned") \
-	X(tco_cloud, TCO_CLOUD, "tco-cloud") \
-	X(tco_compare, TCO_COMPARE, "tco-compare") \
-	X(tco_flip, TCO_FLIP, "tco-flip") \
-	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity")
+	X(tco, TCO, "tco", (const struct tco_inputs *in, struct report_row *row)) \
+	X(tco_input, TCO_INPUT, "tco-input", \
+	  (const struct catalog *cat, const struct tco_inputs *in, enum tco_input id, struct report_row *row)) \
+	X(tco_owned, TCO_OWNED, "tco-owned", \
+	  (const struct tco_inputs *in, const struct tco_result *r, struct report_row *row)) \
+	X(tco_cloud, TCO_CLOUD, "tco-cloud", \
+	  (const struct tco_inputs *in, const struct tco_result *r, struct report_row *row)) \
+	X(tco_compare, TCO_COMPARE, "tco-compare", (const struct tco_result *r, struct report_row *row)) \
+	X(tco_flip, TCO_FLIP, "tco-flip", \
+	  (const struct tco_inputs *in, const struct tco_result *r, enum tco_input id, struct report_row *row)) \
+	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity", (const struct tco_point *p, struct report_row *row))
 
-#define SCHEMA_DEFINE(lower, UPPER, name) \
+#define SCHEMA_DEFINE(lower, UPPER, name, params) \
 	static const struct report_field lower##_fields[] = {UPPER##_FIELDS(REPORT_FIELD_DECL)}; \
 	static const struct report_schema lower##_table = REPORT_SCHEMA(name, lower##_fields); \
 	const struct report_schema *lower##_schema(void) \
 	{ \
 		return &lower##_table; \
+	} \
+	void lower##_row params \
+	{ \
+		size_t i = 0; \
+		UPPER##_FIELDS(REPORT_FIELD_SET) \
 	}
 TCO_SCHEMAS(SCHEMA_DEFINE)
-
-void tco_row(const struct tco_inputs *in, struct report_row *row)
-{
-	size_t i = 0;
-	TCO_FIELDS(REPORT_FIELD_SET)
-}
-
-void tco_input_row(const struct catalog *cat, const struct tco_inputs *in, enum tco_input id,
-		   struct report_row *row)
-{
-	const struct tco_input_desc *d = tco_input_desc(id);
-	size_t i = 0;
-	TCO_INPUT_FIELDS(REPORT_FIELD_SET)
-}
-
-void tco_owned_row(const struct tco_inputs *in, const struct tco_result *r, struct report_row *row)
-{
-	size_t i = 0;
-	TCO_OWNED_FIELDS(REPORT_FIELD_SET)
-}
-
-void tco_cloud_row(const struct tco_inputs *in, const struct tco_result *r, struct report_row *row)
-{
-	size_t i = 0;
-	TCO_CLOUD_FIELDS(REPORT_FIELD_SET)
-}
-
-void tco_compare_row(const struct tco_result *r, struct report_row *row)
-{
-	size_t i = 0;
-	TCO_COMPARE_FIELDS(REPORT_FIELD_SET)
-}
-
-void tco_flip_row(const struct tco_inputs *in, const struct tco_result *r, enum tco_input id,
-		  struct report_row *row)
-{
-	size_t i = 0;
-	TCO_FLIP_FIELDS(REPORT_FIELD_SET)
-}
-
-void tco_sensitivity_row(const struct tco_point *p, struct report_row *row)
-{
-	size_t i = 0;
-	TCO_SENSITIVITY_FIELDS(REPORT_FIELD_SET)
-}

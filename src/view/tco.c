@@ -27,28 +27,32 @@
 /* A value with its unit, a result with its unit: one number and a few letters. */
 #define VALUE_LEN (FMT_LEN + 32)
 
+/* The inputs in dollars: how precise, and per what. */
+static const struct {
+	enum tco_input id;
+	enum fmt_money_style style;
+	const char *per;
+} money_inputs[] = {
+	{TCO_IN_PRICE, FMT_MONEY_WHOLE, ""},
+	{TCO_IN_STAFF, FMT_MONEY_WHOLE, "/rack-yr"},
+	{TCO_IN_ELECTRICITY, FMT_MONEY_MILLS, "/kWh"},
+	{TCO_IN_COLO, FMT_MONEY_CENTS, "/kW-month"},
+	{TCO_IN_RACK_UNIT_PRICE, FMT_MONEY_CENTS, "/U-month"},
+	{TCO_IN_CLOUD_PRICE, FMT_MONEY_MILLS, "/h"},
+};
+
 /* The value of one input with its unit: "$0.100/kWh", "1 server", "7.74 kW". */
 static const char *input_text(enum tco_input id, double v, char *out)
 {
 	char b[FMT_LEN];
+	size_t i;
+	for (i = 0; i < sizeof(money_inputs) / sizeof(money_inputs[0]); i++)
+		if (money_inputs[i].id == id) {
+			snprintf(out, FMT_LEN, "%s%s", fmt_money(v, money_inputs[i].style, b, sizeof(b)),
+				 money_inputs[i].per);
+			return out;
+		}
 	switch (id) {
-	case TCO_IN_PRICE:
-		return USD0(v, out);
-	case TCO_IN_STAFF:
-		snprintf(out, FMT_LEN, "%s/rack-yr", USD0(v, b));
-		break;
-	case TCO_IN_ELECTRICITY:
-		snprintf(out, FMT_LEN, "%s/kWh", USD3(v, b));
-		break;
-	case TCO_IN_COLO:
-		snprintf(out, FMT_LEN, "%s/kW-month", USD2(v, b));
-		break;
-	case TCO_IN_RACK_UNIT_PRICE:
-		snprintf(out, FMT_LEN, "%s/U-month", USD2(v, b));
-		break;
-	case TCO_IN_CLOUD_PRICE:
-		snprintf(out, FMT_LEN, "%s/h", USD3(v, b));
-		break;
 	case TCO_IN_COUNT:
 		snprintf(out, FMT_LEN, "%s server%s", COUNT(v, b), v == 1 ? "" : "s");
 		break;
