@@ -105,6 +105,34 @@ static int time_variant(const struct plan *p, const struct model_config *cfg, st
 	return model_estimate(p->req.w, cfg, r) || !(r->time.step_s > 0) ? -1 : 0;
 }
 
+/*
+ * Times cfg, a changed copy of c's layout, and opens a note of kind with
+ * its step time, its time against c's and whether it fits (*r: the
+ * result).  NULL when the model cannot time it or the notes are full.
+ */
+static struct plan_note *timed_note(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex,
+				    const char *kind, const struct model_config *cfg, struct model_result *r)
+{
+	struct plan_note *n;
+	if (time_variant(p, cfg, r) || !(n = note(ex, kind)))
+		return NULL;
+	n->step_s = r->time.step_s;
+	n->ratio_time = r->time.step_s / c->res.time.step_s;
+	n->fits = r->mem.fits;
+	return n;
+}
+
+/* Sizes cfg's memory and opens a note of kind saying whether it fits (*m); NULL as timed_note(). */
+static struct plan_note *memory_note(const struct plan *p, struct plan_explanation *ex, const char *kind,
+				     const struct model_config *cfg, struct model_memory *m)
+{
+	struct plan_note *n;
+	if (model_memory(p->req.w, cfg, m) || !(n = note(ex, kind)))
+		return NULL;
+	n->fits = m->fits;
+	return n;
+}
+
 static void alt_intra(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
@@ -128,14 +156,9 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 		nv.intra_kind = MODEL_LINK_NVLINK;
 		nv.intra_gbps = hw->gpu->gpu_link_gbps;
 		nv.intra_lat_us = gl && cat_has(gl->latency_us) ? gl->latency_us : 1;
-		if (time_variant(p, &nv, &r))
-			return;
-		n = note(ex, "link");
+		n = timed_note(p, c, ex, "link", &nv, &r);
 		if (!n)
 			return;
-		n->step_s = r.time.step_s;
-		n->ratio_time = r.time.step_s / c->res.time.step_s;
-		n->fits = r.mem.fits;
 		NOTEF(n->text,
 			 "with the %s's own %s (%.0f GB/s) instead of PCIe Gen%.0f the step would take "
 			 "%.3g s instead of %.3g s (%.2fx); communication now is %.0f%% of the step",
@@ -152,15 +175,10 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	/* links.c's PCIe node: a host-bridge hop more than the link's own latency */
 	cfg.intra_lat_us = (pl && cat_has(pl->latency_us) ? pl->latency_us : 1.0) + 1.0;
 	cfg.intra_nvls = 0;
-	if (time_variant(p, &cfg, &r))
-		return;
-	n = note(ex, "link");
+	n = timed_note(p, c, ex, "link", &cfg, &r);
 	if (!n)
 		return;
-	n->step_s = r.time.step_s;
-	n->ratio_time = r.time.step_s / c->res.time.step_s;
 	n->ratio_cost = n->ratio_time;
-	n->fits = r.mem.fits;
 	if (!(comm_of(&r.time) > 0.005 * r.time.step_s)) {
 		/* nothing to slow down: a buyer can take the cheaper board */
 		NOTEF(n->text,
@@ -196,22 +214,16 @@ static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct
 	per_gpu = slow->gbps_per_gpu / p->hw[c->hw].gpus_per_node;
 	cfg.inter_gbps_per_gpu = per_gpu;
 	cfg.inter_lat_us = slow->lat_us;
-	if (!time_variant(p, &cfg, &r)) {
-		n = note(ex, "fabric");
-		if (n) {
-			n->step_s = r.time.step_s;
-			n->ratio_time = r.time.step_s / c->res.time.step_s;
-			n->ratio_cost = n->ratio_time;
-			n->fits = r.mem.fits;
-			main_comm(&cfg, &r.time, what, sizeof(what));
-			NOTEF(n->text,
-				 "with one %s port per server instead of %s, %s would leave "
-				 "communication at %.0f%% of the step: %.3g s instead of %.3g s, %.2fx the time",
-				 slow->link->row.name ? slow->link->row.name : slow->link->row.key,
-				 plan_network_name(p, c, net, sizeof(net)), what,
-				 100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s,
-				 n->ratio_time);
-		}
+	n = timed_note(p, c, ex, "fabric", &cfg, &r);
+	if (n) {
+		n->ratio_cost = n->ratio_time;
+		main_comm(&cfg, &r.time, what, sizeof(what));
+		NOTEF(n->text,
+		      "with one %s port per server instead of %s, %s would leave "
+		      "communication at %.0f%% of the step: %.3g s instead of %.3g s, %.2fx the time",
+		      slow->link->row.name ? slow->link->row.name : slow->link->row.key,
+		      plan_network_name(p, c, net, sizeof(net)), what, 100 * comm_of(&r.time) / r.time.step_s,
+		      r.time.step_s, c->res.time.step_s, n->ratio_time);
 	}
 	if (c->fabric >= 0 && c->fabric_best_step_s > 0 &&
 	    p->fab[c->fabric].gbps_per_gpu < p->fab[p->nfab - 1].gbps_per_gpu) {
@@ -334,12 +346,9 @@ static void why_offload(const struct plan *p, const struct plan_choice *c, struc
 	if (p->base.task == MODEL_TASK_INFER || c->cfg.offload == MODEL_OFFLOAD_NONE)
 		return;
 	cfg.offload = MODEL_OFFLOAD_NONE;
-	if (model_memory(p->req.w, &cfg, &m))
-		return;
-	n = note(ex, "offload");
+	n = memory_note(p, ex, "offload", &cfg, &m);
 	if (!n)
 		return;
-	n->fits = m.fits;
 	fmt_bytes(c->res.mem.host_bytes * p->hw[c->hw].gpus_per_node, FMT_BYTES_BINARY, host, sizeof(host));
 	fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need));
 	fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
@@ -367,12 +376,9 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 		 c->cfg.zero && c->cfg.recompute ? " and " : "", recompute_words(c->cfg.recompute));
 	cfg.zero = 0;
 	cfg.recompute = MODEL_RECOMPUTE_NONE;
-	if (model_memory(p->req.w, &cfg, &m))
-		return;
-	n = note(ex, "memory");
+	n = memory_note(p, ex, "memory", &cfg, &m);
 	if (!n)
 		return;
-	n->fits = m.fits;
 	if (!m.fits) {
 		NOTEF(n->text,
 			 "without %s each GPU would need %s of its %s: it would not fit",

@@ -30,6 +30,19 @@
 		return &fn##_schema; \
 	}
 
+/*
+ * PLAN_SCHEMA, and plan_FN_row(const TYPE *VAR, row) that fills a row from
+ * one object, the FIELDS reading it as VAR.
+ */
+#define PLAN_ITEM_SCHEMA(fn, name, FIELDS, type, var) \
+	PLAN_SCHEMA(fn, name, FIELDS) \
+	void plan_##fn##_row(const type *var, struct report_row *row) \
+	{ \
+		size_t i = 0; \
+		report_row_clear(row); \
+		FIELDS(REPORT_FIELD_SET) \
+	}
+
 /* ---- a choice: the rows of "ranked", "front", "all" and of the CSV ---- */
 
 /*
@@ -305,14 +318,7 @@ void plan_closest_fit_row(const struct plan *p, const struct plan_choice *c, str
 	F(data_share, NUM, "fraction", "exposed data loading's share of the step", ex->data_share) \
 	F(other_share, NUM, "fraction", "optimizer and overhead's share of the step", ex->other_share)
 
-PLAN_SCHEMA(explanation, "plan-explanation", PLAN_EXPLANATION_FIELDS)
-
-void plan_explanation_row(const struct plan_explanation *ex, struct report_row *row)
-{
-	size_t i = 0;
-	report_row_clear(row);
-	PLAN_EXPLANATION_FIELDS(REPORT_FIELD_SET)
-}
+PLAN_ITEM_SCHEMA(explanation, "plan-explanation", PLAN_EXPLANATION_FIELDS, struct plan_explanation, ex)
 
 #define PLAN_ALTERNATIVE_FIELDS(F) \
 	F(kind, TEXT, NULL, "alternative, memory, fabric, tier ...", n->kind) \
@@ -322,14 +328,7 @@ void plan_explanation_row(const struct plan_explanation *ex, struct report_row *
 	F(ratio_cost, NUM, NULL, "its cost against the first choice's; null: n/a", n->ratio_cost) \
 	F(fits, BOOL, NULL, "it fits in memory", n->fits)
 
-PLAN_SCHEMA(alternative, "plan-alternative", PLAN_ALTERNATIVE_FIELDS)
-
-void plan_alternative_row(const struct plan_note *n, struct report_row *row)
-{
-	size_t i = 0;
-	report_row_clear(row);
-	PLAN_ALTERNATIVE_FIELDS(REPORT_FIELD_SET)
-}
+PLAN_ITEM_SCHEMA(alternative, "plan-alternative", PLAN_ALTERNATIVE_FIELDS, struct plan_note, n)
 
 #define PLAN_OPTIMISATION_FIELDS(F) \
 	F(what, TEXT, NULL, "the change", TEXT_OF(a->what)) \
@@ -339,11 +338,4 @@ void plan_alternative_row(const struct plan_note *n, struct report_row *row)
 	F(speedup, NUM, NULL, "old step time / new (below 1: slower)", a->speedup) \
 	F(fits, BOOL, NULL, "it fits in memory", a->fits)
 
-PLAN_SCHEMA(optimisation, "plan-optimisation", PLAN_OPTIMISATION_FIELDS)
-
-void plan_optimisation_row(const struct model_advice *a, struct report_row *row)
-{
-	size_t i = 0;
-	report_row_clear(row);
-	PLAN_OPTIMISATION_FIELDS(REPORT_FIELD_SET)
-}
+PLAN_ITEM_SCHEMA(optimisation, "plan-optimisation", PLAN_OPTIMISATION_FIELDS, struct model_advice, a)

@@ -124,9 +124,61 @@ static int add_front_chart(const struct plan *p, struct html_doc *d, struct diag
 	return rc;
 }
 
-static void bar_label(const struct plan *p, size_t rank, const struct plan_choice *c, char *buf, size_t len)
+static const char *bar_label(const struct plan *p, size_t rank, const struct plan_choice *c, struct strbuf *sb)
 {
-	snprintf(buf, len, "#%zu %ux%d %s", rank + 1, c->nodes, p->hw[c->hw].gpus_per_node, p->hw[c->hw].label);
+	strbuf_reset(sb);
+	strbuf_addf(sb, "#%zu %ux%d %s", rank + 1, c->nodes, p->hw[c->hw].gpus_per_node, p->hw[c->hw].label);
+	return strbuf_str(sb);
+}
+
+/* The values of one bar: a choice's terms, one a series, in the unit of the axis. */
+typedef void bar_values_fn(const struct plan_choice *c, double *v);
+
+/*
+ * A horizontal bar chart of the first n ranked choices, one bar a choice
+ * made of nseries terms (names[]) that values() reads; a term below 0 is 0.
+ */
+static int add_bar_chart(const struct plan *p, struct html_doc *d, size_t n, const char *id, const char *title,
+			 const char *axis, const char *unit, const char *const *names, size_t nseries,
+			 bar_values_fn *values, struct diag *err)
+{
+	struct svg_chart *c = svg_chart_new(SVG_HBAR, id, title);
+	struct strbuf label = STRBUF_INIT;
+	int s[8], rc;
+	size_t i, k;
+
+	svg_chart_size(c, 820, (unsigned)(120 + 34 * n));
+	svg_axis(c, 'x', axis, unit, SVG_SCALE_LINEAR);
+	svg_axis(c, 'y', "choice", NULL, SVG_SCALE_LINEAR);
+	for (k = 0; k < nseries; k++)
+		s[k] = svg_series(c, names[k]);
+	for (i = 0; i < n; i++) {
+		const struct plan_choice *ch = plan_ranked(p, i);
+		double v[8];
+		int b;
+		b = svg_bar(c, bar_label(p, i, ch, &label));
+		values(ch, v);
+		for (k = 0; k < nseries; k++)
+			svg_bar_value(c, b, s[k], v[k] > 0 ? v[k] : 0);
+	}
+	strbuf_release(&label);
+	rc = html_chart(d, c, err);
+	svg_chart_free(c);
+	return rc;
+}
+
+/* Memory per GPU by term, GiB. */
+static void memory_values(const struct plan_choice *c, double *v)
+{
+	const struct model_memory *m = &c->res.mem;
+	v[0] = m->weights_bytes / GIB;
+	v[1] = m->gradients_bytes / GIB;
+	v[2] = m->optimizer_bytes / GIB;
+	v[3] = m->activations_bytes / GIB;
+	v[4] = m->logits_bytes / GIB;
+	v[5] = m->kv_cache_bytes / GIB;
+	v[6] = (m->buffers_bytes + m->lora_bytes) / GIB;
+	v[7] = (m->reserve_bytes + m->context_bytes) / GIB;
 }
 
 static int add_memory_chart(const struct plan *p, struct html_doc *d, size_t n, struct diag *err)
@@ -139,76 +191,31 @@ static int add_memory_chart(const struct plan *p, struct html_doc *d, size_t n, 
 					    "KV cache",
 					    "buffers and adapters",
 					    "allocator and context"};
-	struct svg_chart *c = svg_chart_new(SVG_HBAR, "memory", "Memory per GPU of the top choices");
-	int s[8], rc;
-	size_t i, k;
-	char label[96];
+	return add_bar_chart(p, d, n, "memory", "Memory per GPU of the top choices", "memory per GPU", "GiB", names,
+			     sizeof(names) / sizeof(names[0]), memory_values, err);
+}
 
-	svg_chart_size(c, 820, (unsigned)(120 + 34 * n));
-	svg_axis(c, 'x', "memory per GPU", "GiB", SVG_SCALE_LINEAR);
-	svg_axis(c, 'y', "choice", NULL, SVG_SCALE_LINEAR);
-	for (k = 0; k < 8; k++)
-		s[k] = svg_series(c, names[k]);
-	for (i = 0; i < n; i++) {
-		const struct plan_choice *ch = plan_ranked(p, i);
-		const struct model_memory *m = &ch->res.mem;
-		double v[8];
-		int b;
-		bar_label(p, i, ch, label, sizeof(label));
-		b = svg_bar(c, label);
-		v[0] = m->weights_bytes;
-		v[1] = m->gradients_bytes;
-		v[2] = m->optimizer_bytes;
-		v[3] = m->activations_bytes;
-		v[4] = m->logits_bytes;
-		v[5] = m->kv_cache_bytes;
-		v[6] = m->buffers_bytes + m->lora_bytes;
-		v[7] = m->reserve_bytes + m->context_bytes;
-		for (k = 0; k < 8; k++)
-			svg_bar_value(c, b, s[k], v[k] > 0 ? v[k] / GIB : 0);
-	}
-	rc = html_chart(d, c, err);
-	svg_chart_free(c);
-	return rc;
+/* The step (inference: the request) by term, s. */
+static void step_values(const struct plan_choice *c, double *v)
+{
+	const struct model_time *t = &c->res.time;
+	double comm = t->tp_comm_s + t->ep_comm_s + t->cp_comm_s + t->dp_comm_s + t->zero_comm_s + t->pp_p2p_s;
+	v[0] = t->compute_s;
+	v[1] = comm;
+	v[2] = t->pp_bubble_s;
+	v[3] = t->data_s;
+	v[4] = t->step_s - t->compute_s - comm - t->pp_bubble_s - t->data_s;
 }
 
 static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, struct diag *err)
 {
 	static const char *const names[] = {"compute", "exposed communication", "pipeline bubble", "data loading",
 					    "optimizer and overhead"};
-	struct svg_chart *c = svg_chart_new(SVG_HBAR, "steptime",
-					    p->base.task == MODEL_TASK_INFER ?
-						    "Request time of the top choices" :
-						    "Step time of the top choices, broken down");
-	int s[5], rc;
-	size_t i, k;
-	char label[96];
-
-	svg_chart_size(c, 820, (unsigned)(120 + 34 * n));
-	svg_axis(c, 'x', p->base.task == MODEL_TASK_INFER ? "request time" : "step time", "s", SVG_SCALE_LINEAR);
-	svg_axis(c, 'y', "choice", NULL, SVG_SCALE_LINEAR);
-	for (k = 0; k < 5; k++)
-		s[k] = svg_series(c, names[k]);
-	for (i = 0; i < n; i++) {
-		const struct plan_choice *ch = plan_ranked(p, i);
-		const struct model_time *t = &ch->res.time;
-		double comm = t->tp_comm_s + t->ep_comm_s + t->cp_comm_s + t->dp_comm_s + t->zero_comm_s +
-			      t->pp_p2p_s;
-		double v[5];
-		int b;
-		bar_label(p, i, ch, label, sizeof(label));
-		b = svg_bar(c, label);
-		v[0] = t->compute_s;
-		v[1] = comm;
-		v[2] = t->pp_bubble_s;
-		v[3] = t->data_s;
-		v[4] = t->step_s - t->compute_s - comm - t->pp_bubble_s - t->data_s;
-		for (k = 0; k < 5; k++)
-			svg_bar_value(c, b, s[k], v[k] > 0 ? v[k] : 0);
-	}
-	rc = html_chart(d, c, err);
-	svg_chart_free(c);
-	return rc;
+	int infer = p->base.task == MODEL_TASK_INFER;
+	return add_bar_chart(p, d, n, "steptime",
+			     infer ? "Request time of the top choices" : "Step time of the top choices, broken down",
+			     infer ? "request time" : "step time", "s", names, sizeof(names) / sizeof(names[0]),
+			     step_values, err);
 }
 
 /* Inference cells: replicas, capacity, utilisation, latency, p99 TTFT, TPOT. */

@@ -158,6 +158,35 @@ static void take_links(struct plan_hw *h, const struct model_config *cfg)
 }
 
 /*
+ * cfg for nodes of gpn GPUs g (in server s, or NULL for a generic build or
+ * an instance) as estimate completes it: the defaults and the catalog's
+ * links.  0, or -1 when the catalog gives the node no links.
+ */
+static int node_config(const struct plan *p, const struct cat_gpu *g, int gpn, const struct cat_server *s,
+		       struct model_config *cfg)
+{
+	struct diag err;
+	model_config_defaults(cfg);
+	cfg->gpu = g;
+	cfg->gpus_per_node = gpn;
+	cfg->gpus = gpn;
+	diag_clear(&err);
+	return model_links_from_catalog(cfg, p->cat, s, NULL, &err);
+}
+
+/* A catalog server or instance as a hardware option: its catalog key names it in the tables too. */
+static void catalog_hw(struct plan_hw *h, enum plan_hw_kind kind, const char *key, const struct cat_gpu *g,
+		       const struct model_config *cfg)
+{
+	h->kind = kind;
+	snprintf(h->key, sizeof(h->key), "%s", key);
+	snprintf(h->label, sizeof(h->label), "%s", key);
+	h->gpu = g;
+	h->gpus_per_node = cfg->gpus_per_node;
+	take_links(h, cfg);
+}
+
+/*
  * GPUs of a catalog server of n that train when the rest are held as
  * spares: the largest power of two below n for an NVLink domain of more
  * than 8 GPUs whose size is not a power of two (GB200 NVL72: 64, 16 of its
@@ -196,20 +225,11 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 	h = new_hw(p, cap);
 	if (cost_basis_owned(&h->cost, &in, &err))
 		goto no_price;
-	model_config_defaults(&cfg);
-	cfg.gpu = g;
 	/* the spare variant's links as estimate reads them for --gpus-per-node ACTIVE --server S */
-	cfg.gpus_per_node = active > 0 ? active : (int)s->gpu_count;
-	cfg.gpus = cfg.gpus_per_node;
-	if (model_links_from_catalog(&cfg, p->cat, s, NULL, &err))
+	if (node_config(p, g, active > 0 ? active : (int)s->gpu_count, s, &cfg))
 		return 0;
-	h->kind = PLAN_HW_SERVER;
-	snprintf(h->key, sizeof(h->key), "%s", s->row.key);
-	snprintf(h->label, sizeof(h->label), "%s", s->row.key);
-	h->gpu = g;
+	catalog_hw(h, PLAN_HW_SERVER, s->row.key, g, &cfg);
 	h->server = s;
-	h->gpus_per_node = cfg.gpus_per_node;
-	take_links(h, &cfg);
 	h->own_inter_gbps_per_gpu = cfg.inter_gbps_per_gpu;
 	h->own_inter_lat_us = cfg.inter_lat_us;
 	if (s->nic && cat_has(s->nic_count) && cat_has(s->nic_gbps))
@@ -379,11 +399,7 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 			skip_note(p, SKIP_GPU_PRICE, g->row.key);
 			return 0;
 		}
-		model_config_defaults(&cfg);
-		cfg.gpu = g;
-		cfg.gpus_per_node = n;
-		cfg.gpus = n;
-		if (model_links_from_catalog(&cfg, p->cat, NULL, NULL, &err))
+		if (node_config(p, g, n, NULL, &cfg))
 			continue;
 		for (variant = 0; variant < 2; variant++) {
 			struct plan_hw *h;
@@ -504,19 +520,10 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 		skip_note(p, SKIP_HW_PRICE, c->row.key);
 		return 0;
 	}
-	model_config_defaults(&cfg);
-	cfg.gpu = g;
-	cfg.gpus_per_node = (int)c->gpu_count;
-	cfg.gpus = cfg.gpus_per_node;
-	if (model_links_from_catalog(&cfg, p->cat, NULL, NULL, &err))
+	if (node_config(p, g, (int)c->gpu_count, NULL, &cfg))
 		return 0;
-	h->kind = PLAN_HW_CLOUD;
-	snprintf(h->key, sizeof(h->key), "%s", c->row.key);
-	snprintf(h->label, sizeof(h->label), "%s", c->row.key);
-	h->gpu = g;
+	catalog_hw(h, PLAN_HW_CLOUD, c->row.key, g, &cfg);
 	h->cloud = c;
-	h->gpus_per_node = cfg.gpus_per_node;
-	take_links(h, &cfg);
 	if (cat_has(c->network_gbps) && c->network_gbps > 0) {
 		h->own_inter_gbps_per_gpu = c->network_gbps / 8 / c->gpu_count;
 		h->own_inter_lat_us = roce && cat_has(roce->latency_us) ? roce->latency_us : 2.0;
