@@ -47,6 +47,19 @@ int model_max_micro_batch(const struct workload *w, const struct model_config *c
 	return lo;
 }
 
+/*
+ * The largest micro-batch <= limit that fits cfg and splits its global
+ * batch into whole accumulation steps (global_batch % (mb x dp) == 0); 0
+ * when none does.
+ */
+static int whole_micro_batch(const struct workload *w, const struct model_config *cfg, int limit)
+{
+	int mb = model_max_micro_batch(w, cfg, limit);
+	while (mb >= 1 && cfg->global_batch % (mb * cfg->dp))
+		mb--;
+	return mb;
+}
+
 /* One forward of a batch of b: what a request waits for under dynamic batching. */
 static double batch_latency(const struct workload *w, const struct model_config *base, int b)
 {
@@ -196,9 +209,7 @@ size_t model_fit_advice(const struct workload *w, const struct model_config *cfg
 		return l.n;
 	}
 	/* gradient accumulation: the largest micro-batch that fits, same global batch */
-	mb = model_max_micro_batch(w, cfg, cfg->micro_batch - 1);
-	while (mb >= 1 && cfg->global_batch % (mb * cfg->dp))
-		mb--;
+	mb = whole_micro_batch(w, cfg, cfg->micro_batch - 1);
 	if (mb >= 1 && mb < cfg->micro_batch) {
 		c = *cfg;
 		c.micro_batch = mb;
@@ -255,9 +266,7 @@ size_t model_fit_advice(const struct workload *w, const struct model_config *cfg
 			consider(&l, w, &c, "full recompute with ZeRO-3", "--recompute full --zero 3", 1, 0);
 		}
 		c = r;
-		mb = model_max_micro_batch(w, &c, cfg->micro_batch);
-		while (mb >= 1 && cfg->global_batch % (mb * cfg->dp))
-			mb--;
+		mb = whole_micro_batch(w, &c, cfg->micro_batch);
 		if (mb >= 1) {
 			c.micro_batch = mb;
 			snprintf(flags, sizeof(flags), "--recompute full --micro-batch %d", mb);
@@ -312,9 +321,7 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 	if (cfg->task != MODEL_TASK_INFER) {
 		int mb;
 		/* a bigger micro-batch: better GEMM shapes, fewer launches */
-		mb = model_max_micro_batch(w, cfg, cfg->global_batch / cfg->dp);
-		while (mb > cfg->micro_batch && cfg->global_batch % (mb * cfg->dp))
-			mb--;
+		mb = whole_micro_batch(w, cfg, cfg->global_batch / cfg->dp);
 		if (mb > cfg->micro_batch) {
 			c = *cfg;
 			c.micro_batch = mb;
@@ -331,9 +338,7 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 			c = *cfg;
 			c.recompute = w->kind == WORKLOAD_TRANSFORMER && cfg->flash == 0 ? MODEL_RECOMPUTE_SELECTIVE :
 				      MODEL_RECOMPUTE_FULL;
-			mb = model_max_micro_batch(w, &c, cfg->global_batch / cfg->dp);
-			while (mb > cfg->micro_batch && cfg->global_batch % (mb * cfg->dp))
-				mb--;
+			mb = whole_micro_batch(w, &c, cfg->global_batch / cfg->dp);
 			if (mb > cfg->micro_batch) {
 				c.micro_batch = mb;
 				snprintf(flags, sizeof(flags), "--recompute %s --micro-batch %d",
@@ -345,9 +350,7 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 			/* ZeRO-1 frees optimizer memory for a larger micro-batch */
 			c = *cfg;
 			c.zero = 1;
-			mb = model_max_micro_batch(w, &c, cfg->global_batch / cfg->dp);
-			while (mb > cfg->micro_batch && cfg->global_batch % (mb * cfg->dp))
-				mb--;
+			mb = whole_micro_batch(w, &c, cfg->global_batch / cfg->dp);
 			if (mb > cfg->micro_batch) {
 				c.micro_batch = mb;
 				snprintf(flags, sizeof(flags), "--zero 1 --micro-batch %d", mb);
