@@ -411,6 +411,23 @@ static size_t distinct_cc(const struct check_report *r, int cc[][2], const char 
 	return n;
 }
 
+/*
+ * A library of the CUDA stack that PyTorch wheels may bring themselves: a
+ * skip when it is not on the library path, a warning when its version call
+ * failed.  1 when it loaded and read, for the caller's own rule.
+ */
+static int lib_loaded(struct check_report *r, const struct host_lib *l, const char *id)
+{
+	if (!l->found)
+		ADD(r, id, l->name, -1, CHECK_SKIP,
+		    fmt("no %s on the library path (PyTorch wheels bring their own)", l->name), NULL);
+	else if (l->error)
+		ADD(r, id, l->name, -1, CHECK_WARN, fmt("%s: %s", text_of(l->path), l->error), NULL);
+	else
+		return 1;
+	return 0;
+}
+
 static void rules_libs(struct check_report *r)
 {
 	const struct host_lib *cuda = &r->libs[HOST_LIB_CUDA], *rt = &r->libs[HOST_LIB_CUDART];
@@ -449,20 +466,10 @@ static void rules_libs(struct check_report *r)
 			    fmt("CUDA %s (%s)", cuda_str(cuda->raw, a, sizeof(a)), base_name(cuda->path)), NULL);
 	}
 
-	if (!rt->found)
-		ADD(r, "cuda.runtime", "libcudart", -1, CHECK_SKIP,
-		    xstrdup("no libcudart on the library path (PyTorch wheels bring their own)"), NULL);
-	else if (rt->error)
-		ADD(r, "cuda.runtime", "libcudart", -1, CHECK_WARN, fmt("%s: %s", text_of(rt->path), rt->error), NULL);
-	else
+	if (lib_loaded(r, rt, "cuda.runtime"))
 		rule_runtime_vs_driver(r, "cuda.runtime", "libcudart", "libcudart", rt->raw, drv);
 
-	if (!dnn->found) {
-		ADD(r, "cuda.cudnn", "libcudnn", -1, CHECK_SKIP,
-		    xstrdup("no libcudnn on the library path (PyTorch wheels bring their own)"), NULL);
-	} else if (dnn->error) {
-		ADD(r, "cuda.cudnn", "libcudnn", -1, CHECK_WARN, fmt("%s: %s", text_of(dnn->path), dnn->error), NULL);
-	} else {
+	if (lib_loaded(r, dnn, "cuda.cudnn")) {
 		const struct compat_cudnn *row = compat_cudnn_row(dnn->major, dnn->minor);
 		int cc[8][2];
 		const char *names[8];
@@ -493,12 +500,7 @@ static void rules_libs(struct check_report *r)
 		ADD(r, "cuda.cudnn", "libcudnn", -1, st, finding, remedy);
 	}
 
-	if (!nccl->found)
-		ADD(r, "cuda.nccl", "libnccl", -1, CHECK_SKIP,
-		    xstrdup("no libnccl on the library path (PyTorch wheels bring their own)"), NULL);
-	else if (nccl->error)
-		ADD(r, "cuda.nccl", "libnccl", -1, CHECK_WARN, fmt("%s: %s", text_of(nccl->path), nccl->error), NULL);
-	else
+	if (lib_loaded(r, nccl, "cuda.nccl"))
 		ADD(r, "cuda.nccl", "libnccl", -1, CHECK_OK,
 		    fmt("NCCL %d.%d.%d (%s)", nccl->major, nccl->minor, nccl->patch, base_name(nccl->path)), NULL);
 }
@@ -1131,16 +1133,23 @@ struct check_report *check_run(const struct check_opts *o)
 	return r;
 }
 
+/* Frees n checks' text and the array. */
+static void free_items(struct check_item *items, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++) {
+		free(items[i].finding);
+		free(items[i].remedy);
+	}
+	free(items);
+}
+
 void check_report_free(struct check_report *r)
 {
 	size_t i;
 	if (!r)
 		return;
-	for (i = 0; i < r->nitems; i++) {
-		free(r->items[i].finding);
-		free(r->items[i].remedy);
-	}
-	free(r->items);
+	free_items(r->items, r->nitems);
 	for (i = 0; i < r->ngpus; i++) {
 		free(r->gpus[i].procs);
 		free(r->gpus[i].mig);
@@ -1368,11 +1377,7 @@ void check_topo_free(struct check_topo *t)
 	size_t i;
 	if (!t)
 		return;
-	for (i = 0; i < t->nitems; i++) {
-		free(t->items[i].finding);
-		free(t->items[i].remedy);
-	}
-	free(t->items);
+	free_items(t->items, t->nitems);
 	free(t->names);
 	free(t->labels);
 	free(t->cells);
