@@ -43,7 +43,8 @@ static void collect(void)
 		plan_alternative_schema, plan_optimisation_schema, tco_schema,
 		tco_input_schema,        tco_owned_schema,         tco_cloud_schema,
 		tco_compare_schema,      tco_flip_schema,          tco_sensitivity_schema,
-		validate_case_schema,    validate_summary_schema,  validate_stats_schema,
+		tco_tier_schema,         validate_case_schema,     validate_summary_schema,
+		validate_stats_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

@@ -82,8 +82,10 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	F(name, TEXT, NULL, "the provider's name of the instance", in->cloud_name) \
 	F(gpu, TEXT, NULL, "gpus.csv key of its GPUs", in->cloud_gpu_key) \
 	F(gpus_per_instance, NUM, "GPUs", "GPUs in one instance", in->cloud_gpus) \
-	F(pricing, TEXT, NULL, "on-demand or reserved (every hour of the period paid)", \
+	F(pricing, TEXT, NULL, "on-demand (the hours used are paid) or reserved (every hour of the period)", \
 	  in->cloud_reserved ? "reserved" : "on-demand") \
+	F(price_tier, TEXT, NULL, "the instance's price compared with: on-demand, 1y, 3y or spot", \
+	  cat_tier_name(in->cloud_tier)) \
 	F(instances, NUM, "instances", "instances a reserved term pays for", r->cloud_instances) \
 	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "instance price / GPUs x (1 - discount)", \
 	  r->cloud_usd_per_gpu_hour) \
@@ -113,6 +115,23 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	F(electricity_usd_per_kwh, NUM, "USD/kWh", "electricity price", p->electricity_usd_per_kwh) \
 	F(savings_usd, NUM, "USD", "cloud total - owned total at these two values", p->savings_usd)
 
+#define TCO_TIER_FIELDS(F) \
+	F(tier, TEXT, NULL, "on-demand, 1y, 3y or spot", cat_tier_name(t->tier)) \
+	F(usd_per_hour, NUM, "USD/h", "the instance at this tier (the tier compared with: after --reserved)", \
+	  t->usd_per_hour) \
+	F(pricing, TEXT, NULL, "on-demand (the hours used are paid) or reserved (1y, 3y: every hour)", \
+	  t->committed ? "reserved" : "on-demand") \
+	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "instance price / GPUs", t->cloud_usd_per_gpu_hour) \
+	F(total_usd, NUM, "USD", "the same GPU-hours rented at this tier", t->cloud_total_usd) \
+	F(savings_usd, NUM, "USD", "cloud total - owned total (> 0: owning pays)", t->savings_usd) \
+	F(savings_change_usd, NUM, "USD", "savings here - savings against on-demand; null without on-demand", \
+	  t->savings_change_usd) \
+	F(breakeven_month, NUM, "months", "capex / (cloud - owned per month); null when never", \
+	  t->breakeven_month) \
+	F(breakeven_utilisation_pct, NUM, "%", "the utilisation at which the decision flips; null: none in 0-100 %", \
+	  t->breakeven_utilisation_pct) \
+	F(own_when, TEXT, NULL, "above or below that utilisation owning wins; null without one", t->own_when)
+
 /*
  * One schema and its setter per table: X(lower, UPPER, name, (the setter's
  * parameters)); the setters are declared in cost/fields.h.
@@ -128,7 +147,8 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	X(tco_compare, TCO_COMPARE, "tco-compare", (const struct tco_result *r, struct report_row *row)) \
 	X(tco_flip, TCO_FLIP, "tco-flip", \
 	  (const struct tco_inputs *in, const struct tco_result *r, enum tco_input id, struct report_row *row)) \
-	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity", (const struct tco_point *p, struct report_row *row))
+	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity", (const struct tco_point *p, struct report_row *row)) \
+	X(tco_tier, TCO_TIER, "tco-tier", (const struct tco_tier_result *t, struct report_row *row))
 
 #define SCHEMA_DEFINE(lower, UPPER, name, params) \
 	static const struct report_field lower##_fields[] = {UPPER##_FIELDS(REPORT_FIELD_DECL)}; \

@@ -6,7 +6,7 @@
  *
  *   { tco..., "inputs": {flag: tco_input}, "owned": tco_owned, "bom": ...,
  *     "cloud": tco_cloud, tco_compare..., "flips": {flag: tco_flip},
- *     "sensitivity": [tco_sensitivity], "arithmetic", "verdict", "notes" }
+ *     "sensitivity": [tco_sensitivity], "tiers": [tco_tier], "arithmetic", "verdict", "notes" }
  *
  * Money is USD, power kW, energy kWh, percentages 0-100 ("%"); a value
  * that does not exist (no peak at a precision, never breaking even) is
@@ -35,6 +35,8 @@ const struct report_schema *tco_compare_schema(void);
 const struct report_schema *tco_flip_schema(void);
 /* sensitivity[]: the savings at one utilisation and electricity price */
 const struct report_schema *tco_sensitivity_schema(void);
+/* tiers[]: owning against one price tier of the instance (absent without a cloud) */
+const struct report_schema *tco_tier_schema(void);
 
 void tco_row(const struct tco_inputs *in, struct report_row *row);
 /* The citation field is left unset (null) where the input has none. */
@@ -46,5 +48,6 @@ void tco_compare_row(const struct tco_result *r, struct report_row *row);
 void tco_flip_row(const struct tco_inputs *in, const struct tco_result *r, enum tco_input id,
 		  struct report_row *row);
 void tco_sensitivity_row(const struct tco_point *p, struct report_row *row);
+void tco_tier_row(const struct tco_tier_result *t, struct report_row *row);
 
 #endif

@@ -86,6 +86,69 @@ static const char *flip_text(const struct tco_inputs *in, const struct tco_resul
 	return out;
 }
 
+/* How the instance is paid: "on-demand", "reserved", "3y committed", "spot"; long: for a heading. */
+static const char *pricing_text(const struct tco_inputs *in, int long_form)
+{
+	switch (in->cloud_tier) {
+	case CAT_TIER_1Y:
+		return long_form ? "1y commitment (every hour paid)" : "1y committed";
+	case CAT_TIER_3Y:
+		return long_form ? "3y commitment (every hour paid)" : "3y committed";
+	case CAT_TIER_SPOT:
+		return "spot";
+	default:
+		if (in->cloud_reserved)
+			return long_form ? "reserved term (every hour paid)" : "reserved";
+		return "on-demand";
+	}
+}
+
+/* ---- owning against each price tier: one table for the text and the report ---- */
+
+#define TIER_COLS 6
+static const char *const tier_heads[TIER_COLS] = {"tier",         "USD/GPU-h",  "savings",
+						  "vs on-demand", "break-even", "owning wins"};
+
+/* The cells of one tier's row; each points into cell[] or is a static string. */
+static void tier_cells(const struct tco_tier_result *t, char cell[TIER_COLS][VALUE_LEN], const char *row[TIER_COLS])
+{
+	row[0] = cat_tier_name(t->tier);
+	row[1] = USD3(t->cloud_usd_per_gpu_hour, cell[1]);
+	row[2] = fmt_money(t->savings_usd, FMT_MONEY_SHORT, cell[2], VALUE_LEN);
+	row[3] = t->tier == CAT_TIER_ON_DEMAND || isnan(t->savings_change_usd) ?
+			 "-" :
+			 fmt_money(t->savings_change_usd, FMT_MONEY_SIGNED, cell[3], VALUE_LEN);
+	snprintf(cell[4], VALUE_LEN, "month %.1f", t->breakeven_month);
+	row[4] = isnan(t->breakeven_month) ? "never" : cell[4];
+	snprintf(cell[5], VALUE_LEN, "%s %.2f %%", t->own_when ? t->own_when : "", t->breakeven_utilisation_pct);
+	row[5] = t->own_when ? cell[5] : "-";
+}
+
+/*
+ * "Against the 3y price rather than on-demand, owning saves $X instead of
+ * $Y: $Z less." into sb; nothing when on-demand is compared with or absent.
+ */
+static void tier_change_text(struct strbuf *sb, const struct tco_inputs *in, const struct tco_tier_result *t,
+			     size_t n)
+{
+	const struct tco_tier_result *od = NULL, *now = NULL;
+	char b[3][FMT_LEN];
+	size_t i;
+	for (i = 0; i < n; i++) {
+		if (t[i].tier == CAT_TIER_ON_DEMAND)
+			od = &t[i];
+		if (t[i].tier == in->cloud_tier)
+			now = &t[i];
+	}
+	if (!od || !now || now == od)
+		return;
+	strbuf_addf(sb, "Against the %s price rather than on-demand, %s %s instead of %s: %s %s.",
+		    cat_tier_name(now->tier),
+		    now->savings_usd >= 0 && od->savings_usd >= 0 ? "owning saves" : "the savings of owning are",
+		    USD0(now->savings_usd, b[0]), USD0(od->savings_usd, b[1]),
+		    USD0(fabs(now->savings_change_usd), b[2]), now->savings_change_usd < 0 ? "less" : "more");
+}
+
 /* Text word-wrapped to 80 columns, continuation lines indented; '\n' ends a line. */
 static void print_wrapped(FILE *out, const char *text, int indent)
 {
@@ -130,14 +193,17 @@ struct account {
 static void heading(struct account *a, const char *fmt, ...) GS_PRINTF(2, 3);
 static void heading(struct account *a, const char *fmt, ...)
 {
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	if (!a->out)
 		return;
 	fputc('\n', a->out);
 	va_start(ap, fmt);
-	vfprintf(a->out, fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	fputc('\n', a->out);
+	/* a long instance name and its pricing wrap rather than pass 80 columns */
+	print_wrapped(a->out, strbuf_str(&sb), 2);
+	strbuf_release(&sb);
 }
 
 /* One line, aligned at ARITH_COL; a formula too long for 80 columns breaks at spaces. */
@@ -280,8 +346,7 @@ static void account_rent(struct account *a, const struct view_tco *v)
 	double price = in->value[TCO_IN_CLOUD_PRICE], discount = in->value[TCO_IN_DISCOUNT];
 	char b[4][FMT_LEN], res[VALUE_LEN];
 
-	heading(a, "Renting the same GPU-hours: %s, %s", in->cloud_name,
-		in->cloud_reserved ? "reserved term (every hour paid)" : "on-demand");
+	heading(a, "Renting the same GPU-hours: %s, %s", in->cloud_name, pricing_text(in, 1));
 	snprintf(res, sizeof(res), "%s/GPU-h", USD3(r->cloud_usd_per_gpu_hour, b[0]));
 	if (discount > 0)
 		step(a, "per GPU-h", res, "%s/h / %g GPUs x (1 - %g %%)", USD3(price, b[1]), in->cloud_gpus,
@@ -441,6 +506,34 @@ static void print_flips(FILE *out, const struct tco_inputs *in, const struct tco
 	table_free(t);
 }
 
+static void print_tiers(FILE *out, const struct view_tco *v)
+{
+	struct tco_tier_result t[CAT_NTIERS];
+	size_t i, k, n = tco_tiers(v->in, t);
+	struct strbuf sb = STRBUF_INIT;
+	char cell[TIER_COLS][VALUE_LEN];
+	const char *row[TIER_COLS];
+	struct table *tb;
+	if (n < 2)
+		return;  /* one price: the account above is the whole comparison */
+	fprintf(out, "\nAgainst each price of %s (1y, 3y: every hour paid)\n", v->in->cloud_name);
+	tb = table_new();
+	for (k = 0; k < TIER_COLS; k++)
+		table_column(tb, tier_heads[k], k ? ALIGN_RIGHT : ALIGN_LEFT);
+	for (i = 0; i < n; i++) {
+		tier_cells(&t[i], cell, row);
+		table_row(tb);
+		for (k = 0; k < TIER_COLS; k++)
+			table_cell(tb, row[k]);
+	}
+	table_print(tb, out, 80);
+	table_free(tb);
+	tier_change_text(&sb, v->in, t, n);
+	if (sb.len)
+		print_wrapped(out, strbuf_str(&sb), 2);
+	strbuf_release(&sb);
+}
+
 static void print_grid(FILE *out, const struct tco_inputs *in)
 {
 	struct tco_point grid[TCO_GRID_UTIL][TCO_GRID_ELEC];
@@ -480,8 +573,7 @@ void view_tco_print(FILE *out, const struct view_tco *v)
 	strbuf_reset(&sb);
 	if (r->has_cloud)
 		fprintf(out, "against %s (%g x %s), %s\n", in->cloud_name, in->cloud_gpus,
-			in->cloud_gpu_key ? in->cloud_gpu_key : "-",
-			in->cloud_reserved ? "reserved" : "on-demand");
+			in->cloud_gpu_key ? in->cloud_gpu_key : "-", pricing_text(in, 0));
 	if (v->notes && *v->notes)
 		print_wrapped(out, v->notes, 2);
 	fputc('\n', out);
@@ -497,6 +589,7 @@ void view_tco_print(FILE *out, const struct view_tco *v)
 	strbuf_release(&sb);
 	if (!r->has_cloud)
 		return;
+	print_tiers(out, v);
 	print_flips(out, in, r);
 	print_grid(out, in);
 }
@@ -548,6 +641,19 @@ static json_t *sensitivity_json(const struct view_tco *v, struct report_row *row
 	return a;
 }
 
+static json_t *tiers_json(const struct view_tco *v, struct report_row *row)
+{
+	struct tco_tier_result t[CAT_NTIERS];
+	size_t i, n = tco_tiers(v->in, t);
+	json_t *a = json_array();
+	for (i = 0; i < n; i++) {
+		report_row_clear(row);
+		tco_tier_row(&t[i], row);
+		json_array_append_new(a, report_row_json(row));
+	}
+	return a;
+}
+
 /* The comparison with renting, at the top level after "cloud". */
 static void cloud_json(json_t *o, const struct view_tco *v)
 {
@@ -564,6 +670,9 @@ static void cloud_json(json_t *o, const struct view_tco *v)
 	report_row_free(row);
 	row = report_row_new(tco_sensitivity_schema());
 	json_object_set_new(o, "sensitivity", sensitivity_json(v, row));
+	report_row_free(row);
+	row = report_row_new(tco_tier_schema());
+	json_object_set_new(o, "tiers", tiers_json(v, row));
 	report_row_free(row);
 }
 
@@ -723,6 +832,27 @@ static void report_flips(struct html_doc *d, const struct tco_inputs *in, const 
 	html_table_end(d);
 }
 
+static void report_tiers(struct html_doc *d, const struct view_tco *v)
+{
+	struct tco_tier_result t[CAT_NTIERS];
+	size_t i, n = tco_tiers(v->in, t);
+	struct strbuf sb = STRBUF_INIT;
+	char cell[TIER_COLS][VALUE_LEN];
+	const char *row[TIER_COLS];
+	html_heading(d, 2, "Against each price of the instance");
+	html_table_begin(d, "tco-tiers", "1y, 3y: every hour of the period paid");
+	html_table_head(d, tier_heads, TIER_COLS);
+	for (i = 0; i < n; i++) {
+		tier_cells(&t[i], cell, row);
+		html_table_row(d, row, TIER_COLS);
+	}
+	html_table_end(d);
+	tier_change_text(&sb, v->in, t, n);
+	if (sb.len)
+		html_paragraph(d, strbuf_str(&sb));
+	strbuf_release(&sb);
+}
+
 static void report_grid(struct html_doc *d, const struct tco_inputs *in)
 {
 	struct tco_point grid[TCO_GRID_UTIL][TCO_GRID_ELEC];
@@ -764,8 +894,7 @@ static struct html_doc *report_head(const struct view_tco *v)
 	strbuf_addf(&sb, "%s x %g GPUs (%s)", COUNT(r->servers, b), in->gpus_per_server,
 		    in->gpu_key ? in->gpu_key : "-");
 	if (r->has_cloud)
-		strbuf_addf(&sb, " against %s (%s)", in->cloud_name,
-			    in->cloud_reserved ? "reserved" : "on-demand");
+		strbuf_addf(&sb, " against %s (%s)", in->cloud_name, pricing_text(in, 0));
 	strbuf_addf(&sb, ", %g years at %g %% utilisation.", in->value[TCO_IN_YEARS],
 		    in->value[TCO_IN_UTILISATION]);
 	html_paragraph(d, strbuf_str(&sb));
@@ -800,6 +929,7 @@ int view_tco_report(const struct view_tco *v, const char *path, struct diag *err
 		html_pre(d, strbuf_str(&text));
 		report_inputs(d, v->in);
 		if (v->r->has_cloud) {
+			report_tiers(d, v);
 			report_flips(d, v->in, v->r);
 			report_grid(d, v->in);
 		}

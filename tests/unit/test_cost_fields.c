@@ -23,7 +23,7 @@
 typedef const struct report_schema *(*schema_fn)(void);
 static const schema_fn schemas[] = {
 	tco_schema,         tco_input_schema, tco_owned_schema,       tco_cloud_schema,
-	tco_compare_schema, tco_flip_schema,  tco_sensitivity_schema,
+	tco_compare_schema, tco_flip_schema,  tco_sensitivity_schema, tco_tier_schema,
 };
 #define NSCHEMAS (sizeof(schemas) / sizeof(schemas[0]))
 
@@ -109,7 +109,7 @@ static void test_json_document(void **state)
 	assert_string_equal(k,
 			    "name server gpu gpus_per_server space_billing hours_per_year precision "
 			    "peak_tflops_per_gpu inputs owned cloud breakeven_month breakeven_in_period "
-			    "savings_usd roi_pct roi_pct_per_year npv_usd flips sensitivity arithmetic "
+			    "savings_usd roi_pct roi_pct_per_year npv_usd flips sensitivity tiers arithmetic "
 			    "verdict notes");
 	/* the keys the hand-written writer gave the owned terms, in its order */
 	keys(json_object_get(o, "owned"), k, sizeof(k));
@@ -121,8 +121,14 @@ static void test_json_document(void **state)
 			    "racks extra_kw extra_capex_usd");
 	keys(json_object_get(o, "cloud"), k, sizeof(k));
 	assert_string_equal(k,
-			    "instance name gpu gpus_per_instance pricing instances usd_per_gpu_hour "
-			    "total_usd usd_per_month");
+			    "instance name gpu gpus_per_instance pricing price_tier instances "
+			    "usd_per_gpu_hour total_usd usd_per_month");
+	/* a cloud set by hand has only its own tier */
+	assert_int_equal(json_array_size(json_object_get(o, "tiers")), 1);
+	keys(json_array_get(json_object_get(o, "tiers"), 0), k, sizeof(k));
+	assert_string_equal(k,
+			    "tier usd_per_hour pricing usd_per_gpu_hour total_usd savings_usd savings_change_usd "
+			    "breakeven_month breakeven_utilisation_pct own_when");
 	/* a flag's value has no citation key at all */
 	keys(json_object_get(json_object_get(o, "inputs"), "pue"), k, sizeof(k));
 	assert_string_equal(k, "value unit from");
