@@ -8,9 +8,9 @@
 #include <stddef.h>
 
 struct embedded_file {
-	const char *name;  /* path relative to data/, e.g. "gpus.csv", "compat/cuda.csv" */
-	const char *data;  /* NUL-terminated */
-	size_t len;        /* bytes, without the NUL */
+	const char *name; /* path relative to data/, e.g. "gpus.csv", "compat/cuda.csv" */
+	const char *data; /* NUL-terminated */
+	size_t len;       /* bytes, without the NUL */
 };
 
 /* Terminated by an entry whose name is NULL. */

@@ -21,6 +21,7 @@
  * overflows.  A price, power or capacity of zero is refused (it would make
  * a free or weightless machine); counts are whole.
  */
+/* clang-format off */
 #define R_YEAR {1990, 2100, NUM_WHOLE}
 #define R_COUNT {1, 1e6, NUM_WHOLE}             /* GPUs, CPUs, cores, lanes, ports */
 #define R_COUNT0 {0, 1e6, NUM_WHOLE}            /* may be none: MIG slices, NICs */
@@ -41,6 +42,7 @@
 #define R_FACILITY {0, 1e12, 0}                 /* facility defaults: rates, ratios, prices */
 
 #define R_NONE {0, 0, 0}                        /* text */
+/* clang-format on */
 
 /* The key, name and aliases first in most tables, provenance last in all. */
 #define ROW_COLS(C, T, namereq, keyhelp) \
@@ -59,21 +61,24 @@
 	  "the weakest mark among the row's figures: `Q` quoted, `D` derived, `R` recalled, `E` estimate")
 
 #define GPU_COLS(C, T) \
-	ROW_COLS(C, T, CAT_REQUIRED, "slug, e.g. `a100-sxm4-80gb`, `h100-sxm5-80gb`, `h200-sxm-141gb`, `mi300x-192gb`") \
+	ROW_COLS(C, T, CAT_REQUIRED, \
+		 "slug, e.g. `a100-sxm4-80gb`, `h100-sxm5-80gb`, `h200-sxm-141gb`, `mi300x-192gb`") \
 	C(T, vendor, vendor, TEXT, NULL, 0, R_NONE, "`nvidia`, `amd` or `intel`") \
 	C(T, arch, arch, TEXT, NULL, 0, R_NONE, \
 	  "`volta`, `turing`, `ampere`, `ada`, `hopper`, `blackwell`, `cdna2`, `cdna3`, `gaudi2`, `gaudi3`") \
 	C(T, launch_year, launch_year, NUM, NULL, 0, R_YEAR, "year of first availability") \
 	C(T, form_factor, form_factor, TEXT, NULL, 0, R_NONE, "`sxm`, `pcie`, `oam` or `superchip`") \
 	C(T, memory_gib, memory_gib, NUM, "GiB", 0, R_GIB, "device memory") \
-	C(T, memory_type, memory_type, TEXT, NULL, 0, R_NONE, "`HBM2`, `HBM2e`, `HBM3`, `HBM3e`, `GDDR6`, `GDDR6X`") \
+	C(T, memory_type, memory_type, TEXT, NULL, 0, R_NONE, \
+	  "`HBM2`, `HBM2e`, `HBM3`, `HBM3e`, `GDDR6`, `GDDR6X`") \
 	C(T, mem_bw_gbps, mem_bw_gbps, NUM, "GB/s", 0, R_GBPS, "peak memory bandwidth") \
 	C(T, fp64_tflops, fp64_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "higher of FP64 vector and FP64 tensor core") \
 	C(T, fp32_tflops, fp32_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "FP32 without tensor cores") \
 	C(T, tf32_tflops, tf32_tflops, NUM, "TFLOPS", 0, R_TFLOPS, \
 	  "TF32 tensor core, dense; empty where there is no TF32 (Volta, Turing, CDNA2, Gaudi: not published)") \
 	C(T, fp16_tflops, fp16_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "FP16 tensor core, dense, FP32 accumulate") \
-	C(T, bf16_tflops, bf16_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "BF16 tensor core, dense; empty on V100 and T4") \
+	C(T, bf16_tflops, bf16_tflops, NUM, "TFLOPS", 0, R_TFLOPS, \
+	  "BF16 tensor core, dense; empty on V100 and T4") \
 	C(T, fp8_tflops, fp8_tflops, NUM, "TFLOPS", 0, R_TFLOPS, \
 	  "FP8 tensor core, dense (Ada, Hopper, Blackwell, CDNA3, Gaudi)") \
 	C(T, int8_tops, int8_tops, NUM, "TOPS", 0, R_TFLOPS, \
@@ -109,9 +114,10 @@
 	META_COLS(C, T)
 
 #define LINK_COLS(C, T) \
-	ROW_COLS(C, T, CAT_REQUIRED, \
-		 "`pcie3`...`pcie6`, `nvlink-c2c`, `nvlink1`...`nvlink5`, NVLink bridges, `xgmi-*`, `gaudi2-roce`, " \
-		 "`gaudi3-roce`, `nvswitch1`...`nvswitch4`, `ib-edr`...`ib-xdr`, `roce-100`...`roce-800`") \
+	ROW_COLS( \
+		C, T, CAT_REQUIRED, \
+		"`pcie3`...`pcie6`, `nvlink-c2c`, `nvlink1`...`nvlink5`, NVLink bridges, `xgmi-*`, `gaudi2-roce`, " \
+		"`gaudi3-roce`, `nvswitch1`...`nvswitch4`, `ib-edr`...`ib-xdr`, `roce-100`...`roce-800`") \
 	C(T, kind, kind, TEXT, NULL, 0, R_NONE, \
 	  "`host` (PCIe, NVLink-C2C), `gpu` (direct GPU-GPU fabric or bridge), `switch` (NVSwitch), " \
 	  "`scaleout` (between servers)") \
@@ -134,7 +140,8 @@
 	  "host rows: the fastest NIC one x16 slot feeds (Gen4 200, Gen5 400, Gen6 800)") \
 	C(T, scaleout_link, scaleout_link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
 	  "gpu rows with on-die network ports (Gaudi): the scale-out link, used instead of NICs") \
-	C(T, scaleout_ports, scaleout_ports, NUM, NULL, 0, R_COUNT0, "gpu rows with on-die network ports: ports per GPU") \
+	C(T, scaleout_ports, scaleout_ports, NUM, NULL, 0, R_COUNT0, \
+	  "gpu rows with on-die network ports: ports per GPU") \
 	META_COLS(C, T)
 
 #define SERVER_COLS(C, T) \
@@ -160,7 +167,8 @@
 	C(T, rack_units, rack_units, NUM, NULL, 0, R_UNITS, "height in rack units, U (48 for a full rack)") \
 	C(T, price_usd, price_usd, NUM, "USD", 0, R_USD, \
 	  "whole system: launch list price where `as_of` is the launch date, otherwise an estimate") \
-	C(T, cooling, cooling, TEXT, NULL, 0, R_NONE, "`air` or `liquid` (GB200 NVL72); sets the default rack power") \
+	C(T, cooling, cooling, TEXT, NULL, 0, R_NONE, \
+	  "`air` or `liquid` (GB200 NVL72); sets the default rack power") \
 	META_COLS(C, T)
 
 #define CPU_COLS(C, T) \
@@ -202,8 +210,7 @@
 	C(T, usd_per_hour_1y, usd_per_hour_1y, NUM, "USD", 0, R_USD_HOUR, \
 	  "the whole instance for one hour on a 1-year commitment (every hour of the term paid, no upfront); " \
 	  "empty: not offered or not collected") \
-	C(T, usd_per_hour_3y, usd_per_hour_3y, NUM, "USD", 0, R_USD_HOUR, \
-	  "the same on a 3-year commitment") \
+	C(T, usd_per_hour_3y, usd_per_hour_3y, NUM, "USD", 0, R_USD_HOUR, "the same on a 3-year commitment") \
 	C(T, usd_per_hour_spot, usd_per_hour_spot, NUM, "USD", 0, R_USD_HOUR, \
 	  "the whole instance for one hour as spot (preemptible) capacity; empty: not offered or not collected") \
 	C(T, tier_source, tier_source, TEXT, NULL, 0, R_NONE, \
@@ -230,7 +237,8 @@
 	C(T, ports, ports, NUM, NULL, 0, R_COUNT, "switch radix; ports per NIC") \
 	C(T, port_gbps, port_gbps, NUM, "Gb/s", 0, R_GBPS, "speed of one port") \
 	C(T, power_w, power_w, NUM, "W", 0, R_WATTS0, "per item (storage: per TB; cooling: per kW)") \
-	C(T, price_usd, price_usd, NUM, "USD", 0, R_USD, "per item (storage: per TB; cooling: per kW of IT load)") \
+	C(T, price_usd, price_usd, NUM, "USD", 0, R_USD, \
+	  "per item (storage: per TB; cooling: per kW of IT load)") \
 	C(T, write_gbps, write_gbps, NUM, "GB/s", 0, R_GBPS, "storage: sustained write GB/s per TB") \
 	META_COLS(C, T)
 
@@ -248,7 +256,8 @@
 	X(CAT_SERVERS, server, struct cat_server, SERVER_COLS, "servers.csv", "server", "servers") \
 	X(CAT_CPUS, cpu, struct cat_cpu, CPU_COLS, "cpus.csv", "cpu", "cpus") \
 	X(CAT_CLOUDS, cloud, struct cat_cloud, CLOUD_COLS, "clouds.csv", "cloud instance", "clouds") \
-	X(CAT_FACILITY, facility, struct cat_facility, FACILITY_COLS, "facility.csv", "facility default", "facility") \
+	X(CAT_FACILITY, facility, struct cat_facility, FACILITY_COLS, "facility.csv", "facility default", \
+	  "facility") \
 	X(CAT_PARTS, part, struct cat_part, PART_COLS, "parts.csv", "part", "parts")
 
 #define COLUMNS_DEFINE(table, lower, T, LIST, file, what, name) \

@@ -62,8 +62,7 @@ static const char *form_words(const struct cat_gpu *g)
 	return "a node";
 }
 
-int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, char *why,
-		      size_t why_len)
+int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, char *why, size_t why_len)
 {
 	int sizes[64];
 	size_t k, ns = cat_node_sizes(g, sizes, sizeof(sizes) / sizeof(sizes[0]));
@@ -96,7 +95,10 @@ int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, c
 			}
 			for (j = 0; j < np && o < sizeof(list); j++)
 				o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%.23s",
-						      j == 0 ? "" : j + 1 == np ? " or " : ", ", piece[j]);
+						      j == 0      ? "" :
+						      j + 1 == np ? " or " :
+								    ", ",
+						      piece[j]);
 		}
 		snprintf(why, why_len, "%s of %s holds %s GPUs, not %d (gpus.csv node_gpus)", form_words(g),
 			 g->row.key, list, n);
@@ -109,8 +111,7 @@ fabric:
 			return 1;
 		if (!big || n > big->domain_gpus) {
 			snprintf(why, why_len, "%s joins at most %.0f GPUs, not %d (links.csv domain_gpus)",
-				 big ? big->row.key : gl->row.key,
-				 big ? big->domain_gpus : gl->domain_gpus, n);
+				 big ? big->row.key : gl->row.key, big ? big->domain_gpus : gl->domain_gpus, n);
 			return 0;
 		}
 	}
@@ -134,8 +135,7 @@ double cat_host_max_nic_gbps(const struct catalog *c, const struct cat_gpu *g)
 double cat_server_cores_per_gpu(const struct catalog *c, const struct cat_server *s)
 {
 	const struct cat_cpu *cpu = s->cpu ? catalog_get(c, CAT_CPUS, s->cpu) : NULL;
-	if (!cpu || !cat_has(cpu->cores) || !cat_has(s->cpu_count) || !cat_has(s->gpu_count) ||
-	    s->gpu_count < 1)
+	if (!cpu || !cat_has(cpu->cores) || !cat_has(s->cpu_count) || !cat_has(s->gpu_count) || s->gpu_count < 1)
 		return 0;
 	return cpu->cores * s->cpu_count / s->gpu_count;
 }

@@ -111,9 +111,10 @@ static void check_usage(int npos, char **argv)
 			 !isnan(flag_value[TCO_IN_DISCOUNT]) || tier_flag >= 0))
 		die_usage("gpuscope tco: --no-cloud excludes --cloud, --cloud-price, --reserved and --price-tier");
 	if (tier_flag > CAT_TIER_ON_DEMAND && !isnan(flag_value[TCO_IN_DISCOUNT]))
-		die_usage("gpuscope tco: --reserved is a discount off the on-demand price; --price-tier %s takes "
-			  "the catalog's %s price (give --cloud-price for a quote)",
-			  cat_tier_name((enum cat_tier)tier_flag), cat_tier_name((enum cat_tier)tier_flag));
+		die_usage(
+			"gpuscope tco: --reserved is a discount off the on-demand price; --price-tier %s takes "
+			"the catalog's %s price (give --cloud-price for a quote)",
+			cat_tier_name((enum cat_tier)tier_flag), cat_tier_name((enum cat_tier)tier_flag));
 }
 
 /* ---- resolve ---- */
@@ -129,7 +130,8 @@ static void die_input(const struct tco_inputs *in, const struct diag *err)
 		if (in->source[i].from == TCO_FROM_FLAG || in->source[i].from == TCO_FROM_NONE)
 			die_usage("gpuscope tco: --%s: %s", d->flag, err->msg);
 		tco_input_source(in, (enum tco_input)i, &from);
-		die_usage("gpuscope tco: %s (from %s; set --%s): %s", d->what, strbuf_str(&from), d->flag, err->msg);
+		die_usage("gpuscope tco: %s (from %s; set --%s): %s", d->what, strbuf_str(&from), d->flag,
+			  err->msg);
 	}
 	if (err->field[0])
 		die_usage("gpuscope tco: --%s: %s", err->field, err->msg);
@@ -215,11 +217,12 @@ static void resolve_cloud(const struct catalog *cat, struct tco_inputs *in, stru
 				    c->row.key, same ? "the same GPU and count" : "the same GPU",
 				    same ? "" : " (per GPU-hour)", tier == CAT_TIER_ON_DEMAND ? "" : " at ",
 				    tier == CAT_TIER_ON_DEMAND ? "" : cat_tier_name(tier));
-		else if (tier != CAT_TIER_ON_DEMAND && tco_cloud_match(cat, in->gpu_key, in->gpus_per_server,
-								       CAT_TIER_ON_DEMAND, NULL))
-			die_usage("gpuscope tco: --price-tier %s: no catalog instance with %s GPUs has a %s price; "
-				  "choose another tier",
-				  cat_tier_name(tier), in->gpu_key, cat_tier_name(tier));
+		else if (tier != CAT_TIER_ON_DEMAND &&
+			 tco_cloud_match(cat, in->gpu_key, in->gpus_per_server, CAT_TIER_ON_DEMAND, NULL))
+			die_usage(
+				"gpuscope tco: --price-tier %s: no catalog instance with %s GPUs has a %s price; "
+				"choose another tier",
+				cat_tier_name(tier), in->gpu_key, cat_tier_name(tier));
 		else if (!isnan(flag_value[TCO_IN_CLOUD_PRICE]))
 			die_usage("gpuscope tco: --cloud-price needs --cloud INSTANCE");
 		else

@@ -94,12 +94,13 @@ static void size_storage(struct bom *b, const struct catalog *cat, double tb)
 	if (b->storage_tb > 0) {
 		b->storage_kw = b->storage_tb * watts_of(b->storage_part) / 1000;
 		b->storage_write_gbs = b->storage_part && cat_has(b->storage_part->write_gbps) ?
-				       b->storage_tb * b->storage_part->write_gbps : 0;
+					       b->storage_tb * b->storage_part->write_gbps :
+					       0;
 	}
 }
 
-void bom_build_rented(struct bom *b, const struct catalog *cat, const struct cat_cloud *instance,
-		      double instances, double node_kw, double storage_tb)
+void bom_build_rented(struct bom *b, const struct catalog *cat, const struct cat_cloud *instance, double instances,
+		      double node_kw, double storage_tb)
 {
 	memset(b, 0, sizeof(*b));
 	b->rented = 1;
@@ -145,7 +146,8 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
 				bom_default_rack_kw(cat, b->cooling));
 	per_rack_kw = floor(b->rack_kw / in->node_kw + 1e-9);
 	per_rack_u = cat_has(in->node_u) && in->node_u > 0 && in->node_u <= usable_u ?
-		     floor(usable_u / in->node_u + 1e-9) : 1;
+			     floor(usable_u / in->node_u + 1e-9) :
+			     1;
 	b->nodes_per_rack = fmax(1, fmin(per_rack_kw, per_rack_u));
 	b->racks = ceil(in->nodes / b->nodes_per_rack - 1e-9);
 
@@ -184,8 +186,9 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
 		b->cooling_part = cat_part_for(cat, "cooling", NULL);
 		b->cooling_usd = b->it_kw * price_of(b, b->cooling_part, BOM_MISSING_COOLING);
 	}
-	b->pue = cat_has(in->pue) && in->pue >= 1 ? in->pue :
-		 facility_or(cat, !strcmp(b->cooling, "liquid") ? "pue_liquid_cooled_ai" : "pue", 1.4);
+	b->pue = cat_has(in->pue) && in->pue >= 1 ?
+			 in->pue :
+			 facility_or(cat, !strcmp(b->cooling, "liquid") ? "pue_liquid_cooled_ai" : "pue", 1.4);
 	b->power_kw = b->it_kw * b->pue;
 	b->capex_usd = b->server_usd + b->fabric_usd + b->storage_usd + b->cooling_usd;
 	return 0;
@@ -206,18 +209,21 @@ static json_t *part_json(const struct cat_part *p, double count, double usd)
 /* A number of the bill written under its field's name (docs/plan.md names the keys after the fields). */
 struct bom_num {
 	const char *key;
-	size_t off;                    /* of the double in struct bom */
+	size_t off; /* of the double in struct bom */
 };
-#define BOM_NUM(field) {#field, offsetof(struct bom, field)}
+#define BOM_NUM(field) \
+	{ \
+#field, offsetof(struct bom, field) \
+	}
 
 /* The servers and racks, and after the fabric the storage and power: plain numbers in that order. */
 static const struct bom_num racks_nums[] = {
-	BOM_NUM(servers), BOM_NUM(gpus), BOM_NUM(server_usd), BOM_NUM(racks), BOM_NUM(nodes_per_rack),
-	BOM_NUM(rack_kw),
+	BOM_NUM(servers), BOM_NUM(gpus),           BOM_NUM(server_usd),
+	BOM_NUM(racks),   BOM_NUM(nodes_per_rack), BOM_NUM(rack_kw),
 };
 static const struct bom_num power_nums[] = {
 	BOM_NUM(fabric_usd), BOM_NUM(storage_tb), BOM_NUM(storage_usd), BOM_NUM(storage_write_gbs),
-	BOM_NUM(it_kw), BOM_NUM(pue), BOM_NUM(power_kw),
+	BOM_NUM(it_kw),      BOM_NUM(pue),        BOM_NUM(power_kw),
 };
 
 static void set_nums(json_t *o, const struct bom *b, const struct bom_num *nums, size_t n)
@@ -237,10 +243,11 @@ json_t *bom_json(const struct bom *b)
 	if (b->rented) {
 		/* what is rented, and what comes with it */
 		json_object_set_new(o, "instance", json_string(b->instance->row.key));
-		json_object_set_new(o, "provider", b->instance->provider ? json_string(b->instance->provider) :
-				    json_null());
+		json_object_set_new(o, "provider",
+				    b->instance->provider ? json_string(b->instance->provider) : json_null());
 		json_object_set_new(o, "usd_per_hour", json_real(b->usd_per_hour));
-		json_object_set_new(o, "network_gbps", b->network_gbps > 0 ? json_real(b->network_gbps) : json_null());
+		json_object_set_new(o, "network_gbps",
+				    b->network_gbps > 0 ? json_real(b->network_gbps) : json_null());
 		json_object_set_new(o, "provided", json_string("racks, cooling, network, storage, power"));
 	}
 	set_nums(o, b, racks_nums, sizeof(racks_nums) / sizeof(racks_nums[0]));
@@ -298,10 +305,11 @@ const char *bom_rented_text(const struct bom *b, char *buf, size_t len)
 	char rate[32], net[48] = "network";
 	if (b->network_gbps > 0)
 		snprintf(net, sizeof(net), "network (%g Gb/s an instance)", b->network_gbps);
-	snprintf(buf, len, "nothing to buy: %.0f x %s (%s, %.0f GPUs) rented at %s/h; %s, %.0f TB storage, "
-		 "racks, cooling and power (%.0f kW drawn) come with the instance%s", b->servers,
-		 b->instance->row.key, b->instance->provider ? b->instance->provider : "cloud", b->gpus,
-		 fmt_money(b->usd_per_hour, FMT_MONEY_SHORT, rate, sizeof(rate)), net, b->storage_tb, b->power_kw,
-		 b->servers == 1 ? "" : "s");
+	snprintf(buf, len,
+		 "nothing to buy: %.0f x %s (%s, %.0f GPUs) rented at %s/h; %s, %.0f TB storage, "
+		 "racks, cooling and power (%.0f kW drawn) come with the instance%s",
+		 b->servers, b->instance->row.key, b->instance->provider ? b->instance->provider : "cloud",
+		 b->gpus, fmt_money(b->usd_per_hour, FMT_MONEY_SHORT, rate, sizeof(rate)), net, b->storage_tb,
+		 b->power_kw, b->servers == 1 ? "" : "s");
 	return buf;
 }

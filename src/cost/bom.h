@@ -39,25 +39,25 @@
 #include "util/strbuf.h"
 
 struct bom_in {
-	double nodes;                  /* servers (or rack-scale systems) */
+	double nodes; /* servers (or rack-scale systems) */
 	double gpus_per_node;
-	double node_kw;                /* full-load draw per node */
-	double node_u;                 /* rack units per node; NaN: unknown */
-	double node_usd;               /* price per node; NaN: not bought (rented) */
-	const char *cooling;           /* "air" | "liquid"; NULL: from the density */
-	const struct cat_link *net;    /* scale-out link; NULL: none */
-	double ports_per_node;         /* rails: network ports per node */
-	int ports_in_node_price;       /* 1: the node's price includes them (server NICs, on-die) */
-	double rack_kw;                /* 0: the cooling's default */
-	double storage_tb;             /* < 0: the per-GPU default */
-	double pue;                    /* for power at the wall; NaN: facility default */
+	double node_kw;             /* full-load draw per node */
+	double node_u;              /* rack units per node; NaN: unknown */
+	double node_usd;            /* price per node; NaN: not bought (rented) */
+	const char *cooling;        /* "air" | "liquid"; NULL: from the density */
+	const struct cat_link *net; /* scale-out link; NULL: none */
+	double ports_per_node;      /* rails: network ports per node */
+	int ports_in_node_price;    /* 1: the node's price includes them (server NICs, on-die) */
+	double rack_kw;             /* 0: the cooling's default */
+	double storage_tb;          /* < 0: the per-GPU default */
+	double pue;                 /* for power at the wall; NaN: facility default */
 };
 
 struct bom_switches {
-	const char *tier;              /* "leaf", "spine", "core" (one tier: "switch") */
+	const char *tier; /* "leaf", "spine", "core" (one tier: "switch") */
 	double count;
-	double ports;                  /* radix */
-	double gbps;                   /* Gb/s per port */
+	double ports; /* radix */
+	double gbps;  /* Gb/s per port */
 };
 
 /* The parts a bill may find unpriced: bits of bom.missing, in the order bom_missing_text() names them. */
@@ -73,26 +73,25 @@ enum bom_missing {
 struct bom {
 	double servers, gpus;
 	double server_usd;
-	char cooling[12];              /* an identifier: "air" | "liquid" | "provided" (rented) */
+	char cooling[12]; /* an identifier: "air" | "liquid" | "provided" (rented) */
 	double rack_kw, nodes_per_rack, racks;
-	int tiers;                     /* switch tiers; 0: no scale-out fabric */
+	int tiers; /* switch tiers; 0: no scale-out fabric */
 	struct bom_switches sw[3];
 	double switches, switch_usd, switch_kw;
-	const struct cat_part *switch_part, *nic_part, *optic_part, *cable_part, *storage_part,
-		*cooling_part;
-	double nics, nic_gbps, nics_bought, nic_usd;  /* nics: ports; bought: outside the node price */
+	const struct cat_part *switch_part, *nic_part, *optic_part, *cable_part, *storage_part, *cooling_part;
+	double nics, nic_gbps, nics_bought, nic_usd; /* nics: ports; bought: outside the node price */
 	double links, optics, optics_usd, cables, cables_usd;
 	double storage_tb, storage_usd, storage_kw, storage_write_gbs;
 	double cooling_usd;
-	double fabric_usd;             /* switches + NICs bought + optics + cables */
-	double capex_usd;              /* servers + fabric + storage + cooling */
-	double it_kw, pue, power_kw;   /* power_kw at the wall */
-	unsigned missing;              /* enum bom_missing: parts the catalog does not price (0: none) */
+	double fabric_usd;           /* switches + NICs bought + optics + cables */
+	double capex_usd;            /* servers + fabric + storage + cooling */
+	double it_kw, pue, power_kw; /* power_kw at the wall */
+	unsigned missing;            /* enum bom_missing: parts the catalog does not price (0: none) */
 	/* rented (bom_build_rented); 0 and empty for a bill to buy */
 	int rented;
 	const struct cat_cloud *instance;
-	double usd_per_hour;           /* all instances, on demand */
-	double network_gbps;           /* scale-out Gb/s per instance as the cloud provides it; 0 unknown */
+	double usd_per_hour; /* all instances, on demand */
+	double network_gbps; /* scale-out Gb/s per instance as the cloud provides it; 0 unknown */
 };
 
 /*
@@ -107,8 +106,8 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
  * power_kw: drawn, not billed apart), with storage_tb of storage (< 0: the
  * per-GPU default) whose write rate times checkpoints as for owned storage.
  */
-void bom_build_rented(struct bom *b, const struct catalog *cat, const struct cat_cloud *instance,
-		      double instances, double node_kw, double storage_tb);
+void bom_build_rented(struct bom *b, const struct catalog *cat, const struct cat_cloud *instance, double instances,
+		      double node_kw, double storage_tb);
 
 /* The cooling's default rack power, kW (facility rack_kw_air / rack_kw_liquid). */
 double bom_default_rack_kw(const struct catalog *cat, const char *cooling);

@@ -49,20 +49,17 @@ static const struct tco_input_desc inputs[TCO_NINPUTS] = {
 	[TCO_IN_RACK_UNITS] = {"rack-units", NULL, "U", "rack units per server", 0, 1000, 0},
 	[TCO_IN_YEARS] = {"years", "depreciation_years", "years", "years of service", 0.25, 30, 0},
 	[TCO_IN_UTILISATION] = {"utilisation", NULL, "%", "utilisation", 0, 100, 1},
-	[TCO_IN_ELECTRICITY] = {"electricity", "electricity_usd_per_kwh", "USD/kWh",
-				"electricity price", 0, 10, 0},
+	[TCO_IN_ELECTRICITY] = {"electricity", "electricity_usd_per_kwh", "USD/kWh", "electricity price", 0, 10,
+				0},
 	[TCO_IN_PUE] = {"pue", "pue", "ratio", "power usage effectiveness", 1, 5, 0},
-	[TCO_IN_COLO] = {"colo", "colo_usd_per_kw_month", "USD/kW-month", "colocation price",
-			 0, 1e5, 0},
-	[TCO_IN_RACK_UNIT_PRICE] = {"rack-unit-price", "rack_unit_usd_per_month", "USD/U-month",
-				    "rack-unit price", 0, 1e5, 0},
-	[TCO_IN_STAFF] = {"staff", "staff_usd_per_rack_year", "USD/rack-year", "staff cost",
-			  0, 1e8, 0},
+	[TCO_IN_COLO] = {"colo", "colo_usd_per_kw_month", "USD/kW-month", "colocation price", 0, 1e5, 0},
+	[TCO_IN_RACK_UNIT_PRICE] = {"rack-unit-price", "rack_unit_usd_per_month", "USD/U-month", "rack-unit price",
+				    0, 1e5, 0},
+	[TCO_IN_STAFF] = {"staff", "staff_usd_per_rack_year", "USD/rack-year", "staff cost", 0, 1e8, 0},
 	[TCO_IN_SUPPORT] = {"support", "support_pct_per_year", "%/year", "support contract", 0, 100, 0},
 	[TCO_IN_ADDON] = {"addon", NULL, "%", "flat network and storage add-on", 0, 1000, 0},
 	[TCO_IN_RESIDUAL] = {"residual", "residual_value_pct", "%", "residual value", 0, 100, 0},
-	[TCO_IN_CAPITAL] = {"cost-of-capital", "cost_of_capital_pct", "%/year", "cost of capital",
-			    0, 100, 0},
+	[TCO_IN_CAPITAL] = {"cost-of-capital", "cost_of_capital_pct", "%/year", "cost of capital", 0, 100, 0},
 	[TCO_IN_CLOUD_PRICE] = {"cloud-price", NULL, "USD/h", "cloud instance price", 0, 1e6, 0},
 	[TCO_IN_DISCOUNT] = {"reserved", NULL, "%", "cloud discount", 0, 100, 0},
 };
@@ -103,7 +100,8 @@ void tco_input_source(const struct tco_inputs *in, enum tco_input id, struct str
 		strbuf_addf(sb, "--%s", inputs[id].flag);
 		break;
 	case TCO_FROM_ROW:
-		strbuf_addf(sb, "%s:%d%s%s", s->row->origin, s->row->line, s->text ? " " : "", s->text ? s->text : "");
+		strbuf_addf(sb, "%s:%d%s%s", s->row->origin, s->row->line, s->text ? " " : "",
+			    s->text ? s->text : "");
 		break;
 	case TCO_FROM_NO_FACILITY:
 		strbuf_addf(sb, "facility.csv has no '%s'", inputs[id].facility_key);
@@ -148,8 +146,8 @@ int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct dia
 			if (!rc)
 				rc = diag_set(err, "facility.csv", 0, 0, inputs[i].flag,
 					      "the catalog's facility table has no '%s' (the default "
-					      "%s); give --%s", inputs[i].facility_key,
-					      inputs[i].what, inputs[i].flag);
+					      "%s); give --%s",
+					      inputs[i].facility_key, inputs[i].what, inputs[i].flag);
 			continue;
 		}
 		set_row(in, (enum tco_input)i, f->value, &f->row, NULL);
@@ -157,8 +155,8 @@ int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct dia
 	return rc;
 }
 
-int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
-		      const struct cat_server *s, struct diag *err)
+int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat, const struct cat_server *s,
+		      struct diag *err)
 {
 	const struct cat_gpu *g = s->gpu ? catalog_get(cat, CAT_GPUS, s->gpu) : NULL;
 	in->name = s->row.name ? s->row.name : s->row.key;
@@ -167,8 +165,8 @@ int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
 	in->gpu_key = s->gpu;
 	in->gpus_per_server = s->gpu_count;
 	if (!cat_has(s->gpu_count) || s->gpu_count < 1)
-		return diag_set(err, s->row.origin, s->row.line, 0, "gpu_count",
-				"server '%s' has no GPU count", s->row.key);
+		return diag_set(err, s->row.origin, s->row.line, 0, "gpu_count", "server '%s' has no GPU count",
+				s->row.key);
 	set_row(in, TCO_IN_PRICE, s->price_usd, &s->row, NULL);
 	set_row(in, TCO_IN_POWER, s->power_kw, &s->row, NULL);
 	set_row(in, TCO_IN_IDLE, s->idle_kw, &s->row, NULL);
@@ -180,9 +178,8 @@ int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
 	return 0;
 }
 
-int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
-		       const struct cat_gpu *g, double n, char *why, size_t why_len,
-		       struct diag *err)
+int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat, const struct cat_gpu *g, double n,
+		       char *why, size_t why_len, struct diag *err)
 {
 	double host_usd = 0, host_kw = 0, host_idle_kw = 0, ru = 0, used = 0;
 	size_t i, ns = catalog_count(cat, CAT_SERVERS), off;
@@ -217,7 +214,7 @@ int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
 		hk = (s->power_kw - k * sg->tdp_w / 1000) / k;
 		hi = (s->idle_kw - k * (cat_has(sg->idle_w) ? sg->idle_w : 0) / 1000) / k;
 		if (hu < 0 || hk < 0)
-			continue;  /* the row's price or power is below its GPUs': not a usable host */
+			continue; /* the row's price or power is below its GPUs': not a usable host */
 		host_usd += hu;
 		host_kw += hk;
 		host_idle_kw += hi > 0 ? hi : 0;
@@ -243,8 +240,8 @@ int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
 	in->gpus_per_server = n;
 	set_row(in, TCO_IN_PRICE, n * (g->price_usd + host_usd), &g->row, "GPUs + host share");
 	set_row(in, TCO_IN_POWER, n * (g->tdp_w / 1000 + host_kw), &g->row, "GPUs + host share");
-	set_row(in, TCO_IN_IDLE, n * ((cat_has(g->idle_w) ? g->idle_w : 0) / 1000 + host_idle_kw),
-		&g->row, "GPUs + host share");
+	set_row(in, TCO_IN_IDLE, n * ((cat_has(g->idle_w) ? g->idle_w : 0) / 1000 + host_idle_kw), &g->row,
+		"GPUs + host share");
 	set_text(in, TCO_IN_RACK_UNITS, ceil(n * ru - 1e-9), "host share of catalog servers");
 	in->precision = "bf16";
 	in->peak_tflops_per_gpu = cat_gpu_peak_tflops(g, "bf16");
@@ -265,12 +262,16 @@ void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts)
 
 /* A tier's price, as the source of the cloud price names it, and as the discount's source. */
 static const char *const tier_price_note[CAT_NTIERS] = {
-	[CAT_TIER_ON_DEMAND] = NULL, [CAT_TIER_1Y] = "1y price", [CAT_TIER_3Y] = "3y price",
+	[CAT_TIER_ON_DEMAND] = NULL,
+	[CAT_TIER_1Y] = "1y price",
+	[CAT_TIER_3Y] = "3y price",
 	[CAT_TIER_SPOT] = "spot price",
 };
 static const char *const tier_discount_source[CAT_NTIERS] = {
-	[CAT_TIER_ON_DEMAND] = "on-demand", [CAT_TIER_1Y] = "the 1y committed price",
-	[CAT_TIER_3Y] = "the 3y committed price", [CAT_TIER_SPOT] = "the spot price",
+	[CAT_TIER_ON_DEMAND] = "on-demand",
+	[CAT_TIER_1Y] = "the 1y committed price",
+	[CAT_TIER_3Y] = "the 3y committed price",
+	[CAT_TIER_SPOT] = "the spot price",
 };
 
 /* The instance's price at tier t; -1 with *err naming the tiers it has when it has none. */
@@ -338,20 +339,19 @@ static int check_one(const struct tco_inputs *in, enum tco_input id, struct diag
 	const struct tco_input_desc *d = &inputs[id];
 	double v = in->value[id];
 	if (isnan(v))
-		return diag_set(err, "", 0, 0, d->flag, "no value for the %s; give --%s %s",
-				d->what, d->flag, d->unit);
+		return diag_set(err, "", 0, 0, d->flag, "no value for the %s; give --%s %s", d->what, d->flag,
+				d->unit);
 	if (!isfinite(v))
 		return diag_set(err, "", 0, 0, d->flag, "the %s must be a finite number", d->what);
 	if (v < 0 && d->min >= 0)
-		return diag_set(err, "", 0, 0, d->flag, "the %s must not be negative, got %g %s",
-				d->what, v, d->unit);
+		return diag_set(err, "", 0, 0, d->flag, "the %s must not be negative, got %g %s", d->what, v,
+				d->unit);
 	if (d->min_exclusive ? v <= d->min : v < d->min)
-		return diag_set(err, "", 0, 0, d->flag, "the %s must be %s %g %s, got %g %s",
-				d->what, d->min_exclusive ? "more than" : "at least", d->min, d->unit,
-				v, d->unit);
+		return diag_set(err, "", 0, 0, d->flag, "the %s must be %s %g %s, got %g %s", d->what,
+				d->min_exclusive ? "more than" : "at least", d->min, d->unit, v, d->unit);
 	if (v > d->max)
-		return diag_set(err, "", 0, 0, d->flag, "the %s must be at most %g %s, got %g %s",
-				d->what, d->max, d->unit, v, d->unit);
+		return diag_set(err, "", 0, 0, d->flag, "the %s must be at most %g %s, got %g %s", d->what, d->max,
+				d->unit, v, d->unit);
 	return 0;
 }
 
@@ -363,8 +363,7 @@ int tco_inputs_check(const struct tco_inputs *in, struct diag *err)
 			continue;
 		if (i == TCO_IN_RACK_UNITS && in->space != TCO_SPACE_RACK_UNIT && isnan(in->value[i]))
 			continue;
-		if (i == TCO_IN_RACK_UNIT_PRICE && in->space != TCO_SPACE_RACK_UNIT &&
-		    isnan(in->value[i]))
+		if (i == TCO_IN_RACK_UNIT_PRICE && in->space != TCO_SPACE_RACK_UNIT && isnan(in->value[i]))
 			continue;
 		if (i == TCO_IN_COLO && in->space != TCO_SPACE_KW && isnan(in->value[i]))
 			continue;
@@ -380,8 +379,7 @@ int tco_inputs_check(const struct tco_inputs *in, struct diag *err)
 	if (!(in->hours_per_year > 0))
 		return diag_set(err, "", 0, 0, "years", "hours per year must be positive");
 	if (in->cloud_key && !(in->cloud_gpus >= 1))
-		return diag_set(err, "", 0, 0, "cloud", "cloud instance '%s' has no GPU count",
-				in->cloud_key);
+		return diag_set(err, "", 0, 0, "cloud", "cloud instance '%s' has no GPU count", in->cloud_key);
 	return 0;
 }
 
@@ -406,7 +404,7 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 	r->addon_usd = r->server_capex_usd * v[TCO_IN_ADDON] / 100 + in->extra_capex_usd;
 	r->capex_usd = r->server_capex_usd + r->addon_usd;
 	r->residual_usd = r->server_capex_usd * v[TCO_IN_RESIDUAL] / 100;
-	r->racks = in->racks > 0 ? in->racks : r->servers;  /* no bill of materials: one per server */
+	r->racks = in->racks > 0 ? in->racks : r->servers; /* no bill of materials: one per server */
 
 	r->avg_power_kw = idle + r->utilisation * (full - idle);
 	r->load_fraction = full > 0 ? r->avg_power_kw / full : 0;
@@ -415,21 +413,21 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 				 in->hours_per_year;
 	r->energy_usd_per_year = r->energy_kwh_per_year * v[TCO_IN_ELECTRICITY];
 	if (in->space == TCO_SPACE_RACK_UNIT)
-		r->space_usd_per_year = r->servers * v[TCO_IN_RACK_UNITS] *
-					v[TCO_IN_RACK_UNIT_PRICE] * 12;
+		r->space_usd_per_year = r->servers * v[TCO_IN_RACK_UNITS] * v[TCO_IN_RACK_UNIT_PRICE] * 12;
 	else
 		r->space_usd_per_year = (r->servers * full + in->extra_kw) * v[TCO_IN_COLO] * 12;
 	/* staff look after racks, not servers: an NVL72 rack is one server but a rack of work */
 	r->staff_usd_per_year = r->racks * v[TCO_IN_STAFF];
 	r->support_usd_per_year = (r->server_capex_usd + in->extra_capex_usd) * v[TCO_IN_SUPPORT] / 100;
-	r->opex_usd_per_year = r->energy_usd_per_year + r->space_usd_per_year +
-			       r->staff_usd_per_year + r->support_usd_per_year;
+	r->opex_usd_per_year = r->energy_usd_per_year + r->space_usd_per_year + r->staff_usd_per_year +
+			       r->support_usd_per_year;
 
 	r->total_usd = r->capex_usd + r->opex_usd_per_year * years - r->residual_usd;
 	r->gpu_hours_used = r->gpus * r->hours * r->utilisation;
 	r->usd_per_gpu_hour = r->total_usd / r->gpu_hours_used;
 	r->usd_per_pflop_hour = in->peak_tflops_per_gpu > 0 ?
-				r->usd_per_gpu_hour / (in->peak_tflops_per_gpu / 1000) : NAN;
+					r->usd_per_gpu_hour / (in->peak_tflops_per_gpu / 1000) :
+					NAN;
 	r->owned_usd_per_month = r->opex_usd_per_year / 12;
 
 	r->has_cloud = in->cloud_key != NULL;
@@ -450,13 +448,11 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 	if (!r->has_cloud)
 		return;
 
-	r->cloud_usd_per_gpu_hour = v[TCO_IN_CLOUD_PRICE] / in->cloud_gpus *
-				    (1 - v[TCO_IN_DISCOUNT] / 100);
+	r->cloud_usd_per_gpu_hour = v[TCO_IN_CLOUD_PRICE] / in->cloud_gpus * (1 - v[TCO_IN_DISCOUNT] / 100);
 	r->cloud_instances = ceil(r->gpus / in->cloud_gpus - 1e-9);
 	if (in->cloud_reserved)
 		/* a term is paid whether the GPUs work or not, for whole instances */
-		r->cloud_total_usd = r->cloud_instances * in->cloud_gpus * r->hours *
-				     r->cloud_usd_per_gpu_hour;
+		r->cloud_total_usd = r->cloud_instances * in->cloud_gpus * r->hours * r->cloud_usd_per_gpu_hour;
 	else
 		r->cloud_total_usd = r->gpu_hours_used * r->cloud_usd_per_gpu_hour;
 	r->cloud_usd_per_month = r->cloud_total_usd / months;
@@ -473,8 +469,7 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 		/* monthly gains at month ends, residual at the last; rate compounded yearly */
 		double rm = pow(1 + v[TCO_IN_CAPITAL] / 100, 1.0 / 12) - 1;
 		double annuity = rm > 0 ? (1 - pow(1 + rm, -months)) / rm : months;
-		r->npv_usd = -r->capex_usd +
-			     (r->cloud_usd_per_month - r->owned_usd_per_month) * annuity +
+		r->npv_usd = -r->capex_usd + (r->cloud_usd_per_month - r->owned_usd_per_month) * annuity +
 			     r->residual_usd * pow(1 + rm, -months);
 	}
 }
@@ -493,15 +488,9 @@ static const struct {
 	enum tco_input id;
 	double a, b;
 } flips[] = {
-	{TCO_IN_UTILISATION, 50, 100},
-	{TCO_IN_ELECTRICITY, 0, 1},
-	{TCO_IN_PUE, 1, 2},
-	{TCO_IN_PRICE, 0, 1e6},
-	{TCO_IN_CLOUD_PRICE, 0, 100},
-	{TCO_IN_DISCOUNT, 0, 50},
-	{TCO_IN_YEARS, 1, 5},
-	{TCO_IN_COLO, 0, 100},
-	{TCO_IN_STAFF, 0, 10000},
+	{TCO_IN_UTILISATION, 50, 100}, {TCO_IN_ELECTRICITY, 0, 1},   {TCO_IN_PUE, 1, 2},
+	{TCO_IN_PRICE, 0, 1e6},        {TCO_IN_CLOUD_PRICE, 0, 100}, {TCO_IN_DISCOUNT, 0, 50},
+	{TCO_IN_YEARS, 1, 5},          {TCO_IN_COLO, 0, 100},        {TCO_IN_STAFF, 0, 10000},
 };
 
 _Static_assert(sizeof(flips) / sizeof(flips[0]) == TCO_NFLIPS, "TCO_NFLIPS counts flips[]");
@@ -521,7 +510,7 @@ static double flip_value(const struct tco_inputs *in, size_t i)
 	sa = tco_savings_with(in, flips[i].id, flips[i].a);
 	sb = tco_savings_with(in, flips[i].id, flips[i].b);
 	if (!isfinite(sa) || !isfinite(sb) || fabs(sb - sa) <= 1e-9 * (fabs(sa) + fabs(sb)))
-		return NAN;  /* the decision does not depend on this input */
+		return NAN; /* the decision does not depend on this input */
 	x = flips[i].a - sa * (flips[i].b - flips[i].a) / (sb - sa);
 	if (d->min_exclusive ? x <= d->min : x < d->min)
 		return NAN;
@@ -557,16 +546,15 @@ int tco_compute(const struct tco_inputs *in, struct tco_result *out, struct diag
 	return 0;
 }
 
-int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v,
-		     struct tco_result *out, struct diag *err)
+int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v, struct tco_result *out,
+		     struct diag *err)
 {
 	struct tco_inputs t = *in;
 	t.value[id] = v;
 	return tco_compute(&t, out, err);
 }
 
-const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *r,
-			  enum tco_input id)
+const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *r, enum tco_input id)
 {
 	double x = r->flip[id];
 	if (isnan(x))
@@ -628,8 +616,7 @@ int tco_input_applies(const struct tco_inputs *in, enum tco_input id)
 	return 1;
 }
 
-const char *tco_input_citation(const struct catalog *cat, const struct tco_inputs *in,
-			       enum tco_input id)
+const char *tco_input_citation(const struct catalog *cat, const struct tco_inputs *in, enum tco_input id)
 {
 	const struct cat_facility *f;
 	if (!inputs[id].facility_key || in->source[id].from == TCO_FROM_FLAG)
@@ -654,8 +641,7 @@ void tco_sensitivity(const struct tco_inputs *in, struct tco_point grid[TCO_GRID
 	}
 }
 
-void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r,
-			 struct tco_breakdown *out)
+void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r, struct tco_breakdown *out)
 {
 	double y = in->value[TCO_IN_YEARS];
 	out->capex_less_residual_usd = fmax(r->capex_usd - r->residual_usd, 0);
@@ -665,9 +651,8 @@ void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r
 	out->support_usd = r->support_usd_per_year * y;
 }
 
-int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double rack_kw,
-			double storage_tb, double pue, int with_parts, struct bom *out,
-			struct diag *err)
+int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double rack_kw, double storage_tb,
+			double pue, int with_parts, struct bom *out, struct diag *err)
 {
 	const struct cat_server *s;
 	struct bom_in bi;
@@ -684,7 +669,7 @@ int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double
 	bi.cooling = s ? s->cooling : NULL;
 	bi.net = s && s->nic ? catalog_get(cat, CAT_LINKS, s->nic) : NULL;
 	bi.ports_per_node = s && cat_has(s->nic_count) ? s->nic_count : 0;
-	bi.ports_in_node_price = 1;  /* a catalog server's price includes its NICs */
+	bi.ports_in_node_price = 1; /* a catalog server's price includes its NICs */
 	bi.rack_kw = rack_kw;
 	bi.storage_tb = storage_tb;
 	bi.pue = pue;
@@ -748,8 +733,7 @@ static int rented(struct cost_basis *b, const struct cat_cloud *c, double usd_pe
 	return 0;
 }
 
-int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct,
-		      struct diag *err)
+int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct, struct diag *err)
 {
 	if (!cat_has(c->usd_per_hour) || c->usd_per_hour < 0)
 		return diag_set(err, c->row.origin, c->row.line, 0, "usd_per_hour",
@@ -765,8 +749,7 @@ int cost_basis_rented_at(struct cost_basis *b, const struct cat_cloud *c, enum c
 	return rented(b, c, price, 0, err);
 }
 
-int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour,
-				struct diag *err)
+int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour, struct diag *err)
 {
 	struct cost_basis b;
 	if (cost_basis_owned(&b, in, err))

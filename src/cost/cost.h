@@ -65,44 +65,44 @@ enum tco_input {
 };
 
 struct tco_input_desc {
-	const char *flag;          /* command-line flag without dashes: "electricity" */
-	const char *facility_key;  /* facility.csv key of the default, or NULL */
-	const char *unit;          /* "USD/kWh" */
-	const char *what;          /* "electricity price" */
-	double min, max;           /* allowed range */
-	int min_exclusive;         /* 1: the value must be > min */
+	const char *flag;         /* command-line flag without dashes: "electricity" */
+	const char *facility_key; /* facility.csv key of the default, or NULL */
+	const char *unit;         /* "USD/kWh" */
+	const char *what;         /* "electricity price" */
+	double min, max;          /* allowed range */
+	int min_exclusive;        /* 1: the value must be > min */
 };
 
 /* Description of one input; never NULL for id < TCO_NINPUTS. */
 const struct tco_input_desc *tco_input_desc(enum tco_input id);
 
 enum tco_space {
-	TCO_SPACE_KW,         /* colocation billed per kW of provisioned power */
-	TCO_SPACE_RACK_UNIT,  /* billed per rack unit */
+	TCO_SPACE_KW,        /* colocation billed per kW of provisioned power */
+	TCO_SPACE_RACK_UNIT, /* billed per rack unit */
 };
 
 /* Where an input's value came from: what tco_input_source() writes. */
 enum tco_from {
-	TCO_FROM_NONE,          /* nothing set it: "" */
-	TCO_FROM_TEXT,          /* text: "default", "on-demand" */
-	TCO_FROM_FLAG,          /* its flag: "--pue" */
-	TCO_FROM_ROW,           /* a catalog row: "data/facility.csv:12", then text when not NULL */
-	TCO_FROM_NO_FACILITY,   /* its facility.csv key is missing: "facility.csv has no 'pue'" */
+	TCO_FROM_NONE,        /* nothing set it: "" */
+	TCO_FROM_TEXT,        /* text: "default", "on-demand" */
+	TCO_FROM_FLAG,        /* its flag: "--pue" */
+	TCO_FROM_ROW,         /* a catalog row: "data/facility.csv:12", then text when not NULL */
+	TCO_FROM_NO_FACILITY, /* its facility.csv key is missing: "facility.csv has no 'pue'" */
 };
 struct tco_source {
 	enum tco_from from;
-	const struct cat_row *row;  /* TCO_FROM_ROW: the row (catalog-owned) */
-	const char *text;           /* static words: TCO_FROM_TEXT's, or a note after the row; else NULL */
+	const struct cat_row *row; /* TCO_FROM_ROW: the row (catalog-owned) */
+	const char *text;          /* static words: TCO_FROM_TEXT's, or a note after the row; else NULL */
 };
 
 struct tco_inputs {
 	/* what is owned */
-	const char *name;           /* the server's catalog name, or a generic build's GPU's (tco_inputs_name) */
-	int generic;                /* 1: a generic build of gpus_per_server GPUs; name is the GPU's */
-	const char *server_key;     /* servers.csv key, or NULL for a generic build */
-	const char *gpu_key;        /* gpus.csv key */
+	const char *name;       /* the server's catalog name, or a generic build's GPU's (tco_inputs_name) */
+	int generic;            /* 1: a generic build of gpus_per_server GPUs; name is the GPU's */
+	const char *server_key; /* servers.csv key, or NULL for a generic build */
+	const char *gpu_key;    /* gpus.csv key */
 	double gpus_per_server;
-	double value[TCO_NINPUTS];  /* indexed by enum tco_input, in its unit */
+	double value[TCO_NINPUTS];             /* indexed by enum tco_input, in its unit */
 	struct tco_source source[TCO_NINPUTS]; /* where each value came from (tco_input_source) */
 	enum tco_space space;
 	/* the precision of the $/PFLOP-hour figure and the GPU's dense peak there */
@@ -111,15 +111,15 @@ struct tco_inputs {
 	/* the cloud comparator; cloud_key NULL when there is none */
 	const char *cloud_key, *cloud_name;
 	const char *cloud_gpu_key;
-	double cloud_gpus;          /* GPUs per instance */
-	int cloud_reserved;         /* 1: every hour of the period is paid, at the discount */
+	double cloud_gpus;             /* GPUs per instance */
+	int cloud_reserved;            /* 1: every hour of the period is paid, at the discount */
 	const struct cat_cloud *cloud; /* its catalog row (for its other tiers); NULL when set by hand */
-	enum cat_tier cloud_tier;   /* the tier of TCO_IN_CLOUD_PRICE */
-	double hours_per_year;      /* TCO_HOURS_PER_YEAR unless a worked example says otherwise */
+	enum cat_tier cloud_tier;      /* the tier of TCO_IN_CLOUD_PRICE */
+	double hours_per_year;         /* TCO_HOURS_PER_YEAR unless a worked example says otherwise */
 	/* from the bill of materials (tco_inputs_bom); NaN/0 without one */
-	double racks;               /* racks the servers fill (a share of one counts as such); NaN: one per server */
-	double extra_capex_usd;     /* fabric + storage + liquid cooling */
-	double extra_kw;            /* switches, optics, storage: drawn around the clock */
+	double racks;           /* racks the servers fill (a share of one counts as such); NaN: one per server */
+	double extra_capex_usd; /* fabric + storage + liquid cooling */
+	double extra_kw;        /* switches, optics, storage: drawn around the clock */
 };
 
 /*
@@ -133,8 +133,8 @@ struct tco_inputs {
 int tco_inputs_init(struct tco_inputs *in, const struct catalog *cat, struct diag *err);
 
 /* Sets the owned hardware from a catalog server (price, power, idle, U). */
-int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
-		      const struct cat_server *s, struct diag *err);
+int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat, const struct cat_server *s,
+		      struct diag *err);
 
 /*
  * Sets the owned hardware to a generic build of n GPUs of one type: the
@@ -145,9 +145,8 @@ int tco_inputs_server(struct tco_inputs *in, const struct catalog *cat,
  * hgx-h100-8, ...").  Returns -1 when the GPU has no price or power, or no
  * server gives a host share; the caller then asks for --price / --power-kw.
  */
-int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat,
-		       const struct cat_gpu *g, double n, char *why, size_t why_len,
-		       struct diag *err);
+int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat, const struct cat_gpu *g, double n,
+		       char *why, size_t why_len, struct diag *err);
 
 struct bom;
 /*
@@ -181,49 +180,49 @@ int tco_inputs_check(const struct tco_inputs *in, struct diag *err);
 
 struct tco_result {
 	/* installation */
-	double servers, gpus;              /* total GPUs = servers x gpus_per_server */
-	double hours;                      /* years x hours per year */
-	double utilisation;                /* fraction */
+	double servers, gpus; /* total GPUs = servers x gpus_per_server */
+	double hours;         /* years x hours per year */
+	double utilisation;   /* fraction */
 	/* one-off */
-	double server_capex_usd;           /* servers x price */
-	double addon_usd;                  /* fabric, storage and cooling (BOM), or server capex x add-on % */
-	double capex_usd;                  /* sum of the two */
+	double server_capex_usd; /* servers x price */
+	double addon_usd;        /* fabric, storage and cooling (BOM), or server capex x add-on % */
+	double capex_usd;        /* sum of the two */
 	double racks;
-	double residual_usd;               /* server capex x residual %, returned at the end */
+	double residual_usd; /* server capex x residual %, returned at the end */
 	/* per year */
-	double load_fraction;              /* average power / full power of a server */
-	double avg_power_kw;               /* per server */
-	double energy_kwh_per_year;        /* all servers, at the meter (with PUE) */
+	double load_fraction;       /* average power / full power of a server */
+	double avg_power_kw;        /* per server */
+	double energy_kwh_per_year; /* all servers, at the meter (with PUE) */
 	double energy_usd_per_year;
 	double space_usd_per_year;
 	double staff_usd_per_year;
 	double support_usd_per_year;
-	double opex_usd_per_year;          /* energy + space + staff + support */
+	double opex_usd_per_year; /* energy + space + staff + support */
 	/* over the period */
-	double total_usd;                  /* capex + opex x years - residual */
-	double gpu_hours_used;             /* gpus x hours x utilisation */
-	double usd_per_gpu_hour;           /* total / GPU-hours used */
-	double usd_per_pflop_hour;         /* at the GPU's dense peak; NaN without a peak */
+	double total_usd;          /* capex + opex x years - residual */
+	double gpu_hours_used;     /* gpus x hours x utilisation */
+	double usd_per_gpu_hour;   /* total / GPU-hours used */
+	double usd_per_pflop_hour; /* at the GPU's dense peak; NaN without a peak */
 	/* against the cloud (NaN without a comparator) */
 	int has_cloud;
-	double cloud_instances;            /* instances a reserved term pays for */
-	double cloud_usd_per_gpu_hour;     /* after the discount */
-	double cloud_total_usd;            /* the same GPU-hours rented */
-	double owned_usd_per_month;        /* opex / 12 */
+	double cloud_instances;        /* instances a reserved term pays for */
+	double cloud_usd_per_gpu_hour; /* after the discount */
+	double cloud_total_usd;        /* the same GPU-hours rented */
+	double owned_usd_per_month;    /* opex / 12 */
 	double cloud_usd_per_month;
-	double breakeven_month;            /* months after purchase; NaN when never */
-	int breakeven_in_period;           /* 1 when breakeven_month <= years x 12 */
-	double savings_usd;                /* cloud total - owned total (> 0: owning pays) */
-	double roi_pct;                    /* savings / capex x 100, over the period */
-	double roi_pct_per_year;           /* roi / years */
-	double npv_usd;                    /* NPV of owning instead of renting */
+	double breakeven_month;  /* months after purchase; NaN when never */
+	int breakeven_in_period; /* 1 when breakeven_month <= years x 12 */
+	double savings_usd;      /* cloud total - owned total (> 0: owning pays) */
+	double roi_pct;          /* savings / capex x 100, over the period */
+	double roi_pct_per_year; /* roi / years */
+	double npv_usd;          /* NPV of owning instead of renting */
 	/* the value of one input, others fixed, at which savings = 0; NaN: none in range */
 	double flip[TCO_NINPUTS];
 	/* terms the account shows on their own lines */
-	double months;                     /* years x 12 */
-	double support_basis_usd;          /* server capex + bill: what support is a share of */
-	double gain_usd_per_month;         /* cloud/month - owned/month (NaN without a cloud) */
-	double savings_pct_of_cloud;       /* savings / cloud total x 100 (NaN without a cloud) */
+	double months;                      /* years x 12 */
+	double support_basis_usd;           /* server capex + bill: what support is a share of */
+	double gain_usd_per_month;          /* cloud/month - owned/month (NaN without a cloud) */
+	double savings_pct_of_cloud;        /* savings / cloud total x 100 (NaN without a cloud) */
 	double cloud_usd_per_gpu_hour_used; /* cloud total / GPU-hours used: a reserved term pays idle hours */
 };
 
@@ -240,8 +239,8 @@ double tco_cloud_cumulative_usd(const struct tco_result *r, double month);
 /* Savings (cloud total - owned total) with one input replaced by v. */
 double tco_savings_with(const struct tco_inputs *in, enum tco_input id, double v);
 /* tco_compute() with one input replaced by v (flip points included). */
-int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v,
-		     struct tco_result *out, struct diag *err);
+int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v, struct tco_result *out,
+		     struct diag *err);
 
 /*
  * Whether an input takes part in the account: it has a value, colocation
@@ -264,8 +263,7 @@ void tco_inputs_name(const struct tco_inputs *in, struct strbuf *sb);
  * America ..."); NULL when a flag set the input or the row cites nothing.
  * Points into the catalog.
  */
-const char *tco_input_citation(const struct catalog *cat, const struct tco_inputs *in,
-			       enum tco_input id);
+const char *tco_input_citation(const struct catalog *cat, const struct tco_inputs *in, enum tco_input id);
 
 /* The inputs whose flip point is reported, in the order they are shown. */
 #define TCO_NFLIPS 9
@@ -274,8 +272,7 @@ enum tco_input tco_flip_input(size_t i);
  * Which side of its flip point owning wins on: "above" or "below" (static
  * strings); NULL when the input has no flip point.
  */
-const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *r,
-			  enum tco_input id);
+const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *r, enum tco_input id);
 
 /*
  * Owning against one price tier of the instance compared with, the other
@@ -285,15 +282,15 @@ const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *
  */
 struct tco_tier_result {
 	enum cat_tier tier;
-	double usd_per_hour;               /* the instance at this tier, after any discount */
-	int committed;                     /* 1: every hour of the period is paid */
+	double usd_per_hour; /* the instance at this tier, after any discount */
+	int committed;       /* 1: every hour of the period is paid */
 	double cloud_usd_per_gpu_hour;
-	double cloud_total_usd;            /* the same GPU-hours rented at this tier */
-	double savings_usd;                /* cloud total - owned total */
-	double savings_change_usd;         /* savings here - savings against on-demand; NaN without that tier */
-	double breakeven_month;            /* NaN: never */
-	double breakeven_utilisation_pct;  /* owning wins on one side of it; NaN: no flip within 0-100 % */
-	const char *own_when;              /* "above" or "below" that utilisation; NULL without one */
+	double cloud_total_usd;           /* the same GPU-hours rented at this tier */
+	double savings_usd;               /* cloud total - owned total */
+	double savings_change_usd;        /* savings here - savings against on-demand; NaN without that tier */
+	double breakeven_month;           /* NaN: never */
+	double breakeven_utilisation_pct; /* owning wins on one side of it; NaN: no flip within 0-100 % */
+	const char *own_when;             /* "above" or "below" that utilisation; NULL without one */
 };
 /*
  * Fills out[] with one result per tier the instance has a price at, in tier
@@ -305,20 +302,19 @@ size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTI
 #define TCO_GRID_UTIL 5
 #define TCO_GRID_ELEC 5
 struct tco_point {
-	double utilisation_pct;          /* 10 .. 100 */
-	double electricity_usd_per_kwh;  /* 0.05 .. 0.30 */
-	double savings_usd;              /* cloud total - owned total there */
+	double utilisation_pct;         /* 10 .. 100 */
+	double electricity_usd_per_kwh; /* 0.05 .. 0.30 */
+	double savings_usd;             /* cloud total - owned total there */
 };
 /* Fills grid[i][j]: utilisation i (rows), electricity price j (columns). */
 void tco_sensitivity(const struct tco_inputs *in, struct tco_point grid[TCO_GRID_UTIL][TCO_GRID_ELEC]);
 
 /* What the owned total is made of over the whole period, USD. */
 struct tco_breakdown {
-	double capex_less_residual_usd;  /* capex - residual, not below 0 */
+	double capex_less_residual_usd; /* capex - residual, not below 0 */
 	double energy_usd, space_usd, staff_usd, support_usd;
 };
-void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r,
-			 struct tco_breakdown *out);
+void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r, struct tco_breakdown *out);
 
 /*
  * Sizes the bill of materials of in's servers (cost/bom.h: racks, fabric,
@@ -329,9 +325,8 @@ void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r
  * filled, 0 when in has no power or count to size a bill by, or -1 with
  * *err (field = the flag) when a server does not fit a rack.
  */
-int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double rack_kw,
-			double storage_tb, double pue, int with_parts, struct bom *out,
-			struct diag *err);
+int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double rack_kw, double storage_tb,
+			double pue, int with_parts, struct bom *out, struct diag *err);
 
 /*
  * Names the owned hardware a build of n GPUs of g priced by hand (--price
@@ -341,15 +336,18 @@ void tco_inputs_build(struct tco_inputs *in, const struct cat_gpu *g, double n);
 
 /* ---- for plan ---- */
 
-enum cost_kind { COST_OWNED, COST_RENTED };
+enum cost_kind {
+	COST_OWNED,
+	COST_RENTED
+};
 
 struct cost_basis {
 	enum cost_kind kind;
-	const char *key;            /* servers.csv or clouds.csv key (or the generic name) */
+	const char *key; /* servers.csv or clouds.csv key (or the generic name) */
 	const char *gpu_key;
-	double gpus;                /* GPUs per server or instance */
-	double usd_per_gpu_hour;    /* all-in price of one GPU-hour of work */
-	double usd_per_hour;        /* the same for the whole server or instance */
+	double gpus;             /* GPUs per server or instance */
+	double usd_per_gpu_hour; /* all-in price of one GPU-hour of work */
+	double usd_per_hour;     /* the same for the whole server or instance */
 };
 
 /*
@@ -359,8 +357,7 @@ struct cost_basis {
  */
 int cost_basis_owned(struct cost_basis *b, const struct tco_inputs *in, struct diag *err);
 /* Rented: the instance's on-demand price less discount_pct, per GPU-hour. */
-int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct,
-		      struct diag *err);
+int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double discount_pct, struct diag *err);
 /*
  * Rented at a price tier.  A committed tier's price is charged for the
  * hours of the run only, as if the rest of the term were put to other work
@@ -369,8 +366,7 @@ int cost_basis_rented(struct cost_basis *b, const struct cat_cloud *c, double di
  */
 int cost_basis_rented_at(struct cost_basis *b, const struct cat_cloud *c, enum cat_tier t, struct diag *err);
 /* Shorthand for cost_basis_owned(...)->usd_per_gpu_hour. */
-int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour,
-				struct diag *err);
+int cost_owned_usd_per_gpu_hour(const struct tco_inputs *in, double *usd_per_gpu_hour, struct diag *err);
 
 /* The cost of gpu_hours GPU-hours on a basis: one multiplication. */
 static inline double cost_run_usd(const struct cost_basis *b, double gpu_hours)

@@ -34,7 +34,7 @@
 
 /* What a worker read; guarded by the collector's lock once stored. */
 struct result {
-	int have;               /* a sample() call has finished */
+	int have; /* a sample() call has finished */
 	int have_static;
 	struct gpu_static st;
 	int rc;
@@ -42,8 +42,8 @@ struct result {
 	struct gpu_mig_instance *mig;
 	size_t nmig;
 	struct gpu_gpm gpm;
-	struct gpu_gpm *mig_gpm;    /* parallel to mig */
-	int gpm_rc;                 /* GPU_OK, or why there are no profiling metrics */
+	struct gpu_gpm *mig_gpm; /* parallel to mig */
+	int gpm_rc;              /* GPU_OK, or why there are no profiling metrics */
 	char gpm_why[160];
 	struct xproc *procs;
 	size_t nprocs;
@@ -61,7 +61,7 @@ struct slot {
 	double busy_since;
 	int stalled;
 	int exited;
-	int lost;               /* reported by status() or the event thread */
+	int lost; /* reported by status() or the event thread */
 	struct result res;
 	int pcie_valid;
 	uint64_t pcie_tx, pcie_rx;
@@ -79,10 +79,10 @@ struct slot {
 struct collector {
 	struct collector_opts o;
 	pthread_mutex_t lock;
-	pthread_cond_t work;        /* workers wait for jobs */
-	pthread_cond_t done;        /* the publisher waits for workers */
-	pthread_cond_t tick;        /* the publisher's and others' sleeps; stop wakes them */
-	pthread_cond_t first;       /* the first snapshot was published */
+	pthread_cond_t work;  /* workers wait for jobs */
+	pthread_cond_t done;  /* the publisher waits for workers */
+	pthread_cond_t tick;  /* the publisher's and others' sleeps; stop wakes them */
+	pthread_cond_t first; /* the first snapshot was published */
 	int stop;
 	uint64_t gen;
 	struct slot *slots;
@@ -97,9 +97,9 @@ struct collector {
 	double start_wall;
 	double process_start_s;
 	double collect_duration_s;
-	double last_stall_s;        /* CLOCK_MONOTONIC of the last collection with a stall; 0: none */
+	double last_stall_s; /* CLOCK_MONOTONIC of the last collection with a stall; 0: none */
 	char last_stall_why[512];
-	struct snapshot *current;   /* guarded by lock */
+	struct snapshot *current; /* guarded by lock */
 	size_t size_hint[EXPO_NFORMATS];
 	struct collector *next_abandoned;
 };
@@ -186,8 +186,7 @@ static void read_comm(unsigned pid, char *buf, size_t len)
  * gpm() of one device or GPU instance.  Its first call only takes a sample;
  * then a second one 100 ms later gives the first collection its readings.
  */
-static int gpm_call(const struct gpu_backend *b, struct gpu_device *dev, unsigned gi,
-		    struct gpu_gpm *out)
+static int gpm_call(const struct gpu_backend *b, struct gpu_device *dev, unsigned gi, struct gpu_gpm *out)
 {
 	int rc = b->gpm(dev, gi, out);
 	if (rc == GPU_OK && !GPU_GPM_HAS(out, interval_s)) {
@@ -245,8 +244,8 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
 		sanity_static(&sl->scratch_st);
 		sl->static_at = now;
 		/* a GPU lost half-way still told who it is: keep what was read */
-		if (rc == GPU_OK || (rc == GPU_ERR_LOST && !sl->res.have_static &&
-				     GPU_STATIC_HAS(&sl->scratch_st, uuid))) {
+		if (rc == GPU_OK ||
+		    (rc == GPU_ERR_LOST && !sl->res.have_static && GPU_STATIC_HAS(&sl->scratch_st, uuid))) {
 			/* stored now, so a GPU whose next call hangs is still named */
 			pthread_mutex_lock(&sl->c->lock);
 			sl->res.st = sl->scratch_st;
@@ -280,8 +279,8 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
 				{
 					struct proc_container pc;
 					if (proc_container_of(NULL, p[i].pid, &pc) == 1)
-						snprintf(r->procs[i].container, sizeof(r->procs[i].container), "%.12s",
-							 pc.id);
+						snprintf(r->procs[i].container, sizeof(r->procs[i].container),
+							 "%.12s", pc.id);
 				}
 			}
 			r->nprocs = n;
@@ -400,8 +399,10 @@ static void process_stats(struct collector *c, struct xstats *s)
 		if (p) {
 			unsigned long utime = 0, stime = 0, vsize = 0;
 			long rss = 0, threads = 0;
-			if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d "
-				   "%ld %*d %*u %lu %ld", &utime, &stime, &threads, &vsize, &rss) == 5 &&
+			if (sscanf(p + 2,
+				   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu %*d %*d %*d %*d "
+				   "%ld %*d %*u %lu %ld",
+				   &utime, &stime, &threads, &vsize, &rss) == 5 &&
 			    ticks > 0) {
 				s->cpu_seconds = (double)(utime + stime) / (double)ticks;
 				s->virtual_bytes = (double)vsize;
@@ -418,7 +419,7 @@ static void process_stats(struct collector *c, struct xstats *s)
 			if (e->d_name[0] != '.')
 				n++;
 		closedir(d);
-		s->open_fds = n - 1;    /* the directory stream's own descriptor */
+		s->open_fds = n - 1; /* the directory stream's own descriptor */
 	}
 	if (!getrlimit(RLIMIT_NOFILE, &rl))
 		s->max_fds = rl.rlim_cur == RLIM_INFINITY ? INFINITY : (double)rl.rlim_cur;
@@ -622,7 +623,7 @@ static void collect_notes(struct collector *c, const struct kube_health *kh, cha
 				break;
 		}
 		if (k < i)
-			continue;   /* listed with an earlier GPU */
+			continue; /* listed with an earlier GPU */
 		gpus[0] = '\0';
 		for (k = i; k < c->nslots; k++) {
 			const struct result *q = &c->slots[k].res;
@@ -637,9 +638,10 @@ static void collect_notes(struct collector *c, const struct kube_health *kh, cha
 	if (c->o.kube && !kh->up && l < len)
 		l += (size_t)snprintf(out + l, len - l, "no pod labels: %s\n", kh->why);
 	if (c->o.kube && kh->dropped && l < len)
-		snprintf(out + l, len - l,
-			 "pod labels on %zu NVIDIA devices only: the kubelet assigns %zu more, past the bound of %d\n",
-			 kh->devices, kh->dropped, KUBE_MAX_DEVICES);
+		snprintf(
+			out + l, len - l,
+			"pod labels on %zu NVIDIA devices only: the kubelet assigns %zu more, past the bound of %d\n",
+			kh->devices, kh->dropped, KUBE_MAX_DEVICES);
 }
 
 /*
@@ -680,8 +682,8 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	for (i = 0; i < c->nslots; i++) {
 		struct slot *sl = &c->slots[i];
 		/* the first collection waited the whole timeout for it: stalled too */
-		if (sl->busy && !sl->stalled && (now - sl->busy_since >= c->o.timeout_s ||
-						 (whole && now - t0 >= c->o.timeout_s))) {
+		if (sl->busy && !sl->stalled &&
+		    (now - sl->busy_since >= c->o.timeout_s || (whole && now - t0 >= c->o.timeout_s))) {
 			sl->stalled = 1;
 			c->stalled_calls++;
 		}
@@ -874,7 +876,7 @@ static void kmsg_line(struct collector *c, const char *line)
 	double t;
 	if (!host_parse_xid(line, strlen(line), &x))
 		return;
-	host_xid_release(&x);  /* the code, the GPU and the time are booked, not the text */
+	host_xid_release(&x); /* the code, the GPU and the time are booked, not the text */
 	if (x.code < 0)
 		return;
 	slot = slot_by_pci(c, x.pci);
@@ -896,18 +898,18 @@ static void *kmsg_main(void *arg)
 	struct stat st;
 
 	if (fd < 0) {
-		warning("export: cannot read the kernel log '%s': %s (XIDs from NVML events only)",
-			c->o.kmsg_path, strerror(errno));
+		warning("export: cannot read the kernel log '%s': %s (XIDs from NVML events only)", c->o.kmsg_path,
+			strerror(errno));
 		goto out;
 	}
 	/*
 	 * The only character device that is a kernel log is /dev/kmsg (1:11);
 	 * /dev/zero or /dev/urandom would be read forever at full speed.
 	 */
-	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
-	    !(major(st.st_rdev) == 1 && minor(st.st_rdev) == 11)) {
+	if (fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && !(major(st.st_rdev) == 1 && minor(st.st_rdev) == 11)) {
 		warning("export: '%s' is a device but not the kernel log (/dev/kmsg); "
-			"XIDs from NVML events only", c->o.kmsg_path);
+			"XIDs from NVML events only",
+			c->o.kmsg_path);
 		close(fd);
 		goto out;
 	}
@@ -924,7 +926,8 @@ static void *kmsg_main(void *arg)
 		if (n > 0 && memchr(buf, '\0', (size_t)n)) {
 			/* kernel log records are text: this is not one */
 			warning("export: '%s' holds binary data, not kernel log lines; "
-				"XIDs from NVML events only", c->o.kmsg_path);
+				"XIDs from NVML events only",
+				c->o.kmsg_path);
 			atomic_store(&c->kmsg_up, 0);
 			break;
 		}
@@ -945,7 +948,7 @@ static void *kmsg_main(void *arg)
 			continue;
 		}
 		if (n < 0 && errno == EPIPE)
-			continue;   /* records were overwritten before we read them */
+			continue; /* records were overwritten before we read them */
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno != EAGAIN) {
@@ -981,16 +984,17 @@ out:
 
 /* ---- lifecycle ---- */
 
-static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, char *err, size_t len,
-			const char *what)
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, char *err, size_t len, const char *what)
 {
 	int rc = pthread_create(t, NULL, fn, arg);
 	if (rc) {
 		/* EAGAIN: the process is at its task limit, which names the fix */
-		snprintf(err, len, "cannot start the %s thread: %s%s", what, strerror(rc),
-			 rc == EAGAIN ? " (the task limit: systemd's TasksMax, the cgroup's pids.max or ulimit -u; "
-					"the exporter runs one thread per GPU, --http-threads more, and about 10 others)"
-				      : "");
+		snprintf(
+			err, len, "cannot start the %s thread: %s%s", what, strerror(rc),
+			rc == EAGAIN ?
+				" (the task limit: systemd's TasksMax, the cgroup's pids.max or ulimit -u; "
+				"the exporter runs one thread per GPU, --http-threads more, and about 10 others)" :
+				"");
 		return -1;
 	}
 	return 0;

@@ -79,8 +79,10 @@ int listen_addr_parse(const char *text, struct listen_addr *out, char *why, size
 		colon = strrchr(text, ':');
 		if (!colon) {
 			if (strspn(text, "0123456789") == strlen(text))
-				snprintf(why, why_len, "'%s' has no host part; use :%s for every address "
-					 "or 127.0.0.1:%s", text, text, text);
+				snprintf(why, why_len,
+					 "'%s' has no host part; use :%s for every address "
+					 "or 127.0.0.1:%s",
+					 text, text, text);
 			else
 				snprintf(why, why_len, "'%s' has no port; use HOST:PORT or :PORT", text);
 			return -1;
@@ -246,8 +248,7 @@ static int san_allowed(const struct web_config *wc, const gnutls_datum_t *der)
 			else
 				continue;
 			value = text;
-		} else if (type == GNUTLS_SAN_DNSNAME || type == GNUTLS_SAN_RFC822NAME ||
-			   type == GNUTLS_SAN_URI) {
+		} else if (type == GNUTLS_SAN_DNSNAME || type == GNUTLS_SAN_RFC822NAME || type == GNUTLS_SAN_URI) {
 			san[len] = '\0';
 		} else {
 			continue;
@@ -266,8 +267,7 @@ static int client_cert_ok(const struct web_config *wc, struct MHD_Connection *co
 	const union MHD_ConnectionInfo *ci;
 	const gnutls_datum_t *certs;
 	unsigned n = 0, status = 0;
-	if (!wc || !wc->tls || wc->client_auth == CLIENT_AUTH_NONE ||
-	    wc->client_auth == CLIENT_AUTH_REQUEST)
+	if (!wc || !wc->tls || wc->client_auth == CLIENT_AUTH_NONE || wc->client_auth == CLIENT_AUTH_REQUEST)
 		return 1;
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	if (!ci || !ci->tls_session || !gt.ok)
@@ -275,8 +275,7 @@ static int client_cert_ok(const struct web_config *wc, struct MHD_Connection *co
 	certs = gt.get_peers((gnutls_session_t)ci->tls_session, &n);
 	if (!certs || !n)
 		return wc->client_auth == CLIENT_AUTH_VERIFY_IF_GIVEN;
-	if (wc->client_auth == CLIENT_AUTH_VERIFY_IF_GIVEN ||
-	    wc->client_auth == CLIENT_AUTH_REQUIRE_AND_VERIFY) {
+	if (wc->client_auth == CLIENT_AUTH_VERIFY_IF_GIVEN || wc->client_auth == CLIENT_AUTH_REQUIRE_AND_VERIFY) {
 		if (gt.verify_peers2((gnutls_session_t)ci->tls_session, &status) < 0 || status)
 			return 0;
 	}
@@ -322,16 +321,16 @@ struct conn {
 	struct sockaddr_storage addr;
 	socklen_t alen;
 	double accepted_s;
-	double idle_s;              /* monotonic s: accepted, or the previous answer finished */
-	double line_s;              /* when the request line came (in_request) */
-	double answer_s;            /* when the answer was queued (answering) */
-	struct MHD_Daemon *d;       /* the daemon it was handed to */
-	struct MHD_Connection *mc;  /* set when libmicrohttpd reports it started */
-	int in_request;             /* a request line read, its answer not finished */
-	int answering;              /* the handler took the request */
-	unsigned served;            /* answers completed */
-	int evicted;                /* shut down by the acceptor: eviction or a deadline */
-	struct auth_job *job;       /* a password being checked for its request */
+	double idle_s;             /* monotonic s: accepted, or the previous answer finished */
+	double line_s;             /* when the request line came (in_request) */
+	double answer_s;           /* when the answer was queued (answering) */
+	struct MHD_Daemon *d;      /* the daemon it was handed to */
+	struct MHD_Connection *mc; /* set when libmicrohttpd reports it started */
+	int in_request;            /* a request line read, its answer not finished */
+	int answering;             /* the handler took the request */
+	unsigned served;           /* answers completed */
+	int evicted;               /* shut down by the acceptor: eviction or a deadline */
+	struct auth_job *job;      /* a password being checked for its request */
 	struct conn *next;
 };
 
@@ -342,16 +341,16 @@ struct conn {
  */
 struct auth_job {
 	struct MHD_Connection *mc;
-	struct wc_ref *ref;         /* the configuration it is checked against, held */
-	unsigned char ip[16];       /* the client's address (ip_key) */
-	char creds[1024];           /* user, NUL, password */
-	int tier;                   /* AUTH_TIER_*: the lower, the sooner it is checked */
+	struct wc_ref *ref;   /* the configuration it is checked against, held */
+	unsigned char ip[16]; /* the client's address (ip_key) */
+	char creds[1024];     /* user, NUL, password */
+	int tier;             /* AUTH_TIER_*: the lower, the sooner it is checked */
 	double queued_s;
-	int ready;                  /* suspended: the bcrypt thread may resume it */
-	int cancelled;              /* resumed unchecked, answered 429: pushed out or waited too long */
-	int result;                 /* 1 allowed, 0 refused, -1 not checked (429); once done */
+	int ready;     /* suspended: the bcrypt thread may resume it */
+	int cancelled; /* resumed unchecked, answered 429: pushed out or waited too long */
+	int result;    /* 1 allowed, 0 refused, -1 not checked (429); once done */
 	int done;
-	struct auth_job *next;      /* the queue, in arrival order */
+	struct auth_job *next; /* the queue, in arrival order */
 };
 
 /*
@@ -360,7 +359,11 @@ struct auth_job {
  * that sent some (an attacker cycling through its addresses); then an
  * address that sent wrong passwords itself.
  */
-enum { AUTH_TIER_CLEAN, AUTH_TIER_GROUP, AUTH_TIER_FAILED };
+enum {
+	AUTH_TIER_CLEAN,
+	AUTH_TIER_GROUP,
+	AUTH_TIER_FAILED
+};
 
 /*
  * The book of wrong passwords: an open-addressing hash table of addresses
@@ -372,22 +375,22 @@ enum { AUTH_TIER_CLEAN, AUTH_TIER_GROUP, AUTH_TIER_FAILED };
  */
 #define AUTH_BOOK 4096
 #define AUTH_PROBE 8
-#define AUTH_FREE_FAILS 3       /* wrong passwords an address may send before it waits */
+#define AUTH_FREE_FAILS 3 /* wrong passwords an address may send before it waits */
 #define AUTH_BACKOFF_MIN_S 0.25
 #define AUTH_BACKOFF_MAX_S 30.0
 #define AUTH_FORGET_S 60.0
-#define AUTH_QUEUE_MAX 16       /* requests waiting for the bcrypt thread, one per address */
-#define AUTH_WAIT_MAX_S 5.0     /* a request waits no longer for its check (then 429) */
+#define AUTH_QUEUE_MAX 16   /* requests waiting for the bcrypt thread, one per address */
+#define AUTH_WAIT_MAX_S 5.0 /* a request waits no longer for its check (then 429) */
 
 struct auth_fail {
-	unsigned char key[16];      /* ip_key(), or group_key() */
-	unsigned char group;        /* key is a group's */
+	unsigned char key[16]; /* ip_key(), or group_key() */
+	unsigned char group;   /* key is a group's */
 	unsigned fails;
 	double until_s, last_s;
 };
 
 struct wc_ref {
-	struct web_config *wc;      /* NULL: no web config */
+	struct web_config *wc; /* NULL: no web config */
 	int refs;
 };
 
@@ -398,16 +401,16 @@ struct lingering {
 
 struct server {
 	struct server_opts o;
-	int fd;                     /* the listening socket */
-	int wake[2];                /* wakes the acceptor (stop) */
+	int fd;      /* the listening socket */
+	int wake[2]; /* wakes the acceptor (stop) */
 	pthread_t acceptor;
 	int acceptor_started;
 	char hostport[128];
 	char url[160];
 	pthread_mutex_t lock;
 	/* guarded by lock */
-	struct MHD_Daemon *d;       /* the daemon new connections go to */
-	int tls;                    /* d speaks TLS */
+	struct MHD_Daemon *d; /* the daemon new connections go to */
+	int tls;              /* d speaks TLS */
 	int stopping;
 	struct wc_ref *cfg;
 	struct conn *conns;
@@ -543,8 +546,8 @@ static enum MHD_Result reply(struct server *s, struct MHD_Connection *conn, cons
 	return queue(s, conn, wc, status, resp);
 }
 
-static enum MHD_Result reply_retry(struct server *s, struct MHD_Connection *conn,
-				   const struct web_config *wc, unsigned retry_s)
+static enum MHD_Result reply_retry(struct server *s, struct MHD_Connection *conn, const struct web_config *wc,
+				   unsigned retry_s)
 {
 	static const char body[] = "Too Many Requests\n";
 	char secs[16];
@@ -592,8 +595,7 @@ static int b64_decode(const char *in, char *out, size_t out_len)
 	return (int)n;
 }
 
-int server_basic_credentials(const char *header, char *buf, size_t len, const char **user,
-			     const char **password)
+int server_basic_credentials(const char *header, char *buf, size_t len, const char **user, const char **password)
 {
 	char *colon;
 	int n;
@@ -614,14 +616,18 @@ int server_basic_credentials(const char *header, char *buf, size_t len, const ch
 	return 0;
 }
 
-enum auth_verdict { AUTH_OK, AUTH_DENIED, AUTH_WAIT };
+enum auth_verdict {
+	AUTH_OK,
+	AUTH_DENIED,
+	AUTH_WAIT
+};
 
 /*
  * The book's entry for key (lock held); NULL when absent and !create.  An
  * entry unused for AUTH_FORGET_S counts as empty.
  */
-static struct auth_fail *auth_entry(struct server *s, const unsigned char key[16], int group,
-				    int create, double now)
+static struct auth_fail *auth_entry(struct server *s, const unsigned char key[16], int group, int create,
+				    double now)
 {
 	struct auth_fail *free_e = NULL, *oldest = NULL;
 	uint32_t h = 2166136261u; /* FNV-1a */
@@ -685,7 +691,7 @@ static struct auth_job *auth_pick(struct server *s, double now)
 			s->auth_queued--;
 		}
 		if (j->cancelled || s->auth_stop) {
-			best = pp;  /* no hash to compute: let it go first */
+			best = pp; /* no hash to compute: let it go first */
 			break;
 		}
 		if (!best || j->tier < (*best)->tier)
@@ -825,7 +831,7 @@ static int auth_enqueue(struct server *s, struct auth_job *j, unsigned *retry_s,
 		pthread_cond_signal(&s->auth_cv);
 	}
 	j->queued_s = now;
-	*pp = j;    /* the end of the list */
+	*pp = j; /* the end of the list */
 	s->auth_queued++;
 	return 0;
 }
@@ -843,7 +849,9 @@ static int auth_enqueue(struct server *s, struct auth_job *j, unsigned *retry_s,
  * address that guessed nothing is checked next, and neither the guesses
  * nor the hashing hold up the scrapers whose passwords are cached.
  */
-enum { AUTH_SUSPENDED = AUTH_WAIT + 1 };
+enum {
+	AUTH_SUSPENDED = AUTH_WAIT + 1
+};
 
 static int authorized(struct server *s, struct MHD_Connection *conn, struct wc_ref *r, int verified,
 		      unsigned *retry_s)
@@ -925,12 +933,12 @@ static void metrics_free(void *cls)
 	free(m);
 }
 
-static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *conn,
-				     const struct web_config *wc)
+static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *conn, const struct web_config *wc)
 {
 	const char *ct;
-	enum expo_format f = expo_negotiate(
-		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT), &ct);
+	enum expo_format f = expo_negotiate(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+									MHD_HTTP_HEADER_ACCEPT),
+					    &ct);
 	struct snapshot *snap = collector_acquire(s->o.collector);
 	struct metrics_body *m;
 	struct strbuf tail = STRBUF_INIT;
@@ -958,8 +966,7 @@ static enum MHD_Result serve_metrics(struct server *s, struct MHD_Connection *co
 	return queue(s, conn, wc, MHD_HTTP_OK, resp);
 }
 
-static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *conn,
-				    const struct web_config *wc)
+static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *conn, const struct web_config *wc)
 {
 	struct snapshot *snap = collector_acquire(s->o.collector);
 	char body[1400];
@@ -970,8 +977,9 @@ static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *con
 	} else {
 		double age = mono_now() - snap->mono_s;
 		if (age > s->o.stale_s) {
-			snprintf(body, sizeof(body), "unhealthy: the last collection is %.1f s old (limit %.1f s)\n",
-				 age, s->o.stale_s);
+			snprintf(body, sizeof(body),
+				 "unhealthy: the last collection is %.1f s old (limit %.1f s)\n", age,
+				 s->o.stale_s);
 			status = MHD_HTTP_SERVICE_UNAVAILABLE;
 		} else if (!snap->healthy) {
 			snprintf(body, sizeof(body), "unhealthy: %s\n", snap->health);
@@ -992,9 +1000,14 @@ static enum MHD_Result serve_health(struct server *s, struct MHD_Connection *con
  * not found.  One spelling per endpoint leaves nothing for a filter in
  * front of the exporter to miss.
  */
-enum route { ROUTE_NONE = 1, ROUTE_METRICS, ROUTE_HEALTH, ROUTE_ROOT };
+enum route {
+	ROUTE_NONE = 1,
+	ROUTE_METRICS,
+	ROUTE_HEALTH,
+	ROUTE_ROOT
+};
 #define ROUTE_MASK 7u
-#define REQ_SEEN 8u         /* the handler has had its first call */
+#define REQ_SEEN 8u /* the handler has had its first call */
 
 int server_route(const char *target)
 {
@@ -1053,9 +1066,9 @@ static int resumed(struct server *s, struct MHD_Connection *conn)
 	return r;
 }
 
-static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
-			       const char *method, const char *version, const char *upload_data,
-			       size_t *upload_data_size, void **req_cls)
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+			       const char *version, const char *upload_data, size_t *upload_data_size,
+			       void **req_cls)
 {
 	struct server *s = cls;
 	uintptr_t st = (uintptr_t)*req_cls;
@@ -1086,7 +1099,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	wc = r->wc;
 	if (wc && wc->tls && !client_cert_ok(wc, conn)) {
 		cfg_release(s, r);
-		return MHD_NO;      /* closes the connection, as a failed handshake would */
+		return MHD_NO; /* closes the connection, as a failed handshake would */
 	}
 	/*
 	 * A cached password first: its request has a rate-limit bucket of its
@@ -1097,7 +1110,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	if (wc && !resumed(s, conn) && !web_config_rate_allow(wc, verified)) {
 		rc = reply_retry(s, conn, wc, (unsigned)ceil(wc->rate_interval_s));
 	} else if ((av = authorized(s, conn, r, verified, &retry)) == AUTH_SUSPENDED) {
-		rc = MHD_YES;       /* answered when the bcrypt thread resumes it */
+		rc = MHD_YES; /* answered when the bcrypt thread resumes it */
 	} else if (av == AUTH_WAIT) {
 		rc = reply_retry(s, conn, wc, retry);
 	} else if (av != AUTH_OK) {
@@ -1125,7 +1138,8 @@ static void conn_notify(void *cls, struct MHD_Connection *mc, void **socket_cont
 	struct server *s = cls;
 	struct conn **pp, *c;
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(mc,
+									     MHD_CONNECTION_INFO_CONNECTION_FD);
 		pthread_mutex_lock(&s->lock);
 		/* newest first: a record whose socket number was reused is older */
 		for (c = s->conns; c && ci; c = c->next)
@@ -1171,8 +1185,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 /* Starts a daemon that serves the connections the acceptor hands it, with wc's TLS settings. */
-static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config *wc, char *err,
-				       size_t err_len)
+static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config *wc, char *err, size_t err_len)
 {
 	struct MHD_OptionItem opts[20];
 	/* ITC: connections handed over with MHD_add_connection are picked up at once */
@@ -1190,8 +1203,8 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 	}
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, s->o.threads, NULL};
 	/* the limits are the acceptor's; this only keeps evicted connections from counting twice */
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT,
-					    (intptr_t)(s->o.max_connections * 2 + 64), NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, (intptr_t)(s->o.max_connections * 2 + 64),
+					    NULL};
 	/*
 	 * The acceptor enforces --http-timeout itself (deadlines()), resetting
 	 * a connection whose answer still sits unsent in the kernel; this is
@@ -1201,8 +1214,8 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 	 */
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT,
 					    (intptr_t)((unsigned)ceil(s->o.timeout_s) + 1), NULL};
-	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-					    (intptr_t)s->o.connection_memory, NULL};
+	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)s->o.connection_memory,
+					    NULL};
 	/* refuse what RFC 9112 says to refuse (an HTTP/1.1 request without Host ...) */
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL};
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)request_start, s};
@@ -1221,13 +1234,11 @@ static struct MHD_Daemon *daemon_start(struct server *s, const struct web_config
 			 * server's own certificate serves as the list.
 			 */
 			opts[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_TRUST, 0,
-							    wc->client_ca_pem ? wc->client_ca_pem
-									      : wc->cert_pem};
+							    wc->client_ca_pem ? wc->client_ca_pem : wc->cert_pem};
 		}
 	}
 	opts[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-	d = MHD_start_daemon(flags, 0, NULL, NULL, handler, s,
-			     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+	d = MHD_start_daemon(flags, 0, NULL, NULL, handler, s, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 			     MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	if (!d)
 		snprintf(err, err_len, "libmicrohttpd could not start%s",
@@ -1257,8 +1268,8 @@ static void refuse(struct server *s, int fd, int too_many_from_ip, int tls, cons
 	char text[INET6_ADDRSTRLEN];
 	ip_text(sa, text, sizeof(text));
 	xlog_limited(&refuse_log, LOG_WARN, "export: http: refused a connection from %s: %s", text,
-		     too_many_from_ip ? "too many from that address (--max-per-ip)"
-				      : "too many connections (--max-connections)");
+		     too_many_from_ip ? "too many from that address (--max-per-ip)" :
+					"too many connections (--max-connections)");
 	if (tls) {
 		close(fd);
 		return;
@@ -1360,8 +1371,9 @@ static struct conn *busiest_victim(struct server *s, unsigned same)
 		ip_key((const struct sockaddr *)&c->addr, other);
 		if (memcmp(key, other, 16))
 			continue;
-		if (c->answering != v->answering ? c->answering
-						 : (c->answering ? c->answer_s < v->answer_s : c->accepted_s < v->accepted_s))
+		if (c->answering != v->answering ?
+			    c->answering :
+			    (c->answering ? c->answer_s < v->answer_s : c->accepted_s < v->accepted_s))
 			v = c;
 	}
 	return v;
@@ -1560,8 +1572,7 @@ static void *acceptor_main(void *arg)
 
 static void build_landing(struct server *s)
 {
-	const char *names = s->o.names == NAMES_DCGM ? "dcgm" : s->o.names == NAMES_NATIVE ? "native"
-											 : "both";
+	const char *names = s->o.names == NAMES_DCGM ? "dcgm" : s->o.names == NAMES_NATIVE ? "native" : "both";
 	s->landing = xasprintf(
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>gpuscope exporter</title></head>\n<body>\n"
@@ -1613,7 +1624,7 @@ static int open_listener(struct server *s, char *err, size_t err_len)
 		close(fd);
 		return -1;
 	}
-	memset(&bound, 0, sizeof(bound));  /* as for accept4() in the acceptor */
+	memset(&bound, 0, sizeof(bound)); /* as for accept4() in the acceptor */
 	if (getsockname(fd, (struct sockaddr *)&bound, &blen) == 0)
 		addr_text(&bound, text, sizeof(text));
 	else
@@ -1647,8 +1658,7 @@ static void auth_stop(struct server *s)
 	s->auth_started = 0;
 }
 
-struct server *server_start(const struct server_opts *o, struct web_config *wc, char *err,
-			    size_t err_len)
+struct server *server_start(const struct server_opts *o, struct web_config *wc, char *err, size_t err_len)
 {
 	struct server *s = xcalloc(1, sizeof(*s));
 	int rc;

@@ -18,10 +18,14 @@
 const char *check_status_name(enum check_status s)
 {
 	switch (s) {
-	case CHECK_OK: return "ok";
-	case CHECK_SKIP: return "skip";
-	case CHECK_WARN: return "warn";
-	default: return "fail";
+	case CHECK_OK:
+		return "ok";
+	case CHECK_SKIP:
+		return "skip";
+	case CHECK_WARN:
+		return "warn";
+	default:
+		return "fail";
 	}
 }
 
@@ -224,7 +228,8 @@ static void rules_driver(struct check_report *r)
 		ADD(r, "nvml.library", "nvml library", -1, have_gpus_on_bus ? CHECK_FAIL : CHECK_SKIP,
 		    fmt("%s", r->backend_error),
 		    have_gpus_on_bus ? xstrdup("install the NVIDIA driver for these GPUs (its user-space part "
-					       "provides libnvidia-ml.so.1) or put it on the library path") : NULL);
+					       "provides libnvidia-ml.so.1) or put it on the library path") :
+				       NULL);
 		break;
 	case GPU_ERR_NO_DRIVER:
 		ADD(r, "nvml.library", "nvml library", -1, CHECK_FAIL, fmt("%s", r->backend_error),
@@ -249,7 +254,8 @@ static void rules_driver(struct check_report *r)
 	if (r->driver.present && r->driver.version[0])
 		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_OK,
 		    fmt("NVIDIA %s kernel module %s", r->driver.open_module == 1 ? "open" : "proprietary",
-			r->driver.version), NULL);
+			r->driver.version),
+		    NULL);
 	else if (r->driver.present)
 		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_WARN,
 		    xstrdup("/proc/driver/nvidia/version names no version"), NULL);
@@ -260,7 +266,8 @@ static void rules_driver(struct check_report *r)
 	else if (r->backend_rc == GPU_OK && r->ngpus)
 		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_SKIP,
 		    fmt("/proc/driver/nvidia/version is absent, but NVML sees %u GPU%s, so a module is loaded",
-			r->ngpus, r->ngpus == 1 ? "" : "s"), NULL);
+			r->ngpus, r->ngpus == 1 ? "" : "s"),
+		    NULL);
 	else if (have_gpus_on_bus)
 		ADD(r, "driver.kernel_module", "kernel module", -1, CHECK_FAIL,
 		    fmt("%zu NVIDIA GPU%s on the PCI bus but no NVIDIA kernel module loaded",
@@ -282,7 +289,8 @@ static void rules_driver(struct check_report *r)
 	 * (NVML refuses to start otherwise); when it refused, the library
 	 * file's name carries the user-space version.
 	 */
-	if (r->backend_rc == GPU_ERR_VERSION_MISMATCH || (r->driver.version[0] && nv[0] && strcmp(nv, r->driver.version))) {
+	if (r->backend_rc == GPU_ERR_VERSION_MISMATCH ||
+	    (r->driver.version[0] && nv[0] && strcmp(nv, r->driver.version))) {
 		const char *lib = nv[0] ? nv : r->nvml_file_version[0] ? r->nvml_file_version : "?";
 		ADD(r, "driver.version_match", "driver versions", -1, CHECK_FAIL,
 		    fmt("kernel module %s, NVML library %s: driver/library version mismatch",
@@ -302,7 +310,8 @@ static void rules_driver(struct check_report *r)
 		    NULL);
 	} else if (!r->modules.nvidia) {
 		if (have_gpus_on_bus || r->backend_rc != GPU_ERR_NO_LIBRARY)
-			ADD(r, "driver.modules", "kernel modules", -1, CHECK_FAIL, xstrdup("nvidia module not loaded"),
+			ADD(r, "driver.modules", "kernel modules", -1, CHECK_FAIL,
+			    xstrdup("nvidia module not loaded"),
 			    xstrdup("modprobe nvidia; if it fails, reinstall the driver for this kernel (DKMS)"));
 	} else if (!r->modules.nvidia_uvm) {
 		ADD(r, "driver.modules", "kernel modules", -1, CHECK_FAIL,
@@ -311,7 +320,8 @@ static void rules_driver(struct check_report *r)
 	} else {
 		ADD(r, "driver.modules", "kernel modules", -1, CHECK_OK,
 		    fmt("nvidia, nvidia_uvm%s%s%s loaded", r->modules.nvidia_modeset ? ", nvidia_modeset" : "",
-			r->modules.nvidia_drm ? ", nvidia_drm" : "", r->modules.nvidia_peermem ? ", nvidia_peermem" : ""),
+			r->modules.nvidia_drm ? ", nvidia_drm" : "",
+			r->modules.nvidia_peermem ? ", nvidia_peermem" : ""),
 		    NULL);
 	}
 
@@ -328,7 +338,8 @@ static void rules_driver(struct check_report *r)
 	else if (r->blacklist.nouveau_blacklisted || r->blacklist.nouveau_modeset0)
 		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_OK,
 		    fmt("not loaded, %s in %s", r->blacklist.nouveau_blacklisted ? "blacklisted" : "modeset=0",
-			text_of(r->blacklist.where)), NULL);
+			text_of(r->blacklist.where)),
+		    NULL);
 	else if (have_gpus_on_bus && r->blacklist.unreadable.error)
 		ADD(r, "driver.nouveau", "nouveau", -1, CHECK_SKIP,
 		    skip_text("not loaded", &r->blacklist.unreadable), NULL);
@@ -346,8 +357,8 @@ static void rules_count(struct check_report *r)
 	if (r->ngpus == 0) {
 		ADD(r, "gpu.count", "gpus", -1, CHECK_FAIL, xstrdup("the driver is loaded but sees no GPU"),
 		    xstrdup(r->container.in_container ?
-			    "start the container with GPUs (docker run --gpus all, or a nvidia.com/gpu limit)" :
-			    "check that the GPUs are on the PCI bus (lspci -d 10de:) and read dmesg"));
+				    "start the container with GPUs (docker run --gpus all, or a nvidia.com/gpu limit)" :
+				    "check that the GPUs are on the PCI bus (lspci -d 10de:) and read dmesg"));
 		return;
 	}
 	if (r->n_nvidia_pci > r->ngpus && !r->container.in_container)
@@ -355,7 +366,8 @@ static void rules_count(struct check_report *r)
 		    fmt("%zu NVIDIA GPUs on the PCI bus, NVML sees %u", r->n_nvidia_pci, r->ngpus),
 		    xstrdup("read dmesg for the GPUs the driver did not initialise (RmInitAdapter failed)"));
 	else
-		ADD(r, "gpu.count", "gpus", -1, CHECK_OK, fmt("%u GPU%s", r->ngpus, r->ngpus == 1 ? "" : "s"), NULL);
+		ADD(r, "gpu.count", "gpus", -1, CHECK_OK, fmt("%u GPU%s", r->ngpus, r->ngpus == 1 ? "" : "s"),
+		    NULL);
 }
 
 /* Runtime CUDA `rt` against the driver's CUDA `drv`, naming versions and the fix. */
@@ -366,26 +378,31 @@ static void rule_runtime_vs_driver(struct check_report *r, const char *id, const
 	const struct compat_cuda *row = compat_cuda_row(rt);
 	const char *drvver = nvml_driver(r);
 	if (drv <= 0) {
-		ADD(r, id, title, -1, CHECK_SKIP, fmt("%s CUDA %s; the driver's CUDA version is unknown", what,
-						     cuda_str(rt, a, sizeof(a))), NULL);
+		ADD(r, id, title, -1, CHECK_SKIP,
+		    fmt("%s CUDA %s; the driver's CUDA version is unknown", what, cuda_str(rt, a, sizeof(a))),
+		    NULL);
 		return;
 	}
 	if (rt <= drv) {
-		ADD(r, id, title, -1, CHECK_OK, fmt("%s CUDA %s, driver supports %s", what, cuda_str(rt, a, sizeof(a)),
-						    cuda_str(drv, b, sizeof(b))), NULL);
+		ADD(r, id, title, -1, CHECK_OK,
+		    fmt("%s CUDA %s, driver supports %s", what, cuda_str(rt, a, sizeof(a)),
+			cuda_str(drv, b, sizeof(b))),
+		    NULL);
 	} else if (rt / 1000 == drv / 1000) {
 		ADD(r, id, title, -1, CHECK_WARN,
 		    fmt("%s CUDA %s on a driver for %s: runs by minor-version compatibility, "
-			"but PTX JIT and newer features fail", what, cuda_str(rt, a, sizeof(a)), cuda_str(drv, b, sizeof(b))),
+			"but PTX JIT and newer features fail",
+			what, cuda_str(rt, a, sizeof(a)), cuda_str(drv, b, sizeof(b))),
 		    row ? fmt("upgrade the driver to >= %s (CUDA %s) or use a CUDA %s build", row->min_driver,
-			      cuda_str(rt, a, sizeof(a)), cuda_str(drv, b, sizeof(b)))
-			: fmt("use a CUDA %s build or upgrade the driver", cuda_str(drv, b, sizeof(b))));
+			      cuda_str(rt, a, sizeof(a)), cuda_str(drv, b, sizeof(b))) :
+			  fmt("use a CUDA %s build or upgrade the driver", cuda_str(drv, b, sizeof(b))));
 	} else {
 		ADD(r, id, title, -1, CHECK_FAIL,
 		    fmt("%s CUDA %s needs a newer driver than %s (CUDA %s)", what, cuda_str(rt, a, sizeof(a)),
 			drvver[0] ? drvver : "this one", cuda_str(drv, b, sizeof(b))),
-		    row ? fmt("upgrade the driver to >= %s, or install a CUDA %d.x build", row->min_driver, drv / 1000)
-			: fmt("upgrade the driver, or install a CUDA %d.x build", drv / 1000));
+		    row ? fmt("upgrade the driver to >= %s, or install a CUDA %d.x build", row->min_driver,
+			      drv / 1000) :
+			  fmt("upgrade the driver, or install a CUDA %d.x build", drv / 1000));
 	}
 }
 
@@ -439,12 +456,13 @@ static void rules_libs(struct check_report *r)
 		return;
 	if (!cuda->found) {
 		if (r->ngpus > 0)
-			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL, fmt("libcuda.so.1 %s", text_of(cuda->error)),
+			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL,
+			    fmt("libcuda.so.1 %s", text_of(cuda->error)),
 			    xstrdup("reinstall the driver's user-space libraries; 'ldconfig -p | grep libcuda' "
 				    "must list libcuda.so.1"));
 		else
-			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_SKIP, fmt("libcuda.so.1 %s", text_of(cuda->error)),
-			    NULL);
+			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_SKIP,
+			    fmt("libcuda.so.1 %s", text_of(cuda->error)), NULL);
 	} else if (cuda->error) {
 		ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL, fmt("%s: %s", text_of(cuda->path), cuda->error),
 		    xstrdup("read dmesg for NVRM errors"));
@@ -457,8 +475,7 @@ static void rules_libs(struct check_report *r)
 		if (nvml_cuda > 0 && nvml_cuda != cuda->raw)
 			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_WARN,
 			    fmt("%s reports CUDA %s but the driver reports %s", text_of(cuda->path),
-				cuda_str(cuda->raw, a, sizeof(a)),
-				cuda_str(nvml_cuda, b, sizeof(b))),
+				cuda_str(cuda->raw, a, sizeof(a)), cuda_str(nvml_cuda, b, sizeof(b))),
 			    xstrdup("another libcuda (a cuda-compat package or a copy on LD_LIBRARY_PATH) shadows "
 				    "the driver's: remove it from the library path"));
 		else
@@ -480,23 +497,23 @@ static void rules_libs(struct check_report *r)
 		for (k = 0; row && k < ncc && st == CHECK_OK; k++)
 			if (cc[k][0] * 10 + cc[k][1] < row->cc_min_major * 10 + row->cc_min_minor) {
 				st = CHECK_FAIL;
-				finding = fmt("cuDNN %d.%d.%d needs compute capability >= %d.%d; %s is %d.%d", dnn->major,
-					      dnn->minor, dnn->patch, row->cc_min_major, row->cc_min_minor, names[k],
-					      cc[k][0], cc[k][1]);
+				finding = fmt("cuDNN %d.%d.%d needs compute capability >= %d.%d; %s is %d.%d",
+					      dnn->major, dnn->minor, dnn->patch, row->cc_min_major,
+					      row->cc_min_minor, names[k], cc[k][0], cc[k][1]);
 				remedy = xstrdup("use a cuDNN 8.x build for this GPU");
 			}
 		if (st == CHECK_OK && row && rtv > 0 &&
 		    (rtv / 1000 < row->cuda_min / 1000 || rtv / 1000 > row->cuda_max / 1000 ||
 		     (rtv < row->cuda_min))) {
 			st = CHECK_FAIL;
-			finding = fmt("cuDNN %d.%d.%d was built for CUDA %s-%s, the CUDA here is %s", dnn->major, dnn->minor,
-				      dnn->patch, cuda_str(row->cuda_min, a, sizeof(a)), cuda_str(row->cuda_max, b, sizeof(b)),
-				      cuda_str(rtv, (char[16]){0}, 16));
+			finding = fmt("cuDNN %d.%d.%d was built for CUDA %s-%s, the CUDA here is %s", dnn->major,
+				      dnn->minor, dnn->patch, cuda_str(row->cuda_min, a, sizeof(a)),
+				      cuda_str(row->cuda_max, b, sizeof(b)), cuda_str(rtv, (char[16]){0}, 16));
 			remedy = fmt("install the cuDNN build for CUDA %d.x", rtv / 1000);
 		}
 		if (!finding)
-			finding = fmt("cuDNN %d.%d.%d (%s)%s", dnn->major, dnn->minor, dnn->patch, base_name(dnn->path),
-				      row ? "" : "; release not in gpuscope's table");
+			finding = fmt("cuDNN %d.%d.%d (%s)%s", dnn->major, dnn->minor, dnn->patch,
+				      base_name(dnn->path), row ? "" : "; release not in gpuscope's table");
 		ADD(r, "cuda.cudnn", "libcudnn", -1, st, finding, remedy);
 	}
 
@@ -516,23 +533,28 @@ static void rules_arch(struct check_report *r)
 		const struct compat_arch *row = compat_arch_row(cc[k][0], cc[k][1]);
 		if (!row) {
 			ADD(r, "cuda.gpu_arch", "gpu architecture", -1, CHECK_WARN,
-			    fmt("%s: compute capability %d.%d is not in gpuscope's table", names[k], cc[k][0], cc[k][1]),
+			    fmt("%s: compute capability %d.%d is not in gpuscope's table", names[k], cc[k][0],
+				cc[k][1]),
 			    NULL);
 		} else if (drv > 0 && row->min_cuda > drv) {
 			const struct compat_cuda *c = compat_cuda_row(row->min_cuda);
 			ADD(r, "cuda.gpu_arch", "gpu architecture", -1, CHECK_FAIL,
-			    fmt("%s (cc %d.%d, %s) needs CUDA >= %s; the driver supports %s", names[k], cc[k][0], cc[k][1],
-				row->arch, cuda_str(row->min_cuda, a, sizeof(a)), cuda_str(drv, b, sizeof(b))),
+			    fmt("%s (cc %d.%d, %s) needs CUDA >= %s; the driver supports %s", names[k], cc[k][0],
+				cc[k][1], row->arch, cuda_str(row->min_cuda, a, sizeof(a)),
+				cuda_str(drv, b, sizeof(b))),
 			    c ? fmt("upgrade the driver to >= %s", c->min_driver) : xstrdup("upgrade the driver"));
 		} else if (row->max_cuda > 0 && drv > row->max_cuda) {
 			ADD(r, "cuda.gpu_arch", "gpu architecture", -1, CHECK_WARN,
-			    fmt("%s (cc %d.%d, %s): CUDA %s toolkits no longer build for it (last: %s)", names[k], cc[k][0],
-				cc[k][1], row->arch, cuda_str(drv, a, sizeof(a)), cuda_str(row->max_cuda, b, sizeof(b))),
-			    fmt("use CUDA %s (or older) toolkits and wheels for this GPU", cuda_str(row->max_cuda, b, sizeof(b))));
+			    fmt("%s (cc %d.%d, %s): CUDA %s toolkits no longer build for it (last: %s)", names[k],
+				cc[k][0], cc[k][1], row->arch, cuda_str(drv, a, sizeof(a)),
+				cuda_str(row->max_cuda, b, sizeof(b))),
+			    fmt("use CUDA %s (or older) toolkits and wheels for this GPU",
+				cuda_str(row->max_cuda, b, sizeof(b))));
 		} else {
 			ADD(r, "cuda.gpu_arch", "gpu architecture", -1, CHECK_OK,
 			    fmt("%s: cc %d.%d (%s), CUDA >= %s", names[k], cc[k][0], cc[k][1], row->arch,
-				cuda_str(row->min_cuda, a, sizeof(a))), NULL);
+				cuda_str(row->min_cuda, a, sizeof(a))),
+			    NULL);
 		}
 	}
 }
@@ -554,7 +576,9 @@ static void rules_torch(struct check_report *r)
 	}
 	if (!t->torch_found) {
 		ADD(r, "pytorch.installed", "pytorch", -1, CHECK_SKIP,
-		    fmt("not importable from %s%s%s", text_of(t->python), t->error && *t->error ? ": " : "", text_of(t->error)), NULL);
+		    fmt("not importable from %s%s%s", text_of(t->python), t->error && *t->error ? ": " : "",
+			text_of(t->error)),
+		    NULL);
 		return;
 	}
 	ADD(r, "pytorch.installed", "pytorch", -1, CHECK_OK,
@@ -566,8 +590,8 @@ static void rules_torch(struct check_report *r)
 		ADD(r, "pytorch.cuda_build", "pytorch cuda", -1, CHECK_FAIL,
 		    fmt("torch %s is a CPU-only build", t->version),
 		    fmt("install a CUDA build: pip install torch --index-url https://download.pytorch.org/whl/cu%d%d "
-			"(a CUDA at or below the driver's %s)", drv > 0 ? drv / 1000 : 12, drv > 0 ? drv % 1000 / 10 : 1,
-			cuda_str(drv, a, sizeof(a))));
+			"(a CUDA at or below the driver's %s)",
+			drv > 0 ? drv / 1000 : 12, drv > 0 ? drv % 1000 / 10 : 1, cuda_str(drv, a, sizeof(a))));
 	} else {
 		char what[96];
 		snprintf(what, sizeof(what), "torch %.60s built for", t->version);
@@ -575,9 +599,11 @@ static void rules_torch(struct check_report *r)
 	}
 	if (!t->cuda_available)
 		ADD(r, "pytorch.gpus", "pytorch gpus", -1, CHECK_FAIL,
-		    fmt("torch.cuda.is_available() is False%s%s", t->error && *t->error ? ": " : "", text_of(t->error)),
-		    xstrdup(tc < 0 ? "install a CUDA build of PyTorch" :
-			    "fix the driver findings above; check CUDA_VISIBLE_DEVICES and the container's GPU access"));
+		    fmt("torch.cuda.is_available() is False%s%s", t->error && *t->error ? ": " : "",
+			text_of(t->error)),
+		    xstrdup(tc < 0 ?
+				    "install a CUDA build of PyTorch" :
+				    "fix the driver findings above; check CUDA_VISIBLE_DEVICES and the container's GPU access"));
 	else if (r->backend_rc == GPU_OK && (unsigned)t->device_count != r->ngpus && !*r->cuda_visible_devices)
 		ADD(r, "pytorch.gpus", "pytorch gpus", -1, CHECK_WARN,
 		    fmt("PyTorch sees %d GPUs, NVML %u", t->device_count, r->ngpus),
@@ -586,7 +612,8 @@ static void rules_torch(struct check_report *r)
 	else
 		ADD(r, "pytorch.gpus", "pytorch gpus", -1, CHECK_OK,
 		    fmt("sees %d GPU%s%s%s", t->device_count, t->device_count == 1 ? "" : "s",
-			*r->cuda_visible_devices ? ", CUDA_VISIBLE_DEVICES=" : "", r->cuda_visible_devices), NULL);
+			*r->cuda_visible_devices ? ", CUDA_VISIBLE_DEVICES=" : "", r->cuda_visible_devices),
+		    NULL);
 
 	/* kernels for each GPU's architecture */
 	ncc = distinct_cc(r, cc, names, 8);
@@ -612,29 +639,32 @@ static void rules_torch(struct check_report *r)
 		if (compat_arch_runs(list, cc[k][0], cc[k][1], via, sizeof(via))) {
 			ADD(r, "pytorch.arch", "pytorch arch", -1, CHECK_OK,
 			    fmt("%s (cc %d.%d) runs %s%s", names[k], cc[k][0], cc[k][1], via,
-				from_table ? " (from gpuscope's table)" : ""), NULL);
+				from_table ? " (from gpuscope's table)" : ""),
+			    NULL);
 		} else {
 			/* name the oldest build in the table that runs on this GPU */
 			const struct compat_torch *all;
 			size_t na;
 			char fix[160] = "install a PyTorch build whose arch list covers this GPU";
-			static const char *const versions[] = {"1.13", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5",
-							       "2.6", "2.7", "2.8"};
+			static const char *const versions[] = {"1.13", "2.0", "2.1", "2.2", "2.3",
+							       "2.4",  "2.5", "2.6", "2.7", "2.8"};
 			size_t v;
 			int found = 0;
 			for (v = 0; v < sizeof(versions) / sizeof(versions[0]) && !found; v++) {
 				na = compat_torch_rows(versions[v], &all);
 				for (i = 0; i < na && !found; i++)
-					if (compat_arch_runs(all[i].arch_list, cc[k][0], cc[k][1], via, sizeof(via))) {
+					if (compat_arch_runs(all[i].arch_list, cc[k][0], cc[k][1], via,
+							     sizeof(via))) {
 						found = 1;
-						snprintf(fix, sizeof(fix), "install torch >= %s built for CUDA %s or newer "
-							 "(its wheels include %s)", all[i].torch,
-							 cuda_str(all[i].cuda, a, sizeof(a)), via);
+						snprintf(fix, sizeof(fix),
+							 "install torch >= %s built for CUDA %s or newer "
+							 "(its wheels include %s)",
+							 all[i].torch, cuda_str(all[i].cuda, a, sizeof(a)), via);
 					}
 			}
 			ADD(r, "pytorch.arch", "pytorch arch", -1, CHECK_FAIL,
-			    fmt("torch %s has no kernels for %s (cc %d.%d): %s", t->version, names[k], cc[k][0], cc[k][1],
-				list),
+			    fmt("torch %s has no kernels for %s (cc %d.%d): %s", t->version, names[k], cc[k][0],
+				cc[k][1], list),
 			    xstrdup(fix));
 		}
 	}
@@ -647,8 +677,10 @@ static void rules_container(struct check_report *r)
 	const int unknown = c->unreadable.error != 0;
 	if (c->in_container) {
 		ADD(r, "container.runtime", "container", -1, CHECK_OK,
-		    fmt("running in a container%s%s", c->visible_devices && *c->visible_devices ? ", NVIDIA_VISIBLE_DEVICES=" : "",
-			text_of(c->visible_devices)), NULL);
+		    fmt("running in a container%s%s",
+			c->visible_devices && *c->visible_devices ? ", NVIDIA_VISIBLE_DEVICES=" : "",
+			text_of(c->visible_devices)),
+		    NULL);
 		return;
 	}
 	if (!c->docker_installed && !c->containerd_installed && !c->toolkit_cli && !c->runtime_hook) {
@@ -657,7 +689,8 @@ static void rules_container(struct check_report *r)
 		return;
 	}
 	if (!c->toolkit_cli && !c->runtime_hook && unknown) {
-		ADD(r, "container.toolkit", "container toolkit", -1, CHECK_SKIP, skip_text(NULL, &c->unreadable), NULL);
+		ADD(r, "container.toolkit", "container toolkit", -1, CHECK_SKIP, skip_text(NULL, &c->unreadable),
+		    NULL);
 		return;
 	}
 	if (!c->toolkit_cli && !c->runtime_hook) {
@@ -668,7 +701,8 @@ static void rules_container(struct check_report *r)
 			    "(or containerd) and restart the runtime"));
 		return;
 	}
-	if ((c->docker_installed && !c->docker_runtime) || (c->containerd_installed && !c->containerd_runtime && !c->docker_installed)) {
+	if ((c->docker_installed && !c->docker_runtime) ||
+	    (c->containerd_installed && !c->containerd_runtime && !c->docker_installed)) {
 		if (!c->cdi_spec && unknown) {
 			ADD(r, "container.toolkit", "container toolkit", -1, CHECK_SKIP,
 			    skip_text("toolkit installed", &c->unreadable), NULL);
@@ -723,10 +757,10 @@ static void rules_xids(struct check_report *r)
 			int gpu = gpu_of_pci(r, x->pci);
 			ADD(r, "kernel.xid", "kernel log xid", gpu, xid_status(x->code),
 			    fmt("Xid %d on %s x%zu: %s%s%s", x->code, x->pci, x->count,
-				info ? info->name : "not in gpuscope's catalogue", x->detail && *x->detail ? " -- " : "",
-				text_of(x->detail)),
-			    info ? fmt("%s: %s", info->bucket, info->action)
-				 : xstrdup("look the code up in NVIDIA's Xid catalog"));
+				info ? info->name : "not in gpuscope's catalogue",
+				x->detail && *x->detail ? " -- " : "", text_of(x->detail)),
+			    info ? fmt("%s: %s", info->bucket, info->action) :
+				   xstrdup("look the code up in NVIDIA's Xid catalog"));
 		}
 		if (r->xids_dropped)
 			ADD(r, "kernel.xid", "kernel log xid", -1, CHECK_WARN,
@@ -743,7 +777,8 @@ static void rules_xids(struct check_report *r)
 		ADD(r, "nvml.xid", "nvml xid event", (int)e->gpu_index, xid_status((int)e->code),
 		    fmt("Xid %llu delivered by NVML: %s", (unsigned long long)e->code,
 			info ? info->name : "not in gpuscope's catalogue"),
-		    info ? fmt("%s: %s", info->bucket, info->action) : xstrdup("look the code up in NVIDIA's Xid catalog"));
+		    info ? fmt("%s: %s", info->bucket, info->action) :
+			   xstrdup("look the code up in NVIDIA's Xid catalog"));
 	}
 }
 
@@ -775,7 +810,8 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 		return;
 	}
 	if (g->static_rc != GPU_OK) {
-		ADD(r, "gpu.status", "gpu", i, CHECK_FAIL, fmt("cannot read GPU %d: %s", i, gpu_rc_name(g->static_rc)),
+		ADD(r, "gpu.status", "gpu", i, CHECK_FAIL,
+		    fmt("cannot read GPU %d: %s", i, gpu_rc_name(g->static_rc)),
 		    xstrdup("read dmesg for NVRM errors on this GPU"));
 		return;
 	}
@@ -784,8 +820,9 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 
 	if (GPU_STATIC_HAS(st, persistence_mode))
 		ADD(r, "gpu.persistence", "persistence mode", i, st->persistence_mode ? CHECK_OK : CHECK_WARN,
-		    xstrdup(st->persistence_mode ? "on" : "off: the driver tears the GPU down between jobs "
-						     "(slow starts, lost settings)"),
+		    xstrdup(st->persistence_mode ? "on" :
+						   "off: the driver tears the GPU down between jobs "
+						   "(slow starts, lost settings)"),
 		    st->persistence_mode ? NULL : xstrdup("enable nvidia-persistenced (or nvidia-smi -pm 1)"));
 
 	if (GPU_STATIC_HAS(st, mig_mode)) {
@@ -800,11 +837,12 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 			for (k = 0; k < g->nmig; k++) {
 				size_t used = strlen(list);
 				snprintf(list + used, sizeof(list) - used, "%sGI %u %.0f GiB", k ? ", " : "",
-					 g->mig[k].gpu_instance, g->mig[k].memory_valid ?
-					 g->mig[k].memory_total_bytes / GIB : 0.0);
+					 g->mig[k].gpu_instance,
+					 g->mig[k].memory_valid ? g->mig[k].memory_total_bytes / GIB : 0.0);
 			}
 			ADD(r, "gpu.mig", "mig mode", i, CHECK_OK,
-			    fmt("MIG on, %zu instance%s%s%s", g->nmig, g->nmig == 1 ? "" : "s", g->nmig ? ": " : "", list),
+			    fmt("MIG on, %zu instance%s%s%s", g->nmig, g->nmig == 1 ? "" : "s",
+				g->nmig ? ": " : "", list),
 			    NULL);
 		} else
 			ADD(r, "gpu.mig", "mig mode", i, CHECK_OK, xstrdup("MIG off"), NULL);
@@ -813,7 +851,8 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 	if (GPU_STATIC_HAS(st, ecc_mode)) {
 		if (GPU_STATIC_HAS(st, ecc_mode_pending) && st->ecc_mode_pending != st->ecc_mode)
 			ADD(r, "gpu.ecc_mode", "ecc mode", i, CHECK_WARN,
-			    fmt("ECC %s now, %s after a reset", st->ecc_mode ? "on" : "off", st->ecc_mode_pending ? "on" : "off"),
+			    fmt("ECC %s now, %s after a reset", st->ecc_mode ? "on" : "off",
+				st->ecc_mode_pending ? "on" : "off"),
 			    fmt("reset the GPU (nvidia-smi -r -i %d) to apply the ECC change", i));
 		else if (!st->ecc_mode)
 			ADD(r, "gpu.ecc_mode", "ecc mode", i, CHECK_WARN,
@@ -829,9 +868,11 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 		if (dv > 0)
 			ADD(r, "gpu.ecc_errors", "ecc errors", i, CHECK_FAIL,
 			    fmt("%llu uncorrectable (double-bit) ECC error%s since the driver loaded (%llu lifetime), "
-				"%llu corrected", dv, dv == 1 ? "" : "s", da, sv),
+				"%llu corrected",
+				dv, dv == 1 ? "" : "s", da, sv),
 			    fmt("drain the GPU and reset it (nvidia-smi -r -i %d); the row remapping decides if it "
-				"stays in service", i));
+				"stays in service",
+				i));
 		else if (da > 0)
 			ADD(r, "gpu.ecc_errors", "ecc errors", i, CHECK_WARN,
 			    fmt("%llu uncorrectable ECC error%s in the GPU's lifetime, none since the driver loaded",
@@ -872,7 +913,8 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 		else
 			ADD(r, "gpu.remapped_rows", "row remapping", i, CHECK_OK,
 			    fmt("%u uncorrectable, %u correctable rows remapped, none pending",
-				s->remapped_rows_uncorrectable, s->remapped_rows_correctable), NULL);
+				s->remapped_rows_uncorrectable, s->remapped_rows_correctable),
+			    NULL);
 	}
 
 	/* temperature against the slowdown threshold; warn within 5 C of it */
@@ -882,11 +924,13 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 			snprintf(mem, sizeof(mem), ", memory %u C", s->temp_mem_c);
 		if (GPU_STATIC_HAS(st, temp_slowdown_c) && s->temp_gpu_c >= st->temp_slowdown_c)
 			ADD(r, "gpu.temperature", "temperature", i, CHECK_FAIL,
-			    fmt("%u C, at or above the %u C slowdown threshold%s", s->temp_gpu_c, st->temp_slowdown_c, mem),
+			    fmt("%u C, at or above the %u C slowdown threshold%s", s->temp_gpu_c,
+				st->temp_slowdown_c, mem),
 			    xstrdup("check the airflow or coolant, fans and inlet temperature"));
 		else if (GPU_STATIC_HAS(st, temp_slowdown_c) && s->temp_gpu_c + 5 >= st->temp_slowdown_c)
 			ADD(r, "gpu.temperature", "temperature", i, CHECK_WARN,
-			    fmt("%u C, within 5 C of the %u C slowdown threshold%s", s->temp_gpu_c, st->temp_slowdown_c, mem),
+			    fmt("%u C, within 5 C of the %u C slowdown threshold%s", s->temp_gpu_c,
+				st->temp_slowdown_c, mem),
 			    xstrdup("check the airflow or coolant before it throttles"));
 		else if (GPU_STATIC_HAS(st, temp_mem_max_c) && GPU_SAMPLE_HAS(s, temp_mem_c) &&
 			 s->temp_mem_c >= st->temp_mem_max_c)
@@ -897,14 +941,17 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 			ADD(r, "gpu.temperature", "temperature", i, CHECK_OK,
 			    fmt("%u C (slowdown at %u C)%s", s->temp_gpu_c, st->temp_slowdown_c, mem), NULL);
 		else
-			ADD(r, "gpu.temperature", "temperature", i, CHECK_OK, fmt("%u C%s", s->temp_gpu_c, mem), NULL);
+			ADD(r, "gpu.temperature", "temperature", i, CHECK_OK, fmt("%u C%s", s->temp_gpu_c, mem),
+			    NULL);
 	}
 
 	/* active clock event reasons; idle, application clocks and display are not problems */
 	if (GPU_SAMPLE_HAS(s, clock_event_reasons)) {
-		uint64_t bad = s->clock_event_reasons & ~(GPU_CLOCK_EVENT_GPU_IDLE | GPU_CLOCK_EVENT_APP_CLOCKS |
-							  GPU_CLOCK_EVENT_DISPLAY_CLOCKS | GPU_CLOCK_EVENT_SYNC_BOOST);
-		uint64_t hw = GPU_CLOCK_EVENT_HW_SLOWDOWN | GPU_CLOCK_EVENT_HW_THERMAL | GPU_CLOCK_EVENT_HW_POWER_BRAKE;
+		uint64_t bad = s->clock_event_reasons &
+			       ~(GPU_CLOCK_EVENT_GPU_IDLE | GPU_CLOCK_EVENT_APP_CLOCKS |
+				 GPU_CLOCK_EVENT_DISPLAY_CLOCKS | GPU_CLOCK_EVENT_SYNC_BOOST);
+		uint64_t hw = GPU_CLOCK_EVENT_HW_SLOWDOWN | GPU_CLOCK_EVENT_HW_THERMAL |
+			      GPU_CLOCK_EVENT_HW_POWER_BRAKE;
 		char names[256] = "";
 		uint64_t bit;
 		for (bit = 1; bit <= GPU_CLOCK_EVENT_DISPLAY_CLOCKS; bit <<= 1)
@@ -914,16 +961,18 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 					 gpu_clock_event_name(bit));
 			}
 		if (bad & hw)
-			ADD(r, "gpu.throttle", "clock throttling", i, CHECK_FAIL, fmt("clocks held down: %s", names),
+			ADD(r, "gpu.throttle", "clock throttling", i, CHECK_FAIL,
+			    fmt("clocks held down: %s", names),
 			    xstrdup((bad & GPU_CLOCK_EVENT_HW_POWER_BRAKE) ?
-				    "the board's power brake is asserted: check the PSUs and power cabling" :
-				    "hardware slowdown: check cooling and power delivery; a persistent HW slowdown "
-				    "at normal temperature is a board fault"));
+					    "the board's power brake is asserted: check the PSUs and power cabling" :
+					    "hardware slowdown: check cooling and power delivery; a persistent HW slowdown "
+					    "at normal temperature is a board fault"));
 		else if (bad)
-			ADD(r, "gpu.throttle", "clock throttling", i, CHECK_WARN, fmt("clocks held down: %s", names),
+			ADD(r, "gpu.throttle", "clock throttling", i, CHECK_WARN,
+			    fmt("clocks held down: %s", names),
 			    xstrdup((bad & GPU_CLOCK_EVENT_SW_POWER_CAP) ?
-				    "the GPU is at its power limit: raise it (nvidia-smi -pl) or accept the clocks" :
-				    "the driver slows the GPU for temperature: improve the cooling"));
+					    "the GPU is at its power limit: raise it (nvidia-smi -pl) or accept the clocks" :
+					    "the driver slows the GPU for temperature: improve the cooling"));
 		else
 			ADD(r, "gpu.throttle", "clock throttling", i, CHECK_OK,
 			    fmt("%s", names[0] ? names : "none"), NULL);
@@ -933,8 +982,10 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 		double w = s->power_mw / 1000.0, lim = st->power_limit_mw / 1000.0;
 		if (GPU_STATIC_HAS(st, power_default_limit_mw) && st->power_limit_mw < st->power_default_limit_mw)
 			ADD(r, "gpu.power", "power", i, CHECK_WARN,
-			    fmt("limit lowered to %.0f W of the default %.0f W", lim, st->power_default_limit_mw / 1000.0),
-			    fmt("restore it if unintended: nvidia-smi -pl %.0f -i %d", st->power_default_limit_mw / 1000.0, i));
+			    fmt("limit lowered to %.0f W of the default %.0f W", lim,
+				st->power_default_limit_mw / 1000.0),
+			    fmt("restore it if unintended: nvidia-smi -pl %.0f -i %d",
+				st->power_default_limit_mw / 1000.0, i));
 		else if (GPU_SAMPLE_HAS(s, power_mw))
 			ADD(r, "gpu.power", "power", i, CHECK_OK, fmt("%.0f W of a %.0f W limit", w, lim), NULL);
 	}
@@ -948,8 +999,8 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 		char sys[96] = "";
 		int busy = GPU_SAMPLE_HAS(s, util_gpu_pct) && s->util_gpu_pct >= 20;
 		if (g->pci.link_valid)
-			snprintf(sys, sizeof(sys), "; sysfs: x%d of x%d, gen %d of %d", g->pci.cur_width, g->pci.max_width,
-				 g->pci.cur_gen, g->pci.max_gen);
+			snprintf(sys, sizeof(sys), "; sysfs: x%d of x%d, gen %d of %d", g->pci.cur_width,
+				 g->pci.max_width, g->pci.cur_gen, g->pci.max_gen);
 		if (s->pcie_width < st->pcie_max_width)
 			ADD(r, "gpu.pcie_link", "pcie link", i, CHECK_FAIL,
 			    fmt("x%u of x%u, gen %u of %u%s", s->pcie_width, st->pcie_max_width, s->pcie_gen,
@@ -958,21 +1009,23 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 				s->pcie_width, s->pcie_width * 100 / st->pcie_max_width));
 		else if (GPU_STATIC_HAS(st, pcie_max_gen) && s->pcie_gen < st->pcie_max_gen && busy)
 			ADD(r, "gpu.pcie_link", "pcie link", i, CHECK_WARN,
-			    fmt("gen %u of %u while %u%% busy, x%u%s", s->pcie_gen, st->pcie_max_gen, s->util_gpu_pct,
-				s->pcie_width, sys),
+			    fmt("gen %u of %u while %u%% busy, x%u%s", s->pcie_gen, st->pcie_max_gen,
+				s->util_gpu_pct, s->pcie_width, sys),
 			    xstrdup("check the slot's generation in the BIOS and the riser; a busy GPU should train "
 				    "at its maximum"));
 		else
 			ADD(r, "gpu.pcie_link", "pcie link", i, CHECK_OK,
 			    fmt("gen %u x%u (max gen %u x%u)%s", s->pcie_gen, s->pcie_width, st->pcie_max_gen,
-				st->pcie_max_width, s->pcie_gen < st->pcie_max_gen ? ", idle: link speed saved" : ""),
+				st->pcie_max_width,
+				s->pcie_gen < st->pcie_max_gen ? ", idle: link speed saved" : ""),
 			    NULL);
 	}
 
 	/* link-level retries and AER errors */
 	if (GPU_SAMPLE_HAS(s, pcie_replay_count) || g->pci.aer_fatal > 0 || g->pci.aer_nonfatal > 0) {
 		unsigned long long rep = s->pcie_replay_count;
-		long fatal = g->pci.aer_fatal > 0 ? g->pci.aer_fatal : 0, nonfatal = g->pci.aer_nonfatal > 0 ? g->pci.aer_nonfatal : 0;
+		long fatal = g->pci.aer_fatal > 0 ? g->pci.aer_fatal : 0,
+		     nonfatal = g->pci.aer_nonfatal > 0 ? g->pci.aer_nonfatal : 0;
 		if (fatal || nonfatal)
 			ADD(r, "gpu.pcie_errors", "pcie errors", i, CHECK_FAIL,
 			    fmt("AER: %ld fatal, %ld non-fatal; %llu replays", fatal, nonfatal, rep),
@@ -1008,7 +1061,8 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 			ADD(r, "gpu.nvlink", "nvlink", i, CHECK_FAIL,
 			    fmt("%u of %u links up; down: %s", up, known, down),
 			    fmt("reset the GPU (nvidia-smi -r -i %d) or reboot; inspect nvidia-smi nvlink -s/-e; "
-				"replace the part if it recurs", i));
+				"replace the part if it recurs",
+				i));
 		else if (rec > 0 || crc > 0 || rep > 0)
 			ADD(r, "gpu.nvlink", "nvlink", i, CHECK_WARN,
 			    fmt("%u links up; errors: %llu CRC, %llu replay, %llu recovery", up, crc, rep, rec),
@@ -1029,8 +1083,11 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 			if (p->used_valid)
 				sum += p->used_bytes;
 			if (used < sizeof(list) - 2)
-				snprintf(list + used, sizeof(list) - used, "%s%u %s%s%s %.1f GiB", k ? ", " : "", p->pid,
-					 p->visible ? p->comm : p->error == ENOENT ? "(other namespace)" : "(unreadable)",
+				snprintf(list + used, sizeof(list) - used, "%s%u %s%s%s %.1f GiB", k ? ", " : "",
+					 p->pid,
+					 p->visible         ? p->comm :
+					 p->error == ENOENT ? "(other namespace)" :
+							      "(unreadable)",
 					 p->visible ? "/" : "", p->visible ? p->user : "",
 					 p->used_valid ? p->used_bytes / GIB : 0.0);
 		}
@@ -1045,14 +1102,16 @@ static void rules_gpu(struct check_report *r, struct check_gpu *g)
 			double orphan = (double)s->fb_used_bytes - (double)sum;
 			if (orphan > GIB)
 				ADD(r, "gpu.memory", "memory", i, CHECK_WARN,
-				    fmt("%.1f GiB in use, %.1f GiB by no listed process", s->fb_used_bytes / GIB, orphan / GIB),
+				    fmt("%.1f GiB in use, %.1f GiB by no listed process", s->fb_used_bytes / GIB,
+					orphan / GIB),
 				    fmt("find the holder: fuser -v /dev/nvidia%u (a process in another PID namespace, a "
-					"zombie, or a leaked context); reset the GPU if none", GPU_STATIC_HAS(st, minor_number) ?
-					st->minor_number : g->index));
+					"zombie, or a leaked context); reset the GPU if none",
+					GPU_STATIC_HAS(st, minor_number) ? st->minor_number : g->index));
 			else
 				ADD(r, "gpu.memory", "memory", i, CHECK_OK,
 				    fmt("%.1f of %.1f GiB in use", s->fb_used_bytes / GIB,
-					GPU_SAMPLE_HAS(s, fb_total_bytes) ? s->fb_total_bytes / GIB : 0.0), NULL);
+					GPU_SAMPLE_HAS(s, fb_total_bytes) ? s->fb_total_bytes / GIB : 0.0),
+				    NULL);
 		}
 	}
 
@@ -1105,7 +1164,8 @@ struct check_report *check_run(const struct check_opts *o)
 		r->libs_probed = 1;
 	}
 	if (o->python) {
-		r->torch_rc = host_probe_torch(o->python, o->python_timeout_ms ? o->python_timeout_ms : 60000, &r->torch);
+		r->torch_rc = host_probe_torch(o->python, o->python_timeout_ms ? o->python_timeout_ms : 60000,
+					       &r->torch);
 		r->torch_probed = 1;
 	}
 	b->shutdown();
@@ -1204,7 +1264,8 @@ static void nvlink_counts(const struct check_gpu *a, const struct check_gpu *b, 
 		const struct gpu_link_static *ls = &a->st.links[l];
 		if (GPU_LINK_HAS(&a->s.links[l], active) && !a->s.links[l].active)
 			continue;
-		if (GPU_BIT_TEST(ls->valid, gpu_link_static_remote_type_valid) && ls->remote_type == GPU_LINK_REMOTE_SWITCH)
+		if (GPU_BIT_TEST(ls->valid, gpu_link_static_remote_type_valid) &&
+		    ls->remote_type == GPU_LINK_REMOTE_SWITCH)
 			(*sw)++;
 		else if (b && GPU_BIT_TEST(ls->valid, gpu_link_static_remote_bus_id_valid) &&
 			 !strcasecmp(ls->remote_bus_id, b->st.pci_bus_id))
@@ -1312,9 +1373,11 @@ struct check_topo *check_topo_build(const struct check_report *r)
 				    host_unreadable_text(u), NULL);
 			else if (best == 99)
 				add(&t->items, &t->nitems, "topo.gpudirect", "gpudirect rdma", (int)i, CHECK_SKIP,
-				    fmt("no PCIe path to a NIC: %s", r->gpus[i].pci.present ?
-					"the NICs' PCI devices are not in sysfs" :
-					"the GPU's PCI device is not in /sys/bus/pci/devices"), NULL);
+				    fmt("no PCIe path to a NIC: %s",
+					r->gpus[i].pci.present ?
+						"the NICs' PCI devices are not in sysfs" :
+						"the GPU's PCI device is not in /sys/bus/pci/devices"),
+				    NULL);
 			else if (best == 6)
 				add(&t->items, &t->nitems, "topo.gpudirect", "gpudirect rdma", (int)i, CHECK_WARN,
 				    fmt("nearest NIC %s is across the CPU interconnect (SYS): no GPUDirect RDMA",
@@ -1343,12 +1406,14 @@ struct check_topo *check_topo_build(const struct check_report *r)
 			    fmt("%s port %d %s (%s), %s, %s", p->device, p->port, p->state[0] ? p->state : "?",
 				p->phys_state[0] ? p->phys_state : "?", p->rate[0] ? p->rate : "rate ?",
 				p->link_layer[0] ? p->link_layer : "?"),
-			    ok ? NULL : xstrdup("check the cable and the switch port; NCCL skips ports that are down"));
+			    ok ? NULL :
+				 xstrdup("check the cable and the switch port; NCCL skips ports that are down"));
 		}
 		if (!nactive && (unread || r->ib_unreadable.error))
 			add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_SKIP,
-			    unread ? fmt("no RDMA port read as ACTIVE; %zu could not be read", unread)
-				   : host_unreadable_text(&r->ib_unreadable), NULL);
+			    unread ? fmt("no RDMA port read as ACTIVE; %zu could not be read", unread) :
+				     host_unreadable_text(&r->ib_unreadable),
+			    NULL);
 		else if (!nactive)
 			add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_WARN,
 			    xstrdup("no RDMA port is ACTIVE: multi-node NCCL falls back to TCP sockets"),
@@ -1356,15 +1421,17 @@ struct check_topo *check_topo_build(const struct check_report *r)
 		else if (r->modules.readable && !r->modules.nvidia_peermem && r->modules.nvidia)
 			add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_WARN,
 			    fmt("%zu RDMA port%s up, but nvidia_peermem is not loaded: GPUDirect RDMA only "
-				"through DMA-BUF", nactive, nactive == 1 ? "" : "s"),
+				"through DMA-BUF",
+				nactive, nactive == 1 ? "" : "s"),
 			    xstrdup("modprobe nvidia-peermem (and list it in /etc/modules-load.d)"));
 		else
 			add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_OK,
 			    fmt("%zu RDMA port%s up for NCCL", nactive, nactive == 1 ? "" : "s"), NULL);
 	} else if (r->ngpus) {
 		add(&t->items, &t->nitems, "net.nccl_transport", "nccl transport", -1, CHECK_SKIP,
-		    r->ib_unreadable.error ? host_unreadable_text(&r->ib_unreadable)
-					   : xstrdup("no RDMA NIC (InfiniBand/RoCE): multi-node NCCL would use TCP sockets"),
+		    r->ib_unreadable.error ?
+			    host_unreadable_text(&r->ib_unreadable) :
+			    xstrdup("no RDMA NIC (InfiniBand/RoCE): multi-node NCCL would use TCP sockets"),
 		    NULL);
 	}
 	free(pci);

@@ -19,7 +19,7 @@
 
 enum check_status {
 	CHECK_OK = 0,
-	CHECK_SKIP = 1,   /* not applicable here, or the input could not be read */
+	CHECK_SKIP = 1, /* not applicable here, or the input could not be read */
 	CHECK_WARN = 2,
 	CHECK_FAIL = 3,
 };
@@ -27,28 +27,28 @@ enum check_status {
 const char *check_status_name(enum check_status s);
 
 struct check_item {
-	char id[40];               /* stable: "gpu.pcie_link", "driver.nouveau" (docs/check.md) */
-	char title[24];            /* short label for tables: "pcie link" */
-	int gpu;                   /* GPU index, or -1 for the host */
+	char id[40];    /* stable: "gpu.pcie_link", "driver.nouveau" (docs/check.md) */
+	char title[24]; /* short label for tables: "pcie link" */
+	int gpu;        /* GPU index, or -1 for the host */
 	enum check_status status;
-	char *finding;             /* one line: what was read */
-	char *remedy;              /* one line: what to do; NULL when nothing */
+	char *finding; /* one line: what was read */
+	char *remedy;  /* one line: what to do; NULL when nothing */
 };
 
 struct check_proc {
 	unsigned pid;
-	unsigned type;             /* GPU_PROCESS_* */
+	unsigned type; /* GPU_PROCESS_* */
 	int used_valid;
 	uint64_t used_bytes;
-	int visible;               /* found in ROOT/proc */
-	int error;                 /* when not visible: ENOENT another PID namespace, else unreadable */
-	char user[64];             /* identifiers: a login name (32 at most) and a comm (16) */
+	int visible;   /* found in ROOT/proc */
+	int error;     /* when not visible: ENOENT another PID namespace, else unreadable */
+	char user[64]; /* identifiers: a login name (32 at most) and a comm (16) */
 	char comm[64];
 };
 
 struct check_gpu {
 	unsigned index;
-	int static_rc, sample_rc, procs_rc;  /* gpu_rc of each call */
+	int static_rc, sample_rc, procs_rc; /* gpu_rc of each call */
 	enum gpu_status status;
 	struct gpu_static st;
 	struct gpu_sample s;
@@ -56,7 +56,7 @@ struct check_gpu {
 	size_t nprocs;
 	struct gpu_mig_instance *mig;
 	size_t nmig;
-	struct host_pci pci;       /* sysfs view of the same device */
+	struct host_pci pci; /* sysfs view of the same device */
 };
 
 /*
@@ -66,33 +66,33 @@ struct check_gpu {
  */
 struct check_report {
 	/* the GPU library */
-	int backend_rc;            /* gpu_rc of init (GPU_OK when it loaded) */
-	char *backend_error;       /* why it did not load; "" when it did */
-	char *nvml_library;        /* the file loaded */
-	char nvml_file_version[32];/* a driver version, "550.54.15", from the file name; "" when unknown */
+	int backend_rc;             /* gpu_rc of init (GPU_OK when it loaded) */
+	char *backend_error;        /* why it did not load; "" when it did */
+	char *nvml_library;         /* the file loaded */
+	char nvml_file_version[32]; /* a driver version, "550.54.15", from the file name; "" when unknown */
 	unsigned ngpus;
 	struct check_gpu *gpus;
-	struct gpu_event *events;  /* events delivered during the check */
+	struct gpu_event *events; /* events delivered during the check */
 	size_t nevents;
 
 	/* the host */
-	char *root;                /* the tree read (--root); "" for this host */
+	char *root; /* the tree read (--root); "" for this host */
 	struct host_driver driver;
 	struct host_modules modules;
 	struct host_blacklist blacklist;
 	struct host_container container;
 	struct host_ib_port *ib;
 	size_t nib;
-	struct host_unreadable ib_unreadable;  /* /sys/class/infiniband or a device's ports */
-	char (*nvidia_pci)[16];    /* NVIDIA display devices in sysfs */
+	struct host_unreadable ib_unreadable; /* /sys/class/infiniband or a device's ports */
+	char (*nvidia_pci)[16];               /* NVIDIA display devices in sysfs */
 	size_t n_nvidia_pci;
 	struct host_unreadable pci_unreadable; /* /sys/bus/pci/devices or an entry of it */
-	struct host_xid *xids;     /* one per GPU and code, counted */
+	struct host_xid *xids;                 /* one per GPU and code, counted */
 	size_t nxids;
-	size_t xids_dropped;       /* records of pairs past HOST_XID_GROUPS */
-	int kmsg_rc;               /* 0 read, -1 not readable */
-	char *kmsg_error;          /* why the kernel log could not be read; "" when it was */
-	char *kmsg_path;           /* the kernel log read: --kmsg, or ROOT/dev/kmsg */
+	size_t xids_dropped; /* records of pairs past HOST_XID_GROUPS */
+	int kmsg_rc;         /* 0 read, -1 not readable */
+	char *kmsg_error;    /* why the kernel log could not be read; "" when it was */
+	char *kmsg_path;     /* the kernel log read: --kmsg, or ROOT/dev/kmsg */
 	int libs_probed;
 	struct host_lib libs[HOST_LIB_N];
 	int torch_probed;
@@ -106,14 +106,14 @@ struct check_report {
 };
 
 struct check_opts {
-	const char *root;            /* NULL or "": the real host */
-	const char *nvml_path;       /* NULL: the normal dlopen() search */
-	const char *kmsg_path;       /* NULL: ROOT/dev/kmsg */
-	const char *python;          /* NULL: no PyTorch probe */
+	const char *root;      /* NULL or "": the real host */
+	const char *nvml_path; /* NULL: the normal dlopen() search */
+	const char *kmsg_path; /* NULL: ROOT/dev/kmsg */
+	const char *python;    /* NULL: no PyTorch probe */
 	unsigned python_timeout_ms;
-	unsigned events_wait_ms;     /* how long to wait for NVML events at the end */
-	int skip_libs;               /* do not dlopen the CUDA stack */
-	const char *lib_dirs;        /* NULL: the loader's search; else ':'-separated directories */
+	unsigned events_wait_ms; /* how long to wait for NVML events at the end */
+	int skip_libs;           /* do not dlopen the CUDA stack */
+	const char *lib_dirs;    /* NULL: the loader's search; else ':'-separated directories */
 };
 
 /*
@@ -138,14 +138,14 @@ void check_count(const struct check_report *r, size_t n[4]);
 
 /* One cell of the GPU/NIC matrix: "X", "NV18", "PIX", ... */
 struct check_topo {
-	size_t n;                  /* GPUs first, then NIC ports (one per device) */
+	size_t n; /* GPUs first, then NIC ports (one per device) */
 	size_t ngpus;
-	char (*names)[16];         /* "GPU0", "NIC0" */
-	char (*labels)[48];        /* NIC device names ("mlx5_0"), GPU bus ids */
-	char (*cells)[16];         /* n*n, row-major */
-	int *numa;                 /* per device, -1 unknown */
-	char **cpus;               /* owned: local_cpulist per device, whole; NULL when unknown */
-	struct check_item *items;  /* GPUDirect / NCCL findings */
+	char (*names)[16];        /* "GPU0", "NIC0" */
+	char (*labels)[48];       /* NIC device names ("mlx5_0"), GPU bus ids */
+	char (*cells)[16];        /* n*n, row-major */
+	int *numa;                /* per device, -1 unknown */
+	char **cpus;              /* owned: local_cpulist per device, whole; NULL when unknown */
+	struct check_item *items; /* GPUDirect / NCCL findings */
 	size_t nitems;
 };
 /* Builds the matrix from the report; free with check_topo_free(). */
@@ -155,11 +155,11 @@ void check_topo_free(struct check_topo *t);
 /* ---- runbooks (gpuscope check --symptom) ---- */
 
 enum check_symptom {
-	SYMPTOM_LAUNCH_FAILED,     /* CUDA_ERROR_LAUNCH_FAILED / illegal address */
-	SYMPTOM_OOM,               /* CUDA out of memory */
-	SYMPTOM_BUSY,              /* the GPU is held by a process / busy or unavailable */
-	SYMPTOM_SLOW,              /* training slower than expected */
-	SYMPTOM_LOST,              /* GPU disappeared / fell off the bus */
+	SYMPTOM_LAUNCH_FAILED, /* CUDA_ERROR_LAUNCH_FAILED / illegal address */
+	SYMPTOM_OOM,           /* CUDA out of memory */
+	SYMPTOM_BUSY,          /* the GPU is held by a process / busy or unavailable */
+	SYMPTOM_SLOW,          /* training slower than expected */
+	SYMPTOM_LOST,          /* GPU disappeared / fell off the bus */
 	SYMPTOM_COUNT
 };
 /* "launch-failed", "oom", "busy", "slow", "lost" */
@@ -168,10 +168,10 @@ int check_symptom_from_name(const char *s);
 
 /* A runbook step: what it looks at, what it found, what to do. */
 struct check_step {
-	char title[64];            /* the runbook's own short words: "memory per gpu" */
+	char title[64]; /* the runbook's own short words: "memory per gpu" */
 	enum check_status status;
 	char *finding;
-	char *action;              /* NULL when nothing to do */
+	char *action; /* NULL when nothing to do */
 };
 
 /*

@@ -53,7 +53,8 @@ int host_parse_driver_version(const char *text, struct host_driver *out)
 			if (k > text && (isalnum((unsigned char)k[-1]) || k[-1] == '_' || k[-1] == '.'))
 				continue;
 			n = version_len(k);
-			if (n && n < sizeof(out->version) && (k + n == line_end || !isalnum((unsigned char)k[n]))) {
+			if (n && n < sizeof(out->version) &&
+			    (k + n == line_end || !isalnum((unsigned char)k[n]))) {
 				memcpy(out->version, k, n);
 				out->version[n] = '\0';
 				return 0;
@@ -174,7 +175,8 @@ void host_parse_modprobe(const char *text, struct host_blacklist *out)
 			out->nouveau_blacklisted = 1;
 		/* "install nouveau /bin/false" keeps it from loading as well */
 		q = nouveau_directive(p, end, "install");
-		if (q && (memmem(q, (size_t)(end - q), "/bin/false", 10) || memmem(q, (size_t)(end - q), "/bin/true", 9)))
+		if (q && (memmem(q, (size_t)(end - q), "/bin/false", 10) ||
+			  memmem(q, (size_t)(end - q), "/bin/true", 9)))
 			out->nouveau_blacklisted = 1;
 		q = nouveau_directive(p, end, "options");
 		if (q && has_word(q, (size_t)(end - q), "modeset=0"))
@@ -234,7 +236,7 @@ void host_read_blacklist(const char *root, struct host_blacklist *out)
 			}
 		}
 		closedir(dir);
-		if (n > 1)  /* names is NULL in a directory without a .conf, which qsort() must not get */
+		if (n > 1) /* names is NULL in a directory without a .conf, which qsort() must not get */
 			qsort(names, n, sizeof(*names), cmp_str);
 		for (i = 0; i < n; i++) {
 			char *rel = xasprintf("%s/%s", dirs[d], names[i]);

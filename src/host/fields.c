@@ -51,7 +51,8 @@ static void set_known_bool(struct report_row *row, size_t i, int v)
 
 #define CHECK_HOST_FIELDS(F) \
 	F(root, TEXT, NULL, "the tree read (--root), \"/\" for this host", opt_text(r->root) ? r->root : "/") \
-	F(nvml_status, TEXT, NULL, "how NVML loaded: ok, no library, driver not loaded ...", gpu_rc_name(r->backend_rc)) \
+	F(nvml_status, TEXT, NULL, "how NVML loaded: ok, no library, driver not loaded ...", \
+	  gpu_rc_name(r->backend_rc)) \
 	F(nvml_error, TEXT, NULL, "why NVML did not load; null when it did", OPT_TEXT(r->backend_error)) \
 	F(nvml_library, TEXT, NULL, "the NVML file loaded", OPT_TEXT(r->nvml_library)) \
 	F(nvml_file_version, TEXT, NULL, "the driver version in the NVML file's name", \
@@ -157,7 +158,10 @@ static void set_known_bool(struct report_row *row, size_t i, int v)
 #define SCHEMA(fn, sname, list) \
 	static const struct report_field fn##_fields[] = {list(REPORT_FIELD_DECL)}; \
 	static const struct report_schema fn##_s = REPORT_SCHEMA(sname, fn##_fields); \
-	const struct report_schema *fn##_schema(void) { return &fn##_s; }
+	const struct report_schema *fn##_schema(void) \
+	{ \
+		return &fn##_s; \
+	}
 
 #define ITEM_FIELDS(F) CHECK_ITEM_FIELDS(F, F)
 #define FINDING_FIELDS(F) CHECK_ITEM_FIELDS(F, SKIP)
@@ -183,10 +187,10 @@ SCHEMA(check_step, "check-step", CHECK_STEP_FIELDS)
 const struct report_schema *const *check_schemas(void)
 {
 	static const struct report_schema *const all[] = {
-		&check_item_s, &check_finding_s, &check_summary_s, &check_host_s, &check_modules_s,
-		&check_host_setup_s, &check_library_s, &check_pytorch_s, &check_gpu_s, &check_process_s,
-		&check_mig_s, &check_pci_s, &check_pci_link_s, &check_xid_s, &check_event_s,
-		&check_topo_device_s, &check_runbook_s, &check_step_s, NULL,
+		&check_item_s,        &check_finding_s, &check_summary_s,  &check_host_s, &check_modules_s,
+		&check_host_setup_s,  &check_library_s, &check_pytorch_s,  &check_gpu_s,  &check_process_s,
+		&check_mig_s,         &check_pci_s,     &check_pci_link_s, &check_xid_s,  &check_event_s,
+		&check_topo_device_s, &check_runbook_s, &check_step_s,     NULL,
 	};
 	return all;
 }
@@ -332,7 +336,8 @@ static json_t *rows_json(const struct report_schema *s, fill_fn *fill, const voi
 
 /* ---- the GPUs' readings, named by gpu/gpu.h ---- */
 
-#define JV(v) _Generic((v), \
+#define JV(v) \
+	_Generic((v), \
 	char *: json_text_, \
 	int: json_int_, \
 	unsigned: json_uint_, \
@@ -344,10 +349,22 @@ static json_t *json_text_(const char *s)
 	json_t *j = json_string(s);
 	return j ? j : json_string("?");
 }
-static json_t *json_int_(int v) { return json_integer(v); }
-static json_t *json_uint_(unsigned v) { return json_integer((json_int_t)v); }
-static json_t *json_ulong_(unsigned long v) { return json_integer((json_int_t)v); }
-static json_t *json_ullong_(unsigned long long v) { return json_integer((json_int_t)v); }
+static json_t *json_int_(int v)
+{
+	return json_integer(v);
+}
+static json_t *json_uint_(unsigned v)
+{
+	return json_integer((json_int_t)v);
+}
+static json_t *json_ulong_(unsigned long v)
+{
+	return json_integer((json_int_t)v);
+}
+static json_t *json_ullong_(unsigned long long v)
+{
+	return json_integer((json_int_t)v);
+}
 
 static json_t *static_json(const struct gpu_static *st)
 {
@@ -374,8 +391,8 @@ static json_t *sample_json(const struct gpu_sample *s)
 		const struct gpu_link_sample *ls = &s->links[l];
 		json_object_set_new(lo, "link", json_integer(l));
 #define X(type, member, dims) \
-		if (GPU_LINK_HAS(ls, member)) \
-			json_object_set_new(lo, #member, JV(((struct gpu_link_sample *)ls)->member));
+	if (GPU_LINK_HAS(ls, member)) \
+		json_object_set_new(lo, #member, JV(((struct gpu_link_sample *)ls)->member));
 		GPU_LINK_FIELDS(X)
 #undef X
 		json_array_append_new(links, lo);
@@ -431,8 +448,10 @@ static json_t *host_json(const struct check_report *r)
 	row_into(host, &check_host_setup_s, fill_host_setup, r, 0);
 	json_object_set_new(host, "libraries",
 			    rows_json(&check_library_s, fill_library, r->libs, r->libs_probed ? HOST_LIB_N : 0));
-	json_object_set_new(host, "pytorch", r->torch_probed && r->torch.torch_found ?
-			    row_json(&check_pytorch_s, fill_pytorch, &r->torch, 0) : json_null());
+	json_object_set_new(host, "pytorch",
+			    r->torch_probed && r->torch.torch_found ?
+				    row_json(&check_pytorch_s, fill_pytorch, &r->torch, 0) :
+				    json_null());
 	return host;
 }
 

@@ -109,5 +109,6 @@ void host_unreadable_release(struct host_unreadable *u)
 char *host_unreadable_text(const struct host_unreadable *u)
 {
 	int perm = u->error == EACCES || u->error == EPERM;
-	return xasprintf("cannot read %s: %s%s", u->path, strerror(u->error), perm ? "; run as root to check it" : "");
+	return xasprintf("cannot read %s: %s%s", u->path, strerror(u->error),
+			 perm ? "; run as root to check it" : "");
 }

@@ -45,8 +45,8 @@ int host_read_line(const char *root, const char *path, char *out, size_t len);
  * graded as if the input were absent ("no nvidia runtime", "port down").
  */
 struct host_unreadable {
-	int error;              /* errno; 0 when every input was read or is absent */
-	char *path;             /* owned; as on the host, without the root: "/etc/docker/daemon.json" */
+	int error;  /* errno; 0 when every input was read or is absent */
+	char *path; /* owned; as on the host, without the root: "/etc/docker/daemon.json" */
 };
 /* Is errno `err` "cannot read" rather than "absent" (ENOENT, ENOTDIR)? */
 int host_is_unreadable(int err);
@@ -66,10 +66,10 @@ char *host_unreadable_text(const struct host_unreadable *u);
 /* ---- the NVIDIA kernel driver ---- */
 
 struct host_driver {
-	int present;            /* /proc/driver/nvidia/version was readable */
-	char version[32];       /* an identifier: "550.54.15" */
-	int open_module;        /* 1 open GPU kernel module, 0 proprietary, -1 unknown */
-	int error;              /* errno when not read: ENOENT absent, EACCES, ELOOP ... */
+	int present;      /* /proc/driver/nvidia/version was readable */
+	char version[32]; /* an identifier: "550.54.15" */
+	int open_module;  /* 1 open GPU kernel module, 0 proprietary, -1 unknown */
+	int error;        /* errno when not read: ENOENT absent, EACCES, ELOOP ... */
 };
 
 /*
@@ -85,19 +85,19 @@ void host_read_driver(const char *root, struct host_driver *out);
 /* Kernel modules of interest, from /proc/modules. */
 struct host_modules {
 	int readable;
-	int error;              /* errno when not readable */
+	int error; /* errno when not readable */
 	int nvidia, nvidia_uvm, nvidia_drm, nvidia_modeset, nvidia_peermem, nouveau, ib_core;
-	int nvidia_fs;          /* GPUDirect Storage */
+	int nvidia_fs; /* GPUDirect Storage */
 };
 int host_parse_modules(const char *text, struct host_modules *out);
 void host_read_modules(const char *root, struct host_modules *out);
 
 /* Where nouveau is kept away: modprobe.d files or the kernel command line. */
 struct host_blacklist {
-	int nouveau_blacklisted;   /* "blacklist nouveau" or modprobe.blacklist=nouveau */
-	int nouveau_modeset0;      /* "options nouveau modeset=0" or nouveau.modeset=0 */
-	char *where;               /* owned: the file (under root) or "/proc/cmdline"; NULL: nowhere */
-	struct host_unreadable unreadable;  /* a modprobe.d directory or file, or the command line */
+	int nouveau_blacklisted;           /* "blacklist nouveau" or modprobe.blacklist=nouveau */
+	int nouveau_modeset0;              /* "options nouveau modeset=0" or nouveau.modeset=0 */
+	char *where;                       /* owned: the file (under root) or "/proc/cmdline"; NULL: nowhere */
+	struct host_unreadable unreadable; /* a modprobe.d directory or file, or the command line */
 };
 /* Frees what host_read_blacklist() noted and zeroes b. */
 void host_blacklist_release(struct host_blacklist *b);
@@ -111,15 +111,15 @@ void host_read_blacklist(const char *root, struct host_blacklist *out);
 /* ---- XIDs in the kernel log ---- */
 
 struct host_xid {
-	char pci[32];           /* an identifier, as the driver prints it: "0000:c1:00" (no function) */
+	char pci[32]; /* an identifier, as the driver prints it: "0000:c1:00" (no function) */
 	int code;
-	long pid;               /* -1 when not given */
-	char process[64];       /* a comm (TASK_COMM_LEN 16) or its name; "" when not given */
-	char *detail;           /* owned: the rest of the message, whole; "" when nothing follows */
-	double uptime_s;        /* seconds since boot from the log prefix, or -1 */
+	long pid;         /* -1 when not given */
+	char process[64]; /* a comm (TASK_COMM_LEN 16) or its name; "" when not given */
+	char *detail;     /* owned: the rest of the message, whole; "" when nothing follows */
+	double uptime_s;  /* seconds since boot from the log prefix, or -1 */
 	/* host_read_xids(): records of this GPU and code; the fields above are the last one's */
 	size_t count;
-	double first_uptime_s;  /* the first record's uptime_s */
+	double first_uptime_s; /* the first record's uptime_s */
 };
 
 /*
@@ -153,18 +153,17 @@ void host_xids_free(struct host_xid *x, size_t n);
 /* A text log is read up to this much (a kernel log of years). */
 #define HOST_KMSG_MAX_TEXT_BYTES ((size_t)4 << 30)
 int host_read_xids(const char *path, struct host_xid **out, size_t *n, struct diag *err);
-int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, size_t *dropped,
-			   struct diag *err);
+int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, size_t *dropped, struct diag *err);
 
 /* The XID catalogue (data/compat/xid.csv). */
 struct xid_info {
 	int code;
-	const char *name;         /* "GPU has fallen off the bus" */
+	const char *name; /* "GPU has fallen off the bus" */
 	const char *description;
-	const char *action;       /* the recommended action, one line */
-	const char *bucket;       /* "RESTART_BM", "RESET_GPU", "RESTART_APP", "IGNORE" ... */
+	const char *action; /* the recommended action, one line */
+	const char *bucket; /* "RESTART_BM", "RESET_GPU", "RESTART_APP", "IGNORE" ... */
 	const char *source;
-	int severity;             /* 0 info, 1 warn, 2 fail */
+	int severity; /* 0 info, 1 warn, 2 fail */
 };
 /* The entry for a code, or NULL.  Entries live for the whole program. Thread-safe. */
 const struct xid_info *xid_lookup(int code);
@@ -174,16 +173,16 @@ int xid_severity(const struct xid_info *x);
 /* ---- PCI devices in sysfs ---- */
 
 struct host_pci {
-	int present;             /* /sys/bus/pci/devices/ID exists */
-	int link_valid;          /* the four link attributes were read */
-	int cur_gen, max_gen;    /* from "32.0 GT/s PCIe": 1..6, 0 unknown */
+	int present;          /* /sys/bus/pci/devices/ID exists */
+	int link_valid;       /* the four link attributes were read */
+	int cur_gen, max_gen; /* from "32.0 GT/s PCIe": 1..6, 0 unknown */
 	int cur_width, max_width;
-	int numa_node;           /* -1 when none */
-	char *cpulist;           /* owned: local_cpulist ("0-55,112-167"; interleaved CPUs list one by one); NULL absent */
+	int numa_node; /* -1 when none */
+	char *cpulist; /* owned: local_cpulist ("0-55,112-167"; interleaved CPUs list one by one); NULL absent */
 	unsigned vendor, device, class_code;
 	/* owned: components below /sys/devices: "pci0000:17", "0000:17:01.0", ... the device; NULL unknown */
 	char *path;
-	long aer_fatal, aer_nonfatal, aer_correctable;  /* totals, -1 when absent */
+	long aer_fatal, aer_nonfatal, aer_correctable; /* totals, -1 when absent */
 	/* the device's entry (a symlink loop: present 0) or an attribute that could not be read */
 	struct host_unreadable unreadable;
 };
@@ -213,7 +212,12 @@ size_t host_pci_nvidia(const char *root, char (*out)[16], size_t max, struct hos
  * node), SYS (across the CPU interconnect).
  */
 enum host_topo {
-	HOST_TOPO_X = 0, HOST_TOPO_PIX, HOST_TOPO_PXB, HOST_TOPO_PHB, HOST_TOPO_NODE, HOST_TOPO_SYS,
+	HOST_TOPO_X = 0,
+	HOST_TOPO_PIX,
+	HOST_TOPO_PXB,
+	HOST_TOPO_PHB,
+	HOST_TOPO_NODE,
+	HOST_TOPO_SYS,
 	HOST_TOPO_UNKNOWN,
 };
 enum host_topo host_topo_pci(const struct host_pci *a, const struct host_pci *b);
@@ -223,16 +227,16 @@ const char *host_topo_name(enum host_topo t);
 
 /* The text fields are sysfs attributes: identifiers the kernel writes short. */
 struct host_ib_port {
-	char device[32];        /* "mlx5_0" */
+	char device[32]; /* "mlx5_0" */
 	int port;
-	char state[32];         /* "ACTIVE" (from "4: ACTIVE") */
-	char phys_state[32];    /* "LinkUp" */
-	char link_layer[32];    /* "InfiniBand" or "Ethernet" (RoCE) */
-	char rate[64];          /* "400 Gb/sec (4X NDR)" */
-	double rate_gbps;       /* 400 */
-	char pci[16];           /* sysfs id of the adapter, "" when unknown */
+	char state[32];      /* "ACTIVE" (from "4: ACTIVE") */
+	char phys_state[32]; /* "LinkUp" */
+	char link_layer[32]; /* "InfiniBand" or "Ethernet" (RoCE) */
+	char rate[64];       /* "400 Gb/sec (4X NDR)" */
+	double rate_gbps;    /* 400 */
+	char pci[16];        /* sysfs id of the adapter, "" when unknown */
 	struct host_pci pcidev;
-	struct host_unreadable unreadable;  /* an attribute of the port that could not be read */
+	struct host_unreadable unreadable; /* an attribute of the port that could not be read */
 };
 /*
  * Every port of /sys/class/infiniband; *out malloc()ed (free it with
@@ -244,17 +248,23 @@ void host_ib_ports_free(struct host_ib_port *ports, size_t n);
 
 /* ---- the CUDA stack's libraries ---- */
 
-enum host_lib_kind { HOST_LIB_CUDA, HOST_LIB_CUDART, HOST_LIB_CUDNN, HOST_LIB_NCCL, HOST_LIB_N };
+enum host_lib_kind {
+	HOST_LIB_CUDA,
+	HOST_LIB_CUDART,
+	HOST_LIB_CUDNN,
+	HOST_LIB_NCCL,
+	HOST_LIB_N
+};
 
 struct host_lib {
 	enum host_lib_kind kind;
-	const char *name;       /* "libcuda" */
+	const char *name; /* "libcuda" */
 	int found;
-	char soname[64];        /* the name that loaded, one of probe's list: "libcudnn.so.9" */
-	char *path;             /* owned: the file the loader picked; NULL when none */
-	int raw;                /* the version as the library encodes it */
+	char soname[64]; /* the name that loaded, one of probe's list: "libcudnn.so.9" */
+	char *path;      /* owned: the file the loader picked; NULL when none */
+	int raw;         /* the version as the library encodes it */
 	int major, minor, patch;
-	char *error;            /* owned: why it was not found or the call failed; NULL when nothing failed */
+	char *error; /* owned: why it was not found or the call failed; NULL when nothing failed */
 };
 
 /*
@@ -276,15 +286,15 @@ int host_nccl_decode(long v, int *major, int *minor, int *patch);
 struct host_torch {
 	int python_found;
 	int torch_found;
-	char *python;            /* owned: the interpreter asked (a path or a name on $PATH) */
-	char version[64];        /* an identifier: "2.3.1+cu121" */
-	char cuda[16];           /* an identifier, torch.version.cuda: "12.1", "" for a CPU build */
-	int cudnn;               /* torch.backends.cudnn.version(): 8902, 90100; 0 absent */
-	char arch_list[512];     /* "sm_50 sm_60 ... sm_90": the CUDA architectures, a score at most */
-	int cuda_available;      /* torch.cuda.is_available() */
+	char *python;        /* owned: the interpreter asked (a path or a name on $PATH) */
+	char version[64];    /* an identifier: "2.3.1+cu121" */
+	char cuda[16];       /* an identifier, torch.version.cuda: "12.1", "" for a CPU build */
+	int cudnn;           /* torch.backends.cudnn.version(): 8902, 90100; 0 absent */
+	char arch_list[512]; /* "sm_50 sm_60 ... sm_90": the CUDA architectures, a score at most */
+	int cuda_available;  /* torch.cuda.is_available() */
 	int device_count;
-	char nccl[32];           /* an identifier: "2.20.5" */
-	char *error;             /* owned: the import error or why the probe failed; NULL when none */
+	char nccl[32]; /* an identifier: "2.20.5" */
+	char *error;   /* owned: the import error or why the probe failed; NULL when none */
 };
 /*
  * Runs `python -c SCRIPT` (python: a path or a name on $PATH) with a time
@@ -310,9 +320,9 @@ int host_proc_user(const char *root, unsigned pid, char *user, size_t ulen, char
 /* A process holding /dev/nvidia* open (the fuser -v /dev/nvidia* view). */
 struct host_holder {
 	unsigned pid;
-	char comm[64];          /* identifiers: a comm (16) and a login name (32 at most) */
+	char comm[64]; /* identifiers: a comm (16) and a login name (32 at most) */
 	char user[64];
-	char *devices;          /* owned: the device files it holds, "nvidia0 nvidiactl nvidia-uvm" */
+	char *devices; /* owned: the device files it holds, "nvidia0 nvidiactl nvidia-uvm" */
 };
 /*
  * Scans ROOT/proc/[0-9]*\/fd; *out malloc()ed (free it with
@@ -321,23 +331,22 @@ struct host_holder {
  * root) are counted in *unreadable and the first noted in *u (both may be
  * NULL): they may hold a GPU too.
  */
-size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unreadable,
-			struct host_unreadable *u);
+size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unreadable, struct host_unreadable *u);
 void host_holders_free(struct host_holder *h, size_t n);
 
 /* ---- containers ---- */
 
 struct host_container {
-	int in_container;          /* /.dockerenv, /run/.containerenv or a container cgroup */
-	char *visible_devices;     /* owned: $NVIDIA_VISIBLE_DEVICES; NULL when unset */
-	int toolkit_cli;           /* nvidia-container-cli installed */
-	int runtime_hook;          /* nvidia-container-runtime or -hook installed */
-	int toolkit_config;        /* etc/nvidia-container-runtime/config.toml */
-	int docker_runtime;        /* "nvidia" runtime in etc/docker/daemon.json */
-	int containerd_runtime;    /* nvidia runtime in etc/containerd/config.toml */
-	int cdi_spec;              /* etc/cdi/nvidia.yaml or var/run/cdi/nvidia.yaml */
+	int in_container;       /* /.dockerenv, /run/.containerenv or a container cgroup */
+	char *visible_devices;  /* owned: $NVIDIA_VISIBLE_DEVICES; NULL when unset */
+	int toolkit_cli;        /* nvidia-container-cli installed */
+	int runtime_hook;       /* nvidia-container-runtime or -hook installed */
+	int toolkit_config;     /* etc/nvidia-container-runtime/config.toml */
+	int docker_runtime;     /* "nvidia" runtime in etc/docker/daemon.json */
+	int containerd_runtime; /* nvidia runtime in etc/containerd/config.toml */
+	int cdi_spec;           /* etc/cdi/nvidia.yaml or var/run/cdi/nvidia.yaml */
 	int docker_installed, containerd_installed;
-	struct host_unreadable unreadable;  /* a file above that is there but could not be read */
+	struct host_unreadable unreadable; /* a file above that is there but could not be read */
 };
 /* Fills *out afresh; free it with host_container_release(). */
 void host_probe_container(const char *root, struct host_container *out);
@@ -346,32 +355,32 @@ void host_container_release(struct host_container *c);
 /* ---- compatibility rules (the CSV files of data/compat) ---- */
 
 /* Versions as integers: CUDA 12.4 = 12040 (NVML's encoding); drivers compare field by field. */
-int compat_cuda_parse(const char *text);           /* "12.4" -> 12040; -1 */
+int compat_cuda_parse(const char *text);              /* "12.4" -> 12040; -1 */
 int compat_version_cmp(const char *a, const char *b); /* "535.104.05" vs "550.54.15": <0, 0, >0 */
 
 struct compat_cuda {
-	int cuda;                  /* 12040 */
-	const char *min_driver;    /* toolkit driver: "550.54.14" */
+	int cuda;                      /* 12040 */
+	const char *min_driver;        /* toolkit driver: "550.54.14" */
 	const char *min_driver_compat; /* minor-version compatibility floor: "525.60.13" */
 	const char *source;
 };
 struct compat_arch {
 	int cc_major, cc_minor;
-	const char *arch;          /* "hopper" */
+	const char *arch; /* "hopper" */
 	const char *gpus;
-	int min_cuda, max_cuda;    /* max_cuda -1: still supported */
+	int min_cuda, max_cuda; /* max_cuda -1: still supported */
 	const char *source;
 };
 struct compat_torch {
-	const char *torch;         /* "2.3" */
-	int cuda;                  /* a CUDA build it ships: 12010 */
-	const char *cudnn;         /* "8.9.2" */
-	const char *arch_list;     /* "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90" */
+	const char *torch;     /* "2.3" */
+	int cuda;              /* a CUDA build it ships: 12010 */
+	const char *cudnn;     /* "8.9.2" */
+	const char *arch_list; /* "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90" */
 	const char *source;
 };
 struct compat_cudnn {
-	int major, minor;          /* 9.1 */
-	int cuda_min, cuda_max;    /* CUDA releases it was built for */
+	int major, minor;       /* 9.1 */
+	int cuda_min, cuda_max; /* CUDA releases it was built for */
 	int cc_min_major, cc_min_minor;
 	const char *source;
 };

@@ -164,7 +164,7 @@ int host_parse_xid(const char *line, size_t len, struct host_xid *out)
 struct xid_groups {
 	struct host_xid *g;
 	size_t n, cap;
-	size_t slot[2 * HOST_XID_GROUPS];  /* group index + 1; 0 empty */
+	size_t slot[2 * HOST_XID_GROUPS]; /* group index + 1; 0 empty */
 	size_t dropped;
 };
 
@@ -226,8 +226,10 @@ static int read_device(int fd, const char *path, struct xid_groups *gs, struct d
 		if (r == 0)
 			break;
 		if (!kmsg_record(rec, (size_t)r))
-			return diag_set(err, path, 0, 0, "", "cannot read %s: a device that is not a kernel "
-					"log (its records do not look like /dev/kmsg's)", path);
+			return diag_set(err, path, 0, 0, "",
+					"cannot read %s: a device that is not a kernel "
+					"log (its records do not look like /dev/kmsg's)",
+					path);
 		total += (size_t)r;
 		rec[r] = '\0';
 		add(gs, rec, (size_t)r);
@@ -238,7 +240,9 @@ static int read_device(int fd, const char *path, struct xid_groups *gs, struct d
 /* Line by line through a window, so a log of millions of lines needs no more memory than one. */
 static int read_text(int fd, const char *path, struct xid_groups *gs, struct diag *err)
 {
-	enum { WINDOW = 1 << 20 };
+	enum {
+		WINDOW = 1 << 20
+	};
 	char *buf = xmalloc(WINDOW + 1);
 	size_t len = 0, total = 0;
 	for (;;) {
@@ -273,8 +277,7 @@ static int read_text(int fd, const char *path, struct xid_groups *gs, struct dia
 	return 0;
 }
 
-int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, size_t *dropped,
-			   struct diag *err)
+int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, size_t *dropped, struct diag *err)
 {
 	struct xid_groups *gs;
 	struct stat st = {0};
@@ -289,7 +292,8 @@ int host_read_xids_counted(const char *path, struct host_xid **out, size_t *n, s
 		int e = errno;
 		diag_set(err, path, 0, 0, "", "cannot read %s: %s%s", path, strerror(e),
 			 e == EPERM || e == EACCES ? " (reading it needs root when kernel.dmesg_restrict=1; "
-						     "or pass --kmsg FILE with 'dmesg' output)" : "");
+						     "or pass --kmsg FILE with 'dmesg' output)" :
+						     "");
 		errno = e;
 		return -1;
 	}

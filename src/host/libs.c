@@ -145,8 +145,11 @@ void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
 		memset(l, 0, sizeof(*l));
 		l->kind = (enum host_lib_kind)k;
 		l->name = names[k];
-		h = open_first(l, dirs, k == HOST_LIB_CUDA ? cuda : k == HOST_LIB_CUDART ? cudart :
-				  k == HOST_LIB_CUDNN ? cudnn : nccl);
+		h = open_first(l, dirs,
+			       k == HOST_LIB_CUDA   ? cuda :
+			       k == HOST_LIB_CUDART ? cudart :
+			       k == HOST_LIB_CUDNN  ? cudnn :
+						      nccl);
 		if (!h)
 			continue;
 		l->found = 1;
@@ -154,7 +157,7 @@ void host_probe_libs(const char *dirs, struct host_lib out[HOST_LIB_N])
 		case HOST_LIB_CUDA:
 		case HOST_LIB_CUDART:
 			if (k == HOST_LIB_CUDA ? int_version(h, "cuDriverGetVersion", "CUresult", l) :
-			    int_version(h, "cudaRuntimeGetVersion", "cudaError", l))
+						 int_version(h, "cudaRuntimeGetVersion", "cudaError", l))
 				break;
 			/* 1000*major + 10*minor */
 			l->major = l->raw / 1000;

@@ -147,7 +147,7 @@ int host_pci_read(const char *root, const char *sysfs_id, struct host_pci *out)
 		if (host_read(root, rel, 64 * 1024, &out->cpulist) < 0)
 			host_note_unreadable(&out->unreadable, rel, errno);
 		else
-			out->cpulist[strcspn(out->cpulist, "\n")] = '\0';  /* the first line: the attribute */
+			out->cpulist[strcspn(out->cpulist, "\n")] = '\0'; /* the first line: the attribute */
 	}
 	out->vendor = (unsigned)read_long(root, dir, "vendor", 0, &out->unreadable);
 	out->device = (unsigned)read_long(root, dir, "device", 0, &out->unreadable);
@@ -235,7 +235,7 @@ enum host_topo host_topo_pci(const struct host_pci *a, const struct host_pci *b)
 	if (cp == 0) {
 		/* different host bridges: the same NUMA node or across the CPU interconnect */
 		if ((a->numa_node < 0 && a->unreadable.error) || (b->numa_node < 0 && b->unreadable.error))
-			return HOST_TOPO_UNKNOWN;  /* a node that could not be read is not "the same" */
+			return HOST_TOPO_UNKNOWN; /* a node that could not be read is not "the same" */
 		return a->numa_node == b->numa_node ? HOST_TOPO_NODE : HOST_TOPO_SYS;
 	}
 	if (cp == 1)
@@ -333,9 +333,11 @@ size_t host_ib_ports(const char *root, struct host_ib_port **out, struct host_un
 			/* the state first: it is what the port's check depends on */
 			port_attr(root, rel, port, "state", p->state, sizeof(p->state), &p->unreadable);
 			after_colon(p->state);
-			port_attr(root, rel, port, "phys_state", p->phys_state, sizeof(p->phys_state), &p->unreadable);
+			port_attr(root, rel, port, "phys_state", p->phys_state, sizeof(p->phys_state),
+				  &p->unreadable);
 			after_colon(p->phys_state);
-			port_attr(root, rel, port, "link_layer", p->link_layer, sizeof(p->link_layer), &p->unreadable);
+			port_attr(root, rel, port, "link_layer", p->link_layer, sizeof(p->link_layer),
+				  &p->unreadable);
 			port_attr(root, rel, port, "rate", p->rate, sizeof(p->rate), &p->unreadable);
 			p->rate_gbps = strtod(p->rate, NULL);
 			snprintf(p->pci, sizeof(p->pci), "%s", pci);

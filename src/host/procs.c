@@ -76,7 +76,7 @@ int host_proc_user(const char *root, unsigned pid, char *user, size_t ulen, char
 		comm[0] = '\0';
 	snprintf(rel, sizeof(rel), "/proc/%u/status", pid);
 	if (host_read(root, rel, 1 << 16, &buf) < 0)
-		return -1;  /* errno from host_read() */
+		return -1; /* errno from host_read() */
 	status_field(buf, "Name", comm, clen);
 	/* any user can name a process with any bytes, ESC included */
 	utf8_scrub(comm);
@@ -102,8 +102,7 @@ static int cmp_holder(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unreadable,
-			struct host_unreadable *u)
+size_t host_dev_holders(const char *root, struct host_holder **out, size_t *unreadable, struct host_unreadable *u)
 {
 	char *full = host_path(root, "/proc");
 	DIR *d = opendir(full);
@@ -228,8 +227,10 @@ void host_probe_container(const char *root, struct host_container *out)
 	long n;
 	memset(out, 0, sizeof(*out));
 	out->in_container = exists(root, "/.dockerenv", u) || exists(root, "/run/.containerenv", u) ||
-			    file_has(root, "/proc/1/cgroup", "docker", u) || file_has(root, "/proc/1/cgroup", "kubepods", u) ||
-			    file_has(root, "/proc/1/cgroup", "containerd", u) || file_has(root, "/proc/1/cgroup", "/lxc/", u);
+			    file_has(root, "/proc/1/cgroup", "docker", u) ||
+			    file_has(root, "/proc/1/cgroup", "kubepods", u) ||
+			    file_has(root, "/proc/1/cgroup", "containerd", u) ||
+			    file_has(root, "/proc/1/cgroup", "/lxc/", u);
 	/* this process's environment, as the container runtime set it */
 	n = host_read(root, "/proc/self/environ", 1 << 20, &buf);
 	if (n > 0) {
@@ -246,7 +247,8 @@ void host_probe_container(const char *root, struct host_container *out)
 	out->toolkit_cli = exists(root, "/usr/bin/nvidia-container-cli", u);
 	out->runtime_hook = exists(root, "/usr/bin/nvidia-container-runtime", u) ||
 			    exists(root, "/usr/bin/nvidia-container-runtime-hook", u) ||
-			    exists(root, "/usr/bin/nvidia-container-toolkit", u) || exists(root, "/usr/bin/nvidia-ctk", u);
+			    exists(root, "/usr/bin/nvidia-container-toolkit", u) ||
+			    exists(root, "/usr/bin/nvidia-ctk", u);
 	out->toolkit_config = exists(root, "/etc/nvidia-container-runtime/config.toml", u);
 	if (host_read(root, "/etc/docker/daemon.json", 1 << 20, &buf) >= 0) {
 		json_t *o = json_loads(buf, 0, NULL);

@@ -82,8 +82,8 @@ static void from_items(struct steps *s, const struct check_report *r, const char
 			size_t used = strlen(finding);
 			if (used < sizeof(finding) - 4) {
 				if (it->gpu >= 0)
-					snprintf(finding + used, sizeof(finding) - used, "%sgpu %d: %s", used ? "; " : "",
-						 it->gpu, it->finding);
+					snprintf(finding + used, sizeof(finding) - used, "%sgpu %d: %s",
+						 used ? "; " : "", it->gpu, it->finding);
 				else
 					snprintf(finding + used, sizeof(finding) - used, "%s%s", used ? "; " : "",
 						 it->finding);
@@ -103,7 +103,8 @@ static void from_items(struct steps *s, const struct check_report *r, const char
 		for (i = 0; i < r->nitems && nok == 1; i++) {
 			const struct check_item *it = &r->items[i];
 			for (k = 0; ids[k]; k++)
-				if (!strcmp(it->id, ids[k]) && it->status == CHECK_OK && (gpu < 0 || it->gpu == gpu || it->gpu < 0)) {
+				if (!strcmp(it->id, ids[k]) && it->status == CHECK_OK &&
+				    (gpu < 0 || it->gpu == gpu || it->gpu < 0)) {
 					step(s, title, CHECK_OK, xstrdup(it->finding), NULL);
 					return;
 				}
@@ -166,14 +167,14 @@ static void runbook_launch_failed(struct steps *s, const struct check_report *r,
 {
 	static const char *const ecc[] = {"gpu.ecc_errors", "gpu.remapped_rows", "gpu.retired_pages", NULL};
 	static const char *const status[] = {"gpu.status", NULL};
-	static const char *const drv[] = {"nvml.library", "driver.version_match", "driver.modules", "cuda.libcuda",
-					  "cuda.runtime", "pytorch.cuda_build", "pytorch.arch", "cuda.gpu_arch", NULL};
+	static const char *const drv[] = {"nvml.library", "driver.version_match", "driver.modules",
+					  "cuda.libcuda", "cuda.runtime",         "pytorch.cuda_build",
+					  "pytorch.arch", "cuda.gpu_arch",        NULL};
 	static const int app[] = {13, 31, 43, 45};
 	from_items(s, r, "gpu health", status, gpu, "no GPU to inspect");
 	from_items(s, r, "ecc error counts", ecc, gpu, "ECC counters not reported");
 	xid_step(s, r, gpu, app, 4, "xids in the kernel log");
-	step(s, "kernel launch parameters", CHECK_SKIP,
-	     xstrdup("not visible from the host"),
+	step(s, "kernel launch parameters", CHECK_SKIP, xstrdup("not visible from the host"),
 	     xstrdup("rerun with CUDA_LAUNCH_BLOCKING=1 to see the failing kernel; check its grid and block "
 		     "(at most 1024 threads per block, grid y/z <= 65535) and shared memory per block"));
 	step(s, "out-of-bounds accesses", CHECK_SKIP, xstrdup("not visible from the host"),
@@ -196,11 +197,12 @@ static void runbook_oom(struct steps *s, const struct check_report *r, int gpu, 
 			continue;
 		used = strlen(buf);
 		if (used < sizeof(buf) - 80)
-			snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: %.1f used, %.1f free of %.1f GiB", used ? "; " : "",
-				 i, sm->fb_used_bytes / GIB, sm->fb_free_bytes / GIB,
+			snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: %.1f used, %.1f free of %.1f GiB",
+				 used ? "; " : "", i, sm->fb_used_bytes / GIB, sm->fb_free_bytes / GIB,
 				 GPU_SAMPLE_HAS(sm, fb_total_bytes) ? sm->fb_total_bytes / GIB : 0.0);
 	}
-	step(s, "memory per gpu", buf[0] ? CHECK_OK : CHECK_SKIP, xstrdup(buf[0] ? buf : "no memory reading"), NULL);
+	step(s, "memory per gpu", buf[0] ? CHECK_OK : CHECK_SKIP, xstrdup(buf[0] ? buf : "no memory reading"),
+	     NULL);
 
 	/* 2: who holds it */
 	buf[0] = '\0';
@@ -212,16 +214,19 @@ static void runbook_oom(struct steps *s, const struct check_report *r, int gpu, 
 			const struct check_proc *p = &g->procs[k];
 			used = strlen(buf);
 			if (used < sizeof(buf) - 100)
-				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: pid %u %s (%s) %.1f GiB", used ? "; " : "", i,
-					 p->pid, p->visible ? p->comm : "?",
-					 p->visible ? p->user : p->error == ENOENT ? "other namespace" : "unreadable",
+				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: pid %u %s (%s) %.1f GiB",
+					 used ? "; " : "", i, p->pid, p->visible ? p->comm : "?",
+					 p->visible         ? p->user :
+					 p->error == ENOENT ? "other namespace" :
+							      "unreadable",
 					 p->used_valid ? p->used_bytes / GIB : 0.0);
 		}
 	}
 	step(s, "processes holding memory", buf[0] ? CHECK_WARN : CHECK_OK,
 	     xstrdup(buf[0] ? buf : "no process holds GPU memory"),
 	     buf[0] ? xstrdup("if one of them is not your job, it takes memory your job needs: stop it "
-			      "(kill PID) or run on another GPU (CUDA_VISIBLE_DEVICES)") : NULL);
+			      "(kill PID) or run on another GPU (CUDA_VISIBLE_DEVICES)") :
+		      NULL);
 
 	/* 3: memory nobody accounts for */
 	from_items(s, r, "memory without a process", mem, gpu, "no memory reading");
@@ -233,7 +238,8 @@ static void runbook_oom(struct steps *s, const struct check_report *r, int gpu, 
 		if ((gpu >= 0 && (int)i != gpu) || !GPU_STATIC_HAS(&g->st, mig_mode) || !g->st.mig_mode)
 			continue;
 		used = strlen(buf);
-		snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: MIG on, %zu instances", used ? "; " : "", i, g->nmig);
+		snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: MIG on, %zu instances", used ? "; " : "", i,
+			 g->nmig);
 	}
 	if (buf[0])
 		step(s, "mig slices", CHECK_WARN, xstrdup(buf),
@@ -251,17 +257,19 @@ static void runbook_oom(struct steps *s, const struct check_report *r, int gpu, 
 				st = CHECK_FAIL;
 				used = strlen(buf);
 				if (used < sizeof(buf) - 80)
-					snprintf(buf + used, sizeof(buf) - used, "%sgpu %u has %.1f GiB free", used ? ", " : "", i,
-						 sm->fb_free_bytes / GIB);
+					snprintf(buf + used, sizeof(buf) - used, "%sgpu %u has %.1f GiB free",
+						 used ? ", " : "", i, sm->fb_free_bytes / GIB);
 			}
 		}
 		if (st == CHECK_FAIL)
-			step(s, "workload estimate", st, xasprintf("the workload needs %.1f GiB per GPU; %s", need / GIB, buf),
+			step(s, "workload estimate", st,
+			     xasprintf("the workload needs %.1f GiB per GPU; %s", need / GIB, buf),
 			     xstrdup("free the GPU, or shrink the need: activation checkpointing, a smaller micro-batch, "
 				     "ZeRO/FSDP sharding, mixed precision (gpuscope estimate --fit names the cheapest)"));
 		else
 			step(s, "workload estimate", st,
-			     xasprintf("the workload needs %.1f GiB per GPU, and it fits in the free memory", need / GIB),
+			     xasprintf("the workload needs %.1f GiB per GPU, and it fits in the free memory",
+				       need / GIB),
 			     xstrdup("if it still runs out, the allocator is fragmented (next step)"));
 	} else {
 		step(s, "workload estimate", CHECK_SKIP, xstrdup("no workload given"),
@@ -292,16 +300,19 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 		for (k = 0; k < g->nprocs; k++) {
 			size_t used = strlen(buf);
 			if (used < sizeof(buf) - 100)
-				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: pid %u %s (%s)", used ? "; " : "", i,
-					 g->procs[k].pid, g->procs[k].visible ? g->procs[k].comm : "?",
-					 g->procs[k].visible ? g->procs[k].user :
-					 g->procs[k].error == ENOENT ? "another PID namespace" : "unreadable");
+				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: pid %u %s (%s)",
+					 used ? "; " : "", i, g->procs[k].pid,
+					 g->procs[k].visible ? g->procs[k].comm : "?",
+					 g->procs[k].visible         ? g->procs[k].user :
+					 g->procs[k].error == ENOENT ? "another PID namespace" :
+								       "unreadable");
 		}
 	}
 	step(s, "processes using the gpus", buf[0] ? CHECK_WARN : CHECK_OK,
 	     xstrdup(buf[0] ? buf : "NVML lists no process on the GPUs"),
 	     buf[0] ? xstrdup("stop them gracefully (kill PID; kill -9 only if SIGTERM is ignored), or use "
-			      "another GPU") : NULL);
+			      "another GPU") :
+		      NULL);
 	buf[0] = '\0';
 	for (k = 0; k < nh; k++) {
 		size_t used = strlen(buf);
@@ -309,15 +320,15 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 		if (strcmp(h[k].comm, "nvidia-persiste") && strcmp(h[k].comm, "nvidia-persistenced"))
 			other = 1;
 		if (used < sizeof(buf) - 120)
-			snprintf(buf + used, sizeof(buf) - used, "%spid %u %s (%s): %s", used ? "; " : "", h[k].pid,
-				 h[k].comm, h[k].user, h[k].devices);
+			snprintf(buf + used, sizeof(buf) - used, "%spid %u %s (%s): %s", used ? "; " : "",
+				 h[k].pid, h[k].comm, h[k].user, h[k].devices);
 	}
 	if (unread && !(nh && other)) {
 		/* the processes that could not be looked at may be the ones holding the GPU */
 		char *t = host_unreadable_text(&u);
 		size_t used = strlen(buf);
-		snprintf(buf + used, sizeof(buf) - used, "%s%zu process%s not inspected (%s)", used ? "; " : "", unread,
-			 unread == 1 ? "" : "es", t);
+		snprintf(buf + used, sizeof(buf) - used, "%s%zu process%s not inspected (%s)", used ? "; " : "",
+			 unread, unread == 1 ? "" : "es", t);
 		free(t);
 		step(s, "open device files", CHECK_SKIP, xstrdup(buf),
 		     xstrdup("run as root to see every process's open files (sudo fuser -v /dev/nvidia*)"));
@@ -325,7 +336,8 @@ static void runbook_busy(struct steps *s, const struct check_report *r, int gpu)
 		step(s, "open device files", nh && other ? CHECK_WARN : CHECK_OK,
 		     xstrdup(nh ? buf : "no process has /dev/nvidia* open"),
 		     nh && other ? xstrdup("these processes block a GPU reset and driver unload (the fuser -v "
-					   "/dev/nvidia* view); stop them before nvidia-smi -r") : NULL);
+					   "/dev/nvidia* view); stop them before nvidia-smi -r") :
+				   NULL);
 	}
 	step(s, "what not to do", CHECK_SKIP, xstrdup("advice"),
 	     xstrdup("do not add udev rules that remove the GPU from the PCI bus: the device is gone until a "
@@ -362,8 +374,9 @@ static void runbook_slow(struct steps *s, const struct check_report *r, int gpu)
 		    g->s.clock_sm_mhz * 10 < g->st.clock_max_sm_mhz * 8) {
 			st = CHECK_WARN;
 			if (used < sizeof(buf) - 80)
-				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: SM %u of %u MHz while %u%% busy", used ? "; " : "",
-					 i, g->s.clock_sm_mhz, g->st.clock_max_sm_mhz, g->s.util_gpu_pct);
+				snprintf(buf + used, sizeof(buf) - used,
+					 "%sgpu %u: SM %u of %u MHz while %u%% busy", used ? "; " : "", i,
+					 g->s.clock_sm_mhz, g->st.clock_max_sm_mhz, g->s.util_gpu_pct);
 		}
 	}
 	step(s, "sm clocks", st, xstrdup(buf[0] ? buf : "busy GPUs run at >= 80% of their maximum SM clock"),
@@ -379,13 +392,14 @@ static void runbook_slow(struct steps *s, const struct check_report *r, int gpu)
 		if (g->s.util_gpu_pct < 50) {
 			st = CHECK_WARN;
 			if (used < sizeof(buf) - 60)
-				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: %u%% busy with a job on it", used ? "; " : "", i,
-					 g->s.util_gpu_pct);
+				snprintf(buf + used, sizeof(buf) - used, "%sgpu %u: %u%% busy with a job on it",
+					 used ? "; " : "", i, g->s.util_gpu_pct);
 		}
 	}
 	step(s, "utilisation", st, xstrdup(buf[0] ? buf : "GPUs with jobs are busy"),
-	     st == CHECK_OK ? NULL : xstrdup("the job waits on input or the host: more DataLoader workers, pinned "
-					    "memory, GPU decoding (DALI), or profile with Nsight Systems"));
+	     st == CHECK_OK ? NULL :
+			      xstrdup("the job waits on input or the host: more DataLoader workers, pinned "
+				      "memory, GPU decoding (DALI), or profile with Nsight Systems"));
 	from_items(s, r, "pcie link", pcie, gpu, "PCIe link not reported");
 	from_items(s, r, "nvlink", nvl, gpu, "no NVLink");
 	from_items(s, r, "persistence mode", pers, gpu, "persistence mode not reported");
@@ -410,19 +424,23 @@ static void runbook_lost(struct steps *s, const struct check_report *r, int gpu)
 	for (k = 0; k < r->n_nvidia_pci; k++) {
 		int found = 0;
 		for (i = 0; i < r->ngpus; i++)
-			if (GPU_STATIC_HAS(&r->gpus[i].st, pci_sysfs_id) && !strcmp(r->gpus[i].st.pci_sysfs_id, r->nvidia_pci[k]))
+			if (GPU_STATIC_HAS(&r->gpus[i].st, pci_sysfs_id) &&
+			    !strcmp(r->gpus[i].st.pci_sysfs_id, r->nvidia_pci[k]))
 				found = 1;
 		if (!found && r->backend_rc == GPU_OK) {
 			size_t used = strlen(buf);
 			missing = 1;
 			if (used < sizeof(buf) - 20)
-				snprintf(buf + used, sizeof(buf) - used, "%s%s", used ? " " : "", r->nvidia_pci[k]);
+				snprintf(buf + used, sizeof(buf) - used, "%s%s", used ? " " : "",
+					 r->nvidia_pci[k]);
 		}
 	}
 	step(s, "pci bus", missing ? CHECK_FAIL : CHECK_OK,
-	     missing ? xasprintf("on the PCI bus but not in NVML: %s", buf)
-		     : xasprintf("%zu NVIDIA GPU%s on the PCI bus", r->n_nvidia_pci, r->n_nvidia_pci == 1 ? "" : "s"),
-	     missing ? xstrdup("read dmesg for RmInitAdapter errors on those devices; power-cycle the node") : NULL);
+	     missing ? xasprintf("on the PCI bus but not in NVML: %s", buf) :
+		       xasprintf("%zu NVIDIA GPU%s on the PCI bus", r->n_nvidia_pci,
+				 r->n_nvidia_pci == 1 ? "" : "s"),
+	     missing ? xstrdup("read dmesg for RmInitAdapter errors on those devices; power-cycle the node") :
+		       NULL);
 	from_items(s, r, "pcie errors", pcie, gpu, "PCIe errors not reported");
 	step(s, "recovery", CHECK_SKIP, xstrdup("advice"),
 	     xstrdup("a GPU that fell off the bus needs a node power-cycle (not a reboot); check seating, power "
@@ -434,11 +452,21 @@ size_t check_runbook(const struct check_report *r, enum check_symptom sym, int g
 {
 	struct steps s = {NULL, 0};
 	switch (sym) {
-	case SYMPTOM_LAUNCH_FAILED: runbook_launch_failed(&s, r, gpu); break;
-	case SYMPTOM_OOM: runbook_oom(&s, r, gpu, need_bytes); break;
-	case SYMPTOM_BUSY: runbook_busy(&s, r, gpu); break;
-	case SYMPTOM_SLOW: runbook_slow(&s, r, gpu); break;
-	default: runbook_lost(&s, r, gpu); break;
+	case SYMPTOM_LAUNCH_FAILED:
+		runbook_launch_failed(&s, r, gpu);
+		break;
+	case SYMPTOM_OOM:
+		runbook_oom(&s, r, gpu, need_bytes);
+		break;
+	case SYMPTOM_BUSY:
+		runbook_busy(&s, r, gpu);
+		break;
+	case SYMPTOM_SLOW:
+		runbook_slow(&s, r, gpu);
+		break;
+	default:
+		runbook_lost(&s, r, gpu);
+		break;
 	}
 	*steps = s.v;
 	return s.n;

@@ -71,8 +71,8 @@ static double batch_latency(const struct workload *w, const struct model_config 
 	return r.infer.request_s;
 }
 
-int model_batch_for_latency(const struct workload *w, const struct model_config *cfg,
-			    double target_s, int max_batch)
+int model_batch_for_latency(const struct workload *w, const struct model_config *cfg, double target_s,
+			    int max_batch)
 {
 	int lo = 0, hi = 1;
 	if (max_batch < 1 || !(2 * batch_latency(w, cfg, 1) <= target_s))
@@ -179,8 +179,8 @@ static void try_layouts(struct advice_list *l, const struct workload *w, const s
 	consider(l, w, &c, "more pipeline parallelism", flags, need_fit, min_speedup);
 }
 
-size_t model_fit_advice(const struct workload *w, const struct model_config *cfg,
-			struct model_advice *out, size_t max)
+size_t model_fit_advice(const struct workload *w, const struct model_config *cfg, struct model_advice *out,
+			size_t max)
 {
 	struct advice_list l = {out, 0, max, 0, 0, 0};
 	struct model_config c;
@@ -241,8 +241,10 @@ size_t model_fit_advice(const struct workload *w, const struct model_config *cfg
 			c = *cfg;
 			c.zero = z;
 			snprintf(flags, sizeof(flags), "--zero %d", z);
-			consider(&l, w, &c, z == 3 ? "ZeRO-3 / FSDP (shard weights too)" :
-				 z == 2 ? "ZeRO-2 (shard gradients and optimizer)" : "ZeRO-1 (shard optimizer)",
+			consider(&l, w, &c,
+				 z == 3 ? "ZeRO-3 / FSDP (shard weights too)" :
+				 z == 2 ? "ZeRO-2 (shard gradients and optimizer)" :
+					  "ZeRO-1 (shard optimizer)",
 				 flags, 1, 0);
 		}
 	try_layouts(&l, w, cfg, 1, 0);
@@ -253,7 +255,8 @@ size_t model_fit_advice(const struct workload *w, const struct model_config *cfg
 		if (w->kind == WORKLOAD_TRANSFORMER) {
 			c.offload = MODEL_OFFLOAD_PARAMS;
 			c.zero = 3;
-			consider(&l, w, &c, "parameter and optimizer offload (ZeRO-Infinity)", "--zero 3 --offload params", 1, 0);
+			consider(&l, w, &c, "parameter and optimizer offload (ZeRO-Infinity)",
+				 "--zero 3 --offload params", 1, 0);
 		}
 	}
 	/* two changes together when no single one is enough */
@@ -275,15 +278,17 @@ size_t model_fit_advice(const struct workload *w, const struct model_config *cfg
 		c = r;
 		c.zero = 3;
 		c.offload = MODEL_OFFLOAD_PARAMS;
-		if (w->kind == WORKLOAD_TRANSFORMER && cfg->task != MODEL_TASK_LORA && cfg->task != MODEL_TASK_QLORA)
-			consider(&l, w, &c, "full recompute with parameter offload", "--recompute full --zero 3 --offload params", 1, 0);
+		if (w->kind == WORKLOAD_TRANSFORMER && cfg->task != MODEL_TASK_LORA &&
+		    cfg->task != MODEL_TASK_QLORA)
+			consider(&l, w, &c, "full recompute with parameter offload",
+				 "--recompute full --zero 3 --offload params", 1, 0);
 	}
 	sort_by_speed(out, l.n);
 	return l.n;
 }
 
-size_t model_recommend(const struct workload *w, const struct model_config *cfg,
-		       struct model_advice *out, size_t max)
+size_t model_recommend(const struct workload *w, const struct model_config *cfg, struct model_advice *out,
+		       size_t max)
 {
 	struct advice_list l = {out, 0, max, 0, 0, 0};
 	struct model_config c;
@@ -298,14 +303,17 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 	if (cfg->precision == MODEL_FP32 && g->tf32_tflops > g->fp32_tflops * 1.5) {
 		c = *cfg;
 		c.precision = MODEL_TF32;
-		consider(&l, w, &c, "TF32 matmuls (torch.backends.cuda.matmul.allow_tf32)", "--precision tf32", 1, gain);
+		consider(&l, w, &c, "TF32 matmuls (torch.backends.cuda.matmul.allow_tf32)", "--precision tf32", 1,
+			 gain);
 	}
 	if (cfg->precision == MODEL_FP32 || cfg->precision == MODEL_TF32) {
 		c = *cfg;
 		c.precision = g->bf16_tflops > 0 ? MODEL_BF16 : MODEL_FP16;
 		snprintf(flags, sizeof(flags), "--precision %s", model_precision_name(c.precision));
-		consider(&l, w, &c, c.precision == MODEL_BF16 ? "mixed precision (bf16 autocast)" :
-			 "mixed precision (fp16 autocast + GradScaler)", flags, 1, gain);
+		consider(&l, w, &c,
+			 c.precision == MODEL_BF16 ? "mixed precision (bf16 autocast)" :
+						     "mixed precision (fp16 autocast + GradScaler)",
+			 flags, 1, gain);
 	}
 	if ((cfg->precision == MODEL_BF16 || cfg->precision == MODEL_FP16) && g->fp8_tflops > 0 &&
 	    w->kind == WORKLOAD_TRANSFORMER) {
@@ -332,18 +340,21 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 		if (cfg->recompute != MODEL_RECOMPUTE_NONE) {
 			c = *cfg;
 			c.recompute = MODEL_RECOMPUTE_NONE;
-			consider(&l, w, &c, "no activation recompute (it fits without)", "--recompute none", 1, gain);
+			consider(&l, w, &c, "no activation recompute (it fits without)", "--recompute none", 1,
+				 gain);
 		} else {
 			/* checkpointing that buys a larger micro-batch */
 			c = *cfg;
-			c.recompute = w->kind == WORKLOAD_TRANSFORMER && cfg->flash == 0 ? MODEL_RECOMPUTE_SELECTIVE :
-				      MODEL_RECOMPUTE_FULL;
+			c.recompute = w->kind == WORKLOAD_TRANSFORMER && cfg->flash == 0 ?
+					      MODEL_RECOMPUTE_SELECTIVE :
+					      MODEL_RECOMPUTE_FULL;
 			mb = whole_micro_batch(w, &c, cfg->global_batch / cfg->dp);
 			if (mb > cfg->micro_batch) {
 				c.micro_batch = mb;
 				snprintf(flags, sizeof(flags), "--recompute %s --micro-batch %d",
 					 model_recompute_name(c.recompute), mb);
-				consider(&l, w, &c, "activation checkpointing with a larger micro-batch", flags, 1, gain);
+				consider(&l, w, &c, "activation checkpointing with a larger micro-batch", flags, 1,
+					 gain);
 			}
 		}
 		if (cfg->dp > 1 && cfg->zero == 0) {
@@ -367,20 +378,22 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 			c = *cfg;
 			c.global_batch = cfg->global_batch * 2;
 			snprintf(flags, sizeof(flags), "--global-batch %d", c.global_batch);
-			consider(&l, w, &c, "gradient accumulation over twice the batch (sync half as often)", flags, 1, gain);
+			consider(&l, w, &c, "gradient accumulation over twice the batch (sync half as often)",
+				 flags, 1, gain);
 		}
 		if (w->s.decode_per_core > 0 && w->s.dali_per_gpu > 0 && cfg->loader == MODEL_LOADER_CPU &&
 		    (base.time.data_s > 0 || (cfg->cpu_cores_per_gpu <= 0 && base.data_cores_needed > 8))) {
 			c = *cfg;
 			c.loader = MODEL_LOADER_DALI;
-			consider(&l, w, &c, "DALI GPU decoding (the CPU cannot keep up)", "--data-loader dali", 1, 1.0);
+			consider(&l, w, &c, "DALI GPU decoding (the CPU cannot keep up)", "--data-loader dali", 1,
+				 1.0);
 		}
 	}
 	if (base.time.overhead_s > 0.02 * base.time.step_s ||
 	    (cfg->task == MODEL_TASK_INFER &&
 	     /* launches per forward pass against one pass: a decode step, or the whole request */
-	     base.infer.launch_s > 0.2 * (base.infer.decode_token_s > 0 ? base.infer.decode_token_s :
-					  base.infer.request_s))) {
+	     base.infer.launch_s >
+		     0.2 * (base.infer.decode_token_s > 0 ? base.infer.decode_token_s : base.infer.request_s))) {
 		if (!cfg->cuda_graphs && cfg->engine == MODEL_ENGINE_EAGER) {
 			c = *cfg;
 			c.cuda_graphs = 1;
@@ -401,7 +414,8 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 	if (w->kind == WORKLOAD_PER_SAMPLE && !cfg->cudnn_benchmark) {
 		c = *cfg;
 		c.cudnn_benchmark = 1;
-		consider(&l, w, &c, "cudnn.benchmark = True (fixed input shapes)", "--cudnn-benchmark on", 1, gain);
+		consider(&l, w, &c, "cudnn.benchmark = True (fixed input shapes)", "--cudnn-benchmark on", 1,
+			 gain);
 	}
 	sort_by_speed(out, l.n);
 	return l.n;

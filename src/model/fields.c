@@ -14,7 +14,11 @@
 
 #include <math.h>
 
-enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
+enum {
+	SHOWN_NOT,
+	SHOWN_VALUE,
+	SHOWN_NULL
+};
 #define ALWAYS SHOWN_VALUE
 #define ONLY_IF(cond) ((cond) ? SHOWN_VALUE : SHOWN_NOT)
 #define NULL_UNLESS(cond) ((cond) ? SHOWN_VALUE : SHOWN_NULL)
@@ -25,10 +29,12 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 #define TEXT_OF(s) ((s) ? (s) : "")
 
 #define WORKLOAD_FIELDS(F) \
-	F(name, TEXT, NULL, "preset name, config.json name, or \"transformer\" for dimension flags", w->name, ALWAYS) \
+	F(name, TEXT, NULL, "preset name, config.json name, or \"transformer\" for dimension flags", w->name, \
+	  ALWAYS) \
 	F(kind, TEXT, NULL, "transformer or per-sample", \
 	  w->kind == WORKLOAD_TRANSFORMER ? "transformer" : "per-sample", ALWAYS) \
-	F(sample_unit, TEXT, NULL, "what one sample is: sequences, images, volumes, graphs ...", w->sample_unit, ALWAYS) \
+	F(sample_unit, TEXT, NULL, "what one sample is: sequences, images, volumes, graphs ...", w->sample_unit, \
+	  ALWAYS) \
 	F(params, NUM, "parameters", "parameters in all", w->params, ALWAYS) \
 	F(params_active, NUM, "parameters", "parameters used per token (mixture of experts: the top-k)", \
 	  w->params_active, ALWAYS) \
@@ -51,7 +57,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(intra_link, TEXT, NULL, "how a server's GPUs talk: none, pcie, nvlink, nvswitch", \
 	  model_link_name(c->intra_kind), ALWAYS) \
 	F(intra_gbps, NUM, "GB/s", "per GPU per direction inside a server", c->intra_gbps, ALWAYS) \
-	F(inter_gbps_per_gpu, NUM, "GB/s", "scale-out per GPU per direction; 0 none", c->inter_gbps_per_gpu, ALWAYS) \
+	F(inter_gbps_per_gpu, NUM, "GB/s", "scale-out per GPU per direction; 0 none", c->inter_gbps_per_gpu, \
+	  ALWAYS) \
 	F(precision, TEXT, NULL, "compute precision", model_precision_name(c->precision), ALWAYS) \
 	F(tp, INT, NULL, "tensor-parallel degree", c->tp, ALWAYS) \
 	F(pp, INT, NULL, "pipeline-parallel degree", c->pp, ALWAYS) \
@@ -79,7 +86,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	  INFER) \
 	F(cuda_graphs, BOOL, NULL, "inference: forward passes captured as CUDA Graphs", c->cuda_graphs, INFER) \
 	F(weight_precision, TEXT, NULL, "inference: precision of the stored weights", \
-	  model_precision_name(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision : c->precision), \
+	  model_precision_name(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision : \
+							  c->precision), \
 	  INFER) \
 	F(engine, TEXT, NULL, "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi", \
 	  model_engine_name(c->engine), ALWAYS) \
@@ -88,7 +96,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	  ONLY_IF(c->input_elems > 0))
 
 #define MEMORY_FIELDS(F) \
-	F(weights_bytes, NUM, "bytes", "working weights (LoRA: the frozen base; QLoRA: 4-bit)", m->weights_bytes, ALWAYS) \
+	F(weights_bytes, NUM, "bytes", "working weights (LoRA: the frozen base; QLoRA: 4-bit)", m->weights_bytes, \
+	  ALWAYS) \
 	F(gradients_bytes, NUM, "bytes", "gradients", m->gradients_bytes, ALWAYS) \
 	F(optimizer_bytes, NUM, "bytes", "optimizer states and fp32 master weights", m->optimizer_bytes, ALWAYS) \
 	F(activations_bytes, NUM, "bytes", "activations stored for backward, all micro-batches in flight", \
@@ -100,8 +109,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(logits_bytes, NUM, "bytes", "output layer and loss buffers", m->logits_bytes, ALWAYS) \
 	F(lora_bytes, NUM, "bytes", "LoRA adapters with their gradients and optimizer", m->lora_bytes, ALWAYS) \
 	F(kv_cache_bytes, NUM, "bytes", "inference: KV cache", m->kv_cache_bytes, ALWAYS) \
-	F(buffers_bytes, NUM, "bytes", "ZeRO gather buffers, communication buckets, workspaces", m->buffers_bytes, \
-	  ALWAYS) \
+	F(buffers_bytes, NUM, "bytes", "ZeRO gather buffers, communication buckets, workspaces", \
+	  m->buffers_bytes, ALWAYS) \
 	F(allocated_bytes, NUM, "bytes", "the terms above: torch.cuda.max_memory_allocated", m->allocated_bytes, \
 	  ALWAYS) \
 	F(reserve_bytes, NUM, "bytes", "caching allocator fragmentation", m->reserve_bytes, ALWAYS) \
@@ -114,15 +123,17 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(total_bytes, NUM, "bytes", "reserved + paged + context", m->total_bytes, ALWAYS) \
 	F(capacity_bytes, NUM, "bytes", "the GPU's (or MIG instance's) memory", m->capacity_bytes, ALWAYS) \
 	F(host_bytes, NUM, "bytes", "offloaded to host memory, per GPU", m->host_bytes, ALWAYS) \
-	F(host_fits, BOOL, NULL, "the offloaded state of a server's GPUs fits its host memory; null when unknown", \
+	F(host_fits, BOOL, NULL, \
+	  "the offloaded state of a server's GPUs fits its host memory; null when unknown", \
 	  model_host_fits(m, c, a->host_gib), NULL_UNLESS(a->host_gib > 0)) \
 	F(fits, BOOL, NULL, "total_bytes <= capacity_bytes", m->fits, ALWAYS) \
-	F(max_micro_batch, INT, NULL, "training: the largest micro-batch that fits (0: none)", a->max_micro_batch, \
-	  ONLY_IF(c->task != MODEL_TASK_INFER))
+	F(max_micro_batch, INT, NULL, "training: the largest micro-batch that fits (0: none)", \
+	  a->max_micro_batch, ONLY_IF(c->task != MODEL_TASK_INFER))
 
 #define TIME_FIELDS(F) \
 	F(step_s, NUM, "s", "one optimizer step", t->step_s, ALWAYS) \
-	F(compute_s, NUM, "s", "busy GPU time: gemm + attention + memory-bound + recompute", t->compute_s, ALWAYS) \
+	F(compute_s, NUM, "s", "busy GPU time: gemm + attention + memory-bound + recompute", t->compute_s, \
+	  ALWAYS) \
 	F(gemm_s, NUM, "s", "matrix multiplies, forward and backward", t->gemm_s, ALWAYS) \
 	F(attention_s, NUM, "s", "attention scores and softmax", t->attention_s, ALWAYS) \
 	F(memory_bound_s, NUM, "s", "normalisation, activations, elementwise kernels", t->memory_bound_s, ALWAYS) \
@@ -130,7 +141,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(optimizer_s, NUM, "s", "optimizer update", t->optimizer_s, ALWAYS) \
 	F(tp_comm_s, NUM, "s", "tensor-parallel collectives", t->tp_comm_s, ALWAYS) \
 	F(ep_comm_s, NUM, "s", "expert-parallel all-to-all", t->ep_comm_s, ALWAYS) \
-	F(cp_comm_s, NUM, "s", "context-parallel K/V ring, the part attention does not hide", t->cp_comm_s, ALWAYS) \
+	F(cp_comm_s, NUM, "s", "context-parallel K/V ring, the part attention does not hide", t->cp_comm_s, \
+	  ALWAYS) \
 	F(pp_bubble_s, NUM, "s", "pipeline fill and drain", t->pp_bubble_s, ALWAYS) \
 	F(pp_p2p_s, NUM, "s", "pipeline sends between stages", t->pp_p2p_s, ALWAYS) \
 	F(dp_comm_s, NUM, "s", "gradient sync, exposed part", t->dp_comm_s, ALWAYS) \
@@ -142,7 +154,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 
 #define LATENCY_ASKED ONLY_IF(a->latency_batch >= 0)
 #define INFERENCE_FIELDS(F) \
-	F(first_token_s, NUM, "s", "prefill of the batch: time to first token (a forward pass)", in->prefill_s, ALWAYS) \
+	F(first_token_s, NUM, "s", "prefill of the batch: time to first token (a forward pass)", in->prefill_s, \
+	  ALWAYS) \
 	F(token_s, NUM, "s", "one output token for the whole batch", in->decode_token_s, ALWAYS) \
 	F(request_s, NUM, "s", "prefill + output_len decode steps", in->request_s, ALWAYS) \
 	F(decode_weights_bytes, NUM, "bytes", "weights read per decode step", in->decode_weights_bytes, ALWAYS) \
@@ -175,7 +188,8 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(replicas_given, BOOL, NULL, "the replicas are the user's (--gpus or --dp), not sized to the rate", \
 	  a->replicas_given, ALWAYS) \
 	F(slots, INT, NULL, "requests one replica runs at once", q->slots, ALWAYS) \
-	F(capacity_per_s, NUM, "requests/s", "what all replicas complete when always full", q->capacity_per_s, ALWAYS) \
+	F(capacity_per_s, NUM, "requests/s", "what all replicas complete when always full", q->capacity_per_s, \
+	  ALWAYS) \
 	F(utilisation, NUM, "fraction", "share of the slots busy: rate / capacity", q->utilisation, ALWAYS) \
 	F(wait_p99_s, NUM, "s", "p99 wait for a free slot", q->wait_p99_s, ALWAYS) \
 	F(ttft_p99_s, NUM, "s", "p99 time to first token (latency for encoders): wait + service", q->ttft_p99_s, \
@@ -190,10 +204,11 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(samples_per_s, NUM, "samples/s", "whole job, in the workload's sample_unit", r->samples_per_s, ALWAYS) \
 	F(data_samples_per_s, NUM, "samples/s", "what the data loader supplies, whole job; 0 no loading", \
 	  r->data_samples_per_s, ALWAYS) \
-	F(data_cores_per_gpu, NUM, "cores", "CPU cores per GPU the loader needs to keep up", r->data_cores_needed, \
-	  ALWAYS) \
-	F(cpu_cores_per_gpu, NUM, "cores", "the supply: --cpu-cores or the --server's cores per GPU; null unknown", \
-	  c->cpu_cores_per_gpu, NULL_UNLESS(c->cpu_cores_per_gpu > 0))
+	F(data_cores_per_gpu, NUM, "cores", "CPU cores per GPU the loader needs to keep up", \
+	  r->data_cores_needed, ALWAYS) \
+	F(cpu_cores_per_gpu, NUM, "cores", \
+	  "the supply: --cpu-cores or the --server's cores per GPU; null unknown", c->cpu_cores_per_gpu, \
+	  NULL_UNLESS(c->cpu_cores_per_gpu > 0))
 
 #define SUMMARY_FIELDS(F) \
 	F(mfu, NUM, "fraction", "model FLOPs utilisation: model FLOPs / (step time x GPUs x dense peak)", r->mfu, \
@@ -202,9 +217,10 @@ enum { SHOWN_NOT, SHOWN_VALUE, SHOWN_NULL };
 	F(hfu_tflops_per_gpu, NUM, "TFLOP/s", "hardware FLOPs per GPU per second (recomputation included)", \
 	  r->hfu_tflops_per_gpu, ALWAYS) \
 	F(peak_tflops, NUM, "TFLOP/s", "dense peak of one GPU at the precision", r->peak_tflops, ALWAYS) \
-	F(model_flops_per_step, NUM, "FLOP", "6N per token + attention, all GPUs", r->model_flops_per_step, ALWAYS) \
-	F(time_to_train_s, NUM, "s", "for --tokens or --samples x --epochs; null without them", r->time_to_train_s, \
-	  NULL_UNLESS(r->time_to_train_s > 0)) \
+	F(model_flops_per_step, NUM, "FLOP", "6N per token + attention, all GPUs", r->model_flops_per_step, \
+	  ALWAYS) \
+	F(time_to_train_s, NUM, "s", "for --tokens or --samples x --epochs; null without them", \
+	  r->time_to_train_s, NULL_UNLESS(r->time_to_train_s > 0)) \
 	F(train_steps, NUM, "steps", "optimizer steps of that run; null without it", r->train_steps, \
 	  NULL_UNLESS(r->train_steps > 0)) \
 	F(energy_kwh, NUM, "kWh", "GPUs only, over energy_basis", r->energy_kwh, ALWAYS) \
@@ -253,16 +269,11 @@ SCHEMA(advice, "estimate-advice", ADVICE_FIELDS)
 const struct report_schema *model_estimate_schema(enum model_estimate_part part)
 {
 	static const struct report_schema *const all[MODEL_EST_PART_COUNT] = {
-		[MODEL_EST_WORKLOAD] = &workload_schema,
-		[MODEL_EST_CONFIG] = &config_schema,
-		[MODEL_EST_MEMORY] = &memory_schema,
-		[MODEL_EST_TIME] = &time_schema,
-		[MODEL_EST_INFERENCE] = &inference_schema,
-		[MODEL_EST_SERVING] = &serving_schema,
-		[MODEL_EST_RATE] = &rate_schema,
-		[MODEL_EST_THROUGHPUT] = &throughput_schema,
-		[MODEL_EST_SUMMARY] = &summary_schema,
-		[MODEL_EST_ADVICE] = &advice_schema,
+		[MODEL_EST_WORKLOAD] = &workload_schema,   [MODEL_EST_CONFIG] = &config_schema,
+		[MODEL_EST_MEMORY] = &memory_schema,       [MODEL_EST_TIME] = &time_schema,
+		[MODEL_EST_INFERENCE] = &inference_schema, [MODEL_EST_SERVING] = &serving_schema,
+		[MODEL_EST_RATE] = &rate_schema,           [MODEL_EST_THROUGHPUT] = &throughput_schema,
+		[MODEL_EST_SUMMARY] = &summary_schema,     [MODEL_EST_ADVICE] = &advice_schema,
 	};
 	return (unsigned)part < MODEL_EST_PART_COUNT ? all[part] : NULL;
 }
@@ -281,16 +292,26 @@ static uint64_t fill(enum model_estimate_part part, const struct model_answer *a
 	uint64_t shown = 0;
 	size_t i = 0;
 	switch (part) {
-	case MODEL_EST_WORKLOAD: WORKLOAD_FIELDS(FILL) break;
-	case MODEL_EST_CONFIG: CONFIG_FIELDS(FILL) break;
-	case MODEL_EST_MEMORY: MEMORY_FIELDS(FILL) break;
-	case MODEL_EST_TIME: TIME_FIELDS(FILL) break;
-	case MODEL_EST_INFERENCE: INFERENCE_FIELDS(FILL) break;
-	case MODEL_EST_SERVING: SERVING_FIELDS(FILL) break;
-	case MODEL_EST_RATE: RATE_FIELDS(FILL) break;
-	case MODEL_EST_THROUGHPUT: THROUGHPUT_FIELDS(FILL) break;
-	case MODEL_EST_SUMMARY: SUMMARY_FIELDS(FILL) break;
-	default: break;
+	case MODEL_EST_WORKLOAD:
+		WORKLOAD_FIELDS(FILL) break;
+	case MODEL_EST_CONFIG:
+		CONFIG_FIELDS(FILL) break;
+	case MODEL_EST_MEMORY:
+		MEMORY_FIELDS(FILL) break;
+	case MODEL_EST_TIME:
+		TIME_FIELDS(FILL) break;
+	case MODEL_EST_INFERENCE:
+		INFERENCE_FIELDS(FILL) break;
+	case MODEL_EST_SERVING:
+		SERVING_FIELDS(FILL) break;
+	case MODEL_EST_RATE:
+		RATE_FIELDS(FILL) break;
+	case MODEL_EST_THROUGHPUT:
+		THROUGHPUT_FIELDS(FILL) break;
+	case MODEL_EST_SUMMARY:
+		SUMMARY_FIELDS(FILL) break;
+	default:
+		break;
 	}
 	return shown;
 }
@@ -298,8 +319,8 @@ static uint64_t fill(enum model_estimate_part part, const struct model_answer *a
 uint64_t model_estimate_row(enum model_estimate_part part, const struct model_answer *a, struct report_row *row)
 {
 	/* the serving and rate parts read answers that only some estimates have */
-	if ((part == MODEL_EST_SERVING && !a->sv) || (part == MODEL_EST_RATE && !a->q) || part == MODEL_EST_ADVICE ||
-	    (unsigned)part >= MODEL_EST_PART_COUNT)
+	if ((part == MODEL_EST_SERVING && !a->sv) || (part == MODEL_EST_RATE && !a->q) ||
+	    part == MODEL_EST_ADVICE || (unsigned)part >= MODEL_EST_PART_COUNT)
 		return 0;
 	return fill(part, a, row);
 }
@@ -315,7 +336,7 @@ void model_advice_row(const struct model_advice *adv, struct report_row *row)
 const char *model_limit_key(size_t i)
 {
 	/* in the order of the bits of enum model_limit */
-	static const char *const keys[] = {"compute", "memory_bandwidth", "communication", "pipeline_bubble",
-		"data_loading", "kernel_launches", "memory_capacity"};
+	static const char *const keys[] = {"compute",      "memory_bandwidth", "communication",  "pipeline_bubble",
+					   "data_loading", "kernel_launches",  "memory_capacity"};
 	return i < sizeof(keys) / sizeof(keys[0]) ? keys[i] : NULL;
 }

@@ -21,36 +21,36 @@
  */
 struct model_answer {
 	const struct workload *w;
-	const struct model_config *c;       /* resolved: every default decided */
-	const struct model_result *r;       /* served: memory as the engine holds it */
-	const struct model_notes *notes;    /* what the resolver chose unasked; may be NULL */
-	const struct model_serving *sv;     /* the serving model's answer, or NULL */
-	const struct model_queue *q;        /* --rate: the replicas as queues, or NULL */
-	const struct model_advice *fix;     /* changes that make it fit, cheapest first */
+	const struct model_config *c;    /* resolved: every default decided */
+	const struct model_result *r;    /* served: memory as the engine holds it */
+	const struct model_notes *notes; /* what the resolver chose unasked; may be NULL */
+	const struct model_serving *sv;  /* the serving model's answer, or NULL */
+	const struct model_queue *q;     /* --rate: the replicas as queues, or NULL */
+	const struct model_advice *fix;  /* changes that make it fit, cheapest first */
 	size_t nfix;
-	const struct model_advice *rec;     /* optimisations worth turning on, best first */
+	const struct model_advice *rec; /* optimisations worth turning on, best first */
 	size_t nrec;
-	double host_gib;                    /* host memory per server, GiB; 0 unknown */
-	int max_micro_batch;                /* training: the largest micro-batch that fits; 0 none */
-	int latency_batch;                  /* inference: the batch within latency_target_s (0 none);
+	double host_gib;     /* host memory per server, GiB; 0 unknown */
+	int max_micro_batch; /* training: the largest micro-batch that fits; 0 none */
+	int latency_batch;   /* inference: the batch within latency_target_s (0 none);
 					       -1 when no target was asked */
 	double latency_target_s;
-	double ttft_target_s;               /* --ttft-target, seconds; 0 none */
-	int replicas_given;                 /* the rate's replicas are the user's (--gpus or --dp) */
+	double ttft_target_s; /* --ttft-target, seconds; 0 none */
+	int replicas_given;   /* the rate's replicas are the user's (--gpus or --dp) */
 };
 
 /* The JSON objects of an answer, in the order --json writes them. */
 enum model_estimate_part {
-	MODEL_EST_WORKLOAD,     /* "workload" */
-	MODEL_EST_CONFIG,       /* "config" */
-	MODEL_EST_MEMORY,       /* "memory": per GPU, the most loaded */
-	MODEL_EST_TIME,         /* "time": one optimizer step, the slowest GPU */
-	MODEL_EST_INFERENCE,    /* "inference": task infer only */
-	MODEL_EST_SERVING,      /* "serving": answers of the serving model only */
-	MODEL_EST_RATE,         /* "rate": with --rate only */
-	MODEL_EST_THROUGHPUT,   /* "throughput" */
-	MODEL_EST_SUMMARY,      /* the top-level numbers: MFU, time to train, energy */
-	MODEL_EST_ADVICE,       /* one element of "fit_advice" and "recommendations" */
+	MODEL_EST_WORKLOAD,   /* "workload" */
+	MODEL_EST_CONFIG,     /* "config" */
+	MODEL_EST_MEMORY,     /* "memory": per GPU, the most loaded */
+	MODEL_EST_TIME,       /* "time": one optimizer step, the slowest GPU */
+	MODEL_EST_INFERENCE,  /* "inference": task infer only */
+	MODEL_EST_SERVING,    /* "serving": answers of the serving model only */
+	MODEL_EST_RATE,       /* "rate": with --rate only */
+	MODEL_EST_THROUGHPUT, /* "throughput" */
+	MODEL_EST_SUMMARY,    /* the top-level numbers: MFU, time to train, energy */
+	MODEL_EST_ADVICE,     /* one element of "fit_advice" and "recommendations" */
 	MODEL_EST_PART_COUNT
 };
 
@@ -65,8 +65,7 @@ const struct report_schema *model_estimate_schema(enum model_estimate_part part)
  * rather than written as null.  A field that belongs but is unknown (host
  * memory not given) is left unset: null.
  */
-uint64_t model_estimate_row(enum model_estimate_part part, const struct model_answer *a,
-			    struct report_row *row);
+uint64_t model_estimate_row(enum model_estimate_part part, const struct model_answer *a, struct report_row *row);
 
 /* Fills row, made for model_estimate_schema(MODEL_EST_ADVICE), from one suggested change. */
 void model_advice_row(const struct model_advice *adv, struct report_row *row);

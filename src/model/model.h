@@ -46,10 +46,10 @@
 
 enum model_task {
 	MODEL_TASK_PRETRAIN,
-	MODEL_TASK_FINETUNE,   /* full fine-tuning: same arithmetic as pretraining */
-	MODEL_TASK_LORA,       /* frozen 16-bit base, trained low-rank adapters */
-	MODEL_TASK_QLORA,      /* frozen 4-bit (NF4) base, trained adapters */
-	MODEL_TASK_INFER,      /* prefill + autoregressive decode (or a forward pass) */
+	MODEL_TASK_FINETUNE, /* full fine-tuning: same arithmetic as pretraining */
+	MODEL_TASK_LORA,     /* frozen 16-bit base, trained low-rank adapters */
+	MODEL_TASK_QLORA,    /* frozen 4-bit (NF4) base, trained adapters */
+	MODEL_TASK_INFER,    /* prefill + autoregressive decode (or a forward pass) */
 	MODEL_TASK_COUNT
 };
 
@@ -59,29 +59,29 @@ enum model_precision {
 	MODEL_FP16,
 	MODEL_BF16,
 	MODEL_FP8,
-	MODEL_INT8,            /* stored weights and KV cache only */
-	MODEL_INT4,            /* stored weights (GPTQ/AWQ, group 128) and KV cache only */
-	MODEL_NF4,             /* stored weights only: QLoRA's NormalFloat 4 with double quantisation */
+	MODEL_INT8, /* stored weights and KV cache only */
+	MODEL_INT4, /* stored weights (GPTQ/AWQ, group 128) and KV cache only */
+	MODEL_NF4,  /* stored weights only: QLoRA's NormalFloat 4 with double quantisation */
 	MODEL_PRECISION_COUNT
 };
 
 enum model_recompute {
 	MODEL_RECOMPUTE_NONE,
-	MODEL_RECOMPUTE_SELECTIVE, /* attention core only (Korthikanti 2022) */
-	MODEL_RECOMPUTE_FULL,      /* whole layer, input checkpointed */
+	MODEL_RECOMPUTE_SELECTIVE,    /* attention core only (Korthikanti 2022) */
+	MODEL_RECOMPUTE_FULL,         /* whole layer, input checkpointed */
 	MODEL_RECOMPUTE_SELECTIVE_OP, /* PyTorch per-op selective checkpointing: every other matmul saved */
 	MODEL_RECOMPUTE_COUNT
 };
 
 enum model_optimizer {
-	MODEL_OPTIM_ADAMW,          /* "adamw": two fp32 moments (bf16 ones without master weights) */
-	MODEL_OPTIM_SGD_MOMENTUM,   /* "sgd-momentum": one momentum buffer */
-	MODEL_OPTIM_ADAMW8BIT,      /* "adamw8bit": two 8-bit block-quantised moments (bitsandbytes) */
-	MODEL_OPTIM_ADAMW_BF16,     /* "adamw-bf16": two bf16 moments */
-	MODEL_OPTIM_PAGED_ADAMW,    /* "paged-adamw": fp32 moments in CUDA unified memory */
+	MODEL_OPTIM_ADAMW,           /* "adamw": two fp32 moments (bf16 ones without master weights) */
+	MODEL_OPTIM_SGD_MOMENTUM,    /* "sgd-momentum": one momentum buffer */
+	MODEL_OPTIM_ADAMW8BIT,       /* "adamw8bit": two 8-bit block-quantised moments (bitsandbytes) */
+	MODEL_OPTIM_ADAMW_BF16,      /* "adamw-bf16": two bf16 moments */
+	MODEL_OPTIM_PAGED_ADAMW,     /* "paged-adamw": fp32 moments in CUDA unified memory */
 	MODEL_OPTIM_PAGED_ADAMW8BIT, /* "paged-adamw8bit": 8-bit moments in unified memory */
-	MODEL_OPTIM_ADAFACTOR,      /* "adafactor": factored second moment, no first moment */
-	MODEL_OPTIM_SGD,            /* "sgd": no state */
+	MODEL_OPTIM_ADAFACTOR,       /* "adafactor": factored second moment, no first moment */
+	MODEL_OPTIM_SGD,             /* "sgd": no state */
 	MODEL_OPTIM_COUNT
 };
 
@@ -94,27 +94,27 @@ enum model_master {
 
 /* Which weight matrices of each block carry LoRA adapters. */
 enum model_lora_targets {
-	MODEL_LORA_ATTN_MLP,   /* "attn+mlp": every linear layer of the blocks */
+	MODEL_LORA_ATTN_MLP, /* "attn+mlp": every linear layer of the blocks */
 	MODEL_LORA_QV,
 	MODEL_LORA_QKV,
 	MODEL_LORA_QKVO,
-	MODEL_LORA_ALL,        /* "all": the blocks and the output head */
+	MODEL_LORA_ALL, /* "all": the blocks and the output head */
 	MODEL_LORA_TARGETS_COUNT
 };
 
 /* How the output layer's logits are held for the loss. */
 enum model_logits {
-	MODEL_LOGITS_FP32,     /* whole, upcast to fp32 with their log-softmax */
-	MODEL_LOGITS_BF16,     /* whole, in 16 bits */
-	MODEL_LOGITS_CHUNKED,  /* computed and consumed in chunks (chunked cross-entropy) */
+	MODEL_LOGITS_FP32,    /* whole, upcast to fp32 with their log-softmax */
+	MODEL_LOGITS_BF16,    /* whole, in 16 bits */
+	MODEL_LOGITS_CHUNKED, /* computed and consumed in chunks (chunked cross-entropy) */
 	MODEL_LOGITS_COUNT
 };
 
 /* Which statistic a memory figure is. */
 enum model_memory_stat {
-	MODEL_MEM_RESERVED,    /* torch.cuda.max_memory_reserved */
-	MODEL_MEM_ALLOCATED,   /* torch.cuda.max_memory_allocated */
-	MODEL_MEM_DEVICE,      /* the device's used memory as nvidia-smi shows it */
+	MODEL_MEM_RESERVED,  /* torch.cuda.max_memory_reserved */
+	MODEL_MEM_ALLOCATED, /* torch.cuda.max_memory_allocated */
+	MODEL_MEM_DEVICE,    /* the device's used memory as nvidia-smi shows it */
 	MODEL_MEM_STAT_COUNT
 };
 
@@ -127,17 +127,17 @@ enum model_offload {
 };
 
 enum model_loader {
-	MODEL_LOADER_CPU,      /* torchvision/PIL decode and augment on CPU cores */
-	MODEL_LOADER_DALI,     /* NVIDIA DALI: decode on the GPU (nvJPEG) */
+	MODEL_LOADER_CPU,  /* torchvision/PIL decode and augment on CPU cores */
+	MODEL_LOADER_DALI, /* NVIDIA DALI: decode on the GPU (nvJPEG) */
 	MODEL_LOADER_COUNT
 };
 
 /* How the GPUs of one server talk to each other. */
 enum model_link {
-	MODEL_LINK_NONE,       /* one GPU per server */
-	MODEL_LINK_PCIE,       /* through PCIe switches / the host */
-	MODEL_LINK_NVLINK,     /* direct GPU-GPU links or bridges (no switch) */
-	MODEL_LINK_NVSWITCH,   /* all-to-all switch fabric */
+	MODEL_LINK_NONE,     /* one GPU per server */
+	MODEL_LINK_PCIE,     /* through PCIe switches / the host */
+	MODEL_LINK_NVLINK,   /* direct GPU-GPU links or bridges (no switch) */
+	MODEL_LINK_NVSWITCH, /* all-to-all switch fabric */
 	MODEL_LINK_COUNT
 };
 
@@ -150,7 +150,7 @@ int model_recompute_from_name(const char *s);
 const char *model_optimizer_name(enum model_optimizer o);
 int model_optimizer_from_name(const char *s);
 const char *model_offload_name(enum model_offload o);
-int model_offload_from_name(const char *s);   /* "none", "optimizer", "optimizer+params" ("params") */
+int model_offload_from_name(const char *s); /* "none", "optimizer", "optimizer+params" ("params") */
 const char *model_master_name(enum model_master m);
 int model_master_from_name(const char *s);
 const char *model_lora_targets_name(enum model_lora_targets t);
@@ -171,46 +171,46 @@ double model_precision_bytes(enum model_precision p);
  */
 
 enum workload_kind {
-	WORKLOAD_TRANSFORMER,  /* decoder (causal) or encoder, dense or mixture of experts */
-	WORKLOAD_PER_SAMPLE,   /* described by per-sample FLOPs, parameters, activations */
+	WORKLOAD_TRANSFORMER, /* decoder (causal) or encoder, dense or mixture of experts */
+	WORKLOAD_PER_SAMPLE,  /* described by per-sample FLOPs, parameters, activations */
 };
 
 /* Dimensions of a transformer, as a preset, config.json or flags give them. */
 struct workload_dims {
-	int layers;            /* transformer blocks */
-	int hidden;            /* model width h */
-	int heads;             /* attention (query) heads a */
-	int kv_heads;          /* key/value heads (GQA); 0 = heads */
-	int head_dim;          /* 0 = hidden / heads */
-	int ffn_hidden;        /* MLP width (per expert) */
-	int vocab;             /* vocabulary (0 for encoders of images: no LM head) */
-	int max_seq;           /* max_position_embeddings */
-	int seq_len;           /* default sequence length (tokens per sample) */
-	int gated_mlp;         /* 1: SwiGLU/GeGLU (three matrices), 0: two matrices */
-	int tied_embeddings;   /* 1: output layer shares the input embedding */
-	int learned_pos;       /* 1: a learned position table of max_seq x hidden */
-	int causal;            /* 1: decoder (causal attention), 0: encoder */
-	int experts;           /* MoE experts per layer; 0 or 1 = dense */
-	int experts_active;    /* experts used per token (top-k) */
-	int has_bias;          /* linear layers carry biases (GPT-2/3, BERT, OPT, BLOOM) */
-	double dropout;        /* hidden/attention dropout probability (masks stored) */
+	int layers;          /* transformer blocks */
+	int hidden;          /* model width h */
+	int heads;           /* attention (query) heads a */
+	int kv_heads;        /* key/value heads (GQA); 0 = heads */
+	int head_dim;        /* 0 = hidden / heads */
+	int ffn_hidden;      /* MLP width (per expert) */
+	int vocab;           /* vocabulary (0 for encoders of images: no LM head) */
+	int max_seq;         /* max_position_embeddings */
+	int seq_len;         /* default sequence length (tokens per sample) */
+	int gated_mlp;       /* 1: SwiGLU/GeGLU (three matrices), 0: two matrices */
+	int tied_embeddings; /* 1: output layer shares the input embedding */
+	int learned_pos;     /* 1: a learned position table of max_seq x hidden */
+	int causal;          /* 1: decoder (causal attention), 0: encoder */
+	int experts;         /* MoE experts per layer; 0 or 1 = dense */
+	int experts_active;  /* experts used per token (top-k) */
+	int has_bias;        /* linear layers carry biases (GPT-2/3, BERT, OPT, BLOOM) */
+	double dropout;      /* hidden/attention dropout probability (masks stored) */
 };
 
 /* A per-sample workload (CNN, GNN, speech), from published figures. */
 struct workload_sample {
-	double params;               /* trainable parameters */
-	double fwd_flops;            /* forward FLOPs per sample (2 x multiply-adds) */
-	double act_bytes;            /* activations stored for backward, per sample, 16-bit */
-	double mem_traffic_bytes;    /* HBM bytes moved by memory-bound layers per sample, forward, 16-bit */
-	double kernels;              /* kernel launches per forward pass */
-	double input_bytes;          /* one decoded input sample on the GPU, bytes */
-	double decode_per_core;      /* samples/s one CPU core decodes and augments (0: no decode) */
-	double dali_per_gpu;         /* samples/s one GPU decodes with DALI/nvJPEG (0: n/a) */
-	double conv_efficiency;      /* achieved fraction of the GEMM ceiling for its convolutions */
-	double tokens;               /* tokens per sample when it is a sequence model (0: none) */
-	double extra_params;         /* transformers: parameters outside blocks and embeddings (ViT patch embedding, classifier) */
-	double input_elems;          /* elements of the input the figures above are for (0: not scalable) */
-	int input_dims;              /* its dimensions: 2 image, 3 volume (3D convolutions), 1 audio */
+	double params;            /* trainable parameters */
+	double fwd_flops;         /* forward FLOPs per sample (2 x multiply-adds) */
+	double act_bytes;         /* activations stored for backward, per sample, 16-bit */
+	double mem_traffic_bytes; /* HBM bytes moved by memory-bound layers per sample, forward, 16-bit */
+	double kernels;           /* kernel launches per forward pass */
+	double input_bytes;       /* one decoded input sample on the GPU, bytes */
+	double decode_per_core;   /* samples/s one CPU core decodes and augments (0: no decode) */
+	double dali_per_gpu;      /* samples/s one GPU decodes with DALI/nvJPEG (0: n/a) */
+	double conv_efficiency;   /* achieved fraction of the GEMM ceiling for its convolutions */
+	double tokens;            /* tokens per sample when it is a sequence model (0: none) */
+	double extra_params; /* transformers: parameters outside blocks and embeddings (ViT patch embedding, classifier) */
+	double input_elems; /* elements of the input the figures above are for (0: not scalable) */
+	int input_dims;     /* its dimensions: 2 image, 3 volume (3D convolutions), 1 audio */
 };
 
 /*
@@ -219,10 +219,10 @@ struct workload_sample {
  * workload_from_dims().  The derived fields are read-only for callers.
  */
 struct workload {
-	char name[64];               /* an identifier: the preset or config.json name, cut at a character */
-	char sample_unit[16];        /* "sequences", "images", "volumes", "graphs", "utterances" */
+	char name[64];        /* an identifier: the preset or config.json name, cut at a character */
+	char sample_unit[16]; /* "sequences", "images", "volumes", "graphs", "utterances" */
 	enum workload_kind kind;
-	int dtype;                   /* config.json torch_dtype as enum model_precision, or -1 */
+	int dtype; /* config.json torch_dtype as enum model_precision, or -1 */
 	struct workload_dims d;
 	struct workload_sample s;
 
@@ -236,11 +236,11 @@ struct workload {
 	double params_layer_mlp;     /* one block: one expert's MLP (dense: the MLP) */
 	double params_layer_router;  /* one block: MoE router */
 	double params_lora_per_rank; /* adapter parameters per unit of LoRA rank, whole model */
-	double flops_token_dense;    /* forward matmul FLOPs per token, all layers, excluding attention scores and the head */
-	double flops_token_attn;     /* forward attention-score FLOPs per token per token of context, all layers (full, not causal) */
-	double flops_token_head;     /* forward FLOPs per token of the output layer */
-	int kv_dim;                  /* kv_heads x head_dim */
-	int q_dim;                   /* heads x head_dim */
+	double flops_token_dense; /* forward matmul FLOPs per token, all layers, excluding attention scores and the head */
+	double flops_token_attn; /* forward attention-score FLOPs per token per token of context, all layers (full, not causal) */
+	double flops_token_head; /* forward FLOPs per token of the output layer */
+	int kv_dim;              /* kv_heads x head_dim */
+	int q_dim;               /* heads x head_dim */
 };
 
 /*
@@ -268,8 +268,7 @@ int workload_preset(struct workload *w, const char *name, struct diag *err);
  * spellings (n_embd, n_layer, n_head ...).  Returns 0, or -1 with err
  * located at file:line:col for bad JSON, or naming the missing keys.
  */
-int workload_from_hf_json(struct workload *w, const char *name, const char *buf, size_t len,
-			  struct diag *err);
+int workload_from_hf_json(struct workload *w, const char *name, const char *buf, size_t len, struct diag *err);
 /* Reads the file, then workload_from_hf_json(). */
 int workload_from_hf_config(struct workload *w, const char *path, struct diag *err);
 
@@ -280,8 +279,7 @@ int workload_from_hf_config(struct workload *w, const char *path, struct diag *e
 int workload_load(struct workload *w, const char *spec, struct diag *err);
 
 /* A decoder transformer from explicit dimensions (the --layers ... flags). */
-int workload_from_dims(struct workload *w, const char *name, const struct workload_dims *d,
-		       struct diag *err);
+int workload_from_dims(struct workload *w, const char *name, const struct workload_dims *d, struct diag *err);
 
 /*
  * Checks the dimensions (positive, heads divide hidden, kv_heads divide
@@ -295,52 +293,52 @@ int workload_finish(struct workload *w, struct diag *err);
  */
 
 struct model_config {
-	const struct cat_gpu *gpu;     /* peaks, memory, bandwidth, power come from here */
-	int gpus;                      /* total GPUs = tp x cp x pp x dp (x nothing for ep: experts shard within dp) */
+	const struct cat_gpu *gpu; /* peaks, memory, bandwidth, power come from here */
+	int gpus;                  /* total GPUs = tp x cp x pp x dp (x nothing for ep: experts shard within dp) */
 	int gpus_per_node;
 
 	/* links: fill with model_links_from_catalog() or by hand */
 	enum model_link intra_kind;
-	double intra_gbps;             /* GB/s per direction per GPU inside a server */
+	double intra_gbps; /* GB/s per direction per GPU inside a server */
 	double intra_lat_us;
-	int intra_nvls;                /* the switch reduces in the network (NVLS, NVSwitch gen 3+) */
-	double inter_gbps_per_gpu;     /* scale-out GB/s per direction per GPU (node NICs / GPUs per node); 0: none */
+	int intra_nvls;            /* the switch reduces in the network (NVLS, NVSwitch gen 3+) */
+	double inter_gbps_per_gpu; /* scale-out GB/s per direction per GPU (node NICs / GPUs per node); 0: none */
 	double inter_lat_us;
-	double host_gbps;              /* GPU-host PCIe GB/s per direction (offload) */
+	double host_gbps; /* GPU-host PCIe GB/s per direction (offload) */
 
 	enum model_task task;
 	enum model_precision precision;
-	int tp, pp, dp, ep, vpp;       /* ep divides dp; vpp >= 1 */
-	int cp;                        /* context parallel: each sequence split over cp GPUs, K/V passed
+	int tp, pp, dp, ep, vpp; /* ep divides dp; vpp >= 1 */
+	int cp;                  /* context parallel: each sequence split over cp GPUs, K/V passed
 					  around a ring (training, flash attention); 1: none.  Ranks run
 					  tp fastest, then cp, dp, pp */
-	int zero;                      /* 0-3 (FSDP full sharding is 3) */
+	int zero;                /* 0-3 (FSDP full sharding is 3) */
 	enum model_recompute recompute;
 	int seq_parallel;
-	int flash;                     /* fused (flash) attention: 1 on, 0 off, -1 auto (on for GPUs with
+	int flash;        /* fused (flash) attention: 1 on, 0 off, -1 auto (on for GPUs with
 					  bf16 tensor cores in 16-bit or fp8; model_config_complete resolves it) */
-	int micro_batch;               /* samples per micro-batch per pipeline */
-	int global_batch;              /* samples per optimizer step, all data-parallel ranks */
-	int seq_len;                   /* tokens per sample */
+	int micro_batch;  /* samples per micro-batch per pipeline */
+	int global_batch; /* samples per optimizer step, all data-parallel ranks */
+	int seq_len;      /* tokens per sample */
 	enum model_optimizer optimizer;
-	enum model_master master;      /* fp32 master weights or none (pure 16-bit) */
-	int optimizer_in_backward;     /* each gradient applied and freed during backward */
+	enum model_master master;  /* fp32 master weights or none (pure 16-bit) */
+	int optimizer_in_backward; /* each gradient applied and freed during backward */
 	enum model_offload offload;
-	int activation_offload;        /* activations held in host memory between forward and backward */
+	int activation_offload; /* activations held in host memory between forward and backward */
 	int lora_rank;
 	enum model_lora_targets lora_targets;
 	enum model_logits logits;
 
 	/* inference (task MODEL_TASK_INFER) */
-	int batch;                     /* concurrent requests */
+	int batch; /* concurrent requests */
 	int prompt_len, output_len;
 	enum model_precision kv_precision;
-	int cuda_graphs;               /* decode steps captured as CUDA Graphs */
+	int cuda_graphs; /* decode steps captured as CUDA Graphs */
 
 	/* per-sample workloads: data loading */
 	enum model_loader loader;
-	double cpu_cores_per_gpu;      /* 0: unknown (loading is not a limit, only reported) */
-	int cudnn_benchmark;           /* cudnn.benchmark = True */
+	double cpu_cores_per_gpu; /* 0: unknown (loading is not a limit, only reported) */
+	int cudnn_benchmark;      /* cudnn.benchmark = True */
 
 	/* amount of work, for time to train: tokens, or samples x epochs; 0 = none */
 	double train_tokens;
@@ -349,11 +347,11 @@ struct model_config {
 
 	/* how the work runs (model/engine.h); defaults: eager, weights at the compute precision */
 	enum model_engine engine;
-	int weight_precision;          /* enum model_precision of the stored weights; -1: cfg->precision
+	int weight_precision; /* enum model_precision of the stored weights; -1: cfg->precision
 					  (QLoRA's frozen base: NF4) */
 	/* per-sample workloads: input size; 0 = the preset's own (workload s.input_shape) */
-	double input_elems;            /* product of the --input-shape dimensions */
-	int input_dims;                /* how many dimensions it has */
+	double input_elems; /* product of the --input-shape dimensions */
+	int input_dims;     /* how many dimensions it has */
 	/* a MIG slice instead of the whole GPU: compute slices (1, 2, 3, 4 of 7); 0 = the whole GPU */
 	int mig;
 };
@@ -410,19 +408,19 @@ int model_config_check(const struct workload *w, const struct model_config *cfg,
 #define MODEL_UNSET (-1)
 
 struct model_request {
-	const struct cat_gpu *gpu;          /* NULL: the server's GPU */
-	const struct cat_server *server;    /* NULL: none (generic build) */
-	const char *network;                /* NULL: the server's NICs or the usual fabric */
+	const struct cat_gpu *gpu;       /* NULL: the server's GPU */
+	const struct cat_server *server; /* NULL: none (generic build) */
+	const char *network;             /* NULL: the server's NICs or the usual fabric */
 	int gpus, gpus_per_node;
 	int task, precision, kv_precision, recompute, optimizer, offload, flash, loader, cudnn_benchmark;
 	int master, optimizer_in_backward, activation_offload, lora_targets, logits;
 	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel;
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
-	int engine, weight_precision, mig;  /* enum model_engine, enum model_precision, MIG slices */
-	double input_elems;                 /* --input-shape: product of its dimensions; 0: the preset's */
+	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */
+	double input_elems;                /* --input-shape: product of its dimensions; 0: the preset's */
 	int input_dims;
-	double cpu_cores_per_node;          /* < 0: not given */
+	double cpu_cores_per_node;                  /* < 0: not given */
 	double train_tokens, train_samples, epochs; /* <= 0: none */
 };
 
@@ -459,8 +457,7 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
  * line means the same whatever the defaults become.  Hardware flags
  * (--gpu, --server, --network) are the caller's.  Returns buf.
  */
-const char *model_config_flags(const struct workload *w, const struct model_config *cfg, char *buf,
-			       size_t len);
+const char *model_config_flags(const struct workload *w, const struct model_config *cfg, char *buf, size_t len);
 
 /*
  * Layouts.  One set of divisibility rules for every command: a tensor
@@ -493,59 +490,59 @@ int model_layout_next(struct model_layout_iter *it);
 
 /* Memory on the most loaded GPU, bytes. */
 struct model_memory {
-	double weights_bytes;          /* working weights (frozen base for LoRA, 4-bit for QLoRA) */
+	double weights_bytes; /* working weights (frozen base for LoRA, 4-bit for QLoRA) */
 	double gradients_bytes;
-	double optimizer_bytes;        /* moments + fp32 master weights */
-	double activations_bytes;      /* stored for backward, all micro-batches in flight */
+	double optimizer_bytes;         /* moments + fp32 master weights */
+	double activations_bytes;       /* stored for backward, all micro-batches in flight */
 	double activations_layer_bytes; /* one layer, one micro-batch */
 	int microbatches_in_flight;
-	double logits_bytes;           /* output layer and loss buffers */
-	double lora_bytes;             /* adapters with their gradients and optimizer */
-	double kv_cache_bytes;         /* inference */
-	double buffers_bytes;          /* ZeRO gather buffers, communication buckets, workspaces */
-	double allocated_bytes;        /* sum of the above: torch.cuda.max_memory_allocated */
-	double reserve_bytes;          /* caching allocator fragmentation */
-	double reserved_bytes;         /* allocated + reserve: torch.cuda.max_memory_reserved */
-	double paged_bytes;            /* paged optimizer states in unified memory, outside the allocator */
-	double context_bytes;          /* CUDA context, cuBLAS/cuDNN handles, NCCL */
-	double total_bytes;            /* reserved + paged + context: the device's used memory (nvidia-smi) */
-	double capacity_bytes;         /* the GPU's memory */
-	double host_bytes;             /* offloaded to host memory, per GPU */
-	int fits;                      /* total_bytes <= capacity_bytes */
+	double logits_bytes;    /* output layer and loss buffers */
+	double lora_bytes;      /* adapters with their gradients and optimizer */
+	double kv_cache_bytes;  /* inference */
+	double buffers_bytes;   /* ZeRO gather buffers, communication buckets, workspaces */
+	double allocated_bytes; /* sum of the above: torch.cuda.max_memory_allocated */
+	double reserve_bytes;   /* caching allocator fragmentation */
+	double reserved_bytes;  /* allocated + reserve: torch.cuda.max_memory_reserved */
+	double paged_bytes;     /* paged optimizer states in unified memory, outside the allocator */
+	double context_bytes;   /* CUDA context, cuBLAS/cuDNN handles, NCCL */
+	double total_bytes;     /* reserved + paged + context: the device's used memory (nvidia-smi) */
+	double capacity_bytes;  /* the GPU's memory */
+	double host_bytes;      /* offloaded to host memory, per GPU */
+	int fits;               /* total_bytes <= capacity_bytes */
 };
 
 /* One training step (one optimizer step), seconds, on the slowest GPU. */
 struct model_time {
 	double step_s;
-	double gemm_s;                 /* matrix multiplies, forward + backward */
-	double attention_s;            /* attention scores and softmax */
-	double memory_bound_s;         /* normalisation, activations, elementwise */
-	double recompute_s;            /* forward work repeated in backward */
-	double optimizer_s;            /* optimizer update */
-	double tp_comm_s;              /* tensor-parallel collectives (not overlapped) */
-	double ep_comm_s;              /* expert-parallel all-to-all */
-	double cp_comm_s;              /* context-parallel K/V ring, the part attention does not hide */
-	double pp_bubble_s;            /* pipeline fill and drain */
-	double pp_p2p_s;               /* pipeline sends between stages */
-	double dp_comm_s;              /* data-parallel gradient collective, exposed part */
-	double dp_comm_total_s;        /* ... and its whole duration */
-	double zero_comm_s;            /* ZeRO-3 parameter gathers, exposed part */
-	double offload_s;              /* host transfers and CPU optimizer, exposed part */
-	double data_s;                 /* data loading, exposed part */
-	double overhead_s;             /* kernel launches and framework overhead */
-	double compute_s;              /* gemm + attention + memory-bound + recompute (busy GPU time) */
+	double gemm_s;          /* matrix multiplies, forward + backward */
+	double attention_s;     /* attention scores and softmax */
+	double memory_bound_s;  /* normalisation, activations, elementwise */
+	double recompute_s;     /* forward work repeated in backward */
+	double optimizer_s;     /* optimizer update */
+	double tp_comm_s;       /* tensor-parallel collectives (not overlapped) */
+	double ep_comm_s;       /* expert-parallel all-to-all */
+	double cp_comm_s;       /* context-parallel K/V ring, the part attention does not hide */
+	double pp_bubble_s;     /* pipeline fill and drain */
+	double pp_p2p_s;        /* pipeline sends between stages */
+	double dp_comm_s;       /* data-parallel gradient collective, exposed part */
+	double dp_comm_total_s; /* ... and its whole duration */
+	double zero_comm_s;     /* ZeRO-3 parameter gathers, exposed part */
+	double offload_s;       /* host transfers and CPU optimizer, exposed part */
+	double data_s;          /* data loading, exposed part */
+	double overhead_s;      /* kernel launches and framework overhead */
+	double compute_s;       /* gemm + attention + memory-bound + recompute (busy GPU time) */
 };
 
 struct model_infer {
-	double prefill_s;              /* prompt of the whole batch: time to first token */
-	double decode_token_s;         /* one output token for the whole batch */
-	double request_s;              /* prefill + output_len decode steps */
-	double tokens_per_s;           /* generated tokens/s, whole job */
-	double samples_per_s;          /* requests/s, whole job */
-	double decode_weights_bytes;   /* bytes read per decode step: weights */
-	double decode_kv_bytes;        /* ... and KV cache (average over the output) */
-	double launch_s;               /* per forward pass: kernel launch overhead */
-	double ttft_p99_s;             /* p99 time to first token with queueing at a request rate
+	double prefill_s;            /* prompt of the whole batch: time to first token */
+	double decode_token_s;       /* one output token for the whole batch */
+	double request_s;            /* prefill + output_len decode steps */
+	double tokens_per_s;         /* generated tokens/s, whole job */
+	double samples_per_s;        /* requests/s, whole job */
+	double decode_weights_bytes; /* bytes read per decode step: weights */
+	double decode_kv_bytes;      /* ... and KV cache (average over the output) */
+	double launch_s;             /* per forward pass: kernel launch overhead */
+	double ttft_p99_s;           /* p99 time to first token with queueing at a request rate
 					  (model_serving_replicas); 0: not computed, prefill_s stands */
 };
 
@@ -563,22 +560,22 @@ enum model_limit {
 struct model_result {
 	struct model_memory mem;
 	struct model_time time;
-	struct model_infer infer;      /* task MODEL_TASK_INFER */
-	double tokens_per_s;           /* whole job (training: tokens trained; inference: generated) */
-	double samples_per_s;          /* whole job */
-	double model_flops_per_step;   /* 6N per token + attention (Megatron/PaLM convention), all GPUs */
-	double hw_flops_per_step;      /* model FLOPs + recomputation */
-	double mfu;                    /* model FLOPs / (time x GPUs x dense peak) */
+	struct model_infer infer;    /* task MODEL_TASK_INFER */
+	double tokens_per_s;         /* whole job (training: tokens trained; inference: generated) */
+	double samples_per_s;        /* whole job */
+	double model_flops_per_step; /* 6N per token + attention (Megatron/PaLM convention), all GPUs */
+	double hw_flops_per_step;    /* model FLOPs + recomputation */
+	double mfu;                  /* model FLOPs / (time x GPUs x dense peak) */
 	double mfu_tflops_per_gpu;
-	double hfu_tflops_per_gpu;     /* hardware FLOPs per GPU per second */
-	double peak_tflops;            /* dense peak at the precision */
-	double time_to_train_s;        /* for train_tokens or train_samples x epochs; 0 when not given */
-	double train_steps;            /* optimizer steps of that run, whole, at least 1; 0 when not given */
-	double power_w;                /* average draw per GPU */
-	double energy_kwh;             /* GPUs only, over time_to_train_s (or one hour when not given) */
-	double data_samples_per_s;     /* what the data loader can supply, whole job (0: no loading) */
-	double data_cores_needed;      /* CPU cores per GPU the loader needs to keep up */
-	unsigned limits;               /* enum model_limit bits */
+	double hfu_tflops_per_gpu; /* hardware FLOPs per GPU per second */
+	double peak_tflops;        /* dense peak at the precision */
+	double time_to_train_s;    /* for train_tokens or train_samples x epochs; 0 when not given */
+	double train_steps;        /* optimizer steps of that run, whole, at least 1; 0 when not given */
+	double power_w;            /* average draw per GPU */
+	double energy_kwh;         /* GPUs only, over time_to_train_s (or one hour when not given) */
+	double data_samples_per_s; /* what the data loader can supply, whole job (0: no loading) */
+	double data_cores_needed;  /* CPU cores per GPU the loader needs to keep up */
+	unsigned limits;           /* enum model_limit bits */
 };
 
 /*
@@ -610,8 +607,8 @@ int model_flash_on(const struct model_config *cfg);
  * answer in *mem (a search that pruned with it): the same result without
  * computing the memory twice.  *mem must belong to this very w and cfg.
  */
-int model_estimate_mem(const struct workload *w, const struct model_config *cfg,
-		       const struct model_memory *mem, struct model_result *out);
+int model_estimate_mem(const struct workload *w, const struct model_config *cfg, const struct model_memory *mem,
+		       struct model_result *out);
 
 /* ---------------------------------------------------------------------------
  * Search functions (slower: they call model_memory/model_estimate repeatedly).
@@ -625,19 +622,19 @@ int model_max_micro_batch(const struct workload *w, const struct model_config *c
  * dynamic batching, 2 x one batch's forward (a request waits for the batch in
  * flight, then runs in the next), stays within target_s.  0 when none does.
  */
-int model_batch_for_latency(const struct workload *w, const struct model_config *cfg,
-			    double target_s, int max_batch);
+int model_batch_for_latency(const struct workload *w, const struct model_config *cfg, double target_s,
+			    int max_batch);
 
 /*
  * One suggested change and its predicted effect.  flags is malloc()ed and
  * owned by the entry (model_advice_release()); what is static text.
  */
 struct model_advice {
-	const char *what;              /* static: "activation checkpointing (full recompute)" */
-	char *flags;                   /* how to ask for it: "--recompute full" */
-	double step_s;                 /* predicted step time with the change */
-	double total_bytes;            /* predicted memory with the change */
-	double speedup;                /* old step time / new (below 1: slower) */
+	const char *what;   /* static: "activation checkpointing (full recompute)" */
+	char *flags;        /* how to ask for it: "--recompute full" */
+	double step_s;      /* predicted step time with the change */
+	double total_bytes; /* predicted memory with the change */
+	double speedup;     /* old step time / new (below 1: slower) */
 	int fits;
 };
 
@@ -646,8 +643,8 @@ struct model_advice {
  * first (gradient accumulation, recompute, ZeRO stage, more TP/PP, offload).
  * Returns how many were written (<= max).
  */
-size_t model_fit_advice(const struct workload *w, const struct model_config *cfg,
-			struct model_advice *out, size_t max);
+size_t model_fit_advice(const struct workload *w, const struct model_config *cfg, struct model_advice *out,
+			size_t max);
 
 /*
  * Optimisations worth turning on for cfg, best first, each with its
@@ -655,8 +652,8 @@ size_t model_fit_advice(const struct workload *w, const struct model_config *cfg
  * with a larger micro-batch, ZeRO, DALI, gradient accumulation, CUDA Graphs,
  * cudnn.benchmark.  Only changes that keep the workload fitting and help.
  */
-size_t model_recommend(const struct workload *w, const struct model_config *cfg,
-		       struct model_advice *out, size_t max);
+size_t model_recommend(const struct workload *w, const struct model_config *cfg, struct model_advice *out,
+		       size_t max);
 /* Frees the n entries' text (as model_fit_advice()/model_recommend() wrote them) and zeroes them. */
 void model_advice_release(struct model_advice *a, size_t n);
 
@@ -674,17 +671,16 @@ void model_advice_release(struct model_advice *a, size_t n);
  * from the server's NICs, else none.  Returns 0, or -1 with err naming the
  * field ("network") and what would be valid.
  */
-int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat,
-			     const struct cat_server *server, const char *network, struct diag *err);
+int model_links_from_catalog(struct model_config *cfg, const struct catalog *cat, const struct cat_server *server,
+			     const char *network, struct diag *err);
 
 /*
  * Parses a network spec ("ib-hdr-8x200") against the catalog's scale-out
  * links.  Sets *adapters (0 when the spec gives none), *gbit_per_adapter and
  * the fabric row.  Returns 0 or -1 with why.
  */
-int model_parse_network(const struct catalog *cat, const char *spec, int *adapters,
-			double *gbit_per_adapter, const struct cat_link **fabric,
-			char *why, size_t why_len);
+int model_parse_network(const struct catalog *cat, const char *spec, int *adapters, double *gbit_per_adapter,
+			const struct cat_link **fabric, char *why, size_t why_len);
 
 /* ---------------------------------------------------------------------------
  * Hardware microbenchmarks as the model sees them (validate's "bench" cases).

@@ -141,7 +141,8 @@ static void usual_network(const struct catalog *cat, const struct cat_gpu *g, in
 				continue;
 			/* the server's NICs per GPU, scaled to this node's GPUs */
 			snprintf(spec, len, "%s-%.0fx%g", s->nic,
-				 fmax(1, round(s->nic_count * gpn / (s->gpu_count > 0 ? s->gpu_count : gpn))), s->nic_gbps);
+				 fmax(1, round(s->nic_count * gpn / (s->gpu_count > 0 ? s->gpu_count : gpn))),
+				 s->nic_gbps);
 			snprintf(why, why_len, "the fabric of the catalog's %s servers", s->row.key);
 			return;
 		}
@@ -163,9 +164,9 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 {
 	c->task = (enum model_task)PICK(task, MODEL_TASK_PRETRAIN);
 	c->precision = q->precision != MODEL_UNSET ? (enum model_precision)q->precision :
-		       default_precision(w, c->gpu);
+						     default_precision(w, c->gpu);
 	c->kv_precision = q->kv_precision != MODEL_UNSET ? (enum model_precision)q->kv_precision :
-			  default_kv(c->precision);
+							   default_kv(c->precision);
 	c->recompute = (enum model_recompute)PICK(recompute, MODEL_RECOMPUTE_NONE);
 	c->optimizer = (enum model_optimizer)PICK(optimizer, MODEL_OPTIM_ADAMW);
 	c->offload = (enum model_offload)PICK(offload, MODEL_OFFLOAD_NONE);
@@ -193,7 +194,7 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->lora_rank = PICK(lora_rank, 0);
 	c->batch = PICK(batch, 0);
 	c->prompt_len = PICK(prompt_len, 0);
-	c->output_len = q->output_len;   /* MODEL_UNSET: model_config_complete decides */
+	c->output_len = q->output_len; /* MODEL_UNSET: model_config_complete decides */
 	c->train_tokens = q->train_tokens;
 	c->train_samples = q->train_samples;
 	c->epochs = q->epochs;
@@ -224,7 +225,8 @@ static int fill_links(const struct catalog *cat, const struct model_request *q, 
 		c->gpus_per_node = c->gpus;
 	/* data loading: the cores given, else the server's share per GPU (what plan assumes) */
 	c->cpu_cores_per_gpu = q->cpu_cores_per_node > 0 ? q->cpu_cores_per_node / c->gpus_per_node :
-			       q->server ? cat_server_cores_per_gpu(cat, q->server) : 0;
+			       q->server                 ? cat_server_cores_per_gpu(cat, q->server) :
+							   0;
 	if (!network && c->gpus > c->gpus_per_node && !(q->server && q->server->nic && q->server->nic_count > 0)) {
 		usual_network(cat, c->gpu, c->gpus_per_node, spec, sizeof(spec), why, sizeof(why));
 		network = spec;
@@ -239,13 +241,16 @@ static void round_batch(const struct model_request *q, struct model_config *c, s
 {
 	long per = (long)c->micro_batch * c->dp;
 	long g;
-	if (c->task == MODEL_TASK_INFER || q->global_batch == MODEL_UNSET || per <= 0 || c->global_batch % per == 0)
+	if (c->task == MODEL_TASK_INFER || q->global_batch == MODEL_UNSET || per <= 0 ||
+	    c->global_batch % per == 0)
 		return;
 	g = c->global_batch / per * per;
 	if (g < per)
 		g = per;
-	note(notes, "global batch %d is not a multiple of micro-batch x dp = %ld: rounded to %ld "
-	     "(%ld accumulation steps)", c->global_batch, per, g, g / per);
+	note(notes,
+	     "global batch %d is not a multiple of micro-batch x dp = %ld: rounded to %ld "
+	     "(%ld accumulation steps)",
+	     c->global_batch, per, g, g / per);
 	c->global_batch = (int)g;
 }
 
@@ -356,13 +361,17 @@ static void pick_layout(const struct workload *w, const struct model_request *q,
 	}
 	if (p.best_s < INFINITY) {
 		*c = p.best;
-		note(notes, "--gpus %d without --tp/--pp/--dp: tp %d pp %d dp %d zero %d recompute %s, the fastest "
-		     "of %d layouts that fit (of %d tried)%s", c->gpus, c->tp, c->pp, c->dp, c->zero,
-		     model_recompute_name(c->recompute), p.nfit, p.ntried, pick_lead(&p, next, sizeof(next)));
+		note(notes,
+		     "--gpus %d without --tp/--pp/--dp: tp %d pp %d dp %d zero %d recompute %s, the fastest "
+		     "of %d layouts that fit (of %d tried)%s",
+		     c->gpus, c->tp, c->pp, c->dp, c->zero, model_recompute_name(c->recompute), p.nfit, p.ntried,
+		     pick_lead(&p, next, sizeof(next)));
 	} else if (p.least_b < INFINITY) {
 		*c = p.least;
-		note(notes, "--gpus %d without --tp/--pp/--dp: no layout fits; tp %d pp %d dp %d zero %d needs the "
-		     "least memory", c->gpus, c->tp, c->pp, c->dp, c->zero);
+		note(notes,
+		     "--gpus %d without --tp/--pp/--dp: no layout fits; tp %d pp %d dp %d zero %d needs the "
+		     "least memory",
+		     c->gpus, c->tp, c->pp, c->dp, c->zero);
 	}
 }
 
@@ -379,7 +388,8 @@ static void pick_zero(const struct workload *w, const struct model_request *q, s
 	struct pick p;
 	char next[64];
 	int z, z1 = zero_max(c, dp_cp(c));
-	if (q->zero != MODEL_UNSET || c->offload == MODEL_OFFLOAD_PARAMS || z1 == 0 || w->kind != WORKLOAD_TRANSFORMER)
+	if (q->zero != MODEL_UNSET || c->offload == MODEL_OFFLOAD_PARAMS || z1 == 0 ||
+	    w->kind != WORKLOAD_TRANSFORMER)
 		return;
 	pick_init(&p, c);
 	for (z = 0; z <= z1; z++) {
@@ -409,7 +419,8 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	if (!g && q->server && q->server->gpu)
 		g = catalog_get(cat, CAT_GPUS, q->server->gpu);
 	if (!g)
-		return diag_set(err, "", 0, 0, "gpu", "no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
+		return diag_set(err, "", 0, 0, "gpu",
+				"no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
 	c->gpu = g;
 	fill_choices(w, q, c);
 
@@ -421,8 +432,14 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	c->dp = PICK(dp, 0);
 	c->gpus = PICK(gpus, 0);
 	if (c->tp < 1 || c->pp < 1 || c->ep < 1 || c->vpp < 1 || c->cp < 1 || c->dp < 0 || c->gpus < 0)
-		return diag_set(err, "", 0, 0, c->tp < 1 ? "tp" : c->pp < 1 ? "pp" : c->ep < 1 ? "ep" :
-				c->vpp < 1 ? "vpp" : c->cp < 1 ? "cp" : c->dp < 0 ? "dp" : "gpus",
+		return diag_set(err, "", 0, 0,
+				c->tp < 1  ? "tp" :
+				c->pp < 1  ? "pp" :
+				c->ep < 1  ? "ep" :
+				c->vpp < 1 ? "vpp" :
+				c->cp < 1  ? "cp" :
+				c->dp < 0  ? "dp" :
+					     "gpus",
 				"parallel degrees must be at least 1");
 	/* products of degrees in long: tp x pp of 65536 x 65536 does not fit an int */
 	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * (c->dp ? c->dp : 1) > MODEL_MAX_GPUS)
@@ -431,17 +448,22 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 				c->pp, c->dp ? " x " : "", c->dp, MODEL_MAX_GPUS);
 	if ((long)c->tp * c->pp * c->cp * (c->dp ? c->dp : 1) > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, "cp", "tp x cp x pp%s = %d x %d x %d%s%.0d is more than %d GPUs",
-				c->dp ? " x dp" : "", c->tp, c->cp, c->pp, c->dp ? " x " : "", c->dp, MODEL_MAX_GPUS);
+				c->dp ? " x dp" : "", c->tp, c->cp, c->pp, c->dp ? " x " : "", c->dp,
+				MODEL_MAX_GPUS);
 	auto_layout = q->gpus != MODEL_UNSET && q->tp == MODEL_UNSET && q->pp == MODEL_UNSET &&
 		      q->dp == MODEL_UNSET && w->kind == WORKLOAD_TRANSFORMER && q->gpus > 1;
 	if (!c->gpus)
 		c->gpus = c->tp * c->pp * c->cp * (c->dp ? c->dp : 1);
 	if (c->cp > 1 && c->gpus % c->cp)
-		return diag_set(err, "", 0, 0, "cp", "--cp %d does not divide --gpus %d: each sequence is split over "
-				"cp GPUs of every replica", c->cp, c->gpus);
+		return diag_set(err, "", 0, 0, "cp",
+				"--cp %d does not divide --gpus %d: each sequence is split over "
+				"cp GPUs of every replica",
+				c->cp, c->gpus);
 	if (!c->dp && !auto_layout && c->gpus % (c->tp * c->pp * c->cp))
-		return diag_set(err, "", 0, 0, "gpus", "--gpus %d is not a multiple of tp x %spp = %d x %d; use --gpus %d "
-				"or a layout that divides it", c->gpus, c->cp > 1 ? "cp x " : "", c->tp * c->cp, c->pp,
+		return diag_set(err, "", 0, 0, "gpus",
+				"--gpus %d is not a multiple of tp x %spp = %d x %d; use --gpus %d "
+				"or a layout that divides it",
+				c->gpus, c->cp > 1 ? "cp x " : "", c->tp * c->cp, c->pp,
 				(c->gpus / (c->tp * c->pp * c->cp) + 1) * c->tp * c->pp * c->cp);
 	if (fill_links(cat, q, c, notes, err))
 		return -1;
@@ -465,15 +487,20 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 const char *model_config_flags(const struct workload *w, const struct model_config *c, char *buf, size_t len)
 {
 	size_t o = 0;
-#define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
+#define PUT(...) \
+	do { \
+		if (o < len) \
+			o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); \
+	} while (0)
 	buf[0] = 0;
 	if (c->engine != MODEL_ENGINE_EAGER)
 		PUT("--engine %s ", model_engine_name(c->engine));
-	PUT("--task %s --gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d --dp %d", model_task_name(c->task),
-	    c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp, c->pp, c->dp);
+	PUT("--task %s --gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d --dp %d",
+	    model_task_name(c->task), c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp, c->pp,
+	    c->dp);
 	if (w->kind == WORKLOAD_TRANSFORMER)
-		PUT(" --seq-len %d --flash-attention %s --tie-embeddings %s", c->seq_len, flash_on(c) ? "on" : "off",
-		    w->d.tied_embeddings ? "on" : "off");
+		PUT(" --seq-len %d --flash-attention %s --tie-embeddings %s", c->seq_len,
+		    flash_on(c) ? "on" : "off", w->d.tied_embeddings ? "on" : "off");
 	if (c->weight_precision >= 0)
 		PUT(" --weight-precision %s", model_precision_name((enum model_precision)c->weight_precision));
 	if (c->task == MODEL_TASK_INFER) {
@@ -504,7 +531,8 @@ const char *model_config_flags(const struct workload *w, const struct model_conf
 		if (c->activation_offload)
 			PUT(" --activation-offload");
 		if (c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA)
-			PUT(" --lora-rank %d --lora-targets %s", c->lora_rank, model_lora_targets_name(c->lora_targets));
+			PUT(" --lora-rank %d --lora-targets %s", c->lora_rank,
+			    model_lora_targets_name(c->lora_targets));
 		if (w->kind == WORKLOAD_TRANSFORMER && c->logits != MODEL_LOGITS_FP32)
 			PUT(" --logits %s", model_logits_name(c->logits));
 		if (w->kind == WORKLOAD_PER_SAMPLE) {

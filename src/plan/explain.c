@@ -57,10 +57,14 @@ static const char *link_words(enum model_link k, int nvls, const struct cat_gpu 
 			return "on-die RoCE Ethernet ports";
 	}
 	switch (k) {
-	case MODEL_LINK_NVSWITCH: return nvls ? "NVSwitch (with in-switch reduction)" : "NVSwitch";
-	case MODEL_LINK_NVLINK: return "NVLink";
-	case MODEL_LINK_PCIE: return "PCIe";
-	default: return "no GPU link";
+	case MODEL_LINK_NVSWITCH:
+		return nvls ? "NVSwitch (with in-switch reduction)" : "NVSwitch";
+	case MODEL_LINK_NVLINK:
+		return "NVLink";
+	case MODEL_LINK_PCIE:
+		return "PCIe";
+	default:
+		return "no GPU link";
 	}
 }
 
@@ -79,8 +83,7 @@ static struct plan_note *note(struct plan_explanation *ex, const char *kind)
 }
 
 /* The largest communication term's name and the collective behind it. */
-static const char *main_comm(const struct model_config *cfg, const struct model_time *t, char *buf,
-			     size_t len)
+static const char *main_comm(const struct model_config *cfg, const struct model_time *t, char *buf, size_t len)
 {
 	double v[6] = {t->tp_comm_s, t->dp_comm_s, t->zero_comm_s, t->pp_p2p_s, t->ep_comm_s, t->cp_comm_s};
 	int i, k = 0;
@@ -88,13 +91,25 @@ static const char *main_comm(const struct model_config *cfg, const struct model_
 		if (v[i] > v[k])
 			k = i;
 	switch (k) {
-	case 0: snprintf(buf, len, "the TP=%d all-reduce", cfg->tp); break;
-	case 1: snprintf(buf, len, "the data-parallel gradient %s (dp=%d)",
-			 cfg->zero ? "reduce-scatter/all-gather" : "all-reduce", cfg->dp); break;
-	case 2: snprintf(buf, len, "the ZeRO-3 parameter gathers (dp=%d)", cfg->dp); break;
-	case 3: snprintf(buf, len, "the pipeline sends (pp=%d)", cfg->pp); break;
-	case 4: snprintf(buf, len, "the expert all-to-all (ep=%d)", cfg->ep); break;
-	default: snprintf(buf, len, "the context-parallel K/V ring (cp=%d)", cfg->cp); break;
+	case 0:
+		snprintf(buf, len, "the TP=%d all-reduce", cfg->tp);
+		break;
+	case 1:
+		snprintf(buf, len, "the data-parallel gradient %s (dp=%d)",
+			 cfg->zero ? "reduce-scatter/all-gather" : "all-reduce", cfg->dp);
+		break;
+	case 2:
+		snprintf(buf, len, "the ZeRO-3 parameter gathers (dp=%d)", cfg->dp);
+		break;
+	case 3:
+		snprintf(buf, len, "the pipeline sends (pp=%d)", cfg->pp);
+		break;
+	case 4:
+		snprintf(buf, len, "the expert all-to-all (ep=%d)", cfg->ep);
+		break;
+	default:
+		snprintf(buf, len, "the context-parallel K/V ring (cp=%d)", cfg->cp);
+		break;
 	}
 	return buf;
 }
@@ -160,14 +175,14 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 		if (!n)
 			return;
 		NOTEF(n->text,
-			 "with the %s's own %s (%.0f GB/s) instead of PCIe Gen%.0f the step would take "
-			 "%.3g s instead of %.3g s (%.2fx); communication now is %.0f%% of the step",
-			 hw->gpu->row.key, hw->gpu->gpu_link, hw->gpu->gpu_link_gbps, gen, r.time.step_s,
-			 c->res.time.step_s, n->ratio_time, 100 * comm_of(&c->res.time) / c->res.time.step_s);
+		      "with the %s's own %s (%.0f GB/s) instead of PCIe Gen%.0f the step would take "
+		      "%.3g s instead of %.3g s (%.2fx); communication now is %.0f%% of the step",
+		      hw->gpu->row.key, hw->gpu->gpu_link, hw->gpu->gpu_link_gbps, gen, r.time.step_s,
+		      c->res.time.step_s, n->ratio_time, 100 * comm_of(&c->res.time) / c->res.time.step_s);
 		return;
 	}
 	if (!cat_has(gen))
-		return;  /* a superchip (GB200, GH200): no PCIe form to compare with */
+		return; /* a superchip (GB200, GH200): no PCIe form to compare with */
 	snprintf(key, sizeof(key), "pcie%.0f", gen);
 	pl = catalog_get(p->cat, CAT_LINKS, key);
 	cfg.intra_kind = MODEL_LINK_PCIE;
@@ -182,20 +197,22 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	if (!(comm_of(&r.time) > 0.005 * r.time.step_s)) {
 		/* nothing to slow down: a buyer can take the cheaper board */
 		NOTEF(n->text,
-			 "over PCIe Gen%.0f (%.0f GB/s) instead of %s the step would take %.3g s instead of "
-			 "%.3g s (%.2fx): this job barely uses the GPU links (communication %.1f%% of the step)",
-			 gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), r.time.step_s,
-			 c->res.time.step_s, n->ratio_time, 100 * comm_of(&r.time) / r.time.step_s);
+		      "over PCIe Gen%.0f (%.0f GB/s) instead of %s the step would take %.3g s instead of "
+		      "%.3g s (%.2fx): this job barely uses the GPU links (communication %.1f%% of the step)",
+		      gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), r.time.step_s,
+		      c->res.time.step_s, n->ratio_time, 100 * comm_of(&r.time) / r.time.step_s);
 		return;
 	}
 	main_comm(&cfg, &r.time, what, sizeof(what));
 	NOTEF(n->text,
-		 "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "
-		 "(communication %.0f%% in all): %.3g s instead of %.3g s, %.2fx the time",
-		 gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), what,
-		 100 * fmax(fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s), r.time.cp_comm_s),
-			    fmax(r.time.zero_comm_s, fmax(r.time.pp_p2p_s, r.time.ep_comm_s))) / r.time.step_s,
-		 100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s, n->ratio_time);
+	      "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "
+	      "(communication %.0f%% in all): %.3g s instead of %.3g s, %.2fx the time",
+	      gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), what,
+	      100 *
+		      fmax(fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s), r.time.cp_comm_s),
+			   fmax(r.time.zero_comm_s, fmax(r.time.pp_p2p_s, r.time.ep_comm_s))) /
+		      r.time.step_s,
+	      100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s, n->ratio_time);
 }
 
 static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
@@ -232,11 +249,11 @@ static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct
 			n->step_s = c->fabric_best_step_s;
 			n->ratio_time = c->fabric_best_step_s / c->res.time.step_s;
 			NOTEF(n->text,
-				 "%s (one port per GPU) is enough: the fastest fabric would gain %.1f%% "
-				 "(step %.3g s); of the fabrics within 2%% of the fastest, the one whose "
-				 "NICs, switches and optics cost least to buy is kept",
-				 p->fab[c->fabric].link->row.key,
-				 100 * (1 - c->fabric_best_step_s / c->res.time.step_s), c->fabric_best_step_s);
+			      "%s (one port per GPU) is enough: the fastest fabric would gain %.1f%% "
+			      "(step %.3g s); of the fabrics within 2%% of the fastest, the one whose "
+			      "NICs, switches and optics cost least to buy is kept",
+			      p->fab[c->fabric].link->row.key,
+			      100 * (1 - c->fabric_best_step_s / c->res.time.step_s), c->fabric_best_step_s);
 		}
 	}
 }
@@ -261,9 +278,10 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 		n->fits = o->fits;
 		if (!o->fits) {
 			NOTEF(n->text,
-				 "one %s (%d GPUs) does not fit: every layout needs at least %s per GPU of %s",
-				 hw->label, hw->gpus_per_node, fmt_bytes(o->min_bytes, FMT_BYTES_BINARY, mem, sizeof(mem)),
-				 fmt_bytes(hw->gpu->memory_gib * 1073741824.0, FMT_BYTES_BINARY, cap, sizeof(cap)));
+			      "one %s (%d GPUs) does not fit: every layout needs at least %s per GPU of %s",
+			      hw->label, hw->gpus_per_node,
+			      fmt_bytes(o->min_bytes, FMT_BYTES_BINARY, mem, sizeof(mem)),
+			      fmt_bytes(hw->gpu->memory_gib * 1073741824.0, FMT_BYTES_BINARY, cap, sizeof(cap)));
 			return;
 		}
 		n->step_s = o->res.time.step_s;
@@ -271,11 +289,10 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 		n->ratio_cost = o->cost_usd / c->cost_usd;
 		fmt_duration(o->hours * 3600, FMT_DURATION_TEXT, a, sizeof(a));
 		NOTEF(n->text,
-			 "one %s (%d GPUs, the single-node architecture) would take %s for %s: "
-			 "%.2fx the time, %.2fx the cost%s",
-			 hw->label, hw->gpus_per_node, a, fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)), n->ratio_time,
-			 n->ratio_cost,
-			 o->violates & PLAN_VIOL_DEADLINE ? ", past the deadline" : "");
+		      "one %s (%d GPUs, the single-node architecture) would take %s for %s: "
+		      "%.2fx the time, %.2fx the cost%s",
+		      hw->label, hw->gpus_per_node, a, fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)),
+		      n->ratio_time, n->ratio_cost, o->violates & PLAN_VIOL_DEADLINE ? ", past the deadline" : "");
 		return;
 	}
 }
@@ -284,11 +301,14 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 static const char *recompute_words(enum model_recompute r)
 {
 	switch (r) {
-	case MODEL_RECOMPUTE_SELECTIVE: return "selective activation recompute (rs: attention scores redone)";
-	case MODEL_RECOMPUTE_FULL: return "full activation recompute (rf: each layer's forward redone)";
+	case MODEL_RECOMPUTE_SELECTIVE:
+		return "selective activation recompute (rs: attention scores redone)";
+	case MODEL_RECOMPUTE_FULL:
+		return "full activation recompute (rf: each layer's forward redone)";
 	case MODEL_RECOMPUTE_SELECTIVE_OP:
 		return "per-op activation recompute (ro: every other matmul's output kept, the rest redone)";
-	default: return "";
+	default:
+		return "";
 	}
 }
 
@@ -372,7 +392,8 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 
 	if (p->base.task == MODEL_TASK_INFER || (c->cfg.zero == 0 && c->cfg.recompute == MODEL_RECOMPUTE_NONE))
 		return;
-	snprintf(saver, sizeof(saver), "%s%s%s", c->cfg.zero ? (snprintf(z, sizeof(z), "ZeRO-%d", c->cfg.zero), z) : "",
+	snprintf(saver, sizeof(saver), "%s%s%s",
+		 c->cfg.zero ? (snprintf(z, sizeof(z), "ZeRO-%d", c->cfg.zero), z) : "",
 		 c->cfg.zero && c->cfg.recompute ? " and " : "", recompute_words(c->cfg.recompute));
 	cfg.zero = 0;
 	cfg.recompute = MODEL_RECOMPUTE_NONE;
@@ -380,10 +401,9 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 	if (!n)
 		return;
 	if (!m.fits) {
-		NOTEF(n->text,
-			 "without %s each GPU would need %s of its %s: it would not fit",
-			 saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
-			 fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)));
+		NOTEF(n->text, "without %s each GPU would need %s of its %s: it would not fit", saver,
+		      fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
+		      fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)));
 	} else {
 		struct model_result r;
 		if (time_variant(p, &cfg, &r))
@@ -391,11 +411,11 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 		n->step_s = r.time.step_s;
 		n->ratio_time = r.time.step_s / c->res.time.step_s;
 		NOTEF(n->text,
-			 "without %s it would still fit (%s of %s) but the step would take %.3g s "
-			 "(%.2fx): %s saves more time than it costs here",
-			 saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
-			 fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)), r.time.step_s,
-			 n->ratio_time, saver);
+		      "without %s it would still fit (%s of %s) but the step would take %.3g s "
+		      "(%.2fx): %s saves more time than it costs here",
+		      saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
+		      fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)), r.time.step_s,
+		      n->ratio_time, saver);
 	}
 }
 
@@ -415,11 +435,12 @@ static void ratio_note(const struct plan *p, const struct plan_choice *c, const 
 	n->step_s = o->res.time.step_s;
 	n->ratio_time = p->base.task == MODEL_TASK_INFER ? o->latency_s / c->latency_s : o->hours / c->hours;
 	n->ratio_cost = o->cost_usd / c->cost_usd;
-	fmt_duration(p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, FMT_DURATION_TEXT, t, sizeof(t));
-	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %.2fx the time, %.2fx the cost%s",
-	      lead, o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label,
-	      plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
-	      p->base.task == MODEL_TASK_INFER ? " a request" : "", fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)),
+	fmt_duration(p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, FMT_DURATION_TEXT, t,
+		     sizeof(t));
+	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %.2fx the time, %.2fx the cost%s", lead, o->nodes,
+	      p->hw[o->hw].gpus_per_node, p->hw[o->hw].label, plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
+	      p->base.task == MODEL_TASK_INFER ? " a request" : "",
+	      fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)),
 	      p->base.task == MODEL_TASK_INFER ? " an hour" : "", n->ratio_time, n->ratio_cost,
 	      o->violates ? " (misses a constraint)" : "");
 }
@@ -444,8 +465,7 @@ static void alt_tiers(const struct plan *p, const struct plan_choice *c, struct 
 				dup |= seen[j] == p->hw[h].gpu;
 			if (dup)
 				continue;
-			if (!best || o->score < best->score ||
-			    (o->score == best->score && o < best))
+			if (!best || o->score < best->score || (o->score == best->score && o < best))
 				best = o;
 		}
 		if (!best)
@@ -522,18 +542,19 @@ static void alt_scale(const struct plan *p, const struct plan_choice *c, struct 
 		fmt_money(o->bom.capex_usd - c->bom.capex_usd, FMT_MONEY_SHORT, d, sizeof(d));
 		NOTEF(n->text,
 		      "buying %ux%d %s instead (%s, %.1fx the capex) would finish in %s instead of %s: "
-		      "%s more buys %.1fx the speed%s", o->nodes, p->hw[o->hw].gpus_per_node,
-		      p->hw[o->hw].label, m1, o->bom.capex_usd / c->bom.capex_usd, t1, t2, d,
-		      c->hours / o->hours,
+		      "%s more buys %.1fx the speed%s",
+		      o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label, m1,
+		      o->bom.capex_usd / c->bom.capex_usd, t1, t2, d, c->hours / o->hours,
 		      plan_demoted(p, o, c) ? ", not worth several times the purchase for a job one node "
-		      "finishes this soon (--objective time ranks by speed)" : "");
+					      "finishes this soon (--objective time ranks by speed)" :
+					      "");
 	} else {
 		fmt_money(c->bom.capex_usd - o->bom.capex_usd, FMT_MONEY_SHORT, d, sizeof(d));
 		NOTEF(n->text,
 		      "the extra %s over the cheapest single node that meets the constraints, %ux%d %s "
 		      "(%s to buy, %s), buys %.1fx the speed: %s instead of %s",
-		      d, o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label, m1, t1,
-		      o->hours / c->hours, t2, t1);
+		      d, o->nodes, p->hw[o->hw].gpus_per_node, p->hw[o->hw].label, m1, t1, o->hours / c->hours, t2,
+		      t1);
 	}
 }
 
@@ -548,37 +569,39 @@ static void arch_text(const struct plan *p, const struct plan_choice *c, struct 
 	switch (ex->arch) {
 	case PLAN_ARCH_ONE_GPU:
 		NOTEF(ex->arch_text,
-			 "one GPU: the workload fits on one %s (%s of %s, %.0f%%), so no GPU link or "
-			 "network is needed", hw->gpu->row.key, mem, cap, pct);
+		      "one GPU: the workload fits on one %s (%s of %s, %.0f%%), so no GPU link or "
+		      "network is needed",
+		      hw->gpu->row.key, mem, cap, pct);
 		break;
 	case PLAN_ARCH_NODE_NVLINK:
 		NOTEF(ex->arch_text,
-			 "one node, several GPUs over %s: %d x %s joined by %s (%.0f GB/s a direction "
-			 "per GPU); tensor and data parallelism stay on the GPU links, no scale-out "
-			 "network is needed", link_words(hw->intra_kind, 0, hw->gpu), c->gpus,
-			 hw->gpu->row.key, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), hw->intra_gbps);
+		      "one node, several GPUs over %s: %d x %s joined by %s (%.0f GB/s a direction "
+		      "per GPU); tensor and data parallelism stay on the GPU links, no scale-out "
+		      "network is needed",
+		      link_words(hw->intra_kind, 0, hw->gpu), c->gpus, hw->gpu->row.key,
+		      link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), hw->intra_gbps);
 		break;
 	case PLAN_ARCH_NODE_PCIE:
 		NOTEF(ex->arch_text,
-			 "one node, several GPUs over PCIe: %d x %s on PCIe (%.0f GB/s a direction); "
-			 "the layout keeps traffic between GPUs small (tp=%d, dp=%d%s)", c->gpus,
-			 hw->gpu->row.key, hw->intra_gbps, c->cfg.tp, c->cfg.dp,
-			 c->cfg.zero ? ", sharded optimizer" : "");
+		      "one node, several GPUs over PCIe: %d x %s on PCIe (%.0f GB/s a direction); "
+		      "the layout keeps traffic between GPUs small (tp=%d, dp=%d%s)",
+		      c->gpus, hw->gpu->row.key, hw->intra_gbps, c->cfg.tp, c->cfg.dp,
+		      c->cfg.zero ? ", sharded optimizer" : "");
 		break;
 	case PLAN_ARCH_NODES_ONE_GPU:
 		NOTEF(ex->arch_text,
-			 "several nodes of one GPU each: %u x %s over %s; only data-parallel gradients "
-			 "cross the network, once per step", c->nodes, hw->gpu->row.key,
-			 plan_network_name(p, c, net, sizeof(net)));
+		      "several nodes of one GPU each: %u x %s over %s; only data-parallel gradients "
+		      "cross the network, once per step",
+		      c->nodes, hw->gpu->row.key, plan_network_name(p, c, net, sizeof(net)));
 		break;
 	default:
 		NOTEF(ex->arch_text,
-			 "several nodes of several GPUs: %u nodes of %d x %s, %s inside each node and "
-			 "%s between nodes; tensor parallelism (tp=%d) stays inside a node, pipeline "
-			 "(pp=%d) and data (dp=%d) parallelism cross the network",
-			 c->nodes, hw->gpus_per_node, hw->gpu->row.key,
-			 link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), plan_network_name(p, c, net, sizeof(net)),
-			 c->cfg.tp, c->cfg.pp, c->cfg.dp);
+		      "several nodes of several GPUs: %u nodes of %d x %s, %s inside each node and "
+		      "%s between nodes; tensor parallelism (tp=%d) stays inside a node, pipeline "
+		      "(pp=%d) and data (dp=%d) parallelism cross the network",
+		      c->nodes, hw->gpus_per_node, hw->gpu->row.key,
+		      link_words(hw->intra_kind, hw->intra_nvls, hw->gpu),
+		      plan_network_name(p, c, net, sizeof(net)), c->cfg.tp, c->cfg.pp, c->cfg.dp);
 		break;
 	}
 }
@@ -641,7 +664,9 @@ static void infer_sizing_text(const struct plan *p, const struct plan_choice *c,
 		      "of %s capacity of %s, within %s each%s",
 		      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
 		      batch_bound(p, c), c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation,
-		      c->replicas == 1 ? "its" : "their", fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
+		      c->replicas == 1 ? "its" : "their",
+		      fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)), lat,
+		      target_words(p->req.deadline_s, lt, sizeof(lt)));
 		return;
 	}
 	{
@@ -650,17 +675,19 @@ static void infer_sizing_text(const struct plan *p, const struct plan_choice *c,
 		if (need < 1)
 			need = 1;
 		if (c->replicas > need)
-			snprintf(more, sizeof(more), " (%d would carry the rate; the p99 TTFT target needs %d)", need,
-				 c->replicas);
+			snprintf(more, sizeof(more), " (%d would carry the rate; the p99 TTFT target needs %d)",
+				 need, c->replicas);
 	}
 	NOTEF(ex->sizing,
 	      "%d replica%s of %d GPU%s, each running %d requests at once (%s), serve%s %.6g requests/s at "
 	      "%.0f%% of %s capacity of %s%s; each gives a p99 TTFT of %s with queueing%s, a TPOT of %s%s "
 	      "and a request in %s%s",
-	      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch, batch_bound(p, c),
-	      c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation, c->replicas == 1 ? "its" : "their",
+	      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
+	      batch_bound(p, c), c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation,
+	      c->replicas == 1 ? "its" : "their",
 	      fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)), more,
-	      fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, ttft, sizeof(ttft)), target_words(p->req.ttft_s, tt, sizeof(tt)),
+	      fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, ttft, sizeof(ttft)),
+	      target_words(p->req.ttft_s, tt, sizeof(tt)),
 	      fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, tpot, sizeof(tpot)),
 	      target_words(p->req.tpot_s, tp, sizeof(tp)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
 }
@@ -690,12 +717,11 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 	fmt_duration(least->hours * 3600, FMT_DURATION_TEXT, t1, sizeof(t1));
 	fmt_duration(fastest->hours * 3600, FMT_DURATION_TEXT, t2, sizeof(t2));
 	NOTEF(ex->sizing,
-		 "on %s the fewest GPUs that fit are %d (%s, %s) and the fastest count searched is "
-		 "%d (%s, %s); %d GPUs rank first by %s%s",
-		 p->hw[c->hw].label, least->gpus, t1, fmt_money(least->cost_usd, FMT_MONEY_SHORT, m1, sizeof(m1)),
-		 fastest->gpus, t2, fmt_money(fastest->cost_usd, FMT_MONEY_SHORT, m2, sizeof(m2)), c->gpus,
-		 plan_objective_name(p->req.objective),
-		 p->req.deadline_s > 0 ? " within the deadline" : "");
+	      "on %s the fewest GPUs that fit are %d (%s, %s) and the fastest count searched is "
+	      "%d (%s, %s); %d GPUs rank first by %s%s",
+	      p->hw[c->hw].label, least->gpus, t1, fmt_money(least->cost_usd, FMT_MONEY_SHORT, m1, sizeof(m1)),
+	      fastest->gpus, t2, fmt_money(fastest->cost_usd, FMT_MONEY_SHORT, m2, sizeof(m2)), c->gpus,
+	      plan_objective_name(p->req.objective), p->req.deadline_s > 0 ? " within the deadline" : "");
 }
 
 int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
@@ -718,8 +744,7 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 	why_cp(p, c, ex);
 	why_offload(p, c, ex);
 	alt_tiers(p, c, ex);
-	ex->nadvice = model_recommend(p->req.w, &c->cfg, ex->advice,
-				      sizeof(ex->advice) / sizeof(ex->advice[0]));
+	ex->nadvice = model_recommend(p->req.w, &c->cfg, ex->advice, sizeof(ex->advice) / sizeof(ex->advice[0]));
 	t = &c->res.time;
 	step = t->step_s > 0 ? t->step_s : 1;
 	ex->compute_share = t->compute_s / step;

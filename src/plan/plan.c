@@ -56,7 +56,7 @@ static void search_defaults(struct plan *p)
 	b->gpus_per_node = 1;
 	b->tp = b->pp = b->dp = b->ep = b->vpp = b->cp = 1;
 	b->micro_batch = 1;
-	b->flash = -1;   /* per GPU, as the resolver decides it (model.h) */
+	b->flash = -1; /* per GPU, as the resolver decides it (model.h) */
 	b->offload = MODEL_OFFLOAD_NONE;
 	b->global_batch = 0;
 	model_config_complete(w, b);
@@ -95,8 +95,7 @@ static void search_defaults(struct plan *p)
 	}
 }
 
-int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req,
-	     struct diag *err)
+int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req, struct diag *err)
 {
 	struct plan *p = xcalloc(1, sizeof(*p));
 	*out = NULL;
@@ -141,11 +140,26 @@ void plan_free(struct plan *p)
 	free(p);
 }
 
-const struct plan_request *plan_request_of(const struct plan *p) { return &p->req; }
-const struct plan_stats *plan_stats(const struct plan *p) { return &p->stats; }
-int plan_global_batch(const struct plan *p) { return p->global_batch; }
-const char *plan_skipped(const struct plan *p) { return p->skipped ? p->skipped : ""; }
-const struct model_config *plan_base(const struct plan *p) { return &p->base; }
+const struct plan_request *plan_request_of(const struct plan *p)
+{
+	return &p->req;
+}
+const struct plan_stats *plan_stats(const struct plan *p)
+{
+	return &p->stats;
+}
+int plan_global_batch(const struct plan *p)
+{
+	return p->global_batch;
+}
+const char *plan_skipped(const struct plan *p)
+{
+	return p->skipped ? p->skipped : "";
+}
+const struct model_config *plan_base(const struct plan *p)
+{
+	return &p->base;
+}
 
 const struct plan_hw *plan_hw(const struct plan *p, size_t *n)
 {
@@ -170,7 +184,11 @@ const struct plan_choice *plan_all(const struct plan *p, size_t *n)
 const char *plan_layout_code(const struct model_config *c, char *buf, size_t len)
 {
 	size_t o = 0;
-#define PUT(...) do { if (o < len) o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); } while (0)
+#define PUT(...) \
+	do { \
+		if (o < len) \
+			o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); \
+	} while (0)
 	buf[0] = 0;
 	if (c->task == MODEL_TASK_INFER) {
 		if (c->tp > 1)
@@ -214,8 +232,7 @@ const char *plan_layout_code(const struct model_config *c, char *buf, size_t len
 	return buf;
 }
 
-const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf,
-			       size_t len)
+const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf, size_t len)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
 	char net[160] = "", flags[768];
@@ -235,8 +252,7 @@ const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c
 	if (g->cpu_cores_per_gpu > 0 && p->req.w->kind == WORKLOAD_PER_SAMPLE) {
 		size_t o = strlen(net);
 		/* data loading: the CPU cores the search gave the node */
-		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.0f",
-			 g->cpu_cores_per_gpu * g->gpus_per_node);
+		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.0f", g->cpu_cores_per_gpu * g->gpus_per_node);
 	}
 	/* the resolved scenario, every choice spelled out (model_config_flags) */
 	snprintf(buf, len, "--model %s --gpu %s%s%s%s %s", p->req.w->name, hw->gpu->row.key,
@@ -265,18 +281,25 @@ enum plan_arch plan_arch_of(const struct plan *p, const struct plan_choice *c)
 		return PLAN_ARCH_ONE_GPU;
 	if (nodes <= 1)
 		return hw->intra_kind == MODEL_LINK_PCIE || hw->intra_kind == MODEL_LINK_NONE ?
-		       PLAN_ARCH_NODE_PCIE : PLAN_ARCH_NODE_NVLINK;
+			       PLAN_ARCH_NODE_PCIE :
+			       PLAN_ARCH_NODE_NVLINK;
 	return gpn == 1 ? PLAN_ARCH_NODES_ONE_GPU : PLAN_ARCH_NODES_MANY_GPUS;
 }
 
 const char *plan_arch_name(enum plan_arch a)
 {
 	switch (a) {
-	case PLAN_ARCH_ONE_GPU: return "one GPU";
-	case PLAN_ARCH_NODE_NVLINK: return "one node, several GPUs over NVLink";
-	case PLAN_ARCH_NODE_PCIE: return "one node, several GPUs over PCIe";
-	case PLAN_ARCH_NODES_ONE_GPU: return "several nodes of one GPU each, over the network";
-	case PLAN_ARCH_NODES_MANY_GPUS: return "several nodes of several GPUs, over InfiniBand or RoCE";
-	default: return "?";
+	case PLAN_ARCH_ONE_GPU:
+		return "one GPU";
+	case PLAN_ARCH_NODE_NVLINK:
+		return "one node, several GPUs over NVLink";
+	case PLAN_ARCH_NODE_PCIE:
+		return "one node, several GPUs over PCIe";
+	case PLAN_ARCH_NODES_ONE_GPU:
+		return "several nodes of one GPU each, over the network";
+	case PLAN_ARCH_NODES_MANY_GPUS:
+		return "several nodes of several GPUs, over InfiniBand or RoCE";
+	default:
+		return "?";
 	}
 }

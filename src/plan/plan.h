@@ -50,25 +50,25 @@
 #include "util/error.h"
 
 enum plan_objective {
-	PLAN_OBJ_TIME,      /* time to finish (inference: request latency) */
-	PLAN_OBJ_COST,      /* dollars for the whole run (inference: per hour) */
-	PLAN_OBJ_ENERGY,    /* GPU energy, kWh */
-	PLAN_OBJ_BALANCED,  /* time x cost: the product ranks as their geometric mean does */
-	PLAN_OBJ_CAPEX,     /* the cheapest cluster to buy (its bill of materials) */
+	PLAN_OBJ_TIME,     /* time to finish (inference: request latency) */
+	PLAN_OBJ_COST,     /* dollars for the whole run (inference: per hour) */
+	PLAN_OBJ_ENERGY,   /* GPU energy, kWh */
+	PLAN_OBJ_BALANCED, /* time x cost: the product ranks as their geometric mean does */
+	PLAN_OBJ_CAPEX,    /* the cheapest cluster to buy (its bill of materials) */
 	PLAN_OBJ_COUNT
 };
 
 const char *plan_objective_name(enum plan_objective o);
-int plan_objective_from_name(const char *s);   /* -1 when unknown */
+int plan_objective_from_name(const char *s); /* -1 when unknown */
 
 /* What the user would do with the hardware. */
 enum plan_buy {
-	PLAN_BUY_OWN,       /* catalog servers and generic builds, priced by TCO */
-	PLAN_BUY_CLOUD,     /* catalog cloud instances, on-demand */
+	PLAN_BUY_OWN,   /* catalog servers and generic builds, priced by TCO */
+	PLAN_BUY_CLOUD, /* catalog cloud instances, on-demand */
 };
 
 struct plan_request {
-	const struct workload *w;      /* finished workload; must outlive the plan */
+	const struct workload *w; /* finished workload; must outlive the plan */
 	/*
 	 * Task, optimizer, amount of work (train_tokens, or train_samples x
 	 * epochs), seq_len, global_batch (0: the default of docs/plan.md),
@@ -78,18 +78,18 @@ struct plan_request {
 	struct model_config base;
 	enum plan_objective objective;
 	enum plan_buy buy;
-	const char *provider;          /* PLAN_BUY_CLOUD: "aws", "gcp" ...; NULL: any */
+	const char *provider;              /* PLAN_BUY_CLOUD: "aws", "gcp" ...; NULL: any */
 	const struct cat_gpu *const *gpus; /* only these GPU types; NULL: all */
 	size_t ngpus;
-	const char *ecosystem;         /* "cuda", "rocm" ...; NULL: any */
-	int max_gpus;                  /* > 0 */
+	const char *ecosystem; /* "cuda", "rocm" ...; NULL: any */
+	int max_gpus;          /* > 0 */
 	/*
 	 * Precisions to try, a bit mask of 1u << enum model_precision; 0 means
 	 * bf16.  bf16 falls back to fp16 on GPUs without bf16 (V100, T4); a GPU
 	 * is tried at each listed precision it has a dense peak for.
 	 */
 	unsigned precisions;
-	int servers_only;              /* owning: catalog servers only, no generic builds */
+	int servers_only; /* owning: catalog servers only, no generic builds */
 	/*
 	 * 0: catalog servers of more than 8 GPUs in a count that is not a power
 	 * of two (GB200 NVL72) are also tried, for training, with the largest
@@ -97,21 +97,21 @@ struct plan_request {
 	 * (bought, powered, idle); 1: every GPU of a server trains.
 	 */
 	int no_spares;
-	double utilisation_pct;        /* owning: % of the hours the GPUs do paid work; 0: tco default */
-	double years;                  /* owning: service life; 0: tco default (facility depreciation) */
+	double utilisation_pct; /* owning: % of the hours the GPUs do paid work; 0: tco default */
+	double years;           /* owning: service life; 0: tco default (facility depreciation) */
 	/* constraints; 0 = none */
-	double deadline_s;             /* time to finish (inference: latency target) */
-	double budget_usd;             /* cost of the run (inference: per hour) */
-	double power_kw;               /* full-load power of all the servers */
+	double deadline_s; /* time to finish (inference: latency target) */
+	double budget_usd; /* cost of the run (inference: per hour) */
+	double power_kw;   /* full-load power of all the servers */
 	/* the bill of materials (owning) */
-	double rack_kw;                /* power per rack; 0: by cooling (facility rack_kw_air/liquid) */
-	double storage_tb;             /* shared storage bought, TB; 0: facility storage_tb_per_gpu */
+	double rack_kw;    /* power per rack; 0: by cooling (facility rack_kw_air/liquid) */
+	double storage_tb; /* shared storage bought, TB; 0: facility storage_tb_per_gpu */
 	/* goodput (training) */
-	double checkpoint_every_s;     /* 0: the optimum interval (Young/Daly) */
+	double checkpoint_every_s; /* 0: the optimum interval (Young/Daly) */
 	/* inference */
-	double rate_per_s;             /* requests per second to serve; 0: 1 */
-	int max_batch;                 /* largest batch a replica may run; 0: 256 */
-	double ttft_s, tpot_s;         /* inference: time to first token / per output token to meet; 0: none */
+	double rate_per_s;     /* requests per second to serve; 0: 1 */
+	int max_batch;         /* largest batch a replica may run; 0: 256 */
+	double ttft_s, tpot_s; /* inference: time to first token / per output token to meet; 0: none */
 	/*
 	 * 1: the narrower layout space (power-of-two micro-batches, vpp 1, 2, 4,
 	 * recompute none or full, tensor parallelism inside a node, no offload,
@@ -120,8 +120,8 @@ struct plan_request {
 	 */
 	int basic_layouts;
 	/* execution */
-	int threads;                   /* 0: every online CPU */
-	size_t top;                    /* choices to rank; 0: 10 */
+	int threads; /* 0: every online CPU */
+	size_t top;  /* choices to rank; 0: 10 */
 	/*
 	 * Called from the calling thread about every 100 ms while the search
 	 * runs (done <= total, in work items); may be NULL.
@@ -131,21 +131,21 @@ struct plan_request {
 };
 
 enum plan_hw_kind {
-	PLAN_HW_SERVER,     /* a catalog server */
-	PLAN_HW_CLOUD,      /* a catalog cloud instance */
-	PLAN_HW_GENERIC,    /* n GPUs of one type on PCIe or on the GPU's own fabric */
+	PLAN_HW_SERVER,  /* a catalog server */
+	PLAN_HW_CLOUD,   /* a catalog cloud instance */
+	PLAN_HW_GENERIC, /* n GPUs of one type on PCIe or on the GPU's own fabric */
 };
 
 /* One kind of node the search may use. */
 struct plan_hw {
 	enum plan_hw_kind kind;
-	char key[64];                  /* an identifier: catalog key, or "h100-sxm5-80gb/8/nvswitch" */
-	char label[80];                /* short by design, for tables: "dgx-h100", "h100-sxm5 nvs" */
+	char key[64];   /* an identifier: catalog key, or "h100-sxm5-80gb/8/nvswitch" */
+	char label[80]; /* short by design, for tables: "dgx-h100", "h100-sxm5 nvs" */
 	const struct cat_gpu *gpu;
 	const struct cat_server *server; /* PLAN_HW_SERVER */
 	const struct cat_cloud *cloud;   /* PLAN_HW_CLOUD */
-	int gpus_per_node;             /* GPUs per node that train (a layout's nodes) */
-	int spare_per_node;            /* GPUs per node bought but held idle as spares (0: none) */
+	int gpus_per_node;               /* GPUs per node that train (a layout's nodes) */
+	int spare_per_node;              /* GPUs per node bought but held idle as spares (0: none) */
 	/* intra-node link fields filled by model_links_from_catalog() */
 	enum model_link intra_kind;
 	double intra_gbps, intra_lat_us;
@@ -153,25 +153,25 @@ struct plan_hw {
 	double host_gbps;
 	/* the node's own scale-out network (servers, instances); 0: none */
 	double own_inter_gbps_per_gpu, own_inter_lat_us;
-	char own_network[48];          /* a short name of counts and a link key: "8x ib-ndr 400 Gb/s" */
-	double cpu_cores_per_gpu;      /* 0: unknown */
-	double node_power_kw;          /* full load, per node */
-	double rack_units;             /* U per node (NaN: unknown) */
-	double max_nic_gbps;           /* generic: fastest NIC the host feeds (NaN: any) */
+	char own_network[48];     /* a short name of counts and a link key: "8x ib-ndr 400 Gb/s" */
+	double cpu_cores_per_gpu; /* 0: unknown */
+	double node_power_kw;     /* full load, per node */
+	double rack_units;        /* U per node (NaN: unknown) */
+	double max_nic_gbps;      /* generic: fastest NIC the host feeds (NaN: any) */
 	/* the node's own scale-out ports (server NICs, on-die ports): link and count per node */
 	const struct cat_link *own_link;
 	double own_ports_per_node;
-	const char *cooling;           /* server row's cooling; NULL: from the density */
-	struct tco_inputs *tco;        /* owned: the TCO inputs of one node (owned by the plan) */
+	const char *cooling;    /* server row's cooling; NULL: from the density */
+	struct tco_inputs *tco; /* owned: the TCO inputs of one node (owned by the plan) */
 	struct cost_basis cost;
-	int max_nodes;                 /* 1 when it has no scale-out network */
-	int mig;                       /* a MIG instance of this many compute slices (0: whole GPUs) */
+	int max_nodes; /* 1 when it has no scale-out network */
+	int mig;       /* a MIG instance of this many compute slices (0: whole GPUs) */
 };
 
 /* One scale-out fabric for generic nodes (one adapter per GPU). */
 struct plan_fabric {
 	const struct cat_link *link;
-	double gbps_per_gpu;           /* GB/s per direction */
+	double gbps_per_gpu; /* GB/s per direction */
 	double lat_us;
 };
 
@@ -180,7 +180,7 @@ enum {
 	PLAN_VIOL_DEADLINE = 1u << 0,
 	PLAN_VIOL_BUDGET = 1u << 1,
 	PLAN_VIOL_POWER = 1u << 2,
-	PLAN_VIOL_RACK = 1u << 3,      /* a node draws more than --rack-kw */
+	PLAN_VIOL_RACK = 1u << 3, /* a node draws more than --rack-kw */
 };
 
 /*
@@ -189,55 +189,55 @@ enum {
  * restart and half an interval of lost work (docs/plan.md "Goodput").
  */
 struct plan_goodput {
-	double ideal_hours;            /* the model's time to train, with nothing lost */
-	double goodput;                /* ideal / expected wall time, 0-1 */
-	double ckpt_bytes;             /* one checkpoint: weights and optimizer state */
-	double ckpt_write_s;           /* one checkpoint's write at the storage's bandwidth */
-	double ckpt_every_s;           /* interval between checkpoints */
-	double ckpt_hours;             /* time spent writing checkpoints */
-	double interruptions;          /* expected over the run */
-	double fail_hours;             /* restarts and recomputed work */
+	double ideal_hours;   /* the model's time to train, with nothing lost */
+	double goodput;       /* ideal / expected wall time, 0-1 */
+	double ckpt_bytes;    /* one checkpoint: weights and optimizer state */
+	double ckpt_write_s;  /* one checkpoint's write at the storage's bandwidth */
+	double ckpt_every_s;  /* interval between checkpoints */
+	double ckpt_hours;    /* time spent writing checkpoints */
+	double interruptions; /* expected over the run */
+	double fail_hours;    /* restarts and recomputed work */
 	double fail_rate_per_gpu_hour;
 };
 
 /* The best layout found for one (hardware option, node count). */
 struct plan_choice {
-	uint32_t hw;                   /* index into plan_hw() */
+	uint32_t hw; /* index into plan_hw() */
 	uint32_t nodes;
-	int gpus;                      /* GPUs at work (inference: every replica); the
+	int gpus;                /* GPUs at work (inference: every replica); the
 					  hardware's spares, nodes x spare_per_node, come on top */
-	int fabric;                    /* index into plan_fabrics(); -1: none or the node's own */
-	int fits;                      /* some layout fits in memory and was timed */
-	double min_bytes;              /* !fits: the least memory per GPU any layout needs */
-	uint64_t layouts;              /* training: layouts of its GPU count this slot's nodes can run */
-	struct model_config cfg;       /* the layout, as timed */
+	int fabric;              /* index into plan_fabrics(); -1: none or the node's own */
+	int fits;                /* some layout fits in memory and was timed */
+	double min_bytes;        /* !fits: the least memory per GPU any layout needs */
+	uint64_t layouts;        /* training: layouts of its GPU count this slot's nodes can run */
+	struct model_config cfg; /* the layout, as timed */
 	struct model_result res;
 	/* training: one run; inference: one hour at the request rate */
-	double hours;                  /* training: time to finish; inference: 1 */
+	double hours; /* training: time to finish; inference: 1 */
 	double cost_usd;
-	double energy_kwh;             /* GPUs only (the model's power) */
-	double power_kw;               /* full-load power of all the servers */
-	double latency_s;              /* inference: one request's latency */
-	int replicas;                  /* inference: copies of the model serving the rate */
-	double score;                  /* the objective's value; lower is better */
-	unsigned violates;             /* PLAN_VIOL_* */
-	double miss;                   /* the largest value/limit over the constraints (<= 1: met) */
-	double fabric_best_step_s;     /* generic multi-node: the fastest fabric's step time */
-	int has_bom;                   /* owned hardware: bom is a bill to buy */
+	double energy_kwh;         /* GPUs only (the model's power) */
+	double power_kw;           /* full-load power of all the servers */
+	double latency_s;          /* inference: one request's latency */
+	int replicas;              /* inference: copies of the model serving the rate */
+	double score;              /* the objective's value; lower is better */
+	unsigned violates;         /* PLAN_VIOL_* */
+	double miss;               /* the largest value/limit over the constraints (<= 1: met) */
+	double fabric_best_step_s; /* generic multi-node: the fastest fabric's step time */
+	int has_bom;               /* owned hardware: bom is a bill to buy */
 	/* bom: a bill to buy (has_bom), or for cloud instances what is rented (bom.rented) */
 	struct bom bom;
 	struct plan_goodput gp;
 };
 
 struct plan_stats {
-	uint64_t configs;              /* configurations decided: layouts x hardware x count x fabric */
-	uint64_t memory_calls;         /* model_memory() calls */
-	uint64_t estimate_calls;       /* model_estimate() calls (and latency searches) */
-	uint64_t bound_calls;          /* of those, on ideal links for the lower bounds */
-	uint64_t items;                /* (GPU, count, precision) work items */
-	uint64_t layouts;              /* layouts in the search space, summed over items (each sized,
+	uint64_t configs;        /* configurations decided: layouts x hardware x count x fabric */
+	uint64_t memory_calls;   /* model_memory() calls */
+	uint64_t estimate_calls; /* model_estimate() calls (and latency searches) */
+	uint64_t bound_calls;    /* of those, on ideal links for the lower bounds */
+	uint64_t items;          /* (GPU, count, precision) work items */
+	uint64_t layouts;        /* layouts in the search space, summed over items (each sized,
 					  timed, or ruled out by a smaller micro-batch that did not fit) */
-	double wall_s;                 /* search wall time */
+	double wall_s;           /* search wall time */
 	int threads;
 };
 
@@ -249,8 +249,7 @@ struct plan;
  * names the flag: "gpu", "ecosystem", "buy" ...) when the request leaves
  * nothing to search.  The catalog and req->w must outlive the plan.
  */
-int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req,
-	     struct diag *err);
+int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req, struct diag *err);
 void plan_free(struct plan *p);
 
 const struct plan_request *plan_request_of(const struct plan *p);
@@ -325,19 +324,17 @@ const char *plan_layout_code(const struct model_config *cfg, char *buf, size_t l
  * The arguments of `gpuscope estimate` that time choice c alone: model,
  * task, GPU, server, network and layout flags.
  */
-const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf,
-			       size_t len);
+const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf, size_t len);
 /* The fabric's short name ("ib-ndr", "own: 8x ib-ndr 400 Gb/s", "none"). */
-const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf,
-			      size_t len);
+const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf, size_t len);
 
 /* The seeds' architecture decision tree, as applied to a choice. */
 enum plan_arch {
-	PLAN_ARCH_ONE_GPU,             /* one GPU */
-	PLAN_ARCH_NODE_NVLINK,         /* one node, several GPUs over NVLink/NVSwitch/xGMI */
-	PLAN_ARCH_NODE_PCIE,           /* one node, several GPUs over PCIe */
-	PLAN_ARCH_NODES_ONE_GPU,       /* several nodes of one GPU, PCIe + network */
-	PLAN_ARCH_NODES_MANY_GPUS,     /* several nodes of several GPUs over InfiniBand/RoCE */
+	PLAN_ARCH_ONE_GPU,         /* one GPU */
+	PLAN_ARCH_NODE_NVLINK,     /* one node, several GPUs over NVLink/NVSwitch/xGMI */
+	PLAN_ARCH_NODE_PCIE,       /* one node, several GPUs over PCIe */
+	PLAN_ARCH_NODES_ONE_GPU,   /* several nodes of one GPU, PCIe + network */
+	PLAN_ARCH_NODES_MANY_GPUS, /* several nodes of several GPUs over InfiniBand/RoCE */
 	PLAN_ARCH_COUNT
 };
 enum plan_arch plan_arch_of(const struct plan *p, const struct plan_choice *c);
@@ -360,9 +357,9 @@ struct plan_note {
  */
 struct plan_explanation {
 	enum plan_arch arch;
-	char *arch_text;               /* which branch of the decision tree, and why */
-	char *sizing;                  /* what decides the size: memory, deadline, cost; "" when unknown */
-	struct plan_note alt[12];      /* what would go wrong on the alternatives */
+	char *arch_text;          /* which branch of the decision tree, and why */
+	char *sizing;             /* what decides the size: memory, deadline, cost; "" when unknown */
+	struct plan_note alt[12]; /* what would go wrong on the alternatives */
 	size_t nalt;
 	struct model_advice advice[8]; /* optimisations to turn on, best first */
 	size_t nadvice;
@@ -396,7 +393,7 @@ void plan_explanation_release(struct plan_explanation *ex);
  * broken down, the ranked table and the explanation.  title is the
  * workload line.  Returns 0, or -1 with *err naming the file.
  */
-int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title,
-		     const char *path, struct diag *err);
+int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title, const char *path,
+		     struct diag *err);
 
 #endif

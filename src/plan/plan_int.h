@@ -17,10 +17,10 @@
 struct plan_item {
 	const struct cat_gpu *gpu;
 	int gpus;
-	size_t *slots;                 /* indexes into plan->all */
+	size_t *slots; /* indexes into plan->all */
 	size_t nslots;
-	int max_gpn;                   /* largest gpus_per_node among the slots */
-	double work;                   /* rough cost, to start the big items first */
+	int max_gpn; /* largest gpus_per_node among the slots */
+	double work; /* rough cost, to start the big items first */
 };
 
 /* The fabrics' link fields for one generic hardware option (from model_links_from_catalog). */
@@ -31,29 +31,29 @@ struct plan_net {
 struct plan {
 	const struct catalog *cat;
 	struct plan_request req;
-	struct model_config base;      /* the request's base, completed */
-	int global_batch;              /* samples per step; 0: micro-batch x dp */
+	struct model_config base; /* the request's base, completed */
+	int global_batch;         /* samples per step; 0: micro-batch x dp */
 	unsigned precisions;
 
 	struct plan_hw *hw;
 	size_t nhw;
-	struct plan_fabric *fab;       /* slowest first */
+	struct plan_fabric *fab; /* slowest first */
 	size_t nfab;
-	struct plan_net *net;          /* [hw * nfab + f], generic options only */
+	struct plan_net *net; /* [hw * nfab + f], generic options only */
 
-	struct plan_choice *all;       /* every slot, hardware order then node count */
+	struct plan_choice *all; /* every slot, hardware order then node count */
 	size_t nall;
 	struct plan_item *items;
 	size_t nitems;
 
 	size_t *ranked, nranked;
 	size_t *front, nfront;
-	size_t *best_on_hw;            /* per hw: index into all, or SIZE_MAX */
-	size_t nearest, closest, cheapest, fastest;  /* SIZE_MAX: none */
+	size_t *best_on_hw;                         /* per hw: index into all, or SIZE_MAX */
+	size_t nearest, closest, cheapest, fastest; /* SIZE_MAX: none */
 
 	struct plan_stats stats;
-	char *skipped;                 /* owned: hardware left out, and why (no price ...); NULL: none */
-	struct strbuf skip_lists[3];   /* space.c's working lists, by reason; released once composed */
+	char *skipped;               /* owned: hardware left out, and why (no price ...); NULL: none */
+	struct strbuf skip_lists[3]; /* space.c's working lists, by reason; released once composed */
 };
 
 #define PLAN_NONE ((size_t)-1)
@@ -61,13 +61,11 @@ struct plan {
 /* space.c: hardware options, fabrics, node counts and work items. */
 int plan_build_space(struct plan *p, struct diag *err);
 /* The precisions tried on a GPU, as a list; returns how many (0: none). */
-size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out,
-			   size_t max);
+size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out, size_t max);
 /* Whether generic option hw may use fabric f (its host can feed that NIC speed). */
 int plan_fabric_allowed(const struct plan *p, size_t hw, size_t f);
 /* Fills the hardware and network fields of cfg for a slot; fabric -1: none/own. */
-void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,
-		      struct model_config *cfg);
+void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric, struct model_config *cfg);
 /*
  * Of the fabrics whose best step is within PLAN_FABRIC_SLACK of the fastest
  * (step_s[f] finite, ok[f] set), the one whose fabric costs least to buy

@@ -14,8 +14,7 @@
 #include "plan/plan_int.h"
 #include "util/xalloc.h"
 
-static const char *const objective_names[PLAN_OBJ_COUNT] = {"time", "cost", "energy", "balanced",
-							     "capex"};
+static const char *const objective_names[PLAN_OBJ_COUNT] = {"time", "cost", "energy", "balanced", "capex"};
 
 const char *plan_objective_name(enum plan_objective o)
 {
@@ -40,8 +39,8 @@ static double time_metric(const struct plan *p, const struct plan_choice *c)
 /* Servers (or instances) a choice occupies: inference, every replica's; training, the slot's. */
 static double choice_nodes(const struct plan *p, const struct plan_choice *c)
 {
-	return p->base.task == MODEL_TASK_INFER ?
-	       ceil((double)c->gpus / p->hw[c->hw].gpus_per_node - 1e-9) : (double)c->nodes;
+	return p->base.task == MODEL_TASK_INFER ? ceil((double)c->gpus / p->hw[c->hw].gpus_per_node - 1e-9) :
+						  (double)c->nodes;
 }
 
 /*
@@ -58,7 +57,7 @@ static int choice_bom(const struct plan *p, const struct plan_choice *c, struct 
 	struct diag err;
 	memset(&in, 0, sizeof(in));
 	in.nodes = choice_nodes(p, c);
-	in.gpus_per_node = hw->gpus_per_node + hw->spare_per_node;  /* spares are bought too */
+	in.gpus_per_node = hw->gpus_per_node + hw->spare_per_node; /* spares are bought too */
 	in.node_kw = hw->node_power_kw;
 	in.node_u = hw->rack_units;
 	in.node_usd = hw->tco ? hw->tco->value[TCO_IN_PRICE] : NAN;
@@ -149,7 +148,7 @@ static void goodput(const struct plan *p, struct plan_choice *c, double write_gb
 	else
 		T = L > 0 && C > 0 ? sqrt(2 * C / L) : W;
 	if (!(T > 0) || T > W)
-		T = W;  /* no checkpoint before the end */
+		T = W; /* no checkpoint before the end */
 	g->ckpt_every_s = T * 3600;
 	den = 1 - L * (restart_h + (T + (T < W ? C : 0)) / 2);
 	if (den < 0.05)
@@ -224,9 +223,9 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		struct bom sb;
 		double write_gbs = c->has_bom || c->bom.rented ? c->bom.storage_write_gbs : 0;
 		if (!c->has_bom && !c->bom.rented && !choice_bom(p, c, &sb))
-			write_gbs = sb.storage_write_gbs;  /* rented: the same storage, to time checkpoints */
+			write_gbs = sb.storage_write_gbs; /* rented: the same storage, to time checkpoints */
 		if (!(write_gbs > 0))
-			write_gbs = c->nodes * 1.0;  /* no shared storage: each node's NVMe, about 1 GB/s (E) */
+			write_gbs = c->nodes * 1.0; /* no shared storage: each node's NVMe, about 1 GB/s (E) */
 		goodput(p, c, write_gbs);
 		c->hours = c->res.time_to_train_s / 3600 / c->gp.goodput;
 		c->energy_kwh = c->res.energy_kwh / c->gp.goodput;
@@ -334,7 +333,7 @@ static void sort_choices(const struct plan *p, size_t *idx, size_t n, int front)
 			k[i].k[1] = p->req.objective == PLAN_OBJ_CAPEX ? time_metric(p, c) : c->cost_usd;
 			/* equal cost: the smaller purchase first */
 			k[i].k[2] = p->req.objective == PLAN_OBJ_CAPEX || !c->has_bom ? c->cost_usd :
-				    c->bom.capex_usd;
+											c->bom.capex_usd;
 			k[i].gpus = c->gpus;
 		}
 		k[i].idx = idx[i];
@@ -416,14 +415,14 @@ static void demote_barely_faster(const struct plan *p, size_t *idx, size_t n)
 
 int plan_demoted(const struct plan *p, const struct plan_choice *c, const struct plan_choice *one)
 {
-	return p->req.objective == PLAN_OBJ_COST && p->base.task != MODEL_TASK_INFER &&
-	       c != one && bigger_purchase(p, c) && one && one->nodes == 1 && barely_faster(p, c, one);
+	return p->req.objective == PLAN_OBJ_COST && p->base.task != MODEL_TASK_INFER && c != one &&
+	       bigger_purchase(p, c) && one && one->nodes == 1 && barely_faster(p, c, one);
 }
 
 void plan_rank(struct plan *p)
 {
 	size_t i, n = 0, nfit = 0, *fit, *ok;
-	size_t top = p->req.top;             /* 10 unless given (search_defaults) */
+	size_t top = p->req.top; /* 10 unless given (search_defaults) */
 	double best_cost;
 
 	fit = xcalloc(p->nall + 1, sizeof(size_t));
@@ -492,8 +491,7 @@ void plan_rank(struct plan *p)
 		const struct plan_choice *c = &p->all[fit[i]];
 		if (p->cheapest == PLAN_NONE || c->cost_usd < p->all[p->cheapest].cost_usd)
 			p->cheapest = fit[i];
-		if (p->fastest == PLAN_NONE ||
-		    time_metric(p, c) < time_metric(p, &p->all[p->fastest]))
+		if (p->fastest == PLAN_NONE || time_metric(p, c) < time_metric(p, &p->all[p->fastest]))
 			p->fastest = fit[i];
 		if (!n && (p->nearest == PLAN_NONE || c->miss < p->all[p->nearest].miss))
 			p->nearest = fit[i];
@@ -522,14 +520,20 @@ void plan_rank(struct plan *p)
 
 /* ---- the ranking's answers ---- */
 
-size_t plan_nranked(const struct plan *p) { return p->nranked; }
+size_t plan_nranked(const struct plan *p)
+{
+	return p->nranked;
+}
 
 const struct plan_choice *plan_ranked(const struct plan *p, size_t i)
 {
 	return i < p->nranked ? &p->all[p->ranked[i]] : NULL;
 }
 
-size_t plan_nfront(const struct plan *p) { return p->nfront; }
+size_t plan_nfront(const struct plan *p)
+{
+	return p->nfront;
+}
 
 const struct plan_choice *plan_front(const struct plan *p, size_t i)
 {
@@ -541,10 +545,22 @@ static const struct plan_choice *at(const struct plan *p, size_t i)
 	return i == PLAN_NONE ? NULL : &p->all[i];
 }
 
-const struct plan_choice *plan_nearest_miss(const struct plan *p) { return at(p, p->nearest); }
-const struct plan_choice *plan_closest_fit(const struct plan *p) { return at(p, p->closest); }
-const struct plan_choice *plan_cheapest(const struct plan *p) { return at(p, p->cheapest); }
-const struct plan_choice *plan_fastest(const struct plan *p) { return at(p, p->fastest); }
+const struct plan_choice *plan_nearest_miss(const struct plan *p)
+{
+	return at(p, p->nearest);
+}
+const struct plan_choice *plan_closest_fit(const struct plan *p)
+{
+	return at(p, p->closest);
+}
+const struct plan_choice *plan_cheapest(const struct plan *p)
+{
+	return at(p, p->cheapest);
+}
+const struct plan_choice *plan_fastest(const struct plan *p)
+{
+	return at(p, p->fastest);
+}
 
 const struct plan_choice *plan_best_on(const struct plan *p, size_t hw)
 {

@@ -191,8 +191,8 @@ static int add_memory_chart(const struct plan *p, struct html_doc *d, size_t n, 
 					    "KV cache",
 					    "buffers and adapters",
 					    "allocator and context"};
-	return add_bar_chart(p, d, n, "memory", "Memory per GPU of the top choices", "memory per GPU", "GiB", names,
-			     sizeof(names) / sizeof(names[0]), memory_values, err);
+	return add_bar_chart(p, d, n, "memory", "Memory per GPU of the top choices", "memory per GPU", "GiB",
+			     names, sizeof(names) / sizeof(names[0]), memory_values, err);
 }
 
 /* The step (inference: the request) by term, s. */
@@ -213,7 +213,8 @@ static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, st
 					    "optimizer and overhead"};
 	int infer = p->base.task == MODEL_TASK_INFER;
 	return add_bar_chart(p, d, n, "steptime",
-			     infer ? "Request time of the top choices" : "Step time of the top choices, broken down",
+			     infer ? "Request time of the top choices" :
+				     "Step time of the top choices, broken down",
 			     infer ? "request time" : "step time", "s", names, sizeof(names) / sizeof(names[0]),
 			     step_values, err);
 }

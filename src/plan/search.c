@@ -52,8 +52,8 @@
 #define PLAN_MAX_VPP 4
 
 struct layout {
-	double bound_s;                /* step time on ideal links */
-	uint32_t seq;                  /* enumeration order: the tie-break */
+	double bound_s; /* step time on ideal links */
+	uint32_t seq;   /* enumeration order: the tie-break */
 	uint32_t dp, mb;
 	uint16_t tp, pp, vpp, ep, cp;
 	uint8_t prec, zero, rc, loader, offload;
@@ -70,7 +70,7 @@ struct worker {
 	size_t nlay, cap;
 	uint64_t enumerated_tp[PLAN_MAX_TP + 1]; /* layouts enumerated per tp in the current item */
 	uint64_t space_tp[PLAN_MAX_TP + 1];      /* layouts in its space per tp (plan_stats.layouts) */
-	unsigned char *exact;          /* per fabric: the scan's best is exact */
+	unsigned char *exact;                    /* per fabric: the scan's best is exact */
 	struct plan_stats st;
 	atomic_size_t *next, *done;
 	const size_t *order;
@@ -173,7 +173,7 @@ static void item_bound_links(const struct plan *p, const struct plan_item *it, s
 		}
 	}
 	if (!(b->host_gbps > 0))
-		b->host_gbps = 25;   /* model_config_defaults() */
+		b->host_gbps = 25; /* model_config_defaults() */
 }
 
 /*
@@ -330,14 +330,14 @@ static int tp_usable(const struct plan *p, const struct plan_item *it, int tp)
 struct enum_ctx {
 	struct worker *wk;
 	const struct workload *w;
-	struct model_config *cfg;      /* the item's GPU and count on the bound links */
-	int G;                         /* global batch; 0: micro-batch x dp */
+	struct model_config *cfg; /* the item's GPU and count on the bound links */
+	int G;                    /* global batch; 0: micro-batch x dp */
 	int transformer, experts, nloaders, max_vpp, offload;
 	uint8_t prec;
 	uint8_t rcs[MODEL_RECOMPUTE_COUNT];
 	size_t nrc;
 	uint32_t mbs[PLAN_MAX_MICRO_BATCH];
-	uint32_t seq;                  /* enumeration order so far */
+	uint32_t seq; /* enumeration order so far */
 	double *min_bytes;
 };
 
@@ -446,7 +446,9 @@ static void enumerate_shape(struct enum_ctx *x, int tp, int pp, int cp, int dp)
 						l.rc = x->rcs[irc];
 						l.loader = (uint8_t)loader;
 						enumerate_micro_batches(x, l, nmb,
-									none || p->req.basic_layouts ? NULL : none_fail[loader],
+									none || p->req.basic_layouts ?
+										NULL :
+										none_fail[loader],
 									none ? none_fail[loader] : fail);
 					}
 			}
@@ -492,7 +494,7 @@ static void enumerate_if_divides(void *arg, int tp, int pp, int cp, int dp)
 /* What plan_no_layout_reason() learns of one item's shapes. */
 struct shape_tally {
 	int G;
-	uint64_t shapes, dividing;     /* shapes in all; those whose dp divides G */
+	uint64_t shapes, dividing; /* shapes in all; those whose dp divides G */
 	int max_dp, gcd_dp;
 };
 
@@ -529,7 +531,7 @@ int plan_no_layout_reason(const struct plan *p, char *buf, size_t len)
 		return 0;
 	for (i = 0; i < p->nall; i++)
 		if (p->all[i].fits || isfinite(p->all[i].min_bytes))
-			return 0;   /* something was sized: memory or constraints are the reason */
+			return 0; /* something was sized: memory or constraints are the reason */
 	memset(&best, 0, sizeof(best));
 	for (i = 0; i < p->nhw; i++)
 		spares |= p->hw[i].spare_per_node > 0;
@@ -558,7 +560,8 @@ int plan_no_layout_reason(const struct plan *p, char *buf, size_t len)
 		}
 	}
 	if (pick == PLAN_NONE) {
-		snprintf(buf, len, "no parallel layout of the GPU counts searched suits %s: tensor parallelism "
+		snprintf(buf, len,
+			 "no parallel layout of the GPU counts searched suits %s: tensor parallelism "
 			 "must divide its attention heads and the GPUs of a node, pipeline parallelism its layers",
 			 p->req.w->name);
 		return 1;
@@ -570,13 +573,15 @@ int plan_no_layout_reason(const struct plan *p, char *buf, size_t len)
 		char lower[48] = "";
 		if (lo > 0)
 			snprintf(lower, sizeof(lower), "%d or ", lo);
-		snprintf(buf, len, "no layout of %d GPUs (%ux%d %s) divides the %sglobal batch of %d: the "
+		snprintf(buf, len,
+			 "no layout of %d GPUs (%ux%d %s) divides the %sglobal batch of %d: the "
 			 "data-parallel degree of every layout there, GPUs / (tp x cp x pp) with tp and pp "
 			 "dividing the model, is a multiple of %d (up to %d) and must divide the batch; try "
 			 "--global-batch %s%d (multiples of %d)%s",
 			 it->gpus, c->nodes, p->hw[c->hw].gpus_per_node, p->hw[c->hw].label,
 			 p->req.base.global_batch > 0 ? "" : "default ", G, best.gcd_dp, best.max_dp, lower, hi,
-			 best.max_dp, !spares && p->req.no_spares ? ", or let plan hold GPUs spare (without --no-spares)" : "");
+			 best.max_dp,
+			 !spares && p->req.no_spares ? ", or let plan hold GPUs spare (without --no-spares)" : "");
 	}
 	return 1;
 }
@@ -638,8 +643,7 @@ struct best {
  * exceeds the cutoff).  Returns 1 when b holds the exact best, 0 when the
  * best is known to exceed the cutoff.
  */
-static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric, double cutoff,
-		     struct best *b)
+static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric, double cutoff, struct best *b)
 {
 	struct plan *p = wk->p;
 	const struct workload *w = p->req.w;
@@ -662,8 +666,7 @@ static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric,
 		if (model_estimate(w, &cfg, &r) || !r.mem.fits || !(r.time.step_s > 0) ||
 		    !model_host_fits(&r.mem, &cfg, hw_host_gib(hw)))
 			continue;
-		if (r.time.step_s < b->step_s ||
-		    (r.time.step_s == b->step_s && b->l && l->seq < b->l->seq)) {
+		if (r.time.step_s < b->step_s || (r.time.step_s == b->step_s && b->l && l->seq < b->l->seq)) {
 			b->step_s = r.time.step_s;
 			b->l = l;
 		}
@@ -697,26 +700,26 @@ static void store(struct plan *p, struct plan_choice *c, const struct best *b, i
  * result of every item is exactly what it would be without sharing.
  */
 struct enum_entry {
-	int state;                     /* 0 not started, 1 being computed, 2 done */
+	int state; /* 0 not started, 1 being computed, 2 done */
 	struct layout *lay;
 	size_t nlay;
 	double min_bytes;
-	uint64_t *enumerated_tp;       /* [PLAN_MAX_TP + 1] */
-	uint64_t *space_tp;            /* [PLAN_MAX_TP + 1] */
-	atomic_int slots_done;         /* the item's own slots are decided: twins may copy them */
+	uint64_t *enumerated_tp; /* [PLAN_MAX_TP + 1] */
+	uint64_t *space_tp;      /* [PLAN_MAX_TP + 1] */
+	atomic_int slots_done;   /* the item's own slots are decided: twins may copy them */
 };
 
 struct enum_cache {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	size_t *rep;                   /* per item: the item whose enumeration it shares */
-	struct enum_entry *e;          /* per item; used where rep[i] == i and others share it */
+	size_t *rep;          /* per item: the item whose enumeration it shares */
+	struct enum_entry *e; /* per item; used where rep[i] == i and others share it */
 };
 
 static int gpu_col_modelled(const struct cat_column *c)
 {
-	static const char *const not_modelled[] = {"key", "name", "aliases", "source", "as_of",
-						   "confidence", "price_usd"};
+	static const char *const not_modelled[] = {"key",   "name",       "aliases",  "source",
+						   "as_of", "confidence", "price_usd"};
 	size_t i;
 	for (i = 0; i < sizeof(not_modelled) / sizeof(not_modelled[0]); i++)
 		if (!strcmp(c->name, not_modelled[i]))
@@ -944,14 +947,14 @@ static int copy_twin_slot(struct plan *p, const struct plan_choice *t, struct pl
 	struct layout l;
 	if (a->kind != b->kind || a->gpus_per_node != b->gpus_per_node || t->gpus != c->gpus ||
 	    t->nodes != c->nodes || a->intra_kind != b->intra_kind || a->intra_gbps != b->intra_gbps ||
-	    a->intra_lat_us != b->intra_lat_us || a->intra_nvls != b->intra_nvls ||
-	    a->host_gbps != b->host_gbps || a->cpu_cores_per_gpu != b->cpu_cores_per_gpu ||
-	    a->mig != b->mig || a->own_inter_gbps_per_gpu != b->own_inter_gbps_per_gpu ||
-	    a->own_inter_lat_us != b->own_inter_lat_us || hw_host_gib(a) != hw_host_gib(b) ||
+	    a->intra_lat_us != b->intra_lat_us || a->intra_nvls != b->intra_nvls || a->host_gbps != b->host_gbps ||
+	    a->cpu_cores_per_gpu != b->cpu_cores_per_gpu || a->mig != b->mig ||
+	    a->own_inter_gbps_per_gpu != b->own_inter_gbps_per_gpu || a->own_inter_lat_us != b->own_inter_lat_us ||
+	    hw_host_gib(a) != hw_host_gib(b) ||
 	    (a->kind == PLAN_HW_GENERIC && c->nodes > 1 && !same_net(p, t->hw, c->hw, c->nodes)))
 		return 0;
 	if (!t->fits)
-		return 1;  /* nothing fit there: nothing fits here */
+		return 1; /* nothing fit there: nothing fits here */
 	memset(&l, 0, sizeof(l));
 	l.prec = (uint8_t)t->cfg.precision;
 	l.tp = (uint16_t)t->cfg.tp;
@@ -1096,7 +1099,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 	const struct workload *w = p->req.w;
 	int transformer = w->kind == WORKLOAD_TRANSFORMER;
 	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
-	int max_batch = p->req.max_batch;      /* search_defaults() (plan.c) set both */
+	int max_batch = p->req.max_batch; /* search_defaults() (plan.c) set both */
 	double rate = p->req.rate_per_s;
 	enum model_precision precs[4];
 	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip, s;
@@ -1133,7 +1136,8 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					    !(hw->own_inter_gbps_per_gpu > 0)) {
 						/* the fastest the host feeds: serving is latency-bound */
 						for (fabric = (int)p->nfab - 1;
-						     fabric >= 0 && !plan_fabric_allowed(p, c->hw, (size_t)fabric); fabric--)
+						     fabric >= 0 && !plan_fabric_allowed(p, c->hw, (size_t)fabric);
+						     fabric--)
 							;
 						if (fabric < 0)
 							break;
@@ -1141,7 +1145,8 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					t.nodes = (uint32_t)nodes_per_replica;
 					t.gpus = replica;
 					plan_slot_config(p, &t, fabric, &t.cfg);
-					t.cfg.gpus_per_node = gpn;  /* a replica smaller than its node keeps the node's links */
+					t.cfg.gpus_per_node =
+						gpn; /* a replica smaller than its node keeps the node's links */
 					memset(&l, 0, sizeof(l));
 					l.prec = (uint8_t)precs[ip];
 					l.tp = (uint16_t)tp;
@@ -1167,7 +1172,8 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					}
 					if (!fit_b)
 						continue;
-					if (p->req.deadline_s > 0 || (transformer && (p->req.ttft_s > 0 || p->req.tpot_s > 0))) {
+					if (p->req.deadline_s > 0 ||
+					    (transformer && (p->req.ttft_s > 0 || p->req.tpot_s > 0))) {
 						/* model_batch_for_latency bounds a request by 2 forwards; LLMs by request_s */
 						int lb = fit_b;
 						if (transformer) {
@@ -1177,11 +1183,13 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 								l.mb = (uint32_t)lb;
 								apply_layout(&t.cfg, &l, 0);
 								wk->st.estimate_calls++;
-								if (!model_estimate(w, &t.cfg, &rr) && infer_meets(p, &rr))
+								if (!model_estimate(w, &t.cfg, &rr) &&
+								    infer_meets(p, &rr))
 									break;
 							}
 						} else {
-							lb = model_batch_for_latency(w, &t.cfg, p->req.deadline_s, fit_b);
+							lb = model_batch_for_latency(w, &t.cfg, p->req.deadline_s,
+										     fit_b);
 							if (lb < 1)
 								lb = 1;
 						}
@@ -1202,10 +1210,11 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 						t.replicas = need < 1 ? 1 : (int)need;
 						/* an LLM's p99 TTFT waits for a free slot: more replicas where the queue misses the target */
 						if (transformer)
-							t.replicas = model_serving_replicas(rate, fit_b, t.res.infer.request_s,
-											    t.res.infer.prefill_s, p->req.ttft_s,
-											    t.replicas, p->req.max_gpus / replica,
-											    &t.res.infer.ttft_p99_s);
+							t.replicas = model_serving_replicas(
+								rate, fit_b, t.res.infer.request_s,
+								t.res.infer.prefill_s, p->req.ttft_s, t.replicas,
+								p->req.max_gpus / replica,
+								&t.res.infer.ttft_p99_s);
 					}
 					t.gpus = t.replicas * replica;
 					t.nodes = (uint32_t)((t.gpus + gpn - 1) / gpn);

@@ -16,7 +16,12 @@
 #include "util/xalloc.h"
 
 /* Hardware left out, by reason; composed into plan->skipped at the end. */
-enum skip_reason { SKIP_HW_PRICE, SKIP_GPU_PRICE, SKIP_GPU_HOST, SKIP_NREASONS };
+enum skip_reason {
+	SKIP_HW_PRICE,
+	SKIP_GPU_PRICE,
+	SKIP_GPU_HOST,
+	SKIP_NREASONS
+};
 static const char *const skip_words[SKIP_NREASONS] = {
 	"servers or instances without a price",
 	"GPUs without a price (no generic build)",
@@ -70,20 +75,24 @@ static int gpu_wanted(const struct plan *p, const struct cat_gpu *g)
 static double peak_at(const struct cat_gpu *g, enum model_precision pr)
 {
 	switch (pr) {
-	case MODEL_FP32: return g->fp32_tflops;
-	case MODEL_TF32: return g->tf32_tflops;
-	case MODEL_FP16: return g->fp16_tflops;
-	case MODEL_BF16: return g->bf16_tflops;
-	case MODEL_FP8: return g->fp8_tflops;
-	default: return NAN;
+	case MODEL_FP32:
+		return g->fp32_tflops;
+	case MODEL_TF32:
+		return g->tf32_tflops;
+	case MODEL_FP16:
+		return g->fp16_tflops;
+	case MODEL_BF16:
+		return g->bf16_tflops;
+	case MODEL_FP8:
+		return g->fp8_tflops;
+	default:
+		return NAN;
 	}
 }
 
-size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out,
-			   size_t max)
+size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out, size_t max)
 {
-	static const enum model_precision order[] = {MODEL_BF16, MODEL_FP16, MODEL_FP8, MODEL_TF32,
-						     MODEL_FP32};
+	static const enum model_precision order[] = {MODEL_BF16, MODEL_FP16, MODEL_FP8, MODEL_TF32, MODEL_FP32};
 	size_t i, n = 0;
 	unsigned want = p->precisions;
 	/* bf16 falls back to fp16 on GPUs that lack it (V100, T4: fp16 + loss scaling) */
@@ -233,8 +242,8 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 	h->own_inter_gbps_per_gpu = cfg.inter_gbps_per_gpu;
 	h->own_inter_lat_us = cfg.inter_lat_us;
 	if (s->nic && cat_has(s->nic_count) && cat_has(s->nic_gbps))
-		snprintf(h->own_network, sizeof(h->own_network), "%gx %s %g Gb/s", s->nic_count,
-			 s->nic, s->nic_gbps);
+		snprintf(h->own_network, sizeof(h->own_network), "%gx %s %g Gb/s", s->nic_count, s->nic,
+			 s->nic_gbps);
 	h->max_nodes = cfg.inter_gbps_per_gpu > 0 ? 1 << 30 : 1;
 	h->cpu_cores_per_gpu = cat_server_cores_per_gpu(p->cat, s);
 	h->node_power_kw = in.value[TCO_IN_POWER];
@@ -294,12 +303,17 @@ static const char *link_tag(enum model_link k, const struct cat_gpu *g)
 	int amd = g->vendor && !strcasecmp(g->vendor, "amd");
 	int intel = g->vendor && !strcasecmp(g->vendor, "intel");
 	switch (k) {
-	case MODEL_LINK_NONE: return "";
-	case MODEL_LINK_PCIE: return "";  /* cards sit on PCIe unless the label says otherwise */
+	case MODEL_LINK_NONE:
+		return "";
+	case MODEL_LINK_PCIE:
+		return ""; /* cards sit on PCIe unless the label says otherwise */
 	/* the same model classes carry other vendors' fabrics: name them right */
-	case MODEL_LINK_NVLINK: return amd ? "xgmi" : intel ? "roce" : "nvl";
-	case MODEL_LINK_NVSWITCH: return amd ? "xgmi" : intel ? "roce" : "nvs";
-	default: return "?";
+	case MODEL_LINK_NVLINK:
+		return amd ? "xgmi" : intel ? "roce" : "nvl";
+	case MODEL_LINK_NVSWITCH:
+		return amd ? "xgmi" : intel ? "roce" : "nvs";
+	default:
+		return "?";
 	}
 }
 
@@ -371,7 +385,8 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 	size_t nsizes = generic_sizes(p, g, sizes, 8), i;
 	const struct cat_link *gl = g->gpu_link ? catalog_get(p->cat, CAT_LINKS, g->gpu_link) : NULL;
 	const struct cat_link *ondie = gl && gl->scaleout_link && cat_has(gl->scaleout_ports) ?
-				       catalog_get(p->cat, CAT_LINKS, gl->scaleout_link) : NULL;
+					       catalog_get(p->cat, CAT_LINKS, gl->scaleout_link) :
+					       NULL;
 	int variant;
 	char short_name[64];
 
@@ -390,8 +405,7 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 		diag_clear(&err);
 		if (tco_inputs_init(&in, p->cat, &err) ||
 		    tco_inputs_generic(&in, p->cat, g, n, why, sizeof(why), &err)) {
-			skip_note(p, !cat_has(g->price_usd) ? SKIP_GPU_PRICE : SKIP_GPU_HOST,
-				  g->row.key);
+			skip_note(p, !cat_has(g->price_usd) ? SKIP_GPU_PRICE : SKIP_GPU_HOST, g->row.key);
 			return 0;
 		}
 		owned_overrides(p, &in);
@@ -472,7 +486,7 @@ static void add_mig(struct plan *p, size_t *cap)
 			if (model_mig_share(p->hw[i].gpu, profiles[k], &cs, &ms) || cs >= 1)
 				continue;
 			h = new_hw(p, cap);
-			*h = p->hw[i];   /* new_hw may move p->hw */
+			*h = p->hw[i]; /* new_hw may move p->hw */
 			if (p->hw[i].tco) {
 				/* each option owns its TCO inputs (freed one by one) */
 				h->tco = xmalloc(sizeof(*h->tco));
@@ -623,8 +637,8 @@ static int cmp_size(const void *a, const void *b)
 static void build_slots(struct plan *p)
 {
 	size_t h, cap = 0, icap = 0, i;
-	int *item_of = NULL;  /* temporary: for each slot, its item */
-	size_t item_cap = 0, nslot, *slot;  /* slot: item index + 1, 0 empty */
+	int *item_of = NULL;               /* temporary: for each slot, its item */
+	size_t item_cap = 0, nslot, *slot; /* slot: item index + 1, 0 empty */
 
 	for (h = 0; h < p->nhw; h++) {
 		const struct plan_hw *hw = &p->hw[h];
@@ -633,7 +647,7 @@ static void build_slots(struct plan *p)
 		     n = next_count(n)) {
 			struct plan_choice *c;
 			if (p->base.task == MODEL_TASK_INFER && n > 1)
-				break;  /* inference: one slot per option; the search sizes it */
+				break; /* inference: one slot per option; the search sizes it */
 			XGROW(p->all, cap, p->nall);
 			c = &p->all[p->nall++];
 			memset(c, 0, sizeof(*c));
@@ -653,7 +667,8 @@ static void build_slots(struct plan *p)
 	for (i = 0; i < p->nall; i++) {
 		const struct plan_hw *hw = &p->hw[p->all[i].hw];
 		size_t k, hk = ((size_t)(uintptr_t)hw->gpu / sizeof(void *) * 31 + (size_t)p->all[i].gpus) *
-			      0x9e3779b9u & (nslot - 1);
+				       0x9e3779b9u &
+			       (nslot - 1);
 		for (; slot[hk]; hk = (hk + 1) & (nslot - 1))
 			if (p->items[slot[hk] - 1].gpu == hw->gpu && p->items[slot[hk] - 1].gpus == p->all[i].gpus)
 				break;
@@ -719,8 +734,7 @@ int plan_pick_fabric(const struct plan *p, size_t hw, uint32_t nodes, const doub
 	return pick;
 }
 
-void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric,
-		      struct model_config *cfg)
+void plan_slot_config(const struct plan *p, const struct plan_choice *c, int fabric, struct model_config *cfg)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
 	*cfg = p->base;
@@ -800,7 +814,7 @@ int plan_build_space(struct plan *p, struct diag *err)
 	build_nets(p);
 	build_slots(p);
 	if (!p->nall)
-		return diag_set(err, "", 0, 0, "max-gpus",
-				"no hardware option fits within --max-gpus %d", p->req.max_gpus);
+		return diag_set(err, "", 0, 0, "max-gpus", "no hardware option fits within --max-gpus %d",
+				p->req.max_gpus);
 	return 0;
 }

@@ -227,8 +227,9 @@ static void prom_status(FILE *out, const struct check_report *r)
 {
 	int *done = xcalloc(r->nitems ? r->nitems : 1, sizeof(*done));
 	size_t i, k;
-	fprintf(out, "# HELP gpuscope_check_status Result of a gpuscope check (worst when repeated): 0 ok, 1 warn, 2 fail.\n"
-		     "# TYPE gpuscope_check_status gauge\n");
+	fprintf(out,
+		"# HELP gpuscope_check_status Result of a gpuscope check (worst when repeated): 0 ok, 1 warn, 2 fail.\n"
+		"# TYPE gpuscope_check_status gauge\n");
 	for (i = 0; i < r->nitems; i++) {
 		const struct check_item *it = &r->items[i];
 		enum check_status worst = it->status;
@@ -254,8 +255,9 @@ static void prom_xids(FILE *out, const struct check_report *r)
 {
 	int *seen = xcalloc(r->nxids ? r->nxids : 1, sizeof(*seen));
 	size_t i, k;
-	fprintf(out, "# HELP gpuscope_check_xid_records Xid records in the kernel log since boot.\n"
-		     "# TYPE gpuscope_check_xid_records gauge\n");
+	fprintf(out,
+		"# HELP gpuscope_check_xid_records Xid records in the kernel log since boot.\n"
+		"# TYPE gpuscope_check_xid_records gauge\n");
 	for (i = 0; i < r->nxids; i++) {
 		size_t c = 0;
 		if (seen[i])
@@ -282,17 +284,23 @@ void view_check_prom(FILE *out, const struct check_report *r, time_t now)
 	fprintf(out, "# HELP gpuscope_check_results Checks by result.\n# TYPE gpuscope_check_results gauge\n");
 	for (i = 0; i < 4; i++)
 		fprintf(out, "gpuscope_check_results{result=\"%s\"} %zu\n", results[order[i]], n[order[i]]);
-	fprintf(out, "# HELP gpuscope_check_gpus GPUs the NVIDIA driver lists.\n# TYPE gpuscope_check_gpus gauge\n"
-		     "gpuscope_check_gpus %u\n", r->ngpus);
-	fprintf(out, "# HELP gpuscope_check_gpu_lost Whether a GPU has fallen off the bus.\n"
-		     "# TYPE gpuscope_check_gpu_lost gauge\n");
+	fprintf(out,
+		"# HELP gpuscope_check_gpus GPUs the NVIDIA driver lists.\n# TYPE gpuscope_check_gpus gauge\n"
+		"gpuscope_check_gpus %u\n",
+		r->ngpus);
+	fprintf(out,
+		"# HELP gpuscope_check_gpu_lost Whether a GPU has fallen off the bus.\n"
+		"# TYPE gpuscope_check_gpu_lost gauge\n");
 	for (i = 0; i < r->ngpus; i++)
 		fprintf(out, "gpuscope_check_gpu_lost{gpu=\"%zu\"} %d\n", i, r->gpus[i].status == GPU_STATUS_LOST);
 	prom_xids(out, r);
-	fprintf(out, "# HELP gpuscope_check_exit_code The exit code of the check (0 ok, 1 findings, 3 no GPU).\n"
-		     "# TYPE gpuscope_check_exit_code gauge\ngpuscope_check_exit_code %d\n", check_exit_code(r));
-	fprintf(out, "# HELP gpuscope_check_timestamp_seconds When the check ran.\n"
-		     "# TYPE gpuscope_check_timestamp_seconds gauge\ngpuscope_check_timestamp_seconds %lld\n",
+	fprintf(out,
+		"# HELP gpuscope_check_exit_code The exit code of the check (0 ok, 1 findings, 3 no GPU).\n"
+		"# TYPE gpuscope_check_exit_code gauge\ngpuscope_check_exit_code %d\n",
+		check_exit_code(r));
+	fprintf(out,
+		"# HELP gpuscope_check_timestamp_seconds When the check ran.\n"
+		"# TYPE gpuscope_check_timestamp_seconds gauge\ngpuscope_check_timestamp_seconds %lld\n",
 		(long long)now);
 }
 

@@ -190,11 +190,12 @@ static void print_layout(FILE *out, const struct model_config *c)
 {
 	char cp[32] = "", ep[32] = "";
 	if (c->task == MODEL_TASK_INFER) {
-		fprintf(out, "layout: tp %d pp %d dp %d, %s compute, %s weights, KV cache %s, engine %s%s\n"
+		fprintf(out,
+			"layout: tp %d pp %d dp %d, %s compute, %s weights, KV cache %s, engine %s%s\n"
 			"        batch %d, prompt %d tokens, output %d tokens\n",
 			c->tp, c->pp, c->dp, model_precision_name(c->precision),
 			model_precision_name(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision :
-					     c->precision),
+									c->precision),
 			model_precision_name(c->kv_precision), model_engine_name(c->engine),
 			c->cuda_graphs ? ", CUDA Graphs" : "", c->batch, c->prompt_len, c->output_len);
 		return;
@@ -203,12 +204,14 @@ static void print_layout(FILE *out, const struct model_config *c)
 		snprintf(cp, sizeof(cp), " cp %d", c->cp);
 	if (c->ep > 1)
 		snprintf(ep, sizeof(ep), " ep %d", c->ep);
-	fprintf(out, "layout: tp %d%s pp %d dp %d%s, zero %d, %s, micro-batch %d x %d, global batch %d\n"
+	fprintf(out,
+		"layout: tp %d%s pp %d dp %d%s, zero %d, %s, micro-batch %d x %d, global batch %d\n"
 		"        recompute %s%s, flash attention %s, %s%s%s\n",
 		c->tp, cp, c->pp, c->dp, ep, c->zero, model_precision_name(c->precision), c->micro_batch,
 		c->seq_len, c->global_batch, model_recompute_name(c->recompute),
-		c->seq_parallel ? ", sequence parallel" : "", c->flash ? "on" : "off", model_optimizer_name(c->optimizer),
-		c->offload ? ", offload " : "", c->offload ? model_offload_name(c->offload) : "");
+		c->seq_parallel ? ", sequence parallel" : "", c->flash ? "on" : "off",
+		model_optimizer_name(c->optimizer), c->offload ? ", offload " : "",
+		c->offload ? model_offload_name(c->offload) : "");
 }
 
 static void print_header(FILE *out, const struct model_answer *a)
@@ -216,8 +219,9 @@ static void print_header(FILE *out, const struct model_answer *a)
 	const struct model_config *c = a->c;
 	char b[FMT_LEN];
 	int i;
-	fprintf(out, "%s (%s params), %s on %d x %s\n", a->w->name, fmt_count(a->w->params, FMT_COUNT_SI, b, sizeof(b)),
-		model_task_name(c->task), c->gpus, c->gpu->row.key);
+	fprintf(out, "%s (%s params), %s on %d x %s\n", a->w->name,
+		fmt_count(a->w->params, FMT_COUNT_SI, b, sizeof(b)), model_task_name(c->task), c->gpus,
+		c->gpu->row.key);
 	if (c->mig > 0)
 		fprintf(out, "MIG: one %dg instance of the %s (its share of the SMs and memory slices)\n", c->mig,
 			c->gpu->row.key);
@@ -230,18 +234,23 @@ static void print_header(FILE *out, const struct model_answer *a)
 /* ---- text: memory and time ---- */
 
 struct term {
-	const char *field;     /* in the part's schema */
+	const char *field; /* in the part's schema */
 	const char *label;
 };
 
 static void print_memory(FILE *out, const struct model_answer *a)
 {
 	static const struct term terms[] = {
-		{"weights_bytes", "weights"}, {"gradients_bytes", "gradients"},
-		{"optimizer_bytes", "optimizer + master weights"}, {"lora_bytes", "LoRA adapters + optimizer"},
-		{"activations_bytes", "activations"}, {"logits_bytes", "logits and loss"},
-		{"kv_cache_bytes", "KV cache"}, {"buffers_bytes", "buffers and workspaces"},
-		{"reserve_bytes", "allocator reserve"}, {"paged_bytes", "paged optimizer states"},
+		{"weights_bytes", "weights"},
+		{"gradients_bytes", "gradients"},
+		{"optimizer_bytes", "optimizer + master weights"},
+		{"lora_bytes", "LoRA adapters + optimizer"},
+		{"activations_bytes", "activations"},
+		{"logits_bytes", "logits and loss"},
+		{"kv_cache_bytes", "KV cache"},
+		{"buffers_bytes", "buffers and workspaces"},
+		{"reserve_bytes", "allocator reserve"},
+		{"paged_bytes", "paged optimizer states"},
 		{"context_bytes", "CUDA context and NCCL"},
 	};
 	const struct model_memory *m = &a->r->mem;
@@ -260,7 +269,8 @@ static void print_memory(FILE *out, const struct model_answer *a)
 		if (!strcmp(terms[k].field, "weights_bytes") && a->c->task == MODEL_TASK_QLORA)
 			l = "weights (4-bit base)";
 		if (!strcmp(terms[k].field, "activations_bytes") && !infer && m->microbatches_in_flight > 1) {
-			snprintf(label, sizeof(label), "activations (%d micro-batches)", m->microbatches_in_flight);
+			snprintf(label, sizeof(label), "activations (%d micro-batches)",
+				 m->microbatches_in_flight);
 			l = label;
 		}
 		term_row(tb, l, fmt_bytes(v, FMT_BYTES_GIB, b, sizeof(b)), v, m->total_bytes, 0);
@@ -285,13 +295,20 @@ static void print_memory(FILE *out, const struct model_answer *a)
 static void print_step(FILE *out, const struct model_answer *a)
 {
 	static const struct term terms[] = {
-		{"gemm_s", "matrix multiplies"}, {"attention_s", "attention"},
-		{"memory_bound_s", "memory-bound kernels"}, {"recompute_s", "recomputed forward"},
-		{"tp_comm_s", "tensor-parallel collectives"}, {"ep_comm_s", "expert all-to-all"},
-		{"cp_comm_s", "context-parallel K/V ring"}, {"pp_bubble_s", "pipeline bubble"},
-		{"pp_p2p_s", "pipeline sends"}, {"dp_comm_s", "gradient sync (exposed)"},
-		{"zero_comm_s", "ZeRO-3 gathers (exposed)"}, {"optimizer_s", "optimizer step"},
-		{"offload_s", "offload transfers"}, {"overhead_s", "kernel launch overhead"},
+		{"gemm_s", "matrix multiplies"},
+		{"attention_s", "attention"},
+		{"memory_bound_s", "memory-bound kernels"},
+		{"recompute_s", "recomputed forward"},
+		{"tp_comm_s", "tensor-parallel collectives"},
+		{"ep_comm_s", "expert all-to-all"},
+		{"cp_comm_s", "context-parallel K/V ring"},
+		{"pp_bubble_s", "pipeline bubble"},
+		{"pp_p2p_s", "pipeline sends"},
+		{"dp_comm_s", "gradient sync (exposed)"},
+		{"zero_comm_s", "ZeRO-3 gathers (exposed)"},
+		{"optimizer_s", "optimizer step"},
+		{"offload_s", "offload transfers"},
+		{"overhead_s", "kernel launch overhead"},
 		{"data_s", "data loading (exposed)"},
 	};
 	const struct model_time *t = &a->r->time;
@@ -304,7 +321,8 @@ static void print_step(FILE *out, const struct model_answer *a)
 	for (k = 0; k < sizeof(terms) / sizeof(terms[0]); k++) {
 		double v = field_num(row, terms[k].field);
 		if (v > 0)
-			term_row(tb, terms[k].label, fmt_duration(v, FMT_DURATION_PRECISE, b, sizeof(b)), v, t->step_s, 1);
+			term_row(tb, terms[k].label, fmt_duration(v, FMT_DURATION_PRECISE, b, sizeof(b)), v,
+				 t->step_s, 1);
 	}
 	report_row_free(row);
 	breakdown_done(tb, out, "step", fmt_duration(t->step_s, FMT_DURATION_PRECISE, b, sizeof(b)));
@@ -335,7 +353,8 @@ static void print_inference(FILE *out, const struct model_answer *a)
 	quantity(tb, "kernel launch time per forward", "%s", DUR(in->launch_s));
 #undef DUR
 	if (a->r->tokens_per_s > 0)
-		quantity(tb, is_decoder(w) ? "generated tokens/s (all replicas)" : "tokens processed/s (all replicas)",
+		quantity(tb,
+			 is_decoder(w) ? "generated tokens/s (all replicas)" : "tokens processed/s (all replicas)",
 			 "%.0f", a->r->tokens_per_s);
 	table_row(tb);
 	table_cellf(tb, "%s/s (all replicas)", w->sample_unit);
@@ -387,15 +406,18 @@ static void print_rate(FILE *out, const struct model_answer *a)
 
 	fprintf(out, "\nat %g requests/s\n", q->rate_per_s);
 	if (a->replicas_given)
-		quantity(tb, "replicas (given)", "%d: %s", q->replicas, q->utilisation < 1 ? "keep up" : "cannot keep up");
+		quantity(tb, "replicas (given)", "%d: %s", q->replicas,
+			 q->utilisation < 1 ? "keep up" : "cannot keep up");
 	else
 		quantity(tb, "replicas needed", "%d x %d GPU%s", q->replicas, per, per == 1 ? "" : "s");
 	quantity(tb, "capacity, requests/s", "%.4g", q->capacity_per_s);
 	quantity(tb, "utilisation", "%.0f%%", 100 * q->utilisation);
-	quantity(tb, "p99 wait for a free slot", "%s", fmt_duration(q->wait_p99_s, FMT_DURATION_PRECISE, b, sizeof(b)));
+	quantity(tb, "p99 wait for a free slot", "%s",
+		 fmt_duration(q->wait_p99_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 	fmt_duration(q->ttft_p99_s, FMT_DURATION_PRECISE, b, sizeof(b));
 	if (a->ttft_target_s > 0)
-		quantity(tb, p99, "%s (target %s%s)", b, fmt_duration(a->ttft_target_s, FMT_DURATION_PRECISE, t, sizeof(t)),
+		quantity(tb, p99, "%s (target %s%s)", b,
+			 fmt_duration(a->ttft_target_s, FMT_DURATION_PRECISE, t, sizeof(t)),
 			 q->ttft_p99_s <= a->ttft_target_s ? "" : ", MISSED");
 	else
 		quantity(tb, p99, "%s", b);
@@ -442,13 +464,15 @@ static void print_throughput(FILE *out, const struct model_answer *a)
 	quantity(tb, "model TFLOP/s per GPU", "%.1f", r->mfu_tflops_per_gpu);
 	quantity(tb, "hardware TFLOP/s per GPU (HFU)", "%.1f of %.0f", r->hfu_tflops_per_gpu, r->peak_tflops);
 	if (r->time_to_train_s > 0)
-		quantity(tb, "time to train", "%s (%.0f step%s)", fmt_duration(r->time_to_train_s, FMT_DURATION_TEXT, b,
-			 sizeof(b)), r->train_steps, r->train_steps == 1 ? "" : "s");
+		quantity(tb, "time to train", "%s (%.0f step%s)",
+			 fmt_duration(r->time_to_train_s, FMT_DURATION_TEXT, b, sizeof(b)), r->train_steps,
+			 r->train_steps == 1 ? "" : "s");
 	quantity(tb, r->time_to_train_s > 0 ? "energy (GPUs), kWh" : "energy per hour (GPUs), kWh", "%.1f",
 		 r->energy_kwh);
 	quantity(tb, "average power per GPU, W", "%.0f", r->power_w);
 	if (r->data_cores_needed > 0 && c->cpu_cores_per_gpu > 0)
-		quantity(tb, "CPU cores per GPU to feed it", "%.1f of %.1f", r->data_cores_needed, c->cpu_cores_per_gpu);
+		quantity(tb, "CPU cores per GPU to feed it", "%.1f of %.1f", r->data_cores_needed,
+			 c->cpu_cores_per_gpu);
 	else if (r->data_cores_needed > 0)
 		quantity(tb, "CPU cores per GPU to feed it", "%.1f", r->data_cores_needed);
 	limit_words(r->limits, &sb);
@@ -524,11 +548,13 @@ void view_estimate_presets(FILE *out)
 		table_row(tb);
 		table_cell(tb, w.name);
 		table_cell(tb, w.kind == WORKLOAD_TRANSFORMER ? (w.d.experts > 1 ? "moe" :
-			   w.d.causal ? "decoder" : "encoder") : "per-sample");
+								 w.d.causal      ? "decoder" :
+										   "encoder") :
+								"per-sample");
 		table_cell(tb, fmt_count(w.params, FMT_COUNT_SI, b, sizeof(b)));
 		if (w.kind == WORKLOAD_TRANSFORMER)
-			table_cellf(tb, "L%d h%d a%d/%d f%d s%d", w.d.layers, w.d.hidden, w.d.heads,
-				    w.d.kv_heads, w.d.ffn_hidden, w.d.seq_len);
+			table_cellf(tb, "L%d h%d a%d/%d f%d s%d", w.d.layers, w.d.hidden, w.d.heads, w.d.kv_heads,
+				    w.d.ffn_hidden, w.d.seq_len);
 		else
 			table_cellf(tb, "%.3g GFLOP/sample", w.s.fwd_flops / 1e9);
 		table_cell(tb, w.sample_unit);

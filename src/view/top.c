@@ -18,14 +18,22 @@
 
 /* ---- the grid a frame is drawn into ---- */
 
-enum color { C_NONE, C_LOW, C_MID, C_HIGH, C_HEAD, C_DIM, NCOLORS };
+enum color {
+	C_NONE,
+	C_LOW,
+	C_MID,
+	C_HIGH,
+	C_HEAD,
+	C_DIM,
+	NCOLORS
+};
 
 struct grid {
 	int rows, cols;
-	int grow;               /* plain text: rows grow as the frame needs */
+	int grow; /* plain text: rows grow as the frame needs */
 	char *cell;
 	unsigned char *color;
-	int used;               /* rows written */
+	int used; /* rows written */
 };
 
 static void grid_init(struct grid *gr, int rows, int cols, int grow)
@@ -53,8 +61,10 @@ static void put(struct grid *gr, int row, int col, enum color c, const char *tex
 		int nrows = row + 16;
 		gr->cell = xrealloc(gr->cell, (size_t)nrows * (size_t)gr->cols);
 		gr->color = xrealloc(gr->color, (size_t)nrows * (size_t)gr->cols);
-		memset(gr->cell + (size_t)gr->rows * (size_t)gr->cols, ' ', (size_t)(nrows - gr->rows) * (size_t)gr->cols);
-		memset(gr->color + (size_t)gr->rows * (size_t)gr->cols, 0, (size_t)(nrows - gr->rows) * (size_t)gr->cols);
+		memset(gr->cell + (size_t)gr->rows * (size_t)gr->cols, ' ',
+		       (size_t)(nrows - gr->rows) * (size_t)gr->cols);
+		memset(gr->color + (size_t)gr->rows * (size_t)gr->cols, 0,
+		       (size_t)(nrows - gr->rows) * (size_t)gr->cols);
 		gr->rows = nrows;
 	}
 	if (row < 0 || row >= gr->rows)
@@ -89,8 +99,7 @@ static enum color level(double frac)
  * A bar "LABEL[|||||     62%]" of `width` columns at (row, col); frac < 0
  * draws an absent reading as "n/a" rather than an empty bar.
  */
-static void bar(struct grid *gr, int row, int col, int width, const char *label, double frac,
-		const char *text)
+static void bar(struct grid *gr, int row, int col, int width, const char *label, double frac, const char *text)
 {
 	int inner, fill, i, lw = (int)strlen(label);
 	char buf[256];
@@ -154,7 +163,8 @@ static void gpu_title(struct grid *gr, int r, const struct live_gpu *g, unsigned
 	const struct gpu_sample *s = &g->s;
 	putf(gr, r, 0, C_HEAD, "GPU %-2u %.32s", idx, g->have_static ? g->st.name : "?");
 	if (g->rc != GPU_OK) {
-		putf(gr, r, 40, C_HIGH, "%s", g->rc == GPU_ERR_LOST ? "LOST: fell off the bus" : gpu_rc_name(g->rc));
+		putf(gr, r, 40, C_HIGH, "%s",
+		     g->rc == GPU_ERR_LOST ? "LOST: fell off the bus" : gpu_rc_name(g->rc));
 		return;
 	}
 	if (GPU_SAMPLE_HAS(s, pstate))
@@ -184,7 +194,8 @@ static void power_temp_bars(struct grid *gr, int r, const struct live_gpu *g, in
 	bar(gr, r, 1, half - 1, "power", f, text);
 	f = -1;
 	if (GPU_SAMPLE_HAS(s, temp_gpu_c)) {
-		unsigned lim = GPU_STATIC_HAS(st, temp_slowdown_c) && st->temp_slowdown_c ? st->temp_slowdown_c : 90;
+		unsigned lim = GPU_STATIC_HAS(st, temp_slowdown_c) && st->temp_slowdown_c ? st->temp_slowdown_c :
+											    90;
 		f = (double)s->temp_gpu_c / lim;
 		snprintf(text, sizeof(text), "%uC", s->temp_gpu_c);
 	}
@@ -233,8 +244,9 @@ static int draw_procs(struct grid *gr, int r, const struct live *t)
 			snprintf(mem, sizeof(mem), "%.1f GiB", gib(q->mem));
 		else
 			snprintf(mem, sizeof(mem), "n/a");
-		putf(gr, r++, 0, C_NONE, "%-4u %-8u %-12.12s %-13s %10s  %s", q->gpu, q->pid, q->user[0] ? q->user : "-",
-		     q->container[0] ? q->container : "-", mem, q->comm[0] ? q->comm : "?");
+		putf(gr, r++, 0, C_NONE, "%-4u %-8u %-12.12s %-13s %10s  %s", q->gpu, q->pid,
+		     q->user[0] ? q->user : "-", q->container[0] ? q->container : "-", mem,
+		     q->comm[0] ? q->comm : "?");
 	}
 	if (!t->np)
 		put(gr, r++, 1, C_DIM, "no process holds a GPU");
@@ -254,8 +266,8 @@ static void draw(struct live *t, struct grid *gr)
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	putf(gr, r, 0, C_HEAD, "gpuscope top  %u GPU%s  driver %s  %s  sort %s%s%s", t->n, t->n == 1 ? "" : "s",
-	     st0 && GPU_STATIC_HAS(st0, driver_version) ? st0->driver_version : "?", when,
-	     live_sort_name(t->sort), t->filter[0] ? "  filter " : "", t->filter);
+	     st0 && GPU_STATIC_HAS(st0, driver_version) ? st0->driver_version : "?", when, live_sort_name(t->sort),
+	     t->filter[0] ? "  filter " : "", t->filter);
 	r += 2;
 	for (i = 0; i < shown; i++)
 		r = draw_gpu(gr, r, &t->g[order[i]], live_gpu_index(t, order[i]));
@@ -269,7 +281,8 @@ static void draw(struct live *t, struct grid *gr)
 		char ts[16];
 		localtime_r(&t->xids[i].when, &tm);
 		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
-		putf(gr, r++, 1, C_HIGH, "%s  gpu %u  xid %llu", ts, t->xids[i].gpu, (unsigned long long)t->xids[i].code);
+		putf(gr, r++, 1, C_HIGH, "%s  gpu %u  xid %llu", ts, t->xids[i].gpu,
+		     (unsigned long long)t->xids[i].code);
 	}
 	free(order);
 }
@@ -305,7 +318,7 @@ void view_top_print(FILE *out, struct live *t)
 struct view_top_tui {
 	SCREEN *scr;
 	int color;
-	int no_input;           /* stdin has ended: every getch() fails at once */
+	int no_input; /* stdin has ended: every getch() fails at once */
 };
 
 static const short pair_fg[NCOLORS] = {-1, COLOR_GREEN, COLOR_YELLOW, COLOR_RED, COLOR_CYAN, COLOR_BLUE};
@@ -354,7 +367,8 @@ void view_top_tui_draw(struct view_top_tui *ui, struct live *t)
 			size_t at = (size_t)r * (size_t)gr.cols + (size_t)c;
 			int color = gr.color[at], k = c;
 			attr_t a;
-			while (k < gr.cols && k < COLS && gr.color[(size_t)r * (size_t)gr.cols + (size_t)k] == color)
+			while (k < gr.cols && k < COLS &&
+			       gr.color[(size_t)r * (size_t)gr.cols + (size_t)k] == color)
 				k++;
 			a = ui->color && color ? COLOR_PAIR(color) : A_NORMAL;
 			if (color == C_HEAD)
@@ -427,7 +441,7 @@ int view_top_tui_key(struct view_top_tui *ui, double *left_s)
 		if (k != ERR)
 			return k;
 		if (*left_s <= 0.001)
-			break;  /* the timeout: the next frame */
+			break; /* the timeout: the next frame */
 		/* ERR with time left is no timeout: at the end of input it comes at once, every time */
 		if (input_ended())
 			ui->no_input = 1;
@@ -439,12 +453,20 @@ struct view_top_tui *view_top_tui_start(int color)
 {
 	return NULL;
 }
-void view_top_tui_end(struct view_top_tui *ui) {}
-void view_top_tui_draw(struct view_top_tui *ui, struct live *t) {}
+void view_top_tui_end(struct view_top_tui *ui)
+{
+}
+void view_top_tui_draw(struct view_top_tui *ui, struct live *t)
+{
+}
 int view_top_tui_key(struct view_top_tui *ui, double *left_s)
 {
 	return VIEW_TOP_TIMEOUT;
 }
-void view_top_tui_prompt(struct view_top_tui *ui, char *filter, size_t len) {}
-void view_top_tui_toggle_color(struct view_top_tui *ui) {}
+void view_top_tui_prompt(struct view_top_tui *ui, char *filter, size_t len)
+{
+}
+void view_top_tui_toggle_color(struct view_top_tui *ui)
+{
+}
 #endif

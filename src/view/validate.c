@@ -100,7 +100,8 @@ static struct table *summary_table(const struct validate_result *res)
 		table_cell(tb, name);
 		table_cellf(tb, "%zu/%zu", s->predicted, s->cases);
 		table_cell(tb, fmt_num(100 * s->median_abs_error, 1, b, sizeof(b)));
-		table_cell(tb, s->predicted ? fmt_num(100.0 * s->within_20pct / s->predicted, 0, b, sizeof(b)) : "-");
+		table_cell(tb,
+			   s->predicted ? fmt_num(100.0 * s->within_20pct / s->predicted, 0, b, sizeof(b)) : "-");
 		table_cell(tb, fmt_num(100 * s->worst_abs_error, 1, b, sizeof(b)));
 		table_cell(tb, s->worst_id ? s->worst_id : "-");
 	}
@@ -150,7 +151,7 @@ static json_t *summary_json(const struct validate_result *res)
 {
 	struct report_row *row = report_row_new(validate_summary_schema());
 	json_t *sum = json_object(), *ms = json_object(), *gs = json_object(), *cls = NULL, *sets = NULL;
-	json_t *cur = NULL;  /* the class whose sets follow it */
+	json_t *cur = NULL; /* the class whose sets follow it */
 	size_t i;
 
 	validate_summary_row(&res->stats[res->nstats - 1], row);

@@ -106,7 +106,8 @@ static void test_bad_files(void **state)
 	assert_int_equal(load(HDR "x,X,gpu,1,,-5,1,,s,2024-01,Q\n", CAT_LINKS, &err), -1);
 	assert_non_null(strstr(err.msg, "must be more than 0, got -5"));
 
-	assert_int_equal(load(HDR "x,X,gpu,1,,5,1,,s,2024-01,Q\nx,Y,gpu,1,,5,1,,s,2024-01,Q\n", CAT_LINKS, &err), -1);
+	assert_int_equal(load(HDR "x,X,gpu,1,,5,1,,s,2024-01,Q\nx,Y,gpu,1,,5,1,,s,2024-01,Q\n", CAT_LINKS, &err),
+			 -1);
 	assert_int_equal(err.line, 3);
 	assert_non_null(strstr(err.msg, "duplicate key 'x' (first defined on line 2)"));
 
@@ -156,7 +157,9 @@ static void test_control_characters(void **state)
 		{"x,X,gpu,1,na\tme,10,1,,s,2024-01,Q\n", "aliases", "U+0009", 11},
 		{"x,\"two\nlines\",gpu,1,,10,1,,s,2024-01,Q\n", "name", "U+000A", 3},
 		{"x,X\x7f,gpu,1,,10,1,,s,2024-01,Q\n", "name", "U+007F", 3},
-		{"x,X\xc2\x9b" "31m,gpu,1,,10,1,,s,2024-01,Q\n", "name", "U+009B", 3},
+		{"x,X\xc2\x9b"
+		 "31m,gpu,1,,10,1,,s,2024-01,Q\n",
+		 "name", "U+009B", 3},
 		{"x,X,gpu,1,,10,1,,s,2024-01,Q\r\x1b\n", "confidence", "U+000D", 28},
 	};
 	struct diag err;
@@ -180,7 +183,8 @@ static void test_override_and_refs(void **state)
 	struct catalog *c;
 	struct diag err;
 	const char *gpus = "key,name,memory_gib,source,as_of\nmy-gpu,My GPU,96,lab,2026-01\n";
-	const char *servers = "key,name,gpu,gpu_count,source,as_of\nbox,Box,my-gpu,4,lab,2026-01\nbad,Bad,nope-gpu,4,lab,2026-01\n";
+	const char *servers =
+		"key,name,gpu,gpu_count,source,as_of\nbox,Box,my-gpu,4,lab,2026-01\nbad,Bad,nope-gpu,4,lab,2026-01\n";
 	char why[512];
 	(void)state;
 	assert_int_equal(catalog_load(&c, NULL, &err), 0);
@@ -200,7 +204,8 @@ static void test_override_and_refs(void **state)
 		const char *o = "key,name,memory_gib,source,as_of\na100-sxm4-80gb,A100 lab,80,lab,2026-01\n";
 		assert_int_equal(catalog_load_buffer(c, CAT_GPUS, "u/gpus.csv", o, strlen(o), &err), 1);
 		assert_int_equal(catalog_count(c, CAT_GPUS), before);
-		assert_string_equal(((const struct cat_gpu *)catalog_get(c, CAT_GPUS, "a100-sxm4-80gb"))->row.name, "A100 lab");
+		assert_string_equal(((const struct cat_gpu *)catalog_get(c, CAT_GPUS, "a100-sxm4-80gb"))->row.name,
+				    "A100 lab");
 	}
 	catalog_free(c);
 }
@@ -247,8 +252,8 @@ static void test_many_rows(void **state)
 	char *text = NULL, line[128], key[32];
 	(void)state;
 	for (i = 0; i <= n; i++) {
-		int l = i ? snprintf(line, sizeof(line), "g-%zu,G %zu,80,s,2024-01\n", i, i)
-			  : snprintf(line, sizeof(line), "key,name,memory_gib,source,as_of\n");
+		int l = i ? snprintf(line, sizeof(line), "g-%zu,G %zu,80,s,2024-01\n", i, i) :
+			    snprintf(line, sizeof(line), "key,name,memory_gib,source,as_of\n");
 		XGROW(text, cap, len + (size_t)l + 1);
 		memcpy(text + len, line, (size_t)l + 1);
 		len += (size_t)l;

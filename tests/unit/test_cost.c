@@ -17,10 +17,11 @@
 #include "cost/bom.h"
 #include "cost/cost.h"
 
-#define assert_near(a, b, tol) do { \
-	double a_ = (a), b_ = (b); \
-	if (!(fabs(a_ - b_) <= (tol))) \
-		fail_msg("%s = %.10g, want %.10g (+- %g)", #a, a_, b_, (double)(tol)); \
+#define assert_near(a, b, tol) \
+	do { \
+		double a_ = (a), b_ = (b); \
+		if (!(fabs(a_ - b_) <= (tol))) \
+			fail_msg("%s = %.10g, want %.10g (+- %g)", #a, a_, b_, (double)(tol)); \
 	} while (0)
 
 static void blank(struct tco_inputs *in)
@@ -82,25 +83,25 @@ static void test_worked_example_terms(void **state)
 	assert_near(r.capex_usd, 460000, 1e-6);
 	assert_near(r.residual_usd, 40000, 1e-6);
 	/* each year */
-	assert_near(r.avg_power_kw, 7.74, 1e-9);                 /* 2.0 + 0.7 x 8.2 */
-	assert_near(r.energy_kwh_per_year, 94988.376, 1e-6);     /* 7.74 x 1.4 x 8766 */
+	assert_near(r.avg_power_kw, 7.74, 1e-9);             /* 2.0 + 0.7 x 8.2 */
+	assert_near(r.energy_kwh_per_year, 94988.376, 1e-6); /* 7.74 x 1.4 x 8766 */
 	assert_near(r.energy_usd_per_year, 9498.8376, 1e-6);
-	assert_near(r.space_usd_per_year, 22528.944, 1e-6);      /* 10.2 x 184.06 x 12 */
+	assert_near(r.space_usd_per_year, 22528.944, 1e-6); /* 10.2 x 184.06 x 12 */
 	assert_near(r.staff_usd_per_year, 2500, 1e-9);
 	assert_near(r.support_usd_per_year, 20000, 1e-9);
 	assert_near(r.opex_usd_per_year, 54527.7816, 1e-6);
 	/* the period */
 	assert_near(r.hours, 43830, 1e-9);
-	assert_near(r.total_usd, 692638.908, 1e-5);              /* 460000 + 5 x 54527.7816 - 40000 */
-	assert_near(r.gpu_hours_used, 245448, 1e-6);             /* 8 x 43830 x 0.7 */
+	assert_near(r.total_usd, 692638.908, 1e-5);  /* 460000 + 5 x 54527.7816 - 40000 */
+	assert_near(r.gpu_hours_used, 245448, 1e-6); /* 8 x 43830 x 0.7 */
 	assert_near(r.usd_per_gpu_hour, 2.8219374694, 1e-9);
-	assert_near(r.usd_per_pflop_hour, 2.8521704765, 1e-9);   /* / 0.9894 */
+	assert_near(r.usd_per_pflop_hour, 2.8521704765, 1e-9); /* / 0.9894 */
 	/* cloud */
 	assert_near(r.cloud_usd_per_gpu_hour, 6.88, 1e-12);
 	assert_near(r.cloud_total_usd, 1688682.24, 1e-5);
 	assert_near(r.cloud_usd_per_month, 28144.704, 1e-6);
 	assert_near(r.owned_usd_per_month, 4543.9818, 1e-6);
-	assert_near(r.breakeven_month, 19.490928, 1e-5);         /* 460000 / 23600.7222 */
+	assert_near(r.breakeven_month, 19.490928, 1e-5); /* 460000 / 23600.7222 */
 	assert_true(r.breakeven_in_period);
 	assert_near(r.savings_usd, 996043.332, 1e-5);
 	assert_near(r.roi_pct, 216.5311591, 1e-6);
@@ -158,11 +159,11 @@ static void test_seeds_example(void **state)
 	(void)state;
 	blank(&in);
 	in.gpus_per_server = 8;
-	in.hours_per_year = 8760;          /* as they count a year */
+	in.hours_per_year = 8760; /* as they count a year */
 	in.value[TCO_IN_COUNT] = 1;
 	in.value[TCO_IN_PRICE] = 25000;
-	in.value[TCO_IN_POWER] = 8 * 0.300;  /* their 300 W, for all 8 GPUs */
-	in.value[TCO_IN_IDLE] = 8 * 0.300;   /* they bill full power at every hour */
+	in.value[TCO_IN_POWER] = 8 * 0.300; /* their 300 W, for all 8 GPUs */
+	in.value[TCO_IN_IDLE] = 8 * 0.300;  /* they bill full power at every hour */
 	in.value[TCO_IN_YEARS] = 3;
 	in.value[TCO_IN_UTILISATION] = 70;
 	in.value[TCO_IN_ELECTRICITY] = 0.12;
@@ -170,9 +171,9 @@ static void test_seeds_example(void **state)
 	in.precision = "fp16";
 	in.peak_tflops_per_gpu = 312;
 	assert_int_equal(tco_compute(&in, &r, &err), 0);
-	assert_near(r.energy_usd_per_year * 3, 7568.64, 1e-6);   /* 2.4 kW x 26280 h x 0.12 */
+	assert_near(r.energy_usd_per_year * 3, 7568.64, 1e-6); /* 2.4 kW x 26280 h x 0.12 */
 	assert_near(r.total_usd, 32568.64, 1e-6);
-	assert_near(r.gpu_hours_used, 147168, 1e-6);              /* 8 x 26280 x 0.7 */
+	assert_near(r.gpu_hours_used, 147168, 1e-6); /* 8 x 26280 x 0.7 */
 	assert_near(r.usd_per_gpu_hour, 0.2213024, 1e-7);
 	/* per TFLOP-hour = per PFLOP-hour / 1000 */
 	assert_near(r.usd_per_pflop_hour / 1000, 0.000709303, 1e-9);
@@ -206,8 +207,7 @@ static void test_never_breaks_even_and_reserved(void **state)
 	assert_near(r.cloud_usd_per_gpu_hour, 6.88 * 0.6, 1e-12);
 	assert_near(r.cloud_total_usd, 2 * 8 * 43830 * 6.88 * 0.6, 1e-4);
 	/* reserved pays idle hours too, so it does not scale with utilisation */
-	assert_near(tco_savings_with(&in, TCO_IN_UTILISATION, 30) -
-		    tco_savings_with(&in, TCO_IN_UTILISATION, 60),
+	assert_near(tco_savings_with(&in, TCO_IN_UTILISATION, 30) - tco_savings_with(&in, TCO_IN_UTILISATION, 60),
 		    /* only the owned energy changes: 2 x 0.3 x 8.2 kW x 1.4 x 8766 h x 0.1 x 5 */
 		    2 * 0.3 * 8.2 * 1.4 * 8766 * 0.1 * 5, 1e-4);
 

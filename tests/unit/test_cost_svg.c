@@ -166,7 +166,7 @@ static void test_escaping_and_empty(void **state)
 	assert_non_null(strstr(err.msg, "no points"));
 	a = svg_series(c, "<script>alert(1)</script>");
 	svg_point(c, a, 1, 2, "a&b", 0);
-	svg_point(c, a, 1, 2, NULL, 0);  /* one x value only: the domain widens */
+	svg_point(c, a, 1, 2, NULL, 0); /* one x value only: the domain widens */
 	s = svg_render(c, &err);
 	assert_non_null(s);
 	assert_null(strstr(s, "<script>"));
@@ -260,7 +260,7 @@ static void test_write_file_atomic(void **state)
 	assert_int_equal(html_write_file(d, path, &err), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_true(st.st_size > 1000);
-	assert_int_equal(dir_entries(dir), 1);   /* no .tmp left */
+	assert_int_equal(dir_entries(dir), 1); /* no .tmp left */
 
 	/* a failed write leaves nothing behind, and an existing target untouched */
 	snprintf(sub, sizeof(sub), "%s/missing/r.html", dir);
@@ -272,7 +272,7 @@ static void test_write_file_atomic(void **state)
 	diag_clear(&err);
 	assert_int_equal(html_write_file(d, sub, &err), -1);
 	assert_non_null(strstr(err.msg, "a directory"));
-	assert_int_equal(dir_entries(dir), 2);   /* r.html and adir, no adir.tmp */
+	assert_int_equal(dir_entries(dir), 2); /* r.html and adir, no adir.tmp */
 	f = fopen(path, "r");
 	assert_non_null(f);
 	assert_int_equal(fread(buf, 1, 15, f), 15);

@@ -101,8 +101,10 @@ static void test_dgx_h100_healthy(void **state)
 	check_count(r, n);
 	assert_int_equal(n[CHECK_SKIP], 0);
 	assert_int_equal(r->ngpus, 8);
-	assert_string_equal(item(r, "driver.kernel_module", -1)->finding, "NVIDIA proprietary kernel module 550.54.15");
-	assert_string_equal(item(r, "driver.version_match", -1)->finding, "kernel module and NVML library are both 550.54.15");
+	assert_string_equal(item(r, "driver.kernel_module", -1)->finding,
+			    "NVIDIA proprietary kernel module 550.54.15");
+	assert_string_equal(item(r, "driver.version_match", -1)->finding,
+			    "kernel module and NVML library are both 550.54.15");
 	assert_string_equal(item(r, "cuda.libcuda", -1)->finding, "CUDA 12.4 (libcuda.so.550.54.15)");
 	assert_string_equal(item(r, "cuda.runtime", -1)->finding, "libcudart CUDA 12.4, driver supports 12.4");
 	assert_string_equal(item(r, "cuda.cudnn", -1)->finding, "cuDNN 9.1.0 (libcudnn.so.9.1.0)");
@@ -123,9 +125,9 @@ static void test_dgx_h100_healthy(void **state)
 	for (i = 0; i < 8; i++)
 		for (j = 0; j < 8; j++)
 			assert_string_equal(t->cells[i * 16 + j], i == j ? "X" : "NV18");
-	assert_string_equal(t->cells[0 * 16 + 8], "PIX");   /* GPU0 - NIC0: one switch */
-	assert_string_equal(t->cells[0 * 16 + 9], "NODE");  /* GPU0 - NIC1: same socket */
-	assert_string_equal(t->cells[0 * 16 + 12], "SYS");  /* GPU0 - NIC4: other socket */
+	assert_string_equal(t->cells[0 * 16 + 8], "PIX");  /* GPU0 - NIC0: one switch */
+	assert_string_equal(t->cells[0 * 16 + 9], "NODE"); /* GPU0 - NIC1: same socket */
+	assert_string_equal(t->cells[0 * 16 + 12], "SYS"); /* GPU0 - NIC4: other socket */
 	assert_string_equal(t->cells[12 * 16 + 8], "SYS");
 	assert_string_equal(t->labels[8], "mlx5_0");
 	assert_int_equal(t->numa[7], 1);
@@ -141,9 +143,11 @@ static void test_dgx_h100_old_torch(void **state)
 	(void)state;
 	assert_string_equal(findings(r), "fail pytorch.arch -\n");
 	it = item(r, "pytorch.arch", -1);
-	assert_string_equal(it->finding, "torch 2.0.1+cu117 has no kernels for NVIDIA H100 80GB HBM3 (cc 9.0): "
+	assert_string_equal(it->finding,
+			    "torch 2.0.1+cu117 has no kernels for NVIDIA H100 80GB HBM3 (cc 9.0): "
 			    "sm_37 sm_50 sm_60 sm_70 sm_75 sm_80 sm_86");
-	assert_string_equal(it->remedy, "install torch >= 2.0 built for CUDA 11.8 or newer (its wheels include sm_90)");
+	assert_string_equal(it->remedy,
+			    "install torch >= 2.0 built for CUDA 11.8 or newer (its wheels include sm_90)");
 	assert_int_equal(check_exit_code(r), EXIT_FINDINGS);
 	check_report_free(r);
 }
@@ -176,7 +180,8 @@ static void test_a100_pcie_x8(void **state)
 			    "warn net.nccl_transport -\n");
 	it = item(r, "gpu.pcie_link", 2);
 	assert_string_equal(it->finding, "x8 of x16, gen 4 of 4; sysfs: x8 of x16, gen 4 of 4");
-	assert_string_equal(it->remedy, "reseat the GPU and its riser or cable; x8 gives 50% of the host<->GPU bandwidth");
+	assert_string_equal(it->remedy,
+			    "reseat the GPU and its riser or cable; x8 gives 50% of the host<->GPU bandwidth");
 	assert_string_equal(item(r, "gpu.memory", 3)->finding, "12.0 GiB in use, 12.0 GiB by no listed process");
 	assert_string_equal(item(r, "gpu.processes", 1)->finding, "1: 4242 python3/alice 30.0 GiB");
 	assert_string_equal(item(r, "topo.gpudirect", 2)->finding,
@@ -208,7 +213,8 @@ static void test_a100_pcie_x8_stack(void **state)
 			    "warn topo.gpudirect 3\n"
 			    "warn net.nccl_transport -\n");
 	it = item(r, "pytorch.cuda_build", -1);
-	assert_string_equal(it->finding, "torch 2.5.1+cu124 built for CUDA 12.4 on a driver for 12.2: runs by "
+	assert_string_equal(it->finding,
+			    "torch 2.5.1+cu124 built for CUDA 12.4 on a driver for 12.2: runs by "
 			    "minor-version compatibility, but PTX JIT and newer features fail");
 	assert_string_equal(it->remedy, "upgrade the driver to >= 550.54.14 (CUDA 12.4) or use a CUDA 12.2 build");
 	assert_string_equal(item(r, "cuda.cudnn", -1)->finding, "cuDNN 8.9.7 (libcudnn.so.9.1.0)");
@@ -231,7 +237,8 @@ static void test_a100_dbe_remap(void **state)
 	assert_string_equal(it->finding, "a row remap is pending (1 uncorrectable, 0 correctable rows remapped)");
 	assert_string_equal(it->remedy, "drain the GPU and reset it (nvidia-smi -r -i 0) to apply the remap");
 	it = item(r, "gpu.ecc_errors", 0);
-	assert_string_equal(it->finding, "1 uncorrectable (double-bit) ECC error since the driver loaded (1 lifetime), "
+	assert_string_equal(it->finding,
+			    "1 uncorrectable (double-bit) ECC error since the driver loaded (1 lifetime), "
 			    "3 corrected");
 	it = item(r, "kernel.xid", 0);
 	assert_non_null(strstr(it->finding, "Xid 48 on 0000:07:00 x1: Double-bit ECC error"));
@@ -276,10 +283,13 @@ static void test_h100_xid79(void **state)
 	(void)state;
 	assert_string_equal(findings(r), "fail kernel.xid 1\nfail nvml.xid 1\nfail gpu.status 1\n");
 	it = item(r, "gpu.status", 1);
-	assert_string_equal(it->finding, "NVIDIA H100 PCIe at 00000000:C1:00.0 has fallen off the bus (NVML: GPU is lost)");
+	assert_string_equal(it->finding,
+			    "NVIDIA H100 PCIe at 00000000:C1:00.0 has fallen off the bus (NVML: GPU is lost)");
 	it = item(r, "kernel.xid", 1);
-	assert_string_equal(it->finding, "Xid 79 on 0000:c1:00 x1: GPU has fallen off the bus -- GPU has fallen off the bus.");
-	assert_string_equal(it->remedy, "RESTART_BM: power-cycle the node (a reboot is not enough); check PCIe seating, "
+	assert_string_equal(it->finding,
+			    "Xid 79 on 0000:c1:00 x1: GPU has fallen off the bus -- GPU has fallen off the bus.");
+	assert_string_equal(it->remedy,
+			    "RESTART_BM: power-cycle the node (a reboot is not enough); check PCIe seating, "
 			    "power cables and cooling; RMA if it recurs");
 	assert_int_equal(r->gpus[1].status, GPU_STATUS_LOST);
 	assert_int_equal(r->gpus[0].status, GPU_STATUS_OK);
@@ -313,7 +323,8 @@ static void test_driver_mismatch(void **state)
 	(void)state;
 	assert_string_equal(findings(r), "fail nvml.library -\nfail driver.version_match -\n");
 	it = item(r, "driver.version_match", -1);
-	assert_string_equal(it->finding, "kernel module 535.104.05, NVML library 550.54.15: driver/library version mismatch");
+	assert_string_equal(it->finding,
+			    "kernel module 535.104.05, NVML library 550.54.15: driver/library version mismatch");
 	assert_non_null(strstr(it->remedy, "reboot"));
 	assert_int_equal(r->backend_rc, GPU_ERR_VERSION_MISMATCH);
 	assert_int_equal(check_exit_code(r), EXIT_FINDINGS);
@@ -335,7 +346,8 @@ static void test_no_gpu_and_no_library(void **state)
 	o.skip_libs = 1;
 	r = check_run(&o);
 	assert_int_equal(r->backend_rc, GPU_ERR_NO_LIBRARY);
-	assert_string_equal(findings(r), "fail nvml.library -\nfail driver.kernel_module -\nfail driver.modules -\n"
+	assert_string_equal(findings(r),
+			    "fail nvml.library -\nfail driver.kernel_module -\nfail driver.modules -\n"
 			    "fail driver.nouveau -\n");
 	assert_string_equal(item(r, "driver.kernel_module", -1)->finding,
 			    "2 NVIDIA GPUs on the PCI bus but no NVIDIA kernel module loaded");

@@ -179,7 +179,7 @@ static char *dump(json_t *doc)
 
 static void test_schemas_well_formed(void **state)
 {
-	const struct report_schema *const *s = check_schemas(), *const *t;
+	const struct report_schema *const *s = check_schemas(), *const * t;
 	size_t i, j, n = 0;
 	(void)state;
 	for (; *s; s++, n++) {
@@ -236,28 +236,33 @@ static void test_topo_and_runbook_json(void **state)
 	char *s;
 	(void)state;
 	s = dump(check_topo_json(&t, 1));
-	assert_string_equal(s, "{\"devices\":[{\"name\":\"GPU0\",\"label\":\"00000000:17:00.0\",\"numa_node\":0,"
-			       "\"cpus\":\"0-55\"},{\"name\":\"NIC0\",\"label\":\"mlx5_0\",\"numa_node\":null,"
-			       "\"cpus\":null}],\"matrix\":[[\"X\",\"PIX\"],[\"PIX\",\"X\"]],\"checks\":["
-			       "{\"id\":\"driver.nouveau\",\"gpu\":null,\"status\":\"ok\",\"finding\":"
-			       "\"not loaded, \\\"modeset=0\\\"\",\"remedy\":null},{\"id\":\"gpu.pcie_link\",\"gpu\":0,"
-			       "\"status\":\"fail\",\"finding\":\"gen 5 x8 (max gen 5 x16)\",\"remedy\":"
-			       "\"=reseat the GPU, check the riser\"}],\"exit_code\":1}");
+	assert_string_equal(
+		s,
+		"{\"devices\":[{\"name\":\"GPU0\",\"label\":\"00000000:17:00.0\",\"numa_node\":0,"
+		"\"cpus\":\"0-55\"},{\"name\":\"NIC0\",\"label\":\"mlx5_0\",\"numa_node\":null,"
+		"\"cpus\":null}],\"matrix\":[[\"X\",\"PIX\"],[\"PIX\",\"X\"]],\"checks\":["
+		"{\"id\":\"driver.nouveau\",\"gpu\":null,\"status\":\"ok\",\"finding\":"
+		"\"not loaded, \\\"modeset=0\\\"\",\"remedy\":null},{\"id\":\"gpu.pcie_link\",\"gpu\":0,"
+		"\"status\":\"fail\",\"finding\":\"gen 5 x8 (max gen 5 x16)\",\"remedy\":"
+		"\"=reseat the GPU, check the riser\"}],\"exit_code\":1}");
 	free(s);
 	s = dump(check_runbook_json("oom", NULL, 0, steps, 1, 1));
-	assert_string_equal(s, "{\"symptom\":\"oom\",\"workload\":null,\"need_bytes\":null,\"steps\":[{\"step\":1,"
-			       "\"title\":\"memory per gpu\",\"status\":\"warn\",\"finding\":"
-			       "\"62.0 GiB of 79.6 GiB used\",\"action\":null}],\"exit_code\":1}");
+	assert_string_equal(s,
+			    "{\"symptom\":\"oom\",\"workload\":null,\"need_bytes\":null,\"steps\":[{\"step\":1,"
+			    "\"title\":\"memory per gpu\",\"status\":\"warn\",\"finding\":"
+			    "\"62.0 GiB of 79.6 GiB used\",\"action\":null}],\"exit_code\":1}");
 	free(s);
 	s = dump(check_runbook_json("oom", "llama2-7b", 2.5e9, steps, 0, 0));
-	assert_string_equal(s, "{\"symptom\":\"oom\",\"workload\":\"llama2-7b\",\"need_bytes\":2500000000.0,"
-			       "\"steps\":[],\"exit_code\":0}");
+	assert_string_equal(s,
+			    "{\"symptom\":\"oom\",\"workload\":\"llama2-7b\",\"need_bytes\":2500000000.0,"
+			    "\"steps\":[],\"exit_code\":0}");
 	free(s);
 	free_report(r);
 }
 
 /* Runs a view function into a string. */
-#define CAPTURE(buf, call) do { \
+#define CAPTURE(buf, call) \
+	do { \
 		size_t len_; \
 		FILE *out = open_memstream(&(buf), &len_); \
 		call; \
@@ -271,9 +276,11 @@ static void test_csv(void **state)
 	(void)state;
 	CAPTURE(buf, view_check_csv(out, r));
 	/* no title column; a host check has no GPU; a remedy that starts a formula is neutralised */
-	assert_string_equal(buf, "id,gpu,status,finding,remedy\n"
-				 "driver.nouveau,,ok,\"not loaded, \"\"modeset=0\"\"\",\n"
-				 "gpu.pcie_link,0,fail,gen 5 x8 (max gen 5 x16),\"'=reseat the GPU, check the riser\"\n");
+	assert_string_equal(
+		buf,
+		"id,gpu,status,finding,remedy\n"
+		"driver.nouveau,,ok,\"not loaded, \"\"modeset=0\"\"\",\n"
+		"gpu.pcie_link,0,fail,gen 5 x8 (max gen 5 x16),\"'=reseat the GPU, check the riser\"\n");
 	free(buf);
 	free_report(r);
 }
@@ -288,30 +295,30 @@ static void test_runbook_text(void **state)
 	};
 	char *buf;
 	(void)state;
-	CAPTURE(buf, view_check_runbook(out, "oom", "llama2-7b, finetune, bf16, micro-batch 1 on 8 x h100-sxm5-80gb: "
-					"weights 1.6, gradients 1.6, optimizer 9.4, activations 0.5, other 2.0 GiB",
-					steps, 2));
+	CAPTURE(buf,
+		view_check_runbook(out, "oom",
+				   "llama2-7b, finetune, bf16, micro-batch 1 on 8 x h100-sxm5-80gb: "
+				   "weights 1.6, gradients 1.6, optimizer 9.4, activations 0.5, other 2.0 GiB",
+				   steps, 2));
 	/* a first word that does not fit after a long lead starts the next line */
 	assert_string_equal(buf,
-		"gpuscope check --symptom oom: 2 steps\n"
-		"workload: llama2-7b, finetune, bf16, micro-batch 1 on 8 x h100-sxm5-80gb:\n"
-		"  weights 1.6, gradients 1.6, optimizer 9.4, activations 0.5, other 2.0 GiB\n"
-		"\n"
-		" 1. warn a step whose title is long enough to push the finding down:\n"
-		"         extraordinarily-long-first-word-here and then some more words that wrap\n"
-		"         around the line end\n"
-		"         -> do this\n"
-		" 2. ok   short:\n");
+			    "gpuscope check --symptom oom: 2 steps\n"
+			    "workload: llama2-7b, finetune, bf16, micro-batch 1 on 8 x h100-sxm5-80gb:\n"
+			    "  weights 1.6, gradients 1.6, optimizer 9.4, activations 0.5, other 2.0 GiB\n"
+			    "\n"
+			    " 1. warn a step whose title is long enough to push the finding down:\n"
+			    "         extraordinarily-long-first-word-here and then some more words that wrap\n"
+			    "         around the line end\n"
+			    "         -> do this\n"
+			    " 2. ok   short:\n");
 	free(buf);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_schemas_well_formed),
-		cmocka_unit_test(test_report_json),
-		cmocka_unit_test(test_topo_and_runbook_json),
-		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_schemas_well_formed),   cmocka_unit_test(test_report_json),
+		cmocka_unit_test(test_topo_and_runbook_json), cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_runbook_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,18 +19,26 @@ static void test_driver_version(void **state)
 {
 	struct host_driver d;
 	(void)state;
-	assert_int_equal(host_parse_driver_version(
-		"NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
-		"GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n", &d), 0);
+	assert_int_equal(
+		host_parse_driver_version(
+			"NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+			"GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n",
+			&d),
+		0);
 	assert_string_equal(d.version, "550.54.15");
 	assert_int_equal(d.open_module, 0);
-	assert_int_equal(host_parse_driver_version(
-		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  "
-		"(dvs-builder@U16-T02-35-3)  Sat Aug 19 01:13:04 UTC 2023\n", &d), 0);
+	assert_int_equal(
+		host_parse_driver_version(
+			"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  "
+			"(dvs-builder@U16-T02-35-3)  Sat Aug 19 01:13:04 UTC 2023\n",
+			&d),
+		0);
 	assert_string_equal(d.version, "535.104.05");
 	assert_int_equal(d.open_module, 1);
 	/* aarch64, two-field version */
-	assert_int_equal(host_parse_driver_version("NVRM version: NVIDIA UNIX aarch64 Kernel Module  470.82  Fri\n", &d), 0);
+	assert_int_equal(
+		host_parse_driver_version("NVRM version: NVIDIA UNIX aarch64 Kernel Module  470.82  Fri\n", &d),
+		0);
 	assert_string_equal(d.version, "470.82");
 	/* the architecture's digits are not the version */
 	assert_int_equal(host_parse_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n", &d), -1);
@@ -46,7 +54,9 @@ static void test_modules(void **state)
 	assert_int_equal(host_parse_modules("nvidia_uvm 4947968 4 - Live 0x0 (POE)\n"
 					    "nvidia_drm 77824 2 - Live 0x0 (POE)\n"
 					    "nvidia 56823808 300 nvidia_uvm,nvidia_modeset, Live 0x0 (POE)\n"
-					    "nouveau_x 1 0 - Live 0x0\n", &m), 0);
+					    "nouveau_x 1 0 - Live 0x0\n",
+					    &m),
+			 0);
 	assert_true(m.readable && m.nvidia && m.nvidia_uvm && m.nvidia_drm);
 	assert_false(m.nouveau);
 	assert_false(m.nvidia_peermem);
@@ -72,7 +82,8 @@ static void test_blacklist(void **state)
 	host_parse_modprobe("install nouveau /bin/false\n", &b);
 	assert_true(b.nouveau_blacklisted);
 	memset(&b, 0, sizeof(b));
-	host_parse_cmdline("BOOT_IMAGE=/vmlinuz ro quiet modprobe.blacklist=radeon,nouveau nouveau.modeset=0\n", &b);
+	host_parse_cmdline("BOOT_IMAGE=/vmlinuz ro quiet modprobe.blacklist=radeon,nouveau nouveau.modeset=0\n",
+			   &b);
 	assert_true(b.nouveau_blacklisted && b.nouveau_modeset0);
 	memset(&b, 0, sizeof(b));
 	host_parse_cmdline("ro quiet rd.driver.blacklist=nouveau", &b);
@@ -85,12 +96,15 @@ static void test_blacklist(void **state)
 static void test_xid_lines(void **state)
 {
 	struct host_xid x;
-	const char *k = "3,2001,123456789,-;NVRM: Xid (PCI:0000:07:00): 48, pid=4242, name=python3, An uncorrectable "
-			"double bit error (DBE) has been detected.\n";
-	const char *d = "[  812.345678] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has "
-			"fallen off the bus.";
-	const char *j = "Mar 05 12:00:00 node kernel: NVRM: Xid (PCI:0000:3b:00): 13, Graphics SM Warp Exception on "
-			"(GPC 0, TPC 0, SM 0): Out Of Range Address";
+	const char *k =
+		"3,2001,123456789,-;NVRM: Xid (PCI:0000:07:00): 48, pid=4242, name=python3, An uncorrectable "
+		"double bit error (DBE) has been detected.\n";
+	const char *d =
+		"[  812.345678] NVRM: Xid (PCI:0000:c1:00): 79, pid='<unknown>', name=<unknown>, GPU has "
+		"fallen off the bus.";
+	const char *j =
+		"Mar 05 12:00:00 node kernel: NVRM: Xid (PCI:0000:3b:00): 13, Graphics SM Warp Exception on "
+		"(GPC 0, TPC 0, SM 0): Out Of Range Address";
 	const char *old = "NVRM: Xid (0000:03:00): 79, GPU has fallen off the bus.";
 	(void)state;
 	assert_int_equal(host_parse_xid(k, strlen(k), &x), 1);
@@ -178,7 +192,8 @@ static void test_topology(void **state)
 	assert_int_equal(host_topo_pci(&gpu, &nic), HOST_TOPO_PIX);
 	assert_int_equal(host_topo_pci(&gpu, &gpu), HOST_TOPO_X);
 	/* two switch levels apart below one root port */
-	path_pci(&other, "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:02.0/0000:1a:00.0/0000:1b:00.0/0000:1c:00.0", 0);
+	path_pci(&other,
+		 "pci0000:15/0000:15:01.0/0000:16:00.0/0000:17:02.0/0000:1a:00.0/0000:1b:00.0/0000:1c:00.0", 0);
 	assert_int_equal(host_topo_pci(&gpu, &other), HOST_TOPO_PXB);
 	/* two root ports of one host bridge */
 	path_pci(&other, "pci0000:15/0000:15:02.0/0000:20:00.0", 0);
@@ -257,10 +272,10 @@ static void test_compat(void **state)
 	d = compat_cudnn_row(9, 1);
 	assert_non_null(d);
 	assert_int_equal(d->cuda_min, 11080);
-	d = compat_cudnn_row(9, 3);   /* between 9.1 and 9.5 */
+	d = compat_cudnn_row(9, 3); /* between 9.1 and 9.5 */
 	assert_non_null(d);
 	assert_int_equal(d->minor, 1);
-	assert_null(compat_cudnn_row(9, 19));  /* newer than the table */
+	assert_null(compat_cudnn_row(9, 19)); /* newer than the table */
 	assert_null(compat_cudnn_row(7, 6));
 
 	assert_int_equal(compat_arch_runs("sm_80 sm_86", 8, 9, via, sizeof(via)), 1);
@@ -280,10 +295,12 @@ static void test_torch_json(void **state)
 	struct host_torch t;
 	(void)state;
 	memset(&t, 0, sizeof(t));
-	assert_int_equal(host_parse_torch("warning: something\n{\"python\": \"3.11\", \"torch\": \"2.4.1+cu124\", "
-					  "\"cuda\": \"12.4\", \"cudnn\": 90100, \"cuda_available\": true, "
-					  "\"device_count\": 8, \"arch_list\": \"sm_80 sm_90\", \"nccl\": \"2.20.5\"}\n",
-					  &t), 0);
+	assert_int_equal(
+		host_parse_torch("warning: something\n{\"python\": \"3.11\", \"torch\": \"2.4.1+cu124\", "
+				 "\"cuda\": \"12.4\", \"cudnn\": 90100, \"cuda_available\": true, "
+				 "\"device_count\": 8, \"arch_list\": \"sm_80 sm_90\", \"nccl\": \"2.20.5\"}\n",
+				 &t),
+		0);
 	assert_true(t.torch_found && t.cuda_available);
 	assert_string_equal(t.version, "2.4.1+cu124");
 	assert_string_equal(t.cuda, "12.4");
@@ -291,7 +308,8 @@ static void test_torch_json(void **state)
 	assert_int_equal(t.device_count, 8);
 	assert_string_equal(t.arch_list, "sm_80 sm_90");
 	host_torch_release(&t);
-	assert_int_equal(host_parse_torch("{\"python\": \"3.11\", \"error\": \"ModuleNotFoundError: torch\"}", &t), 0);
+	assert_int_equal(host_parse_torch("{\"python\": \"3.11\", \"error\": \"ModuleNotFoundError: torch\"}", &t),
+			 0);
 	assert_false(t.torch_found);
 	assert_string_equal(t.error, "ModuleNotFoundError: torch");
 	host_torch_release(&t);

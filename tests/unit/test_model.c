@@ -222,7 +222,8 @@ static void test_microbenchmarks(void **state)
 	double s = 8192.0 / 8288.0, skinny;
 	struct model_config c;
 	(void)state;
-	assert_true(fabs(model_gemm_tflops(a100, MODEL_FP16, 8192, 8192, 8192) - 312 * 0.85 * s * s * s * 4096 / (38 * 108)) < 0.01);
+	assert_true(fabs(model_gemm_tflops(a100, MODEL_FP16, 8192, 8192, 8192) -
+			 312 * 0.85 * s * s * s * 4096 / (38 * 108)) < 0.01);
 	skinny = 2.0 * 8192 * 8192 / (2.0 * (8192 + 8192.0 * 8192 + 8192) / (2039e9 * 0.86)) / 1e12;
 	assert_true(fabs(model_gemm_tflops(a100, MODEL_FP16, 1, 8192, 8192) - skinny) < 1e-6);
 	assert_true(fabs(model_hbm_gbps(a100) - 2039 * 0.86) < 1e-9);
@@ -273,7 +274,7 @@ static void test_layout_iterator(void **state)
 	struct model_layout_iter it;
 	int n = 0, tp, pp;
 	(void)state;
-	preset(&w, "llama2-7b");   /* 32 heads, MLP 11008, 32 layers */
+	preset(&w, "llama2-7b"); /* 32 heads, MLP 11008, 32 layers */
 	model_layout_begin(&it, &w, 16, 8, 1);
 	while (model_layout_next(&it)) {
 		assert_true(model_tp_valid(&w, it.tp) && it.tp <= 8);
@@ -654,9 +655,9 @@ static unsigned next(void)
 }
 
 static const char *const models[] = {"llama2-7b", "llama3-70b", "mixtral-8x7b", "gpt3-175b", "bert-large",
-				     "vit-l16", "resnet50", "unet3d", "asr"};
-static const char *const gpus[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "v100-sxm2-32gb", "l40s-48gb",
-				   "mi300x-192gb", "b200-sxm-180gb"};
+				     "vit-l16",   "resnet50",   "unet3d",       "asr"};
+static const char *const gpus[] = {"a100-sxm4-80gb", "h100-sxm5-80gb", "v100-sxm2-32gb",
+				   "l40s-48gb",      "mi300x-192gb",   "b200-sxm-180gb"};
 
 /* A random valid training config; returns 0 when the draw is not valid. */
 static int random_config(struct workload *w, struct model_config *c)
@@ -708,7 +709,8 @@ static void test_more_recompute_never_raises_memory(void **state)
 		assert_int_equal(model_memory(&w, &c, &m1), 0);
 		c.recompute = MODEL_RECOMPUTE_FULL;
 		assert_int_equal(model_memory(&w, &c, &m2), 0);
-		if (!(m1.total_bytes <= m0.total_bytes * (1 + 1e-12) && m2.total_bytes <= m1.total_bytes * (1 + 1e-12)))
+		if (!(m1.total_bytes <= m0.total_bytes * (1 + 1e-12) &&
+		      m2.total_bytes <= m1.total_bytes * (1 + 1e-12)))
 			fail_msg("%s on %s tp %d pp %d: %g %g %g", w.name, c.gpu->row.key, c.tp, c.pp,
 				 m0.total_bytes, m1.total_bytes, m2.total_bytes);
 	}
@@ -758,7 +760,8 @@ static void test_faster_links_never_slow_a_step(void **state)
 		c.inter_lat_us /= 2;
 		c.intra_lat_us /= 2;
 		assert_int_equal(model_estimate(&w, &c, &r2), 0);
-		if (!(r1.time.step_s <= r0.time.step_s * (1 + 1e-12) && r2.time.step_s <= r1.time.step_s * (1 + 1e-12)))
+		if (!(r1.time.step_s <= r0.time.step_s * (1 + 1e-12) &&
+		      r2.time.step_s <= r1.time.step_s * (1 + 1e-12)))
 			fail_msg("%s on %s: %g %g %g", w.name, c.gpu->row.key, r0.time.step_s, r1.time.step_s,
 				 r2.time.step_s);
 		assert_true(isfinite(r2.time.step_s) && r2.time.step_s > 0);

@@ -112,8 +112,7 @@ static char *object_keys(json_t *o)
 	struct strbuf sb = STRBUF_INIT;
 	const char *k;
 	json_t *v;
-	json_object_foreach(o, k, v)
-		strbuf_addf(&sb, "%s%s", sb.len ? " " : "", k);
+	json_object_foreach(o, k, v) strbuf_addf(&sb, "%s%s", sb.len ? " " : "", k);
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -121,8 +120,9 @@ static char *object_keys(json_t *o)
 
 static void test_schemas(void **state)
 {
-	static const char *const units[] = {"s", "bytes", "FLOP", "TFLOP/s", "GB/s", "tokens/s", "samples/s",
-		"requests/s", "fraction", "kWh", "W", "parameters", "elements", "steps", "cores", "ratio", NULL};
+	static const char *const units[] = {"s",         "bytes",      "FLOP",     "TFLOP/s", "GB/s", "tokens/s",
+					    "samples/s", "requests/s", "fraction", "kWh",     "W",    "parameters",
+					    "elements",  "steps",      "cores",    "ratio",   NULL};
 	int p;
 	(void)state;
 	for (p = 0; p < MODEL_EST_PART_COUNT; p++) {
@@ -147,7 +147,8 @@ static void test_schemas(void **state)
 				for (j = 0; units[j] && strcmp(units[j], f->unit); j++)
 					;
 				if (!units[j])
-					fail_msg("%s.%s: unit '%s' is not one of the documented", s->name, f->name, f->unit);
+					fail_msg("%s.%s: unit '%s' is not one of the documented", s->name, f->name,
+						 f->unit);
 			}
 		}
 	}
@@ -160,9 +161,9 @@ static void test_limit_keys(void **state)
 		unsigned bit;
 		const char *key;
 	} want[] = {
-		{MODEL_LIMIT_COMPUTE, "compute"}, {MODEL_LIMIT_MEMORY_BW, "memory_bandwidth"},
-		{MODEL_LIMIT_COMM, "communication"}, {MODEL_LIMIT_BUBBLE, "pipeline_bubble"},
-		{MODEL_LIMIT_DATA, "data_loading"}, {MODEL_LIMIT_LAUNCH, "kernel_launches"},
+		{MODEL_LIMIT_COMPUTE, "compute"},          {MODEL_LIMIT_MEMORY_BW, "memory_bandwidth"},
+		{MODEL_LIMIT_COMM, "communication"},       {MODEL_LIMIT_BUBBLE, "pipeline_bubble"},
+		{MODEL_LIMIT_DATA, "data_loading"},        {MODEL_LIMIT_LAUNCH, "kernel_launches"},
 		{MODEL_LIMIT_CAPACITY, "memory_capacity"},
 	};
 	size_t i;
@@ -177,12 +178,15 @@ static void test_limit_keys(void **state)
 
 /* ---- the keys of answers: estimate --json as it has always been written ---- */
 
-#define CONFIG_BASE "task gpu gpus gpus_per_node intra_link intra_gbps inter_gbps_per_gpu precision tp pp dp ep vpp " \
+#define CONFIG_BASE \
+	"task gpu gpus gpus_per_node intra_link intra_gbps inter_gbps_per_gpu precision tp pp dp ep vpp " \
 	"cp zero recompute seq_parallel flash_attention micro_batch global_batch seq_len optimizer offload"
-#define MEMORY_BASE "weights_bytes gradients_bytes optimizer_bytes activations_bytes activations_layer_bytes " \
+#define MEMORY_BASE \
+	"weights_bytes gradients_bytes optimizer_bytes activations_bytes activations_layer_bytes " \
 	"microbatches_in_flight logits_bytes lora_bytes kv_cache_bytes buffers_bytes allocated_bytes reserve_bytes " \
 	"reserved_bytes paged_bytes device_bytes context_bytes total_bytes capacity_bytes host_bytes host_fits fits"
-#define TRANSFORMER_KEYS "name kind sample_unit params params_active layers hidden heads kv_heads ffn_hidden vocab " \
+#define TRANSFORMER_KEYS \
+	"name kind sample_unit params params_active layers hidden heads kv_heads ffn_hidden vocab " \
 	"experts experts_active"
 
 static void test_training_keys(void **state)
@@ -196,12 +200,16 @@ static void test_training_keys(void **state)
 	expect_keys(MODEL_EST_WORKLOAD, &s.a, TRANSFORMER_KEYS);
 	expect_keys(MODEL_EST_CONFIG, &s.a, CONFIG_BASE " lora_rank engine mig");
 	expect_keys(MODEL_EST_MEMORY, &s.a, MEMORY_BASE " max_micro_batch");
-	expect_keys(MODEL_EST_TIME, &s.a, "step_s compute_s gemm_s attention_s memory_bound_s recompute_s optimizer_s "
-		    "tp_comm_s ep_comm_s cp_comm_s pp_bubble_s pp_p2p_s dp_comm_s dp_comm_total_s zero_comm_s offload_s "
-		    "data_s overhead_s");
-	expect_keys(MODEL_EST_THROUGHPUT, &s.a, "tokens_per_s samples_per_s data_samples_per_s data_cores_per_gpu "
+	expect_keys(
+		MODEL_EST_TIME, &s.a,
+		"step_s compute_s gemm_s attention_s memory_bound_s recompute_s optimizer_s "
+		"tp_comm_s ep_comm_s cp_comm_s pp_bubble_s pp_p2p_s dp_comm_s dp_comm_total_s zero_comm_s offload_s "
+		"data_s overhead_s");
+	expect_keys(MODEL_EST_THROUGHPUT, &s.a,
+		    "tokens_per_s samples_per_s data_samples_per_s data_cores_per_gpu "
 		    "cpu_cores_per_gpu");
-	expect_keys(MODEL_EST_SUMMARY, &s.a, "mfu mfu_tflops_per_gpu hfu_tflops_per_gpu peak_tflops "
+	expect_keys(MODEL_EST_SUMMARY, &s.a,
+		    "mfu mfu_tflops_per_gpu hfu_tflops_per_gpu peak_tflops "
 		    "model_flops_per_step time_to_train_s train_steps energy_kwh energy_basis power_w_per_gpu");
 	/* parts the answer does not have fill nothing */
 	expect_keys(MODEL_EST_SERVING, &s.a, "");
@@ -234,14 +242,18 @@ static void test_inference_keys(void **state)
 	struct sample s;
 	(void)state;
 	sample_init(&s, "llama2-7b", MODEL_TASK_INFER, 1, MODEL_ENGINE_EAGER, 4);
-	expect_keys(MODEL_EST_CONFIG, &s.a, CONFIG_BASE " batch prompt_len output_len kv_cache_precision cuda_graphs "
+	expect_keys(MODEL_EST_CONFIG, &s.a,
+		    CONFIG_BASE
+		    " batch prompt_len output_len kv_cache_precision cuda_graphs "
 		    "weight_precision engine mig");
 	expect_keys(MODEL_EST_MEMORY, &s.a, MEMORY_BASE);
-	expect_keys(MODEL_EST_INFERENCE, &s.a, "first_token_s token_s request_s decode_weights_bytes decode_kv_bytes "
+	expect_keys(MODEL_EST_INFERENCE, &s.a,
+		    "first_token_s token_s request_s decode_weights_bytes decode_kv_bytes "
 		    "launch_s");
 	s.a.latency_batch = 0;
 	s.a.latency_target_s = 0.005;
-	expect_keys(MODEL_EST_INFERENCE, &s.a, "first_token_s token_s request_s decode_weights_bytes decode_kv_bytes "
+	expect_keys(MODEL_EST_INFERENCE, &s.a,
+		    "first_token_s token_s request_s decode_weights_bytes decode_kv_bytes "
 		    "launch_s latency_target_s batch_for_latency");
 	model_notes_release(&s.notes);
 }
@@ -256,7 +268,8 @@ static void test_per_sample_keys(void **state)
 	expect_keys(MODEL_EST_WORKLOAD, &s.a, "name kind sample_unit params params_active fwd_flops_per_sample");
 	/* images have no tokens: null, not absent */
 	k = shown_keys(MODEL_EST_THROUGHPUT, &s.a, &row);
-	assert_string_equal(k, "tokens_per_s samples_per_s data_samples_per_s data_cores_per_gpu cpu_cores_per_gpu");
+	assert_string_equal(k,
+			    "tokens_per_s samples_per_s data_samples_per_s data_cores_per_gpu cpu_cores_per_gpu");
 	assert_true(isnan(num_of(row, "tokens_per_s")));
 	assert_true(num_of(row, "samples_per_s") > 0);
 	report_row_free(row);
@@ -276,12 +289,14 @@ static void test_serving_and_rate_keys(void **state)
 	memset(&sv, 0, sizeof(sv));
 	sv.bound = "kv-cache";
 	s.a.sv = &sv;
-	expect_keys(MODEL_EST_SERVING, &s.a, "concurrency bound kv_limit weights_bytes workspace_bytes kv_budget_bytes "
+	expect_keys(MODEL_EST_SERVING, &s.a,
+		    "concurrency bound kv_limit weights_bytes workspace_bytes kv_budget_bytes "
 		    "kv_bytes_per_token ttft_s tpot_s request_s tokens_per_s requests_per_s");
 	model_queue_at(1, 1, 8, 1, 0.1, &q);
 	s.a.q = &q;
 	k = shown_keys(MODEL_EST_RATE, &s.a, &row);
-	assert_string_equal(k, "rate_per_s replicas replicas_given slots capacity_per_s utilisation wait_p99_s "
+	assert_string_equal(k,
+			    "rate_per_s replicas replicas_given slots capacity_per_s utilisation wait_p99_s "
 			    "ttft_p99_s ttft_target_s meets_ttft_target");
 	assert_true(isnan(num_of(row, "ttft_target_s")) && isnan(num_of(row, "meets_ttft_target")));
 	report_row_free(row);
@@ -304,9 +319,11 @@ static void test_document(void **state)
 	sample_init(&s, "llama2-7b", MODEL_TASK_FINETUNE, 8, MODEL_UNSET, MODEL_UNSET);
 	o = view_estimate_json(&s.a);
 	k = object_keys(o);
-	assert_string_equal(k, "workload notes config memory time throughput mfu mfu_tflops_per_gpu "
-			    "hfu_tflops_per_gpu peak_tflops model_flops_per_step time_to_train_s train_steps energy_kwh "
-			    "energy_basis power_w_per_gpu limits fit_advice recommendations");
+	assert_string_equal(
+		k,
+		"workload notes config memory time throughput mfu mfu_tflops_per_gpu "
+		"hfu_tflops_per_gpu peak_tflops model_flops_per_step time_to_train_s train_steps energy_kwh "
+		"energy_basis power_w_per_gpu limits fit_advice recommendations");
 	free(k);
 	k = object_keys(json_object_get(o, "config"));
 	assert_string_equal(k, CONFIG_BASE " engine mig");
@@ -314,7 +331,8 @@ static void test_document(void **state)
 	assert_true(json_is_null(json_object_get(json_object_get(o, "memory"), "host_fits")));
 	assert_true(json_is_integer(json_object_get(json_object_get(o, "config"), "gpus")));
 	assert_true(json_is_real(json_object_get(json_object_get(o, "workload"), "params")));
-	assert_true(json_is_array(json_object_get(o, "limits")) && json_array_size(json_object_get(o, "limits")) > 0);
+	assert_true(json_is_array(json_object_get(o, "limits")) &&
+		    json_array_size(json_object_get(o, "limits")) > 0);
 	json_decref(o);
 	model_notes_release(&s.notes);
 }
@@ -374,14 +392,10 @@ static void test_docs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_schemas),
-		cmocka_unit_test(test_limit_keys),
-		cmocka_unit_test(test_training_keys),
-		cmocka_unit_test(test_inference_keys),
-		cmocka_unit_test(test_per_sample_keys),
-		cmocka_unit_test(test_serving_and_rate_keys),
-		cmocka_unit_test(test_document),
-		cmocka_unit_test(test_docs),
+		cmocka_unit_test(test_schemas),         cmocka_unit_test(test_limit_keys),
+		cmocka_unit_test(test_training_keys),   cmocka_unit_test(test_inference_keys),
+		cmocka_unit_test(test_per_sample_keys), cmocka_unit_test(test_serving_and_rate_keys),
+		cmocka_unit_test(test_document),        cmocka_unit_test(test_docs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

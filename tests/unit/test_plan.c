@@ -125,7 +125,8 @@ static void test_default_plan(void **state)
 			    1e-6 * c->res.time_to_train_s);
 		assert_true(c->has_bom && c->bom.capex_usd > 0 && c->bom.racks >= 1);
 		/* in objective order, but for bigger purchases kept below the first server (plan_demoted) */
-		if (i && !plan_demoted(p, c, plan_ranked(p, 0)) && !plan_demoted(p, plan_ranked(p, i - 1), plan_ranked(p, 0)))
+		if (i && !plan_demoted(p, c, plan_ranked(p, 0)) &&
+		    !plan_demoted(p, plan_ranked(p, i - 1), plan_ranked(p, 0)))
 			assert_true(plan_ranked(p, i - 1)->score <= c->score);
 		for (j = 0; j < i; j++)
 			assert_ptr_not_equal(plan_hw(p, &nall)[plan_ranked(p, j)->hw].gpu,
@@ -225,8 +226,8 @@ static double brute_time(const struct workload *w, struct model_config *cfg, dou
  * full everywhere, no offload).  A level left out because a lighter one
  * fits, fits.
  */
-static double brute_memory_levels(const struct workload *w, struct model_config *cfg, double host_gib,
-				  int zero, int basic)
+static double brute_memory_levels(const struct workload *w, struct model_config *cfg, double host_gib, int zero,
+				  int basic)
 {
 	double best = INFINITY;
 	int none_fits[MODEL_OFFLOAD_COUNT], rc, off, noff = basic ? 1 : zero == 3 ? 3 : 2;
@@ -266,8 +267,8 @@ static double brute_memory_levels(const struct workload *w, struct model_config 
  * offloaded state within the server's host memory.  basic: the narrower
  * space (plan_request.basic_layouts).
  */
-static double brute_slot(const struct plan *p, const struct workload *w, const struct plan_choice *c,
-			 int fabric, int G, int basic)
+static double brute_slot(const struct plan *p, const struct workload *w, const struct plan_choice *c, int fabric,
+			 int G, int basic)
 {
 	size_t nhw;
 	const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
@@ -294,10 +295,12 @@ static double brute_slot(const struct plan *p, const struct workload *w, const s
 				if (G % dp)
 					continue;
 				for (vpp = 1; vpp <= (pp > 1 ? w->d.layers / pp : 1); vpp++) {
-					if (w->d.layers % (pp * vpp) || (basic && vpp != 1 && vpp != 2 && vpp != 4))
+					if (w->d.layers % (pp * vpp) ||
+					    (basic && vpp != 1 && vpp != 2 && vpp != 4))
 						continue;
 					for (zero = 0; zero < (dp * cp > 1 ? 4 : 1); zero++)
-						for (mb = 1; (long)mb * dp <= G && mb <= (cp > 1 ? 1 : 1024); mb++) {
+						for (mb = 1; (long)mb * dp <= G && mb <= (cp > 1 ? 1 : 1024);
+						     mb++) {
 							double t;
 							if (G % (mb * dp) || (basic && (mb & (mb - 1))))
 								continue;
@@ -357,7 +360,8 @@ static void test_exact_against_brute_force(void **state)
 			assert_true(nfab <= 64);
 			for (f = 0; f < nfab; f++) {
 				/* NICs faster than the host feeds are not searched */
-				t[f] = plan_fabric_allowed(p, c->hw, f) ? brute_slot(p, &w, c, (int)f, G, 0) : INFINITY;
+				t[f] = plan_fabric_allowed(p, c->hw, f) ? brute_slot(p, &w, c, (int)f, G, 0) :
+									  INFINITY;
 				if (t[f] < fastest)
 					fastest = t[f];
 			}
@@ -430,7 +434,8 @@ static void test_spares(void **state)
 		assert_true(c->bom.gpus == (double)c->nodes * (hw->gpus_per_node + hw->spare_per_node));
 		/* the spares idle through the run: their energy on top of the model's */
 		assert_true(fabs(c->energy_kwh - c->res.energy_kwh / c->gp.goodput -
-				 c->nodes * hw->spare_per_node * idle_w / 1000 * c->hours) <= 1e-9 * c->energy_kwh);
+				 c->nodes * hw->spare_per_node * idle_w / 1000 * c->hours) <=
+			    1e-9 * c->energy_kwh);
 	}
 	all = plan_all(p, &nall);
 	for (i = 0; i < nall; i++) {
@@ -445,7 +450,7 @@ static void test_spares(void **state)
 			fail_msg("%s: search %.17g, brute force %.17g", hw->key, all[i].res.time.step_s, t);
 		checked++;
 	}
-	assert_int_equal(checked, 1);   /* the NVL72 rack's 64 + 8; generic builds have no spares */
+	assert_int_equal(checked, 1); /* the NVL72 rack's 64 + 8; generic builds have no spares */
 	assert_int_equal(plan_no_layout_reason(p, why, sizeof(why)), 0);
 	plan_free(p);
 
@@ -480,7 +485,7 @@ static void test_basic_space_exact(void **state)
 		const struct plan_hw *hw = plan_hw(p, &nhw) + c->hw;
 		double t;
 		if (c->nodes > 1 && hw->kind == PLAN_HW_GENERIC)
-			continue;  /* the fabric choice is test_exact_against_brute_force's */
+			continue; /* the fabric choice is test_exact_against_brute_force's */
 		t = brute_slot(p, &w, c, -1, plan_global_batch(p), 1);
 		assert_int_equal(c->fits, isfinite(t));
 		if (c->fits && c->res.time.step_s != t)
@@ -633,18 +638,20 @@ static void test_bound_links(void **state)
 		bound = real;
 		gpn_b = gpn << (rand_r(&seed) % 3);
 		lat = real.inter_lat_us > 0 ? real.inter_lat_us : 2;
-		plan_bound_links(&bound, gpn_b, (real.inter_gbps_per_gpu > 0 ? real.inter_gbps_per_gpu : 0.01) *
-				 (1 + (rand_r(&seed) % 3) * 0.5), lat * (rand_r(&seed) % 2 ? 1 : 0.5),
-				 real.host_gbps * (1 + rand_r(&seed) % 2));
+		plan_bound_links(&bound, gpn_b,
+				 (real.inter_gbps_per_gpu > 0 ? real.inter_gbps_per_gpu : 0.01) *
+					 (1 + (rand_r(&seed) % 3) * 0.5),
+				 lat * (rand_r(&seed) % 2 ? 1 : 0.5), real.host_gbps * (1 + rand_r(&seed) % 2));
 		assert_int_equal(model_estimate(&w, &real, &rr), 0);
 		assert_int_equal(model_estimate(&w, &bound, &rb), 0);
 		/* offloaded parameters: the step is not monotone in the links; the bound is the compute (search.c) */
 		if (real.offload == MODEL_OFFLOAD_PARAMS)
 			rb.time.step_s = rb.time.compute_s;
 		if (!(rb.time.step_s <= rr.time.step_s))
-			fail_msg("bound %.17g > real %.17g (%s, %d x %d, tp %d cp %d pp %d vpp %d zero %d rc %d offload %d)",
-				 rb.time.step_s, rr.time.step_s, real.gpu->row.key, nodes, gpn, real.tp, real.cp,
-				 real.pp, real.vpp, real.zero, real.recompute, real.offload);
+			fail_msg(
+				"bound %.17g > real %.17g (%s, %d x %d, tp %d cp %d pp %d vpp %d zero %d rc %d offload %d)",
+				rb.time.step_s, rr.time.step_s, real.gpu->row.key, nodes, gpn, real.tp, real.cp,
+				real.pp, real.vpp, real.zero, real.recompute, real.offload);
 		assert_true(rb.mem.total_bytes == rr.mem.total_bytes);
 		tried++;
 		across += real.tp > gpn;
@@ -928,8 +935,8 @@ static void test_explain(void **state)
 				    ex.alt[i].ratio_cost * c->cost_usd >= cheapest_demoted * (1 - 1e-9));
 	}
 	assert_true(tier >= 1);
-	assert_true(fabs(ex.compute_share + ex.comm_share + ex.bubble_share + ex.data_share +
-			 ex.other_share - 1) < 1e-9);
+	assert_true(fabs(ex.compute_share + ex.comm_share + ex.bubble_share + ex.data_share + ex.other_share - 1) <
+		    1e-9);
 	plan_explanation_release(&ex);
 	plan_free(p);
 }

@@ -163,8 +163,8 @@ static int on_off(const char *flag, const char *v)
  * and the model's result, and the host memory it holds offloaded state to.
  * Fails where `gpuscope estimate LINE` would exit non-zero.
  */
-static void estimate_line(const char *line, struct workload *w, struct model_config *c,
-			  struct model_result *r, double *host_gib)
+static void estimate_line(const char *line, struct workload *w, struct model_config *c, struct model_result *r,
+			  double *host_gib)
 {
 	struct est_flags f;
 	struct model_request q;
@@ -241,7 +241,8 @@ static void estimate_line(const char *line, struct workload *w, struct model_con
 	if (f.master)
 		q.master = named("master-weights", f.master, model_master_from_name(f.master));
 	if (f.lora_targets)
-		q.lora_targets = named("lora-targets", f.lora_targets, model_lora_targets_from_name(f.lora_targets));
+		q.lora_targets = named("lora-targets", f.lora_targets,
+				       model_lora_targets_from_name(f.lora_targets));
 	if (f.logits)
 		q.logits = named("logits", f.logits, model_logits_from_name(f.logits));
 	if (f.opt_in_backward)
@@ -285,14 +286,14 @@ static void estimate_line(const char *line, struct workload *w, struct model_con
 
 struct plan_case {
 	const char *model;
-	enum model_task task;          /* plan's default: finetune */
-	const char *objective;         /* --objective; NULL: plan's default, cost */
+	enum model_task task;  /* plan's default: finetune */
+	const char *objective; /* --objective; NULL: plan's default, cost */
 	enum plan_buy buy;
 	int servers_only;
-	int max_gpus;                  /* 0: plan's default, 4096 */
-	const char *gpu;               /* --gpu, a catalog key; NULL: all */
+	int max_gpus;    /* 0: plan's default, 4096 */
+	const char *gpu; /* --gpu, a catalog key; NULL: all */
 	int seq_len;
-	double rate_per_s, latency_s;  /* inference */
+	double rate_per_s, latency_s; /* inference */
 	int max_batch;
 	const char *master, *optimizer, *lora_targets, *logits, *tie;
 	size_t top;
@@ -324,12 +325,14 @@ static void request_of(const struct plan_case *k, struct workload *w, struct pla
 		req->base.master = (enum model_master)named("master-weights", k->master,
 							    model_master_from_name(k->master));
 	if (k->lora_targets)
-		req->base.lora_targets = (enum model_lora_targets)named("lora-targets", k->lora_targets,
-									model_lora_targets_from_name(k->lora_targets));
+		req->base.lora_targets = (enum model_lora_targets)
+			named("lora-targets", k->lora_targets, model_lora_targets_from_name(k->lora_targets));
 	if (k->logits)
-		req->base.logits = (enum model_logits)named("logits", k->logits, model_logits_from_name(k->logits));
+		req->base.logits = (enum model_logits)named("logits", k->logits,
+							    model_logits_from_name(k->logits));
 	req->objective = k->objective ? (enum plan_objective)named("objective", k->objective,
-								   plan_objective_from_name(k->objective)) : PLAN_OBJ_COST;
+								   plan_objective_from_name(k->objective)) :
+					PLAN_OBJ_COST;
 	req->buy = k->buy;
 	req->servers_only = k->servers_only;
 	req->max_gpus = k->max_gpus ? k->max_gpus : 4096;
@@ -434,16 +437,21 @@ static void test_listed(void **state, size_t i)
 }
 
 /* one cmocka test per request, so a failure names it */
-#define LISTED(i) static void test_listed_##i(void **state) { test_listed(state, i); }
-LISTED(0) LISTED(1) LISTED(2) LISTED(3) LISTED(4) LISTED(5) LISTED(6) LISTED(7) LISTED(8) LISTED(9) LISTED(10)
+#define LISTED(i) \
+	static void test_listed_##i(void **state) \
+	{ \
+		test_listed(state, i); \
+	}
+LISTED(0)
+LISTED(1) LISTED(2) LISTED(3) LISTED(4) LISTED(5) LISTED(6) LISTED(7) LISTED(8) LISTED(9) LISTED(10)
 #undef LISTED
 
-/*
+	/*
  * Every GPU of the catalog, --top 1 --max-gpus 64: the first choice of a
  * full fine-tune, a LoRA fine-tune, inference at 2 requests/s and a CNN.  A
  * GPU on which nothing fits (or that lacks the precision) lists nothing.
  */
-static void test_every_gpu(void **state)
+	static void test_every_gpu(void **state)
 {
 	static const struct plan_case kinds[] = {
 		{.model = "llama2-7b", .task = FT},
@@ -502,20 +510,13 @@ static void test_parser_refuses(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parser_refuses),
-		cmocka_unit_test(test_listed_0),
-		cmocka_unit_test(test_listed_1),
-		cmocka_unit_test(test_listed_2),
-		cmocka_unit_test(test_listed_3),
-		cmocka_unit_test(test_listed_4),
-		cmocka_unit_test(test_listed_5),
-		cmocka_unit_test(test_listed_6),
-		cmocka_unit_test(test_listed_7),
-		cmocka_unit_test(test_listed_8),
-		cmocka_unit_test(test_listed_9),
-		cmocka_unit_test(test_listed_10),
-		cmocka_unit_test(test_every_gpu),
-		cmocka_unit_test(test_memory_settings),
+		cmocka_unit_test(test_parser_refuses), cmocka_unit_test(test_listed_0),
+		cmocka_unit_test(test_listed_1),       cmocka_unit_test(test_listed_2),
+		cmocka_unit_test(test_listed_3),       cmocka_unit_test(test_listed_4),
+		cmocka_unit_test(test_listed_5),       cmocka_unit_test(test_listed_6),
+		cmocka_unit_test(test_listed_7),       cmocka_unit_test(test_listed_8),
+		cmocka_unit_test(test_listed_9),       cmocka_unit_test(test_listed_10),
+		cmocka_unit_test(test_every_gpu),      cmocka_unit_test(test_memory_settings),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
