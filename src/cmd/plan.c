@@ -68,6 +68,8 @@ static const struct opt plan_opts[] = {
 	OPT_STRING_("gpu", &gpu_s, "A,B,...", "only these GPU types (a100 matches every A100)"),
 	OPT_STRING_("ecosystem", &ecosystem_s, "NAME", "cuda, rocm, synapseai or any (default any)"),
 	OPT_STRING_("buy", &buy_s, "WHAT", "onprem (default), cloud or cloud:PROVIDER"),
+	OPT_ENUM_("price-tier", &rq.price_tier, "TIER", "cloud: on-demand (default), 1y, 3y or spot", cat_tier_from_name,
+		  CAT_TIER_NAMES),
 	OPT_FLAG_("servers-only", &rq.servers_only, "onprem: catalog servers only, no generic builds"),
 	OPT_FLAG_("no-spares", &rq.no_spares, "train on every GPU of an NVL72/NVL36 rack, none spare"),
 	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),

@@ -79,6 +79,12 @@ struct plan_request {
 	enum plan_objective objective;
 	enum plan_buy buy;
 	const char *provider;              /* PLAN_BUY_CLOUD: "aws", "gcp" ...; NULL: any */
+	/*
+	 * PLAN_BUY_CLOUD: the enum cat_tier instances are priced at (0:
+	 * on-demand); a committed tier charges the run's hours at its rate,
+	 * as if the rest of the term were put to other work
+	 */
+	int price_tier;
 	const struct cat_gpu *const *gpus; /* only these GPU types; NULL: all */
 	size_t ngpus;
 	const char *ecosystem; /* "cuda", "rocm" ...; NULL: any */

@@ -53,7 +53,7 @@ struct plan {
 
 	struct plan_stats stats;
 	char *skipped;               /* owned: hardware left out, and why (no price ...); NULL: none */
-	struct strbuf skip_lists[3]; /* space.c's working lists, by reason; released once composed */
+	struct strbuf skip_lists[4]; /* space.c's working lists, by reason; released once composed */
 };
 
 #define PLAN_NONE ((size_t)-1)

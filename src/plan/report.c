@@ -463,15 +463,17 @@ static void explanation_tables(struct html_doc *d, const struct plan_explanation
 /* The title, what was searched and, when nothing was ranked, the nearest miss. */
 static void report_head(const struct plan *p, struct html_doc *d)
 {
-	char t[FMT_LEN], lay[96], money[FMT_LEN];
+	char t[FMT_LEN], lay[96], money[FMT_LEN], rented[64];
 	const struct plan_choice *m = plan_nearest_miss(p);
 
+	snprintf(rented, sizeof(rented), "cloud instances, %s prices",
+		 cat_tier_name((enum cat_tier)p->req.price_tier));
 	paragraphf(d, 0,
 		   "Searched %zu hardware options (%s) up to %d GPUs: %llu configurations decided with "
 		   "%llu memory and %llu time model calls in %s on %d threads. Objective: %s.",
 		   p->nhw,
 		   p->req.buy == PLAN_BUY_CLOUD ?
-			   "cloud instances, on-demand prices" :
+			   rented :
 			   "catalog servers and generic builds, priced by total cost of ownership",
 		   p->req.max_gpus, (unsigned long long)p->stats.configs,
 		   (unsigned long long)p->stats.memory_calls, (unsigned long long)p->stats.estimate_calls,

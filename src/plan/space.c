@@ -20,12 +20,14 @@ enum skip_reason {
 	SKIP_HW_PRICE,
 	SKIP_GPU_PRICE,
 	SKIP_GPU_HOST,
+	SKIP_TIER_PRICE,
 	SKIP_NREASONS
 };
 static const char *const skip_words[SKIP_NREASONS] = {
 	"servers or instances without a price",
 	"GPUs without a price (no generic build)",
 	"GPUs without a catalog server to take a host share from (no generic build)",
+	"instances without a price at the --price-tier asked",
 };
 _Static_assert(sizeof(((struct plan *)0)->skip_lists) / sizeof(struct strbuf) == SKIP_NREASONS,
 	       "plan.skip_lists holds one list per reason");
@@ -530,8 +532,8 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 		return 0;
 	h = new_hw(p, cap);
 	diag_clear(&err);
-	if (cost_basis_rented(&h->cost, c, 0, &err)) {
-		skip_note(p, SKIP_HW_PRICE, c->row.key);
+	if (cost_basis_rented_at(&h->cost, c, (enum cat_tier)p->req.price_tier, &err)) {
+		skip_note(p, cat_has(c->usd_per_hour) ? SKIP_TIER_PRICE : SKIP_HW_PRICE, c->row.key);
 		return 0;
 	}
 	if (node_config(p, g, (int)c->gpu_count, NULL, &cfg))

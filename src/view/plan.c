@@ -493,12 +493,16 @@ static void print_header(FILE *out, const struct plan *p)
 	fprintf(out, "gpuscope plan: %s\n", strbuf_str(&sb));
 	strbuf_reset(&sb);
 	target_words(&sb, p);
-	strbuf_addf(&sb,
-		    "; %s; objective %s; up to %d GPUs; searched %s configurations of %zu hardware options in "
-		    "%s on %d threads",
+	strbuf_addf(&sb, "; %s",
 		    req->buy == PLAN_BUY_CLOUD ?
-			    (req->provider ? req->provider : "cloud instances at on-demand prices") :
-			    "owned hardware (catalog servers and generic builds, priced by TCO)",
+			    (req->provider ? req->provider : "cloud instances") :
+			    "owned hardware (catalog servers and generic builds, priced by TCO)");
+	/* the prices instances are rented at, said unless a provider alone is named at on-demand */
+	if (req->buy == PLAN_BUY_CLOUD && (!req->provider || req->price_tier != CAT_TIER_ON_DEMAND))
+		strbuf_addf(&sb, " at %s prices", cat_tier_name((enum cat_tier)req->price_tier));
+	strbuf_addf(&sb,
+		    "; objective %s; up to %d GPUs; searched %s configurations of %zu hardware options in "
+		    "%s on %d threads",
 		    plan_objective_name(req->objective), req->max_gpus,
 		    fmt_count((double)st->configs, FMT_COUNT_SI_SHORT, a, sizeof(a)), nhw,
 		    fmt_duration(st->wall_s, FMT_DURATION_TEXT, b, sizeof(b)), st->threads);
