@@ -442,6 +442,21 @@ static int check_cloud_tiers(const struct catalog *c, struct diag *err)
 	return 0;
 }
 
+double cat_cloud_cluster_gbps(const struct catalog *cat, const struct cat_cloud *c)
+{
+	const struct cat_gpu *g = c->gpu ? catalog_get(cat, CAT_GPUS, c->gpu) : NULL;
+	char why[256];
+	if (!cat_has(c->network_gbps) || !(c->network_gbps > 0) || !cat_has(c->gpu_count))
+		return NAN;
+	/* a slice of a larger NVLink domain (4 GPUs of a GB200 NVL72 rack) is no node of its own */
+	if (g && c->gpu_count > 1 && !cat_node_shape_ok(cat, g, (int)c->gpu_count, why, sizeof(why)))
+		return NAN;
+	if (c->gpu_count > 1)
+		return c->network_gbps;
+	/* NaN compares false: a GPU of unknown host link is used alone */
+	return g && c->network_gbps >= cat_host_max_nic_gbps(cat, g) ? c->network_gbps : NAN;
+}
+
 int catalog_validate(const struct catalog *c, struct diag *err)
 {
 	size_t t, i, k;

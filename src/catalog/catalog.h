@@ -163,6 +163,24 @@ struct strbuf;
 /* Appends the tiers an instance has a price for to sb: "on-demand, 1y, 3y"; "none" when none. */
 void cat_cloud_tiers(const struct cat_cloud *c, struct strbuf *sb);
 
+struct catalog;
+/*
+ * The scale-out bandwidth, Gb/s for the whole instance, with which an
+ * instance may be one of several nodes of a run; NaN when it is to be used
+ * alone: it publishes no network, or it holds a single GPU whose network is
+ * below the fastest NIC that GPU's host slot feeds (cat_host_max_nic_gbps():
+ * 200 Gb/s on PCIe Gen4, 400 on Gen5).  A one-GPU instance has no GPU
+ * fabric, so every byte of tensor, pipeline and data parallelism crosses
+ * its network; training clusters give each GPU a NIC of its slot's speed
+ * (DGX H100: eight 400G NICs for eight GPUs), while general-purpose
+ * instances share 10-25 Gb/s without RDMA.  Instances of several GPUs
+ * reduce inside the node first and keep their published network, unless
+ * they are a slice of a larger NVLink domain (the 4-GPU nodes of a GB200
+ * NVL72 rack: not a node shape of the GPU, cat_node_shape_ok()), whose
+ * GPUs reach the rest of the rack over NVLink, not the network.
+ */
+double cat_cloud_cluster_gbps(const struct catalog *cat, const struct cat_cloud *c);
+
 struct cat_facility {
 	struct cat_row row;
 	double value;

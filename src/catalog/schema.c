@@ -194,7 +194,7 @@
 	C(T, key, row.key, TEXT, NULL, CAT_REQUIRED, R_NONE, \
 	  "instance name in lower case, with `_` turned into `-` (`p5.48xlarge`, `a3-highgpu-8g`, " \
 	  "`nd96isr-h100-v5`, `gpu-8x-h100-sxm5`)") \
-	C(T, provider, provider, TEXT, NULL, 0, R_NONE, "`aws`, `gcp`, `azure`, `lambda`, `coreweave`") \
+	C(T, provider, provider, TEXT, NULL, 0, R_NONE, "`aws`, `gcp`, `azure`, `lambda`, `coreweave`, `oci`") \
 	C(T, name, row.name, TEXT, NULL, CAT_REQUIRED, R_NONE, \
 	  "the provider's spelling (`Standard_ND96isr_H100_v5`, `gpu_8x_h100_sxm5`)") \
 	ALIAS_COL(C, T) \

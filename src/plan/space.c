@@ -518,7 +518,8 @@ static int provider_wanted(const struct plan *p, const struct cat_cloud *c)
  * Cloud instances bring their own network: network_gbps Gb/s for the
  * instance, shared by its GPUs.  Latency is the catalog's RoCE figure
  * (providers' fabrics, EFA included, publish none comparable).  An instance
- * without a network figure is used alone.
+ * without a network figure, or a one-GPU instance on a general-purpose
+ * network, is used alone.
  */
 static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 {
@@ -527,6 +528,7 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 	struct model_config cfg;
 	struct diag err;
 	struct plan_hw *h;
+	double net;
 
 	if (!provider_wanted(p, c) || !gpu_wanted(p, g) || !cat_has(c->gpu_count) || c->gpu_count < 1)
 		return 0;
@@ -540,11 +542,13 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 		return 0;
 	catalog_hw(h, PLAN_HW_CLOUD, c->row.key, g, &cfg);
 	h->cloud = c;
-	if (cat_has(c->network_gbps) && c->network_gbps > 0) {
-		h->own_inter_gbps_per_gpu = c->network_gbps / 8 / c->gpu_count;
+	/* NaN: no network, or one GPU behind a general-purpose one (cat_cloud_cluster_gbps()) */
+	net = cat_cloud_cluster_gbps(p->cat, c);
+	if (cat_has(net)) {
+		h->own_inter_gbps_per_gpu = net / 8 / c->gpu_count;
 		h->own_inter_lat_us = roce && cat_has(roce->latency_us) ? roce->latency_us : 2.0;
 		h->max_nodes = 1 << 30;
-		snprintf(h->own_network, sizeof(h->own_network), "%g Gb/s", c->network_gbps);
+		snprintf(h->own_network, sizeof(h->own_network), "%g Gb/s", net);
 	} else {
 		h->max_nodes = 1;
 	}

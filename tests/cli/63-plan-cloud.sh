@@ -1,6 +1,7 @@
 #!/bin/bash
 # plan --buy cloud: instances priced at the --price-tier asked, and those without a
-# price there left out with the reason.
+# price there left out with the reason; clusters from the providers that rent them, and
+# no cluster of one-GPU instances on a general-purpose network.
 . "$TESTS/cli/lib.sh"
 
 W="llama2-7b --task pretrain --tokens 2e12 --deadline 30d"
@@ -47,6 +48,30 @@ d = json.load(sys.stdin)
 assert d["ranked"]
 assert all(clouds[r["hardware"]].get("usd_per_hour_spot") for r in d["ranked"])
 ' "$TMP/clouds.json" || fail "spot choices without a spot price"
+CHECKS=$((CHECKS + 1))
+
+# Lambda rents clusters as 1-Click Clusters: the deadline is met on several nodes
+# shellcheck disable=SC2086
+expect_rc 0 plan $W --buy cloud:lambda --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ranked"], "lambda meets no deadline"
+r = d["ranked"][0]
+assert r["nodes"] > 1 and r["hardware"].startswith("lambda-1cc-"), r["hardware"]
+assert r["network"] == "3200 Gb/s", r["network"]
+' || fail "no multi-node lambda choice"
+CHECKS=$((CHECKS + 1))
+# one-GPU instances on 10-25 Gb/s are used alone: no 2048 x g6.4xlarge
+# shellcheck disable=SC2086
+expect_rc 0 plan $W --buy cloud:aws --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for r in d["ranked"] + d["front"]:
+    assert not (r["gpus_per_node"] == 1 and r["nodes"] > 1), (r["hardware"], r["nodes"])
+assert d["ranked"][0]["gpus_per_node"] == 8
+' || fail "a cluster of one-GPU instances"
 CHECKS=$((CHECKS + 1))
 
 # shellcheck disable=SC2086

@@ -2,7 +2,7 @@
  * The price tiers of clouds.csv: every tier price has its provenance, a
  * commitment never costs more than on-demand, the names round-trip, and a
  * user's file that prices a tier without a source or date is refused with
- * its file, line and field.
+ * its file, line and field.  And which instances may form a cluster.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,6 +150,28 @@ static void test_user_rows(void **state)
 	assert_string_equal(err.field, "usd_per_hour_1y");
 }
 
+static void test_cluster_network(void **state)
+{
+	struct cat_cloud one;
+	(void)state;
+	/* an 8-GPU instance keeps its fabric; a one-GPU one on 25 Gb/s is used alone */
+	assert_true(cat_cloud_cluster_gbps(cat, catalog_get(cat, CAT_CLOUDS, "p5.48xlarge")) == 3200);
+	assert_true(cat_cloud_cluster_gbps(cat, catalog_get(cat, CAT_CLOUDS, "lambda-1cc-h100-8x")) == 3200);
+	assert_true(isnan(cat_cloud_cluster_gbps(cat, catalog_get(cat, CAT_CLOUDS, "g6.4xlarge"))));
+	assert_true(isnan(cat_cloud_cluster_gbps(cat, catalog_get(cat, CAT_CLOUDS, "gpu-8x-h100-sxm5"))));
+	/* four GPUs of an NVL72 rack are a slice of its NVLink domain, not a node */
+	assert_true(isnan(cat_cloud_cluster_gbps(cat, catalog_get(cat, CAT_CLOUDS, "oci-bm-gpu-gb200-4"))));
+	/* a one-GPU instance joins others with a full NIC of its host slot: 400 Gb/s for a Gen5 H100 */
+	one = *(const struct cat_cloud *)catalog_get(cat, CAT_CLOUDS, "p5.4xlarge");
+	one.network_gbps = 400;
+	assert_true(cat_cloud_cluster_gbps(cat, &one) == 400);
+	one.network_gbps = 200;
+	assert_true(isnan(cat_cloud_cluster_gbps(cat, &one)));
+	one.gpu = "no-such-gpu";
+	one.network_gbps = 400;
+	assert_true(isnan(cat_cloud_cluster_gbps(cat, &one)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -157,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_every_tier_price_is_sourced),
 		cmocka_unit_test(test_p5_tiers),
 		cmocka_unit_test(test_user_rows),
+		cmocka_unit_test(test_cluster_network),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
