@@ -24,7 +24,7 @@
 #include "view/plan.h"
 
 static int json_flag, csv_flag, all_flag, fp8_flag, no_explain;
-static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *report_path;
+static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *report_path, *licence_s;
 /* enum model_task and enum model_optimizer; optimizer -1: the default of model_config_defaults() */
 static int task = MODEL_TASK_FINETUNE, optimizer = -1;
 static long max_batch, max_gpus = 4096, top_n = 10, threads;
@@ -81,6 +81,7 @@ static const struct opt plan_opts[] = {
 	OPT_POSITIVE_("rack-kw", &rq.rack_kw, "KW", "onprem: kW per rack (default: air 41, liquid 132)", 0, 10000),
 	OPT_POSITIVE_("storage-tb", &rq.storage_tb, "TB", "onprem: shared storage to buy (default 2 TB per GPU)",
 		      0, 1e9),
+	OPT_STRING_("licence", &licence_s, "KEY", "onprem: software bought a GPU-year: nvaie or none (default)"),
 	OPT_DURATION_POSITIVE_("checkpoint-every", &rq.checkpoint_every_s, "TIME",
 			       "checkpoint interval (default: the optimum)", OPT_DURATION_MAX_S),
 	OPT_GROUP_("ranking and constraints"),
@@ -303,6 +304,24 @@ static void resolve_work(struct plan_request *req)
 	workload_opts_apply(&wo, &req->base);
 }
 
+/* --licence: a parts.csv licence row, or none (the default: the CUDA stack and schedulers cost nothing). */
+static void resolve_licence(const struct catalog *cat, struct plan_request *req)
+{
+	const struct cat_part *p;
+	char why[512];
+	if (!licence_s || !strcasecmp(licence_s, "none"))
+		return;
+	if (req->buy == PLAN_BUY_CLOUD)
+		DIE("--licence buys software for owned hardware; it does not apply to --buy cloud");
+	p = catalog_resolve(cat, CAT_PARTS, licence_s, why, sizeof(why));
+	if (!p)
+		DIE("--licence: %s", why);
+	if (!p->kind || strcmp(p->kind, "licence"))
+		DIE("--licence '%s' is a %s, not a licence (parts.csv kind licence, or none)", licence_s,
+		    p->kind ? p->kind : "part");
+	req->licence = p;
+}
+
 /* What to search: objective, hardware, GPUs, ecosystem and precisions. */
 static void resolve_search(const struct catalog *cat, struct plan_request *req)
 {
@@ -329,6 +348,7 @@ static void resolve_search(const struct catalog *cat, struct plan_request *req)
 	req->precisions = precision_s ? parse_precisions(precision_s) : 1u << MODEL_BF16;
 	if (fp8_flag)
 		req->precisions |= 1u << MODEL_FP8;
+	resolve_licence(cat, req);
 }
 
 static void progress(void *arg, size_t done, size_t total)

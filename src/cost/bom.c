@@ -27,8 +27,18 @@ double bom_default_rack_kw(const struct catalog *cat, const char *cooling)
 }
 
 /* The words of enum bom_missing, bit by bit. */
-static const char *const missing_words[] = {"switch", "nic", "optic", "cable", "storage", "liquid cooling"};
-_Static_assert(1u << (sizeof(missing_words) / sizeof(missing_words[0])) == BOM_MISSING_COOLING << 1,
+static const char *const missing_words[] = {"switch",
+					    "nic",
+					    "optic",
+					    "cable",
+					    "storage",
+					    "liquid cooling",
+					    "front-end network",
+					    "management switch",
+					    "power distribution",
+					    "installation",
+					    "staff"};
+_Static_assert(1u << (sizeof(missing_words) / sizeof(missing_words[0])) == BOM_MISSING_LAST << 1,
 	       "a word for every bit of enum bom_missing");
 
 void bom_missing_text(const struct bom *b, struct strbuf *sb)
@@ -53,10 +63,15 @@ static double watts_of(const struct cat_part *p)
 	return p && cat_has(p->power_w) ? p->power_w : 0;
 }
 
-/* Leaf/spine/core counts of a rail-optimised fat tree (cost/bom.h). */
-static void size_fabric(struct bom *b, double nodes, double rails, double radix, double gbps)
+/*
+ * Leaf/spine/core counts of a rail-optimised fat tree (cost/bom.h) into
+ * sw[3]; returns the tiers (0: none) and sets *switches and *links.
+ */
+static int size_fabric(struct bom_switches sw[3], double *switches, double *links, double nodes, double rails,
+		       double radix, double gbps)
 {
 	double E = nodes * rails, half = floor(radix / 2);
+	int tiers;
 	/*
 	 * Rail-optimised: rail r of every node in a group of up to K/2 nodes
 	 * lands on the same leaf; a leaf takes several rails when the group
@@ -64,26 +79,96 @@ static void size_fabric(struct bom *b, double nodes, double rails, double radix,
 	 */
 	double group = fmin(nodes, half), per_leaf = fmax(1, floor(half / group));
 	double leaves = ceil(rails / per_leaf) * ceil(nodes / half);
-	memset(b->sw, 0, sizeof(b->sw));
-	b->tiers = 0;
-	b->switches = 0;
-	if (nodes <= 1 || rails <= 0 || !(radix >= 2))
-		return;
+	memset(sw, 0, 3 * sizeof(*sw));
+	*switches = *links = 0;
+	if (nodes < 1 || rails <= 0 || !(radix >= 2))
+		return 0;
 	if (E <= radix) {
-		b->tiers = 1;
-		b->sw[0] = (struct bom_switches){"switch", 1, radix, gbps};
+		tiers = 1;
+		sw[0] = (struct bom_switches){"switch", 1, radix, gbps};
 	} else if (E <= radix * half) {
-		b->tiers = 2;
-		b->sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
-		b->sw[1] = (struct bom_switches){"spine", ceil(E / radix), radix, gbps};
+		tiers = 2;
+		sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
+		sw[1] = (struct bom_switches){"spine", ceil(E / radix), radix, gbps};
 	} else {
-		b->tiers = 3;
-		b->sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
-		b->sw[1] = (struct bom_switches){"spine", leaves, radix, gbps};
-		b->sw[2] = (struct bom_switches){"core", ceil(E / radix), radix, gbps};
+		tiers = 3;
+		sw[0] = (struct bom_switches){"leaf", leaves, radix, gbps};
+		sw[1] = (struct bom_switches){"spine", leaves, radix, gbps};
+		sw[2] = (struct bom_switches){"core", ceil(E / radix), radix, gbps};
 	}
-	b->switches = b->sw[0].count + b->sw[1].count + b->sw[2].count;
-	b->links = E * b->tiers;
+	*switches = sw[0].count + sw[1].count + sw[2].count;
+	*links = E * tiers;
+	return tiers;
+}
+
+/*
+ * The front-end and storage Ethernet of a cluster: the `frontend` row's
+ * ports per 8 GPUs at its link, sized as the fabric from that link's
+ * switch, optic and cable rows.  The NICs come with the servers.
+ */
+static void size_frontend(struct bom *b, const struct catalog *cat, const struct bom_in *in)
+{
+	struct bom_network *f = &b->frontend;
+	double rails;
+	f->part = cat_part_for(cat, "frontend", NULL);
+	if (!f->part || !f->part->link || !cat_has(f->part->ports)) {
+		b->missing |= BOM_MISSING_FRONTEND;
+		return;
+	}
+	f->switch_part = cat_part_for(cat, "switch", f->part->link);
+	f->optic_part = cat_part_for(cat, "optic", f->part->link);
+	f->cable_part = cat_part_for(cat, "cable", f->part->link);
+	rails = ceil(f->part->ports * in->gpus_per_node / 8 - 1e-9);
+	f->ports = in->nodes * rails;
+	f->gbps = cat_has(f->part->port_gbps) ? f->part->port_gbps : 0;
+	if (!f->switch_part || !cat_has(f->switch_part->ports) || !cat_has(f->switch_part->price_usd) ||
+	    !f->optic_part || !cat_has(f->optic_part->price_usd) || !f->cable_part ||
+	    !cat_has(f->cable_part->price_usd)) {
+		b->missing |= BOM_MISSING_FRONTEND;
+		return;
+	}
+	f->tiers = size_fabric(f->sw, &f->switches, &f->links, in->nodes, rails, f->switch_part->ports, f->gbps);
+	f->optics = 2 * f->links;
+	f->cables = f->links;
+	f->switch_usd = f->switches * f->switch_part->price_usd;
+	f->optics_usd = f->optics * f->optic_part->price_usd;
+	f->cables_usd = f->cables * f->cable_part->price_usd;
+	f->usd = f->switch_usd + f->optics_usd + f->cables_usd;
+	f->kw = (f->switches * watts_of(f->switch_part) + f->optics * watts_of(f->optic_part)) / 1000;
+}
+
+/*
+ * Out-of-band management: a 1 GbE port for each BMC (a server's one; 3
+ * for every 8 GPUs of a rack-scale node, its compute and switch trays:
+ * 27 in an NVL72), each switch and two PDUs a rack; one switch a rack at
+ * least.
+ */
+static void size_oob(struct bom *b, const struct catalog *cat, const struct bom_in *in)
+{
+	double bmcs = in->gpus_per_node > 8 ? ceil(in->gpus_per_node * 3 / 8 - 1e-9) : 1;
+	b->oob_part = cat_part_for(cat, "oob", NULL);
+	b->oob_ports = in->nodes * bmcs + b->switches + b->frontend.switches + 2 * b->racks;
+	if (!b->oob_part || !cat_has(b->oob_part->ports)) {
+		b->missing |= BOM_MISSING_OOB;
+		return;
+	}
+	b->oob_switches = fmax(b->racks, ceil(b->oob_ports / b->oob_part->ports - 1e-9));
+	b->oob_usd = b->oob_switches * price_of(b, b->oob_part, BOM_MISSING_OOB);
+	b->oob_kw = b->oob_switches * watts_of(b->oob_part) / 1000;
+}
+
+/* A year of staff by cluster size (facility gpus_per_ops_engineer, ops_engineer_usd_per_year). */
+static void size_staff(struct bom *b, const struct catalog *cat)
+{
+	b->staff_ratio_row = catalog_get(cat, CAT_FACILITY, "gpus_per_ops_engineer");
+	b->staff_cost_row = catalog_get(cat, CAT_FACILITY, "ops_engineer_usd_per_year");
+	if (!b->staff_ratio_row || !(b->staff_ratio_row->value > 0) || !b->staff_cost_row ||
+	    !(b->staff_cost_row->value >= 0)) {
+		b->missing |= BOM_MISSING_STAFF;
+		return;
+	}
+	b->staff_engineers = b->gpus / b->staff_ratio_row->value;
+	b->staff_usd_per_year = b->staff_engineers * b->staff_cost_row->value;
 }
 
 /* Shared storage: tb (< 0: the per-GPU default for b->gpus), its draw and write rate. */
@@ -160,7 +245,8 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
 		b->optic_part = cat_part_for(cat, "optic", link);
 		b->cable_part = cat_part_for(cat, "cable", link);
 		if (b->switch_part && cat_has(b->switch_part->ports))
-			size_fabric(b, in->nodes, in->ports_per_node, b->switch_part->ports, b->nic_gbps);
+			b->tiers = size_fabric(b->sw, &b->switches, &b->links, in->nodes, in->ports_per_node,
+					       b->switch_part->ports, b->nic_gbps);
 		else
 			b->missing |= BOM_MISSING_SWITCH;
 		b->switch_usd = b->switches * price_of(b, b->switch_part, BOM_MISSING_SWITCH);
@@ -175,13 +261,19 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
 	}
 	b->fabric_usd = b->switch_usd + b->nic_usd + b->optics_usd + b->cables_usd;
 
+	/* a cluster's own front end and management network; one small server joins the site's */
+	if (in->nodes > 1 || in->gpus_per_node > 8) {
+		size_frontend(b, cat, in);
+		size_oob(b, cat, in);
+	}
+
 	size_storage(b, cat, in->storage_tb);
 	if (b->storage_tb > 0)
 		b->storage_usd = b->storage_tb * price_of(b, b->storage_part, BOM_MISSING_STORAGE);
 
 	/* power and cooling */
 	b->it_kw = in->nodes * in->node_kw + b->switch_kw + b->optics * watts_of(b->optic_part) / 1000 +
-		   b->storage_kw;
+		   b->storage_kw + b->frontend.kw + b->oob_kw;
 	if (!strcmp(b->cooling, "liquid")) {
 		b->cooling_part = cat_part_for(cat, "cooling", NULL);
 		b->cooling_usd = b->it_kw * price_of(b, b->cooling_part, BOM_MISSING_COOLING);
@@ -190,7 +282,22 @@ int bom_build(struct bom *b, const struct catalog *cat, const struct bom_in *in,
 			 in->pue :
 			 facility_or(cat, !strcmp(b->cooling, "liquid") ? "pue_liquid_cooled_ai" : "pue", 1.4);
 	b->power_kw = b->it_kw * b->pue;
-	b->capex_usd = b->server_usd + b->fabric_usd + b->storage_usd + b->cooling_usd;
+
+	/* what it takes to stand it up: power distribution for the IT load, installation a GPU */
+	b->pdu_part = cat_part_for(cat, "pdu", NULL);
+	b->pdu_kw = b->it_kw;
+	b->pdu_usd = b->pdu_kw * price_of(b, b->pdu_part, BOM_MISSING_PDU);
+	b->install_part = cat_part_for(cat, "install", NULL);
+	b->install_usd = b->gpus * price_of(b, b->install_part, BOM_MISSING_INSTALL);
+	b->capex_usd = b->server_usd + b->fabric_usd + b->frontend.usd + b->oob_usd + b->storage_usd +
+		       b->cooling_usd + b->pdu_usd + b->install_usd;
+
+	/* a year of running it */
+	size_staff(b, cat);
+	b->licence_part = in->licence;
+	if (in->licence && cat_has(in->licence->price_usd))
+		b->licence_usd_per_year = b->gpus * in->licence->price_usd;
+	b->opex_usd_per_year = b->staff_usd_per_year + b->licence_usd_per_year;
 	return 0;
 }
 
@@ -233,11 +340,75 @@ static void set_nums(json_t *o, const struct bom *b, const struct bom_num *nums,
 		json_object_set_new(o, nums[i].key, json_real(*(const double *)((const char *)b + nums[i].off)));
 }
 
+/* The switches of a network, tier by tier: [{tier, count, ports, gbps}]. */
+static json_t *switches_json(const struct bom_switches *sw, int tiers)
+{
+	json_t *a = json_array(), *x;
+	int i;
+	for (i = 0; i < tiers; i++) {
+		x = json_object();
+		json_object_set_new(x, "tier", json_string(sw[i].tier));
+		json_object_set_new(x, "count", json_real(sw[i].count));
+		json_object_set_new(x, "ports", json_real(sw[i].ports));
+		json_object_set_new(x, "gbps", json_real(sw[i].gbps));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
+/* The front end: its row, server ports, switches, optics and cables, and its price. */
+static json_t *frontend_json(const struct bom_network *f)
+{
+	json_t *o = part_json(f->part, f->ports, f->usd);
+	json_object_set_new(o, "gbps", json_real(f->gbps));
+	json_object_set_new(o, "tiers", json_integer(f->tiers));
+	json_object_set_new(o, "switches", switches_json(f->sw, f->tiers));
+	json_object_set_new(o, "switch_part", f->switch_part ? json_string(f->switch_part->row.key) : json_null());
+	json_object_set_new(o, "switch_usd", json_real(f->switch_usd));
+	json_object_set_new(o, "optics", part_json(f->optic_part, f->optics, f->optics_usd));
+	json_object_set_new(o, "cables", part_json(f->cable_part, f->cables, f->cables_usd));
+	return o;
+}
+
+/* A facility constant with its provenance: {value, source, as_of}; null when the catalog has none. */
+static json_t *facility_json(const struct cat_facility *f)
+{
+	json_t *o;
+	if (!f)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "value", json_real(f->value));
+	json_object_set_new(o, "source", f->row.source ? json_string(f->row.source) : json_null());
+	json_object_set_new(o, "as_of", f->row.as_of ? json_string(f->row.as_of) : json_null());
+	return o;
+}
+
+/* What it takes to stand the cluster up beside the fabric, and a year of running it. */
+static void build_json(json_t *o, const struct bom *b)
+{
+	json_t *x;
+	json_object_set_new(o, "frontend", frontend_json(&b->frontend));
+	x = part_json(b->oob_part, b->oob_switches, b->oob_usd);
+	json_object_set_new(x, "ports", json_real(b->oob_ports));
+	json_object_set_new(o, "oob", x);
+	x = part_json(b->pdu_part, b->pdu_kw, b->pdu_usd);
+	json_object_set_new(o, "power_distribution", x);
+	json_object_set_new(o, "installation", part_json(b->install_part, b->gpus, b->install_usd));
+	x = json_object();
+	json_object_set_new(x, "engineers", json_real(b->staff_engineers));
+	json_object_set_new(x, "usd_per_year", json_real(b->staff_usd_per_year));
+	json_object_set_new(x, "gpus_per_engineer", facility_json(b->staff_ratio_row));
+	json_object_set_new(x, "usd_per_engineer_year", facility_json(b->staff_cost_row));
+	json_object_set_new(o, "staff", x);
+	x = part_json(b->licence_part, b->licence_part ? b->gpus : 0, b->licence_usd_per_year);
+	json_object_set_new(o, "licence", x);
+	json_object_set_new(o, "opex_usd_per_year", json_real(b->opex_usd_per_year));
+}
+
 json_t *bom_json(const struct bom *b)
 {
-	json_t *o = json_object(), *sw = json_array(), *x;
+	json_t *o = json_object(), *x;
 	struct strbuf unpriced = STRBUF_INIT;
-	int i;
 	json_object_set_new(o, "capex_usd", json_real(b->capex_usd));
 	json_object_set_new(o, "rented", json_boolean(b->rented));
 	if (b->rented) {
@@ -254,15 +425,7 @@ json_t *bom_json(const struct bom *b)
 	json_object_set_new(o, "cooling", json_string(b->cooling));
 	json_object_set_new(o, "cooling_usd", json_real(b->cooling_usd));
 	json_object_set_new(o, "switch_tiers", json_integer(b->tiers));
-	for (i = 0; i < b->tiers; i++) {
-		x = json_object();
-		json_object_set_new(x, "tier", json_string(b->sw[i].tier));
-		json_object_set_new(x, "count", json_real(b->sw[i].count));
-		json_object_set_new(x, "ports", json_real(b->sw[i].ports));
-		json_object_set_new(x, "gbps", json_real(b->sw[i].gbps));
-		json_array_append_new(sw, x);
-	}
-	json_object_set_new(o, "switches", sw);
+	json_object_set_new(o, "switches", switches_json(b->sw, b->tiers));
 	json_object_set_new(o, "switch_usd", json_real(b->switch_usd));
 	json_object_set_new(o, "switch_part", b->switch_part ? json_string(b->switch_part->row.key) : json_null());
 	x = part_json(b->nic_part, b->nics, b->nic_usd);
@@ -272,10 +435,59 @@ json_t *bom_json(const struct bom *b)
 	json_object_set_new(o, "optics", part_json(b->optic_part, b->optics, b->optics_usd));
 	json_object_set_new(o, "cables", part_json(b->cable_part, b->cables, b->cables_usd));
 	set_nums(o, b, power_nums, sizeof(power_nums) / sizeof(power_nums[0]));
+	build_json(o, b);
 	bom_missing_text(b, &unpriced);
 	json_object_set_new(o, "unpriced", json_string(strbuf_str(&unpriced)));
 	strbuf_release(&unpriced);
 	return o;
+}
+
+/* Appends "16 leaf + 8 spine": the switches of each tier. */
+static void tiers_text(const struct bom_switches *sw, int tiers, struct strbuf *sb)
+{
+	int i;
+	for (i = 0; i < tiers; i++)
+		strbuf_addf(sb, "%s%.0f %s", i ? " + " : "", sw[i].count, sw[i].tier);
+}
+
+void bom_extras_text(const struct bom *b, struct strbuf *sb)
+{
+	const struct bom_network *f = &b->frontend;
+	char m[FMT_LEN];
+	size_t n = sb->len;
+	if (f->tiers) {
+		strbuf_addf(sb, "front end %s (%.0f x %.0fG ports; ",
+			    fmt_money(f->usd, FMT_MONEY_SHORT, m, sizeof(m)), f->ports, f->gbps);
+		tiers_text(f->sw, f->tiers, sb);
+		strbuf_addch(sb, ')');
+	}
+	if (b->oob_switches > 0)
+		strbuf_addf(sb, "%smanagement %s (%.0f switch%s)", sb->len > n ? ", " : "",
+			    fmt_money(b->oob_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->oob_switches,
+			    b->oob_switches == 1 ? "" : "es");
+	if (b->pdu_usd > 0)
+		strbuf_addf(sb, "%spower distribution %s (%.0f kW)", sb->len > n ? ", " : "",
+			    fmt_money(b->pdu_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->pdu_kw);
+	if (b->install_usd > 0)
+		strbuf_addf(sb, "%sinstallation %s (%.0f GPUs)", sb->len > n ? ", " : "",
+			    fmt_money(b->install_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->gpus);
+}
+
+void bom_running_text(const struct bom *b, struct strbuf *sb)
+{
+	char m[FMT_LEN];
+	if (b->staff_ratio_row && b->staff_cost_row)
+		strbuf_addf(sb, "staff %s (%.1f engineers, one per %g GPUs: facility gpus_per_ops_engineer)",
+			    fmt_money(b->staff_usd_per_year, FMT_MONEY_SHORT, m, sizeof(m)), b->staff_engineers,
+			    b->staff_ratio_row->value);
+	else
+		strbuf_addstr(sb, "staff unpriced");
+	if (b->licence_part)
+		strbuf_addf(sb, ", licences %s (%.0f x %s)",
+			    fmt_money(b->licence_usd_per_year, FMT_MONEY_SHORT, m, sizeof(m)), b->gpus,
+			    b->licence_part->row.key);
+	else
+		strbuf_addstr(sb, ", licences none");
 }
 
 const char *bom_switch_text(const struct bom *b, char *buf, size_t len)

@@ -16,8 +16,9 @@
  *   space/yr   = (S * full power + fabric/storage kW) * $/kW-month * 12 (colo rents the
  *                provisioned kW; power is metered on top, so both count)
  *             or S * rack units * $/U-month * 12
- *   staff/yr   = racks * $/rack-year                     (racks from the BOM)
- *   support/yr = (S*P + BOM) * support%
+ *   staff/yr   = the BOM's engineers (GPUs / GPUs an engineer) * $/engineer-year,
+ *                or racks * $/rack-year without a BOM or with --staff
+ *   support/yr = (S*P + BOM) * support% + the BOM's licences
  *   total      = capex + Y * (energy + space + staff + support) - residual
  *   $/GPU-h    = total / (S*G * Y*H * u)
  *   $/PFLOP-h  = $/GPU-h / (dense peak TFLOP/s / 1000)
@@ -252,12 +253,22 @@ void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts)
 {
 	/* staff by the racks' share the servers fill: a quarter rack is staffed as a quarter */
 	in->racks = with_parts && b->nodes_per_rack > 0 ? b->servers / b->nodes_per_rack : NAN;
-	in->extra_capex_usd = with_parts ? b->fabric_usd + b->storage_usd + b->cooling_usd : 0;
+	in->extra_capex_usd = with_parts ? b->capex_usd - b->server_usd : 0;
 	in->extra_kw = with_parts ? b->it_kw - b->servers * in->value[TCO_IN_POWER] : 0;
 	if (in->extra_kw < 0)
 		in->extra_kw = 0;
+	in->bill_staff = with_parts;
+	in->staff_usd_per_year = with_parts ? b->staff_usd_per_year : 0;
+	in->licence_usd_per_year = with_parts ? b->licence_usd_per_year : 0;
+	if (tco_staff_from_bill(in))
+		set_text(in, TCO_IN_STAFF, in->value[TCO_IN_STAFF], "--staff only: the bill staffs by GPUs");
 	if (with_parts && !strcmp(b->cooling, "liquid") && in->source[TCO_IN_PUE].from != TCO_FROM_FLAG)
 		set_text(in, TCO_IN_PUE, b->pue, "liquid-cooled racks (facility.csv pue_liquid_cooled_ai)");
+}
+
+int tco_staff_from_bill(const struct tco_inputs *in)
+{
+	return in->bill_staff && in->source[TCO_IN_STAFF].from != TCO_FROM_FLAG;
 }
 
 /* A tier's price, as the source of the cloud price names it, and as the discount's source. */
@@ -416,9 +427,10 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 		r->space_usd_per_year = r->servers * v[TCO_IN_RACK_UNITS] * v[TCO_IN_RACK_UNIT_PRICE] * 12;
 	else
 		r->space_usd_per_year = (r->servers * full + in->extra_kw) * v[TCO_IN_COLO] * 12;
-	/* staff look after racks, not servers: an NVL72 rack is one server but a rack of work */
-	r->staff_usd_per_year = r->racks * v[TCO_IN_STAFF];
-	r->support_usd_per_year = (r->server_capex_usd + in->extra_capex_usd) * v[TCO_IN_SUPPORT] / 100;
+	/* staff by cluster size from the bill; without one (or with --staff) by rack, an NVL72 a rack */
+	r->staff_usd_per_year = tco_staff_from_bill(in) ? in->staff_usd_per_year : r->racks * v[TCO_IN_STAFF];
+	r->support_usd_per_year = (r->server_capex_usd + in->extra_capex_usd) * v[TCO_IN_SUPPORT] / 100 +
+				  in->licence_usd_per_year;
 	r->opex_usd_per_year = r->energy_usd_per_year + r->space_usd_per_year + r->staff_usd_per_year +
 			       r->support_usd_per_year;
 

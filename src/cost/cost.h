@@ -118,8 +118,11 @@ struct tco_inputs {
 	double hours_per_year;         /* TCO_HOURS_PER_YEAR unless a worked example says otherwise */
 	/* from the bill of materials (tco_inputs_bom); NaN/0 without one */
 	double racks;           /* racks the servers fill (a share of one counts as such); NaN: one per server */
-	double extra_capex_usd; /* fabric + storage + liquid cooling */
+	double extra_capex_usd; /* the bill beyond the servers: fabric, front end, storage, cooling, PDUs ... */
 	double extra_kw;        /* switches, optics, storage: drawn around the clock */
+	int bill_staff;         /* 1: staff_usd_per_year is the bill's, by cluster size; 0: racks x staff */
+	double staff_usd_per_year;
+	double licence_usd_per_year; /* the bill's software licences; 0: none */
 };
 
 /*
@@ -150,12 +153,15 @@ int tco_inputs_generic(struct tco_inputs *in, const struct catalog *cat, const s
 
 struct bom;
 /*
- * Takes the racks the servers fill, the fabric, storage and cooling capex
- * and their power from a bill of materials sized for in's servers; a
- * liquid-cooled bill brings its PUE unless a flag set one.  Without
- * with_parts (a flat --addon) nothing is taken: staff stays per server.
+ * Takes the racks the servers fill, the capex beyond the servers and its
+ * power, its staff and licences a year from a bill of materials sized for
+ * in's servers; a liquid-cooled bill brings its PUE unless a flag set one.
+ * Without with_parts (a flat --addon) nothing is taken: staff stays per
+ * server.
  */
 void tco_inputs_bom(struct tco_inputs *in, const struct bom *b, int with_parts);
+/* 1: staff a year is the bill's (by cluster size); 0: racks x TCO_IN_STAFF (no bill, or --staff). */
+int tco_staff_from_bill(const struct tco_inputs *in);
 
 /*
  * Sets the cloud comparator from a catalog instance at a price tier: its

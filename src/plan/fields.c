@@ -45,6 +45,21 @@
 
 /* ---- a choice: the rows of "ranked", "front", "all" and of the CSV ---- */
 
+/* The bill's lines beside servers, fabric and storage (cost/bom.h), and its running cost; null when rented. */
+#define BOM_OF(x) (c->has_bom ? c->bom.x : NAN)
+#define BOM_FIELDS(F) \
+	F(bom_frontend_usd, NUM, "USD", "front-end and storage Ethernet: switches, optics, cables", \
+	  BOM_OF(frontend.usd)) \
+	F(bom_oob_usd, NUM, "USD", "out-of-band management switches, 1 GbE", BOM_OF(oob_usd)) \
+	F(bom_power_distribution_usd, NUM, "USD", "rack PDUs on A and B feeds for the IT load", BOM_OF(pdu_usd)) \
+	F(bom_install_usd, NUM, "USD", "installation and integration", BOM_OF(install_usd)) \
+	F(bom_staff_engineers, NUM, "engineers", "operations engineers: GPUs / facility gpus_per_ops_engineer", \
+	  BOM_OF(staff_engineers)) \
+	F(bom_staff_usd_per_year, NUM, "USD/year", "the engineers at facility ops_engineer_usd_per_year", \
+	  BOM_OF(staff_usd_per_year)) \
+	F(bom_licence_usd_per_year, NUM, "USD/year", "software licences (--licence; 0: none)", \
+	  BOM_OF(licence_usd_per_year))
+
 /*
  * Context of the expressions: p, c (the choice), hw (its hardware), g (its
  * layout), m (memory), t (step time terms), q (inference: the queue of its
@@ -162,6 +177,7 @@
 	  "generic builds on several nodes: the fastest fabric's step time (0 otherwise)", c->fabric_best_step_s) \
 	F(capex_usd, NUM, "USD", "the bill of materials' total (null when rented)", \
 	  c->has_bom ? c->bom.capex_usd : NAN) \
+	BOM_FIELDS(F) \
 	F(goodput, NUM, "fraction", "the fraction of the wall time that trains (1 for inference)", c->gp.goodput) \
 	F(ideal_hours, NUM, "h", "the model's time to train with nothing lost", c->gp.ideal_hours) \
 	F(checkpoint_bytes, NUM, "bytes", "one checkpoint: weights and optimizer state", c->gp.ckpt_bytes) \

@@ -110,8 +110,9 @@ struct plan_request {
 	double budget_usd; /* cost of the run (inference: per hour) */
 	double power_kw;   /* full-load power of all the servers */
 	/* the bill of materials (owning) */
-	double rack_kw;    /* power per rack; 0: by cooling (facility rack_kw_air/liquid) */
-	double storage_tb; /* shared storage bought, TB; 0: facility storage_tb_per_gpu */
+	double rack_kw;                 /* power per rack; 0: by cooling (facility rack_kw_air/liquid) */
+	double storage_tb;              /* shared storage bought, TB; 0: facility storage_tb_per_gpu */
+	const struct cat_part *licence; /* software bought a GPU-year with owned hardware; NULL: none */
 	/* goodput (training) */
 	double checkpoint_every_s; /* 0: the optimum interval (Young/Daly) */
 	/* inference */

@@ -75,6 +75,7 @@ static int choice_bom(const struct plan *p, const struct plan_choice *c, struct 
 	in.rack_kw = p->req.rack_kw;
 	in.storage_tb = p->req.storage_tb > 0 ? p->req.storage_tb : -1;
 	in.pue = NAN;
+	in.licence = p->req.licence;
 	diag_clear(&err);
 	return bom_build(b, p->cat, &in, &err);
 }

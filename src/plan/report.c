@@ -377,7 +377,25 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 	bom_row(d, strbuf_str(&what), b->storage_tb, b->storage_usd, b->storage_part);
 	if (b->cooling_usd > 0)
 		bom_row(d, "liquid cooling, kW", b->it_kw, b->cooling_usd, b->cooling_part);
+	if (b->frontend.tiers) {
+		strbuf_reset(&what);
+		strbuf_addf(&what, "front end, %.0f Gb/s ports: %.0f switches, %.0f optics, %.0f cables",
+			    b->frontend.gbps, b->frontend.switches, b->frontend.optics, b->frontend.cables);
+		bom_row(d, strbuf_str(&what), b->frontend.ports, b->frontend.usd, b->frontend.part);
+	}
+	if (b->oob_switches > 0)
+		bom_row(d, "management switches, 1 GbE", b->oob_switches, b->oob_usd, b->oob_part);
+	bom_row(d, "power distribution, kW", b->pdu_kw, b->pdu_usd, b->pdu_part);
+	bom_row(d, "installation and integration, GPUs", b->gpus, b->install_usd, b->install_part);
 	html_table_end(d);
+	strbuf_reset(&what);
+	bom_running_text(b, &what);
+	paragraphf(d, 0,
+		   "A year of running it: %s; the support contract, energy and space are in the cost.%s%s%s%s",
+		   strbuf_str(&what), b->staff_ratio_row ? " Staff ratio: " : "",
+		   b->staff_ratio_row && b->staff_ratio_row->row.source ? b->staff_ratio_row->row.source : "",
+		   b->staff_ratio_row ? ", " : "",
+		   b->staff_ratio_row && b->staff_ratio_row->row.as_of ? b->staff_ratio_row->row.as_of : "");
 	strbuf_release(&what);
 }
 

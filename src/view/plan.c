@@ -220,9 +220,11 @@ static void print_front(FILE *out, const struct plan *p)
 static void print_bom(FILE *out, const struct bom *b)
 {
 	char a1[FMT_LEN], a2[FMT_LEN], a3[FMT_LEN], a4[FMT_LEN], a5[FMT_LEN], a6[FMT_LEN], sw[96];
-	struct strbuf fab = STRBUF_INIT, unpriced = STRBUF_INIT;
+	struct strbuf fab = STRBUF_INIT, unpriced = STRBUF_INIT, extras = STRBUF_INIT, run = STRBUF_INIT;
 
 	bom_missing_text(b, &unpriced);
+	bom_extras_text(b, &extras);
+	bom_running_text(b, &run);
 	if (b->tiers)
 		strbuf_addf(&fab, "%d-tier fabric %s: switches %s %s, %.0f NIC ports%s, %.0f optics, %.0f cables",
 			    b->tiers, fmt_money(b->fabric_usd, FMT_MONEY_SHORT, a1, sizeof(a1)),
@@ -235,15 +237,20 @@ static void print_bom(FILE *out, const struct bom *b)
 		fmt_money(b->cooling_usd, FMT_MONEY_SHORT, a3, sizeof(a3));
 	wrapf(out, "  buy          ", 15,
 	      "%s: %.0f server%s %s, %.0f %s-cooled rack%s of %.0f kW (%.0f server%s a rack)%s%s; "
-	      "%s; %.0f TB storage %s; %.0f kW at the wall (PUE %.2f)%s%s",
+	      "%s; %.0f TB storage %s%s%s; %.0f kW at the wall (PUE %.2f)%s%s",
 	      fmt_money(b->capex_usd, FMT_MONEY_SHORT, a4, sizeof(a4)), b->servers, b->servers == 1 ? "" : "s",
 	      fmt_money(b->server_usd, FMT_MONEY_SHORT, a5, sizeof(a5)), b->racks, b->cooling,
 	      b->racks == 1 ? "" : "s", b->rack_kw, b->nodes_per_rack, b->nodes_per_rack == 1 ? "" : "s",
 	      b->cooling_usd > 0 ? ", liquid plant " : "", b->cooling_usd > 0 ? a3 : "", strbuf_str(&fab),
-	      b->storage_tb, fmt_money(b->storage_usd, FMT_MONEY_SHORT, a6, sizeof(a6)), b->power_kw, b->pue,
-	      unpriced.len ? "; unpriced: " : "", strbuf_str(&unpriced));
+	      b->storage_tb, fmt_money(b->storage_usd, FMT_MONEY_SHORT, a6, sizeof(a6)), extras.len ? "; " : "",
+	      strbuf_str(&extras), b->power_kw, b->pue, unpriced.len ? "; unpriced: " : "", strbuf_str(&unpriced));
+	wrapf(out, "  run          ", 15,
+	      "a year: %s; the support contract, energy and space are in the cost (docs/tco.md)",
+	      strbuf_str(&run));
 	strbuf_release(&fab);
 	strbuf_release(&unpriced);
+	strbuf_release(&extras);
+	strbuf_release(&run);
 }
 
 /* Step shares and goodput of a training choice. */

@@ -258,15 +258,18 @@ static void account_capital(struct account *a, const struct view_tco *v)
 	const struct tco_inputs *in = v->in;
 	const struct tco_result *r = v->r;
 	const struct bom *bill = v->bill;
-	char b[5][FMT_LEN];
+	char b[9][FMT_LEN];
 
 	heading(a, "Capital, paid at month 0");
 	step(a, "servers", USD0(r->server_capex_usd, b[0]), "%s x %s", COUNT(r->servers, b[1]),
 	     USD0(in->value[TCO_IN_PRICE], b[2]));
 	if (in->extra_capex_usd > 0 && bill)
-		step(a, "bill", USD0(r->addon_usd, b[0]), "fabric %s + storage %s (%s TB) + cooling %s",
-		     USD0(bill->fabric_usd, b[1]), USD0(bill->storage_usd, b[2]), COUNT(bill->storage_tb, b[3]),
-		     USD0(bill->cooling_usd, b[4]));
+		step(a, "bill", USD0(r->addon_usd, b[0]),
+		     "fabric %s + front end %s + management %s + storage %s (%s TB) + cooling %s + power "
+		     "distribution %s + installation %s",
+		     USD0(bill->fabric_usd, b[1]), USD0(bill->frontend.usd, b[2]), USD0(bill->oob_usd, b[3]),
+		     USD0(bill->storage_usd, b[4]), COUNT(bill->storage_tb, b[5]), USD0(bill->cooling_usd, b[6]),
+		     USD0(bill->pdu_usd, b[7]), USD0(bill->install_usd, b[8]));
 	else
 		step(a, "add-on", USD0(r->addon_usd, b[0]), "%s x %g %% (network, storage)",
 		     USD0(r->server_capex_usd, b[1]), in->value[TCO_IN_ADDON]);
@@ -307,11 +310,19 @@ static void account_year(struct account *a, const struct view_tco *v)
 		step(a, "space", res, "%s x %.2f kW x %s/kW-month x 12", COUNT(r->servers, b[1]), x[TCO_IN_POWER],
 		     USD2(x[TCO_IN_COLO], b[2]));
 	snprintf(res, sizeof(res), "%s/yr", USD0(r->staff_usd_per_year, b[0]));
-	step(a, "staff", res, "%s rack%s x %s/rack-yr",
-	     fmt_grouped(r->racks, r->racks == floor(r->racks) ? 0 : 2, b[1], FMT_LEN), r->racks == 1 ? "" : "s",
-	     USD0(x[TCO_IN_STAFF], b[2]));
+	if (tco_staff_from_bill(in) && v->bill && v->bill->staff_ratio_row && v->bill->staff_cost_row)
+		step(a, "staff", res, "%s GPUs / %g an engineer x %s/engineer-yr", COUNT(v->bill->gpus, b[1]),
+		     v->bill->staff_ratio_row->value, USD0(v->bill->staff_cost_row->value, b[2]));
+	else
+		step(a, "staff", res, "%s rack%s x %s/rack-yr",
+		     fmt_grouped(r->racks, r->racks == floor(r->racks) ? 0 : 2, b[1], FMT_LEN),
+		     r->racks == 1 ? "" : "s", USD0(x[TCO_IN_STAFF], b[2]));
 	snprintf(res, sizeof(res), "%s/yr", USD0(r->support_usd_per_year, b[0]));
-	step(a, "support", res, "%s x %g %%/yr", USD0(r->support_basis_usd, b[1]), x[TCO_IN_SUPPORT]);
+	if (in->licence_usd_per_year > 0)
+		step(a, "support", res, "%s x %g %%/yr + licences %s", USD0(r->support_basis_usd, b[1]),
+		     x[TCO_IN_SUPPORT], USD0(in->licence_usd_per_year, b[2]));
+	else
+		step(a, "support", res, "%s x %g %%/yr", USD0(r->support_basis_usd, b[1]), x[TCO_IN_SUPPORT]);
 	snprintf(res, sizeof(res), "%s/yr", USD0(r->opex_usd_per_year, b[0]));
 	step(a, "opex", res, "%s + %s + %s + %s", USD0(r->energy_usd_per_year, b[1]),
 	     USD0(r->space_usd_per_year, b[2]), USD0(r->staff_usd_per_year, b[3]),
@@ -477,6 +488,12 @@ static void print_bill(FILE *out, const struct tco_inputs *in, const struct bom 
 		    in->extra_capex_usd > 0 || !(bill->fabric_usd + bill->storage_usd > 0) ?
 			    "" :
 			    "; not priced: --addon replaces it");
+	if (in->extra_capex_usd > 0) {
+		strbuf_addstr(&sb, "; ");
+		bom_extras_text(bill, &sb);
+		strbuf_addstr(&sb, "; a year: ");
+		bom_running_text(bill, &sb);
+	}
 	fputc('\n', out);
 	print_wrapped(out, strbuf_str(&sb), 2);
 	strbuf_release(&sb);

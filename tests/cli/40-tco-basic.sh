@@ -58,7 +58,8 @@ X = o["extra_capex_usd"]; XK = o["extra_kw"]
 near(o["capex_usd"], S * P * (1 + v["addon"] / 100) + X, "capex")
 if "bom" in d and v["addon"] == 0:
     b = d["bom"]
-    near(X, b["fabric_usd"] + b["storage_usd"] + b["cooling_usd"], "bill")
+    near(X, b["fabric_usd"] + b["frontend"]["usd"] + b["oob"]["usd"] + b["storage_usd"] + b["cooling_usd"]
+         + b["power_distribution"]["usd"] + b["installation"]["usd"], "bill")
     near(b["capex_usd"], S * P + X, "bom capex")
 near(o["residual_usd"], S * P * v["residual"] / 100, "residual")
 avg = v["idle-kw"] + u * (v["power-kw"] - v["idle-kw"])
@@ -66,10 +67,18 @@ near(o["avg_power_kw_per_server"], avg, "avg power")
 near(o["energy_usd_per_year"], (S * avg + XK) * v["pue"] * H * v["electricity"], "energy")
 if d["space_billing"] == "kw":
     near(o["space_usd_per_year"], (S * v["power-kw"] + XK) * v["colo"] * 12, "space")
-near(o["staff_usd_per_year"], o["racks"] * v["staff"], "staff")
+bill = "bom" in d and v["addon"] == 0
+if bill and d["inputs"]["staff"]["from"] != "--staff":
+    # a bill staffs by cluster size: GPUs / GPUs an engineer x an engineer-year
+    st = d["bom"]["staff"]
+    near(o["staff_usd_per_year"], d["bom"]["gpus"] / st["gpus_per_engineer"]["value"]
+         * st["usd_per_engineer_year"]["value"], "staff")
+else:
+    near(o["staff_usd_per_year"], o["racks"] * v["staff"], "staff")
 if "bom" in d and v["addon"] == 0:
     near(o["racks"], S / d["bom"]["nodes_per_rack"], "racks")
-near(o["support_usd_per_year"], (S * P + X) * v["support"] / 100, "support")
+near(o["support_usd_per_year"], (S * P + X) * v["support"] / 100 + (d["bom"]["licence"]["usd"] if bill else 0),
+     "support")
 opex = o["energy_usd_per_year"] + o["space_usd_per_year"] + o["staff_usd_per_year"] + o["support_usd_per_year"]
 near(o["opex_usd_per_year"], opex, "opex")
 total = o["capex_usd"] + Y * opex - o["residual_usd"]
@@ -98,7 +107,8 @@ print(d["verdict"])
 ' || fail "json account of: $*"
 }
 for args in "--server dgx-h100 --cloud p5.48xlarge" "--server dgx-a100-320gb --cloud p4d.24xlarge" \
-	"--server hgx-h100-8 --count 4 --reserved 35" "--server dgx-b200 --no-cloud" \
+	"--server hgx-h100-8 --count 4 --reserved 35" "--server hgx-h100-8 --count 4 --staff 5000" \
+	"--server dgx-b200 --no-cloud" \
 	"--server dgx-h100 --rack-unit-space --utilisation 35 --electricity 0.2" \
 	"--gpu h100-sxm5-80gb --gpus 4" "--gpu l40s --gpus 4 --years 4"; do
 	# shellcheck disable=SC2086

@@ -476,7 +476,7 @@ static void test_bom(void **state)
 	assert_true(b.rack_kw == 41 && b.nodes_per_rack == 4 && b.racks == 1);
 	assert_near(b.storage_tb, 16, 1e-9);
 	assert_near(b.storage_usd, 16 * st->price_usd, 1e-6);
-	assert_near(b.capex_usd, 400000 + b.storage_usd, 1e-6);
+	assert_near(b.capex_usd, 400000 + b.storage_usd + b.pdu_usd + b.install_usd, 1e-6);
 
 	/* 8 nodes: 64 ports fit one 64-port switch */
 	in.nodes = 8;
