@@ -231,14 +231,17 @@
 
 #define PART_COLS(C, T) \
 	ROW_COLS(C, T, CAT_REQUIRED, "slug, e.g. `sw-ib-ndr`") \
-	C(T, kind, kind, TEXT, NULL, 0, R_NONE, "`switch`, `nic`, `optic`, `cable`, `storage` or `cooling`") \
+	C(T, kind, kind, TEXT, NULL, 0, R_NONE, \
+	  "`switch`, `nic`, `optic`, `cable`, `storage`, `cooling`, `frontend`, `oob`, `pdu`, `install` or " \
+	  "`licence`") \
 	C(T, link, link, TEXT, NULL, CAT_REF_LINK, R_NONE, \
-	  "the `links.csv` scale-out key the part serves (switch, nic, optic, cable)") \
-	C(T, ports, ports, NUM, NULL, 0, R_COUNT, "switch radix; ports per NIC") \
+	  "the `links.csv` scale-out key the part serves (switch, nic, optic, cable, frontend)") \
+	C(T, ports, ports, NUM, NULL, 0, R_COUNT, "switch radix; ports per NIC; front end: ports per 8 GPUs") \
 	C(T, port_gbps, port_gbps, NUM, "Gb/s", 0, R_GBPS, "speed of one port") \
 	C(T, power_w, power_w, NUM, "W", 0, R_WATTS0, "per item (storage: per TB; cooling: per kW)") \
 	C(T, price_usd, price_usd, NUM, "USD", 0, R_USD, \
-	  "per item (storage: per TB; cooling: per kW of IT load)") \
+	  "per item (storage: per TB; cooling and pdu: per kW of IT load; install: per GPU; licence: per " \
+	  "GPU-year)") \
 	C(T, write_gbps, write_gbps, NUM, "GB/s", 0, R_GBPS, "storage: sustained write GB/s per TB") \
 	META_COLS(C, T)
 
