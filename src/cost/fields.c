@@ -53,8 +53,7 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	F(gpus, NUM, "GPUs", "GPUs owned: servers x GPUs per server", r->gpus) \
 	F(hours, NUM, "h", "hours in the period: years x hours per year", r->hours) \
 	F(server_capex_usd, NUM, "USD", "servers x price per server", r->server_capex_usd) \
-	F(addon_usd, NUM, "USD", "the bill's fabric, storage and cooling, or server capex x --addon %", \
-	  r->addon_usd) \
+	F(addon_usd, NUM, "USD", "the bill beyond the servers, or server capex x --addon %", r->addon_usd) \
 	F(capex_usd, NUM, "USD", "paid at month 0: server capex + add-on", r->capex_usd) \
 	F(residual_usd, NUM, "USD", "resale value at the end: server capex x residual %", r->residual_usd) \
 	F(avg_power_kw_per_server, NUM, "kW", "average draw of a server: idle + utilisation x (full - idle)", \
@@ -64,18 +63,27 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	F(energy_usd_per_year, NUM, "USD/year", "energy x electricity price", r->energy_usd_per_year) \
 	F(space_usd_per_year, NUM, "USD/year", "colocation per kW of full-load power, or per rack unit", \
 	  r->space_usd_per_year) \
-	F(staff_usd_per_year, NUM, "USD/year", "racks x staff cost per rack-year", r->staff_usd_per_year) \
-	F(support_usd_per_year, NUM, "USD/year", "(server capex + bill) x support %", r->support_usd_per_year) \
+	F(staff_usd_per_year, NUM, "USD/year", \
+	  "the bill's engineers x their yearly cost; racks x --staff without a bill or with --staff", \
+	  r->staff_usd_per_year) \
+	F(support_usd_per_year, NUM, "USD/year", "(server capex + bill) x support %, plus the bill's licences", \
+	  r->support_usd_per_year) \
 	F(opex_usd_per_year, NUM, "USD/year", "energy + space + staff + support", r->opex_usd_per_year) \
-	F(total_usd, NUM, "USD", "capex + years x opex - residual: cash, undiscounted", r->total_usd) \
+	F(capital_usd_per_month, NUM, "USD/month", \
+	  "level payment repaying capex less the residual at --interest (capital recovery)", \
+	  r->capital_usd_per_month) \
+	F(interest_usd, NUM, "USD", "the capital's cost: months x that payment - (capex - residual); 0 without interest", \
+	  r->interest_usd) \
+	F(total_usd, NUM, "USD", "capex + years x opex - residual + interest: cash, undiscounted", r->total_usd) \
 	F(gpu_hours_used, NUM, "GPU-h", "GPUs x hours x utilisation", r->gpu_hours_used) \
 	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "total / GPU-hours used", r->usd_per_gpu_hour) \
 	F(usd_per_pflop_hour, NUM, "USD/PFLOP-h", "per GPU-hour / dense peak in PFLOP/s; null without a peak", \
 	  r->usd_per_pflop_hour) \
-	F(owned_usd_per_month, NUM, "USD/month", "opex / 12", r->owned_usd_per_month) \
+	F(owned_usd_per_month, NUM, "USD/month", "opex / 12 + interest / months", r->owned_usd_per_month) \
 	F(racks, NUM, "racks", "racks the servers fill (a share of one counts as that share)", r->racks) \
 	F(extra_kw, NUM, "kW", "switches, optics and storage, drawn around the clock", in->extra_kw) \
-	F(extra_capex_usd, NUM, "USD", "the bill's fabric, storage and cooling", in->extra_capex_usd)
+	F(extra_capex_usd, NUM, "USD", \
+	  "the bill beyond the servers (fabric, networks, storage, cooling, PDUs, install)", in->extra_capex_usd)
 
 #define TCO_CLOUD_FIELDS(F) \
 	F(instance, TEXT, NULL, "clouds.csv key", in->cloud_key) \
