@@ -53,6 +53,7 @@ static const struct opt tco_opts[] = {
 	OPT_DOUBLE_("storage-tb", &storage_tb_flag, "TB", "shared storage bought (default 2 TB a GPU)", 0, 1e9),
 	NUM(TCO_IN_RESIDUAL, "residual", "PCT", "resale value at the end, % of the price"),
 	NUM(TCO_IN_CAPITAL, "cost-of-capital", "PCT", "cost of capital, %/year (discount rate of the NPV)"),
+	NUM(TCO_IN_INTEREST, "interest", "PCT", "interest on the capital, %/year (0: straight-line)"),
 	OPT_GROUP_("cloud comparator"),
 	OPT_STRING_("cloud", &cloud_name, "INSTANCE", "catalog instance (default: cheapest, same GPUs)"),
 	OPT_ENUM_("price-tier", &tier_flag, "TIER", "on-demand (default), 1y, 3y (all hours paid), spot",

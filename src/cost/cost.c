@@ -61,6 +61,7 @@ static const struct tco_input_desc inputs[TCO_NINPUTS] = {
 	[TCO_IN_ADDON] = {"addon", NULL, "%", "flat network and storage add-on", 0, 1000, 0},
 	[TCO_IN_RESIDUAL] = {"residual", "residual_value_pct", "%", "residual value", 0, 100, 0},
 	[TCO_IN_CAPITAL] = {"cost-of-capital", "cost_of_capital_pct", "%/year", "cost of capital", 0, 100, 0},
+	[TCO_IN_INTEREST] = {"interest", "interest_pct", "%/year", "interest on the capital", 0, 100, 0},
 	[TCO_IN_CLOUD_PRICE] = {"cloud-price", NULL, "USD/h", "cloud instance price", 0, 1e6, 0},
 	[TCO_IN_DISCOUNT] = {"reserved", NULL, "%", "cloud discount", 0, 100, 0},
 };
@@ -394,6 +395,33 @@ int tco_inputs_check(const struct tco_inputs *in, struct diag *err)
 	return 0;
 }
 
+/*
+ * The capital's cost at interest_pct a year, as a loan of the capex repaid
+ * in n = 12 Y level monthly payments A with the resale repaying the rest at
+ * the end (docs/tco.md derives it).  With r_m = (1 + i)^(1/12) - 1 and
+ * v = 1 / (1 + r_m), the payments' present value is the capex less the
+ * resale's:
+ *
+ *   A (1 - v^n) / r_m = capex - residual v^n
+ *   A = (capex - residual v^n) r_m / (1 - v^n)      (capital recovery factor)
+ *
+ * interest = n A - (capex - residual): what the payments add to
+ * straight-line depreciation; as i -> 0, A -> (capex - residual) / n and the
+ * interest -> 0, today's account.
+ */
+static void capital_cost(struct tco_result *r, double interest_pct, double months)
+{
+	double rm = pow(1 + interest_pct / 100, 1.0 / 12) - 1, vn;
+	if (!(rm > 0) || !(months > 0)) {
+		r->capital_usd_per_month = months > 0 ? (r->capex_usd - r->residual_usd) / months : 0;
+		r->interest_usd = 0;
+		return;
+	}
+	vn = pow(1 + rm, -months);
+	r->capital_usd_per_month = (r->capex_usd - r->residual_usd * vn) * rm / (1 - vn);
+	r->interest_usd = r->capital_usd_per_month * months - (r->capex_usd - r->residual_usd);
+}
+
 /* Every term but the flip points, from checked inputs. */
 static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 {
@@ -434,13 +462,16 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 	r->opex_usd_per_year = r->energy_usd_per_year + r->space_usd_per_year + r->staff_usd_per_year +
 			       r->support_usd_per_year;
 
-	r->total_usd = r->capex_usd + r->opex_usd_per_year * years - r->residual_usd;
+	capital_cost(r, v[TCO_IN_INTEREST], months);
+	r->total_usd = r->capex_usd + r->opex_usd_per_year * years - r->residual_usd + r->interest_usd;
 	r->gpu_hours_used = r->gpus * r->hours * r->utilisation;
 	r->usd_per_gpu_hour = r->total_usd / r->gpu_hours_used;
 	r->usd_per_pflop_hour = in->peak_tflops_per_gpu > 0 ?
 					r->usd_per_gpu_hour / (in->peak_tflops_per_gpu / 1000) :
 					NAN;
-	r->owned_usd_per_month = r->opex_usd_per_year / 12;
+	r->opex_usd_per_month = r->opex_usd_per_year / 12;
+	/* the interest spread evenly: the owned total is capex + this x months - residual */
+	r->owned_usd_per_month = r->opex_usd_per_month + r->interest_usd / months;
 
 	r->has_cloud = in->cloud_key != NULL;
 	r->cloud_instances = NAN;
@@ -473,7 +504,7 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 	r->breakeven_in_period = !isnan(r->breakeven_month) && r->breakeven_month <= months + 1e-9;
 	r->savings_usd = r->cloud_total_usd - r->total_usd;
 	r->savings_pct_of_cloud = r->savings_usd / r->cloud_total_usd * 100;
-	r->gain_usd_per_month = r->cloud_usd_per_month - r->owned_usd_per_month;
+	r->gain_usd_per_month = r->cloud_usd_per_month - r->opex_usd_per_month;
 	r->cloud_usd_per_gpu_hour_used = r->cloud_total_usd / r->gpu_hours_used;
 	r->roi_pct = r->capex_usd > 0 ? r->savings_usd / r->capex_usd * 100 : NAN;
 	r->roi_pct_per_year = r->roi_pct / years;
@@ -481,8 +512,8 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 		/* monthly gains at month ends, residual at the last; rate compounded yearly */
 		double rm = pow(1 + v[TCO_IN_CAPITAL] / 100, 1.0 / 12) - 1;
 		double annuity = rm > 0 ? (1 - pow(1 + rm, -months)) / rm : months;
-		r->npv_usd = -r->capex_usd + (r->cloud_usd_per_month - r->owned_usd_per_month) * annuity +
-			     r->residual_usd * pow(1 + rm, -months);
+		/* the cash flows themselves: discounting already charges the capital, --interest is not added */
+		r->npv_usd = -r->capex_usd + r->gain_usd_per_month * annuity + r->residual_usd * pow(1 + rm, -months);
 	}
 }
 
@@ -516,14 +547,31 @@ enum tco_input tco_flip_input(size_t i)
 static double flip_value(const struct tco_inputs *in, size_t i)
 {
 	const struct tco_input_desc *d = &inputs[flips[i].id];
-	double sa, sb, x;
+	double xa = flips[i].a, xb = flips[i].b, sa, sb, x, tol;
+	int k;
 	if (flips[i].id == TCO_IN_COLO && in->space != TCO_SPACE_KW)
 		return NAN;
-	sa = tco_savings_with(in, flips[i].id, flips[i].a);
-	sb = tco_savings_with(in, flips[i].id, flips[i].b);
+	sa = tco_savings_with(in, flips[i].id, xa);
+	sb = tco_savings_with(in, flips[i].id, xb);
 	if (!isfinite(sa) || !isfinite(sb) || fabs(sb - sa) <= 1e-9 * (fabs(sa) + fabs(sb)))
 		return NAN; /* the decision does not depend on this input */
-	x = flips[i].a - sa * (flips[i].b - flips[i].a) / (sb - sa);
+	tol = 1e-9 * (fabs(sa) + fabs(sb));
+	x = xa - sa * (xb - xa) / (sb - sa);
+	/*
+	 * Exact for an input the totals are linear in.  The interest bends the
+	 * line of the years (its payments compound over them): secant steps
+	 * from the two latest points then land on the root.
+	 */
+	for (k = 0; k < 40 && isfinite(x); k++) {
+		double sx = tco_savings_with(in, flips[i].id, x);
+		if (!isfinite(sx) || fabs(sx) <= tol || sx == sb)
+			break;
+		xa = xb;
+		sa = sb;
+		xb = x;
+		sb = sx;
+		x = xb - sb * (xb - xa) / (sb - sa);
+	}
 	if (d->min_exclusive ? x <= d->min : x < d->min)
 		return NAN;
 	if (x > d->max)
@@ -661,6 +709,7 @@ void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r
 	out->space_usd = r->space_usd_per_year * y;
 	out->staff_usd = r->staff_usd_per_year * y;
 	out->support_usd = r->support_usd_per_year * y;
+	out->interest_usd = r->interest_usd;
 }
 
 int tco_inputs_size_bom(struct tco_inputs *in, const struct catalog *cat, double rack_kw, double storage_tb,

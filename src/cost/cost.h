@@ -59,6 +59,7 @@ enum tco_input {
 	TCO_IN_ADDON,           /* % of price, a flat add-on instead of the bill of materials */
 	TCO_IN_RESIDUAL,        /* % of price recovered at the end */
 	TCO_IN_CAPITAL,         /* % per year, discount rate of the NPV */
+	TCO_IN_INTEREST,        /* % per year charged on the capital, in the owned cost */
 	TCO_IN_CLOUD_PRICE,     /* USD per instance-hour, on-demand */
 	TCO_IN_DISCOUNT,        /* % off the cloud price (reserved) */
 	TCO_NINPUTS
@@ -205,7 +206,9 @@ struct tco_result {
 	double support_usd_per_year;
 	double opex_usd_per_year; /* energy + space + staff + support */
 	/* over the period */
-	double total_usd;          /* capex + opex x years - residual */
+	double capital_usd_per_month; /* level payment repaying capex less the residual at the interest */
+	double interest_usd;          /* months x that payment - (capex - residual): 0 at no interest */
+	double total_usd;             /* capex + opex x years - residual + interest */
 	double gpu_hours_used;     /* gpus x hours x utilisation */
 	double usd_per_gpu_hour;   /* total / GPU-hours used */
 	double usd_per_pflop_hour; /* at the GPU's dense peak; NaN without a peak */
@@ -214,7 +217,8 @@ struct tco_result {
 	double cloud_instances;        /* instances a reserved term pays for */
 	double cloud_usd_per_gpu_hour; /* after the discount */
 	double cloud_total_usd;        /* the same GPU-hours rented */
-	double owned_usd_per_month;    /* opex / 12 */
+	double opex_usd_per_month;     /* opex / 12 */
+	double owned_usd_per_month;    /* opex / 12 + interest / months */
 	double cloud_usd_per_month;
 	double breakeven_month;  /* months after purchase; NaN when never */
 	int breakeven_in_period; /* 1 when breakeven_month <= years x 12 */
@@ -227,7 +231,7 @@ struct tco_result {
 	/* terms the account shows on their own lines */
 	double months;                      /* years x 12 */
 	double support_basis_usd;           /* server capex + bill: what support is a share of */
-	double gain_usd_per_month;          /* cloud/month - owned/month (NaN without a cloud) */
+	double gain_usd_per_month;          /* cloud/month - opex/month: the cash the NPV discounts (NaN without a cloud) */
 	double savings_pct_of_cloud;        /* savings / cloud total x 100 (NaN without a cloud) */
 	double cloud_usd_per_gpu_hour_used; /* cloud total / GPU-hours used: a reserved term pays idle hours */
 };
@@ -319,6 +323,7 @@ void tco_sensitivity(const struct tco_inputs *in, struct tco_point grid[TCO_GRID
 struct tco_breakdown {
 	double capex_less_residual_usd; /* capex - residual, not below 0 */
 	double energy_usd, space_usd, staff_usd, support_usd;
+	double interest_usd; /* the capital's cost at --interest */
 };
 void tco_owned_breakdown(const struct tco_inputs *in, const struct tco_result *r, struct tco_breakdown *out);
 

@@ -69,12 +69,17 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	F(support_usd_per_year, NUM, "USD/year", "(server capex + bill) x support %, plus the bill's licences", \
 	  r->support_usd_per_year) \
 	F(opex_usd_per_year, NUM, "USD/year", "energy + space + staff + support", r->opex_usd_per_year) \
-	F(total_usd, NUM, "USD", "capex + years x opex - residual: cash, undiscounted", r->total_usd) \
+	F(capital_usd_per_month, NUM, "USD/month", \
+	  "level payment repaying capex less the residual at --interest (capital recovery)", \
+	  r->capital_usd_per_month) \
+	F(interest_usd, NUM, "USD", "the capital's cost: months x that payment - (capex - residual); 0 without interest", \
+	  r->interest_usd) \
+	F(total_usd, NUM, "USD", "capex + years x opex - residual + interest: cash, undiscounted", r->total_usd) \
 	F(gpu_hours_used, NUM, "GPU-h", "GPUs x hours x utilisation", r->gpu_hours_used) \
 	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "total / GPU-hours used", r->usd_per_gpu_hour) \
 	F(usd_per_pflop_hour, NUM, "USD/PFLOP-h", "per GPU-hour / dense peak in PFLOP/s; null without a peak", \
 	  r->usd_per_pflop_hour) \
-	F(owned_usd_per_month, NUM, "USD/month", "opex / 12", r->owned_usd_per_month) \
+	F(owned_usd_per_month, NUM, "USD/month", "opex / 12 + interest / months", r->owned_usd_per_month) \
 	F(racks, NUM, "racks", "racks the servers fill (a share of one counts as that share)", r->racks) \
 	F(extra_kw, NUM, "kW", "switches, optics and storage, drawn around the clock", in->extra_kw) \
 	F(extra_capex_usd, NUM, "USD", \

@@ -336,9 +336,23 @@ static void account_period(struct account *a, const struct view_tco *v)
 	double years = in->value[TCO_IN_YEARS], util = in->value[TCO_IN_UTILISATION];
 	char b[4][FMT_LEN], res[VALUE_LEN];
 
-	heading(a, "Over %g years at %g %% utilisation", years, util);
-	step(a, "total", USD0(r->total_usd, b[0]), "%s + %g x %s - %s", USD0(r->capex_usd, b[1]), years,
-	     USD0(r->opex_usd_per_year, b[2]), USD0(r->residual_usd, b[3]));
+	if (r->interest_usd > 0) {
+		double i = in->value[TCO_IN_INTEREST] / 100, vn = pow(1 + i, -years);
+		heading(a, "Over %g years at %g %% utilisation, the capital at %g %%/yr", years, util, i * 100);
+		/* the capital recovery of docs/tco.md: a loan of the capex, the resale repaying its share */
+		snprintf(res, sizeof(res), "%s/month", USD0(r->capital_usd_per_month, b[0]));
+		step(a, "capital", res, "(%s - %s x %.4f) x %.4f %% / (1 - %.4f)", USD0(r->capex_usd, b[1]),
+		     USD0(r->residual_usd, b[2]), vn, (pow(1 + i, 1.0 / 12) - 1) * 100, vn);
+		step(a, "interest", USD0(r->interest_usd, b[0]), "%g x %s - (%s - %s)", r->months,
+		     USD0(r->capital_usd_per_month, b[1]), USD0(r->capex_usd, b[2]), USD0(r->residual_usd, b[3]));
+		USD0(r->interest_usd, res);
+		step(a, "total", USD0(r->total_usd, b[0]), "%s + %g x %s - %s + %s", USD0(r->capex_usd, b[1]), years,
+		     USD0(r->opex_usd_per_year, b[2]), USD0(r->residual_usd, b[3]), res);
+	} else {
+		heading(a, "Over %g years at %g %% utilisation", years, util);
+		step(a, "total", USD0(r->total_usd, b[0]), "%s + %g x %s - %s", USD0(r->capex_usd, b[1]), years,
+		     USD0(r->opex_usd_per_year, b[2]), USD0(r->residual_usd, b[3]));
+	}
 	snprintf(res, sizeof(res), "%s GPU-h", COUNT(r->gpu_hours_used, b[0]));
 	step(a, "GPU-hours", res, "%s GPUs x %s h x %g %%", COUNT(r->gpus, b[1]), COUNT(r->hours, b[2]), util);
 	snprintf(res, sizeof(res), "%s/GPU-h", USD3(r->usd_per_gpu_hour, b[0]));
@@ -374,7 +388,11 @@ static void account_rent(struct account *a, const struct view_tco *v)
 	snprintf(res, sizeof(res), "%s/month", USD0(r->cloud_usd_per_month, b[0]));
 	step(a, "cloud/month", res, "%s / %g months", USD0(r->cloud_total_usd, b[1]), r->months);
 	snprintf(res, sizeof(res), "%s/month", USD0(r->owned_usd_per_month, b[0]));
-	step(a, "owned/month", res, "%s / 12", USD0(r->opex_usd_per_year, b[1]));
+	if (r->interest_usd > 0)
+		step(a, "owned/month", res, "%s / 12 + %s interest / %g", USD0(r->opex_usd_per_year, b[1]),
+		     USD0(r->interest_usd, b[2]), r->months);
+	else
+		step(a, "owned/month", res, "%s / 12", USD0(r->opex_usd_per_year, b[1]));
 }
 
 static void account_compare(struct account *a, const struct view_tco *v)
@@ -754,23 +772,25 @@ static struct svg_chart *chart_cumulative(const struct tco_result *r)
 static struct svg_chart *chart_breakdown(const struct tco_inputs *in, const struct tco_result *r)
 {
 	struct svg_chart *c = svg_chart_new(SVG_HBAR, "tco-breakdown", "Where the money goes over the period");
-	static const char *const terms[] = {"capex less resale", "energy", "space", "staff", "support"};
+	static const char *const terms[] = {"capex less resale", "energy", "space", "staff", "support", "interest"};
 	struct tco_breakdown bd;
-	double value[5];
-	int series[5], cloud, own;
-	size_t i;
+	double value[6];
+	int series[6], cloud, own;
+	/* the interest is a term of its own only when there is some */
+	size_t i, n = r->interest_usd > 0 ? 6 : 5;
 	tco_owned_breakdown(in, r, &bd);
 	value[0] = bd.capex_less_residual_usd;
 	value[1] = bd.energy_usd;
 	value[2] = bd.space_usd;
 	value[3] = bd.staff_usd;
 	value[4] = bd.support_usd;
+	value[5] = bd.interest_usd;
 	svg_axis(c, 'x', "cost over the period", "USD", SVG_SCALE_LINEAR);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < n; i++)
 		series[i] = svg_series(c, terms[i]);
 	cloud = svg_series(c, "cloud instances");
 	own = svg_bar(c, "owned");
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < n; i++)
 		svg_bar_value(c, own, series[i], value[i]);
 	if (r->has_cloud)
 		svg_bar_value(c, svg_bar(c, "rented"), cloud, r->cloud_total_usd);

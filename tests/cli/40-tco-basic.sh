@@ -8,7 +8,7 @@
 PINNED="--server dgx-h100 --price 400000 --power-kw 10.2 --idle-kw 2 --years 5
 	--utilisation 70 --electricity 0.10 --pue 1.4 --colo 184.06 --staff 2500
 	--support 5 --addon 15 --residual 10 --cost-of-capital 8 --cloud p5.48xlarge
-	--cloud-price 55.04"
+	--cloud-price 55.04 --interest 0"
 # shellcheck disable=SC2086
 expect_rc 0 tco $PINNED
 expect_width 80
@@ -29,6 +29,23 @@ expect_out "= \$738,879"
 expect_out "owning is cheaper from month 20 of 60"
 expect_out "own above 27.83 %"
 expect_out "--price"
+
+# docs/tco.md "The cost of the capital": the same at 7.5 %/yr interest
+# shellcheck disable=SC2086
+expect_rc 0 tco $PINNED --interest 7.5
+expect_width 80
+expect_out "the capital at 7.5 %/yr"
+expect_out "(\$460,000 - \$40,000 x 0.6966) x 0.6045 % / (1 - 0.6966)"
+expect_out "= \$8,609/month"
+expect_out "interest    = 60 x \$8,609 - (\$460,000 - \$40,000)"
+expect_out "= \$96,522"
+expect_out "total       = \$460,000 + 5 x \$54,528 - \$40,000 + \$96,522  = \$789,161"
+expect_out "= \$3.215/GPU-h"
+expect_out "owned/month = \$54,528 / 12 + \$96,522 interest / 60"
+expect_out "= month 20.9"
+expect_out "= \$899,521"
+expect_out "= \$738,879"
+expect_out "own above 31.92 %"
 
 # the two comparisons quoted in docs/tco.md, with catalog defaults
 expect_rc 0 tco --server dgx-h100 --cloud p5.48xlarge
@@ -81,8 +98,15 @@ near(o["support_usd_per_year"], (S * P + X) * v["support"] / 100 + (d["bom"]["li
      "support")
 opex = o["energy_usd_per_year"] + o["space_usd_per_year"] + o["staff_usd_per_year"] + o["support_usd_per_year"]
 near(o["opex_usd_per_year"], opex, "opex")
-total = o["capex_usd"] + Y * opex - o["residual_usd"]
+# the capital recovery of docs/tco.md at --interest
+C, R, n = o["capex_usd"], o["residual_usd"], Y * 12
+rm = (1 + v["interest"] / 100) ** (1 / 12) - 1
+A = (C - R * (1 + rm) ** -n) * rm / (1 - (1 + rm) ** -n) if rm > 0 else (C - R) / n
+near(o["capital_usd_per_month"], A, "capital payment")
+near(o["interest_usd"], n * A - (C - R), "interest")
+total = o["capex_usd"] + Y * opex - o["residual_usd"] + o["interest_usd"]
 near(o["total_usd"], total, "total")
+near(o["owned_usd_per_month"], opex / 12 + o["interest_usd"] / n, "owned per month")
 gh = S * d["gpus_per_server"] * Y * H * u
 near(o["gpu_hours_used"], gh, "gpu-hours")
 near(o["usd_per_gpu_hour"], total / gh, "usd/gpu-h")
@@ -94,7 +118,7 @@ if "cloud" in d:
     if c["pricing"] == "on-demand":
         near(c["total_usd"], gh * rate, "cloud total")
     near(d["savings_usd"], c["total_usd"] - total, "savings")
-    gain = c["total_usd"] / (Y * 12) - opex / 12
+    gain = c["total_usd"] / (Y * 12) - o["owned_usd_per_month"]
     if gain > 0:
         near(d["breakeven_month"], o["capex_usd"] / gain, "break-even")
     else:
@@ -106,7 +130,7 @@ assert len(d["arithmetic"]) >= (22 if "cloud" in d else 13), len(d["arithmetic"]
 print(d["verdict"])
 ' || fail "json account of: $*"
 }
-for args in "--server dgx-h100 --cloud p5.48xlarge" "--server dgx-a100-320gb --cloud p4d.24xlarge" \
+for args in "--server dgx-h100 --cloud p5.48xlarge" "--server dgx-h100 --cloud p5.48xlarge --interest 0" "--server dgx-a100-320gb --cloud p4d.24xlarge" \
 	"--server hgx-h100-8 --count 4 --reserved 35" "--server hgx-h100-8 --count 4 --staff 5000" \
 	"--server dgx-b200 --no-cloud" \
 	"--server dgx-h100 --rack-unit-space --utilisation 35 --electricity 0.2" \

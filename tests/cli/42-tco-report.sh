@@ -51,7 +51,7 @@ for s, x, y in own[:-1]:
     assert abs(y - (o["capex_usd"] + o["owned_usd_per_month"] * x)) < 0.01, (x, y)
 for s, x, y in rent:
     assert abs(y - d["cloud"]["usd_per_month"] * x) < 0.01, (x, y)
-assert abs(own[-1][2] - (o["capex_usd"] + o["opex_usd_per_year"] * months / 12 - o["residual_usd"])) < 0.01
+assert abs(own[-1][2] - (o["capex_usd"] + o["opex_usd_per_year"] * months / 12 - o["residual_usd"] + o["interest_usd"])) < 0.01
 assert len(cum["marks"]) == 1
 assert abs(cum["marks"][0][0] - d["breakeven_month"]) < 1e-6
 bars = p.svgs["tco-breakdown"]["segments"]

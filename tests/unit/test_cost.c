@@ -144,6 +144,55 @@ static void test_flip_points(void **state)
 	assert_true(isnan(r.flip[TCO_IN_PUE]));
 }
 
+/* docs/tco.md, "The cost of the capital": the worked example at 7.5 %/yr. */
+static void test_interest(void **state)
+{
+	struct tco_inputs in;
+	struct tco_result r, r0;
+	struct diag err;
+	double rm = pow(1.075, 1.0 / 12) - 1, vn = pow(1.075, -5), a;
+	int i;
+	(void)state;
+	dgx_h100(&in);
+	assert_int_equal(tco_compute(&in, &r0, &err), 0);
+	/* no interest: straight-line, today's account */
+	assert_near(r0.interest_usd, 0, 0);
+	assert_near(r0.capital_usd_per_month, (460000 - 40000) / 60.0, 1e-9);
+	assert_near(r0.owned_usd_per_month, r0.opex_usd_per_year / 12, 1e-9);
+	in.value[TCO_IN_INTEREST] = 7.5;
+	assert_int_equal(tco_compute(&in, &r, &err), 0);
+	/* 1.075^(1/12) - 1 = 0.0060449; 1.075^-5 = 0.696559 */
+	assert_near(rm, 0.0060449, 1e-7);
+	assert_near(vn, 0.696559, 1e-6);
+	a = (460000 - 40000 * vn) * rm / (1 - vn);
+	assert_near(r.capital_usd_per_month, a, 1e-9);
+	assert_near(r.capital_usd_per_month, 8608.70, 0.01);
+	assert_near(r.interest_usd, 60 * a - 420000, 1e-6);
+	assert_near(r.interest_usd, 96522.28, 0.01);
+	assert_near(r.total_usd, r0.total_usd + r.interest_usd, 1e-6);
+	assert_near(r.usd_per_gpu_hour, r.total_usd / 245448, 1e-12);
+	assert_near(r.owned_usd_per_month, r0.opex_usd_per_year / 12 + r.interest_usd / 60, 1e-9);
+	assert_near(r.breakeven_month, 460000 / (r.cloud_usd_per_month - r.owned_usd_per_month), 1e-9);
+	/* the NPV discounts the cash itself: the interest is not added to it */
+	assert_near(r.npv_usd, r0.npv_usd, 1e-6);
+	assert_near(r.gain_usd_per_month, r0.gain_usd_per_month, 1e-9);
+	/* when the two rates agree, the NPV and the savings have the same sign, in the ratio annuity / months */
+	in.value[TCO_IN_CAPITAL] = 7.5;
+	assert_int_equal(tco_compute(&in, &r, &err), 0);
+	assert_near(r.npv_usd / r.savings_usd * 60, (1 - vn) / rm, 1e-6);
+	/* the years' flip point is a root though the interest bends them */
+	for (i = 0; i < TCO_NINPUTS; i++)
+		if (!isnan(r.flip[i]))
+			assert_near(tco_savings_with(&in, (enum tco_input)i, r.flip[i]), 0, 1e-3);
+	assert_false(isnan(r.flip[TCO_IN_YEARS]));
+	/* the interest shows in the breakdown */
+	{
+		struct tco_breakdown bd;
+		tco_owned_breakdown(&in, &r, &bd);
+		assert_near(bd.interest_usd, r.interest_usd, 0);
+	}
+}
+
 /*
  * The cost chapter of the source articles: "($25,000 + $3,240) / (312 TFLOPS
  * x 8760 h x 0.7) = $0.012/TFLOP-hour" for an 8-GPU A100 server.  Recomputed
@@ -543,6 +592,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_worked_example_terms),
 		cmocka_unit_test(test_flip_points),
+		cmocka_unit_test(test_interest),
 		cmocka_unit_test(test_seeds_example),
 		cmocka_unit_test(test_never_breaks_even_and_reserved),
 		cmocka_unit_test(test_bad_input),

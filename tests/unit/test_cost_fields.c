@@ -117,7 +117,7 @@ static void test_json_document(void **state)
 			    "servers gpus hours server_capex_usd addon_usd capex_usd residual_usd "
 			    "avg_power_kw_per_server load_fraction energy_kwh_per_year energy_usd_per_year "
 			    "space_usd_per_year staff_usd_per_year support_usd_per_year opex_usd_per_year "
-			    "total_usd gpu_hours_used usd_per_gpu_hour usd_per_pflop_hour owned_usd_per_month "
+			    "capital_usd_per_month interest_usd total_usd gpu_hours_used usd_per_gpu_hour usd_per_pflop_hour owned_usd_per_month "
 			    "racks extra_kw extra_capex_usd");
 	keys(json_object_get(o, "cloud"), k, sizeof(k));
 	assert_string_equal(k,
@@ -178,7 +178,7 @@ static void test_account_terms(void **state)
 	dgx_h100(&in);
 	assert_int_equal(tco_compute(&in, &r, &err), 0);
 	assert_true(r.months == 60);
-	assert_true(r.gain_usd_per_month == r.cloud_usd_per_month - r.owned_usd_per_month);
+	assert_true(r.gain_usd_per_month == r.cloud_usd_per_month - r.opex_usd_per_month);
 	assert_true(fabs(r.savings_pct_of_cloud - r.savings_usd / r.cloud_total_usd * 100) < 1e-12);
 	tco_owned_breakdown(&in, &r, &bd);
 	assert_true(fabs(bd.capex_less_residual_usd + bd.energy_usd + bd.space_usd + bd.staff_usd +
