@@ -261,7 +261,9 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 	F(ecosystem, TEXT, NULL, "cuda, rocm, synapseai, oneapi or any", req->ecosystem ? req->ecosystem : "any") \
 	F(deadline_s, NUM, "s", "time to finish (inference: latency target); null when not given", \
 	  req->deadline_s > 0 ? req->deadline_s : NAN) \
-	F(budget_usd, NUM, "USD", "budget of the run (inference: per hour); null when not given", \
+	F(budget_usd, NUM, "USD", \
+	  "the most a choice may commit: the capex to buy, or the rent of the run (inference: an hour); " \
+	  "null when not given", \
 	  req->budget_usd > 0 ? req->budget_usd : NAN) \
 	F(power_kw, NUM, "kW", "full-load power limit of all servers; null when not given", \
 	  req->power_kw > 0 ? req->power_kw : NAN) \

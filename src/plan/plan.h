@@ -107,8 +107,9 @@ struct plan_request {
 	double years;           /* owning: service life; 0: tco default (facility depreciation) */
 	/* constraints; 0 = none */
 	double deadline_s; /* time to finish (inference: latency target) */
-	double budget_usd; /* cost of the run (inference: per hour) */
-	double power_kw;   /* full-load power of all the servers */
+	/* money committed (plan_committed_usd): the capex to buy owned hardware, the rent of the run (inference: an hour) */
+	double budget_usd;
+	double power_kw; /* full-load power of all the servers */
 	/* the bill of materials (owning) */
 	double rack_kw;                 /* power per rack; 0: by cooling (facility rack_kw_air/liquid) */
 	double storage_tb;              /* shared storage bought, TB; 0: facility storage_tb_per_gpu */
@@ -322,6 +323,14 @@ int plan_on_front(const struct plan *p, const struct plan_choice *c);
 /* Cheapest and fastest of everything that fits, ignoring constraints (NULL when none). */
 const struct plan_choice *plan_cheapest(const struct plan *p);
 const struct plan_choice *plan_fastest(const struct plan *p);
+/*
+ * The money choice c commits, what --budget caps, USD: owned hardware, the
+ * bill of materials to buy (NaN when no rack holds a node: no bill);
+ * rented, the cost of the run (inference: of an hour).
+ */
+double plan_committed_usd(const struct plan *p, const struct plan_choice *c);
+/* Of everything that fits, ignoring constraints, the choice that commits the least (NULL when none). */
+const struct plan_choice *plan_least_committed(const struct plan *p);
 
 /* ---- describing choices ---- */
 

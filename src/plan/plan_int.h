@@ -48,8 +48,8 @@ struct plan {
 
 	size_t *ranked, nranked;
 	size_t *front, nfront;
-	size_t *best_on_hw;                         /* per hw: index into all, or SIZE_MAX */
-	size_t nearest, closest, cheapest, fastest; /* SIZE_MAX: none */
+	size_t *best_on_hw;                                          /* per hw: index into all, or SIZE_MAX */
+	size_t nearest, closest, cheapest, fastest, least_committed; /* SIZE_MAX: none */
 
 	struct plan_stats stats;
 	char *skipped;               /* owned: hardware left out, and why (no price ...); NULL: none */

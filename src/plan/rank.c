@@ -261,9 +261,9 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 			miss = fmax(miss, tpot / p->req.tpot_s);
 		}
 	}
-	if (p->req.budget_usd > 0) {
-		/* --objective capex: the budget is for buying; otherwise for the run */
-		double spend = p->req.objective == PLAN_OBJ_CAPEX ? c->bom.capex_usd : c->cost_usd;
+	if (p->req.budget_usd > 0 && !isnan(plan_committed_usd(p, c))) {
+		/* the money the choice commits; owned hardware no rack holds has no bill: the rack's miss */
+		double spend = plan_committed_usd(p, c);
 		if (spend > p->req.budget_usd)
 			c->violates |= PLAN_VIOL_BUDGET;
 		miss = fmax(miss, spend / p->req.budget_usd);
@@ -291,6 +291,13 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		c->score = t;
 		break;
 	}
+}
+
+double plan_committed_usd(const struct plan *p, const struct plan_choice *c)
+{
+	if (p->hw[c->hw].cloud)
+		return c->cost_usd;
+	return c->has_bom ? c->bom.capex_usd : NAN;
 }
 
 /* Sort keys copied out of the choices, so the comparators need no global state. */
@@ -487,11 +494,15 @@ void plan_rank(struct plan *p)
 		}
 	}
 
-	p->nearest = p->closest = p->cheapest = p->fastest = PLAN_NONE;
+	p->nearest = p->closest = p->cheapest = p->fastest = p->least_committed = PLAN_NONE;
 	for (i = 0; i < nfit; i++) {
 		const struct plan_choice *c = &p->all[fit[i]];
+		double spend = plan_committed_usd(p, c);
 		if (p->cheapest == PLAN_NONE || c->cost_usd < p->all[p->cheapest].cost_usd)
 			p->cheapest = fit[i];
+		if (!isnan(spend) && (p->least_committed == PLAN_NONE ||
+				      spend < plan_committed_usd(p, &p->all[p->least_committed])))
+			p->least_committed = fit[i];
 		if (p->fastest == PLAN_NONE || time_metric(p, c) < time_metric(p, &p->all[p->fastest]))
 			p->fastest = fit[i];
 		if (!n && (p->nearest == PLAN_NONE || c->miss < p->all[p->nearest].miss))
@@ -561,6 +572,10 @@ const struct plan_choice *plan_cheapest(const struct plan *p)
 const struct plan_choice *plan_fastest(const struct plan *p)
 {
 	return at(p, p->fastest);
+}
+const struct plan_choice *plan_least_committed(const struct plan *p)
+{
+	return at(p, p->least_committed);
 }
 
 const struct plan_choice *plan_best_on(const struct plan *p, size_t hw)

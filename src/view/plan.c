@@ -331,13 +331,25 @@ static const char *miss_words(double miss, char *b, size_t len)
 	return b;
 }
 
-/* "  fastest overall: 4x8 h100-sxm5-80gb, 12d for $46k" */
+/* " ($304k to buy)" for owned hardware with a bill, the money --budget caps there; else "". */
+#define BUY_LEN (FMT_LEN + 16)
+static const char *buy_words(const struct plan_choice *x, char *buf, size_t len)
+{
+	char m[FMT_LEN];
+	buf[0] = 0;
+	if (x->has_bom)
+		snprintf(buf, len, " (%s to buy)", fmt_money(x->bom.capex_usd, FMT_MONEY_SHORT, m, sizeof(m)));
+	return buf;
+}
+
+/* "  fastest overall: 4x8 h100-sxm5-80gb, 12d for $46k ($1.2M to buy)" */
 static void print_overall(FILE *out, const struct plan *p, const char *what, const struct plan_choice *x)
 {
 	const struct plan_hw *hw = hw_of(p, x);
-	char a[FMT_LEN], b[FMT_LEN];
-	wrapf(out, "  ", 2, "%s overall: %ux%d %s, %s for %s", what, x->nodes, hw->gpus_per_node, hw->label,
-	      choice_time(p, x, a, sizeof(a)), fmt_money(x->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)));
+	char a[FMT_LEN], b[FMT_LEN], c[BUY_LEN];
+	wrapf(out, "  ", 2, "%s overall: %ux%d %s, %s for %s%s", what, x->nodes, hw->gpus_per_node, hw->label,
+	      choice_time(p, x, a, sizeof(a)), fmt_money(x->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)),
+	      buy_words(x, c, sizeof(c)));
 }
 
 /*
@@ -350,12 +362,20 @@ static void missed_words(struct strbuf *names, struct strbuf *rack, const struct
 	const struct plan_request *req = plan_request_of(p);
 	const struct plan_hw *hw = hw_of(p, m);
 	const char *what[5];
+	char budget[FMT_LEN + 48], usd[FMT_LEN];
 	int k = 0, i;
 
 	if (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0)
 		what[k++] = is_infer(p) ? "latency target" : "deadline";
-	if (req->budget_usd > 0)
-		what[k++] = "budget";
+	if (req->budget_usd > 0) {
+		/* what the budget caps (plan_committed_usd) */
+		fmt_money(req->budget_usd, FMT_MONEY_SHORT, usd, sizeof(usd));
+		snprintf(budget, sizeof(budget), "budget (%s %s)", usd,
+			 req->buy != PLAN_BUY_CLOUD ? "to buy" :
+			 is_infer(p)                ? "an hour rented" :
+						      "to rent the run");
+		what[k++] = budget;
+	}
 	if (req->power_kw > 0)
 		what[k++] = "power limit";
 	if (m->violates & PLAN_VIOL_RACK) {
@@ -383,22 +403,23 @@ static void print_nearest_miss(FILE *out, const struct plan *p, const struct pla
 	const struct plan_request *req = plan_request_of(p);
 	const struct plan_hw *hw = hw_of(p, m);
 	struct strbuf names = STRBUF_INIT, rack = STRBUF_INIT;
-	char a[FMT_LEN], b[FMT_LEN], c[FMT_LEN], lay[64];
+	char a[FMT_LEN], b[FMT_LEN], c[FMT_LEN], d[BUY_LEN], lay[64];
 
 	missed_words(&names, &rack, p, m);
 	wrapf(out, "", 0,
 	      "no configuration meets the %s%s; the nearest miss is %ux%d %s (%s): %s, "
-	      "%s, %.1f kW, %s the tightest constraint",
+	      "%s%s, %.1f kW, %s the tightest constraint",
 	      strbuf_str(&names), strbuf_str(&rack), m->nodes, hw->gpus_per_node, hw->label,
 	      plan_layout_code(&m->cfg, lay, sizeof(lay)), choice_time(p, m, a, sizeof(a)),
-	      fmt_money(m->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)), m->power_kw,
+	      fmt_money(m->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)), buy_words(m, d, sizeof(d)), m->power_kw,
 	      miss_words(m->miss, c, sizeof(c)));
 	strbuf_release(&names);
 	strbuf_release(&rack);
 	if (plan_fastest(p) && (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0))
 		print_overall(out, p, "fastest", plan_fastest(p));
-	if (plan_cheapest(p) && req->budget_usd > 0)
-		print_overall(out, p, "cheapest", plan_cheapest(p));
+	if (plan_least_committed(p) && req->budget_usd > 0)
+		print_overall(out, p, req->buy == PLAN_BUY_CLOUD ? "cheapest" : "smallest purchase",
+			      plan_least_committed(p));
 }
 
 static void print_no_answer(FILE *out, const struct plan *p)

@@ -53,10 +53,10 @@ assert m and m["meets_constraints"] is False and m["violates"] == "deadline"
 assert m["time_to_finish_s"] > 86400 and m["miss"] > 1
 ' || fail "impossible deadline JSON"
 
-# a budget below the cheapest configuration
+# a budget below the smallest purchase
 expect_rc 1 plan --budget 1
 expect_out "no configuration meets the budget"
-expect_out "cheapest overall"
+expect_out "smallest purchase overall"
 # both at once
 expect_rc 1 plan --budget 1 --deadline 1m
 expect_out "deadline and budget"

@@ -89,7 +89,7 @@ assert all(c["meets_constraints"] for c in r)
 
 # bad input: a clear message and the closest choice
 expect_rc 1 plan resnet50 --task pretrain --samples 1281167 --epochs 90 --budget 1
-expect_out "no configuration meets the budget; the nearest miss is"
+expect_out "no configuration meets the budget (\$1.00 to buy); the nearest miss is"
 expect_rc 1 plan llama3-70b --task pretrain --tokens 15e12 --deadline 2d
 expect_out "no configuration meets the deadline; the nearest miss is"
 expect_rc 1 plan llama3-70b --task pretrain --tokens 15e12 --gpu b200-sxm-180gb --rack-kw 10
