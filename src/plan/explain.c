@@ -717,10 +717,11 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 	fmt_duration(least->hours * 3600, FMT_DURATION_TEXT, t1, sizeof(t1));
 	fmt_duration(fastest->hours * 3600, FMT_DURATION_TEXT, t2, sizeof(t2));
 	NOTEF(ex->sizing,
-	      "on %s the fewest GPUs that fit are %d (%s, %s) and the fastest count searched is "
+	      "on %s the fewest GPUs that fit are %d (%s, %s%s) and the fastest count searched is "
 	      "%d (%s, %s); %d GPUs rank first by %s%s",
 	      p->hw[c->hw].label, least->gpus, t1, fmt_money(least->cost_usd, FMT_MONEY_SHORT, m1, sizeof(m1)),
-	      fastest->gpus, t2, fmt_money(fastest->cost_usd, FMT_MONEY_SHORT, m2, sizeof(m2)), c->gpus,
+	      least->violates & PLAN_VIOL_LIFE ? ", longer than the hardware's life" : "", fastest->gpus, t2,
+	      fmt_money(fastest->cost_usd, FMT_MONEY_SHORT, m2, sizeof(m2)), c->gpus,
 	      plan_objective_name(p->req.objective), p->req.deadline_s > 0 ? " within the deadline" : "");
 }
 

@@ -170,8 +170,8 @@
 	F(score, NUM, NULL, "the objective's value (lower is better)", c->score) \
 	F(on_front, BOOL, NULL, "on the Pareto front of time against cost", plan_on_front(p, c)) \
 	F(meets_constraints, BOOL, NULL, "meets every constraint", !c->violates) \
-	F(violates, TEXT, NULL, "the constraints it breaks: deadline, budget, power, joined by ;", \
-	  violation_names[c->violates & 7u]) \
+	F(violates, TEXT, NULL, "the constraints it breaks: deadline, budget, power, life, joined by ;", \
+	  plan_violation_names(c->violates, report_scratch(row, NAME_LEN), NAME_LEN)) \
 	F(miss, NUM, NULL, "the largest value/limit over the constraints (<= 1: met)", c->miss) \
 	F(fabric_best_step_s, NUM, "s", \
 	  "generic builds on several nodes: the fastest fabric's step time (0 otherwise)", c->fabric_best_step_s) \
@@ -192,11 +192,6 @@
 	  plan_estimate_args(p, c, report_scratch(row, ARGS_LEN), ARGS_LEN))
 
 static const char *const hw_kinds[] = {"server", "cloud", "generic"};
-/* PLAN_VIOL_DEADLINE, _BUDGET and _POWER as bits 0-2 */
-static const char *const violation_names[8] = {
-	"",      "deadline",       "budget",       "deadline;budget",
-	"power", "deadline;power", "budget;power", "deadline;budget;power",
-};
 
 PLAN_SCHEMA(choice, "plan", PLAN_CHOICE_FIELDS)
 
@@ -267,6 +262,10 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 	  req->budget_usd > 0 ? req->budget_usd : NAN) \
 	F(power_kw, NUM, "kW", "full-load power limit of all servers; null when not given", \
 	  req->power_kw > 0 ? req->power_kw : NAN) \
+	F(years, NUM, "years", \
+	  "owned: the service life the hardware is priced over and no run may outlast (--years, else the " \
+	  "facility's depreciation); null when renting", \
+	  plan_service_years(p)) \
 	F(rate_per_s, NUM, "requests/s", "inference: requests per second to serve; null for training", \
 	  req->base.task != MODEL_TASK_INFER ? NAN : \
 	  req->rate_per_s > 0                ? req->rate_per_s : \

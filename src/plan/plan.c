@@ -4,6 +4,7 @@
  * space.c, search.c and rank.c in that order; none of them calls back into
  * this file.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,29 @@ const char *plan_skipped(const struct plan *p)
 const struct model_config *plan_base(const struct plan *p)
 {
 	return &p->base;
+}
+
+double plan_service_years(const struct plan *p)
+{
+	size_t i;
+	/* every owned option's inputs hold the same years (owned_overrides, space.c) */
+	for (i = 0; i < p->nhw; i++)
+		if (p->hw[i].tco && !p->hw[i].cloud)
+			return p->hw[i].tco->value[TCO_IN_YEARS];
+	return NAN;
+}
+
+const char *plan_violation_names(unsigned violates, char *buf, size_t len)
+{
+	/* the rack bit is no constraint of the request's: the answer names the rack (view/plan.c) */
+	static const char *const names[PLAN_VIOL_COUNT] = {"deadline", "budget", "power", NULL, "life"};
+	size_t o = 0;
+	int i;
+	buf[0] = 0;
+	for (i = 0; i < PLAN_VIOL_COUNT; i++)
+		if (names[i] && violates & (1u << i) && o < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ";" : "", names[i]);
+	return buf;
 }
 
 const struct plan_hw *plan_hw(const struct plan *p, size_t *n)

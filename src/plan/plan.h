@@ -189,6 +189,8 @@ enum {
 	PLAN_VIOL_BUDGET = 1u << 1,
 	PLAN_VIOL_POWER = 1u << 2,
 	PLAN_VIOL_RACK = 1u << 3, /* a node draws more than --rack-kw */
+	PLAN_VIOL_LIFE = 1u << 4, /* owned: the run outlasts the hardware's service life (--years) */
+	PLAN_VIOL_COUNT = 5       /* bits in use */
 };
 
 /*
@@ -269,6 +271,18 @@ const struct plan_stats *plan_stats(const struct plan *p);
 const struct model_config *plan_base(const struct plan *p);
 /* The global batch the search used, in samples (0 for inference). */
 int plan_global_batch(const struct plan *p);
+/*
+ * The service life owned hardware is priced over and no run may outlast,
+ * years: --years, else the TCO default (the facility's depreciation); NaN
+ * when nothing owned was searched.
+ */
+double plan_service_years(const struct plan *p);
+/*
+ * The names of the constraints in violates (PLAN_VIOL_*) but the rack's,
+ * "deadline;life", joined by ';' in bit order ("" for none), into buf;
+ * returns buf.
+ */
+const char *plan_violation_names(unsigned violates, char *buf, size_t len);
 
 /*
  * Hardware the search left out and why ("servers or instances without a

@@ -261,6 +261,14 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 			miss = fmax(miss, tpot / p->req.tpot_s);
 		}
 	}
+	if (hw->tco && !hw->cloud && p->base.task != MODEL_TASK_INFER) {
+		/* owned: the run must end within the life the hardware is priced over */
+		double life_h = hw->tco->value[TCO_IN_YEARS] * TCO_HOURS_PER_YEAR;
+		if (life_h > 0 && c->hours > life_h) {
+			c->violates |= PLAN_VIOL_LIFE;
+			miss = fmax(miss, c->hours / life_h);
+		}
+	}
 	if (p->req.budget_usd > 0 && !isnan(plan_committed_usd(p, c))) {
 		/* the money the choice commits; owned hardware no rack holds has no bill: the rack's miss */
 		double spend = plan_committed_usd(p, c);

@@ -353,15 +353,16 @@ static void print_overall(FILE *out, const struct plan *p, const char *what, con
 }
 
 /*
- * The constraints the nearest miss breaks, "deadline and budget", and for a
- * node that draws more than a rack holds, which rack and the --rack-kw it needs.
+ * The constraints the nearest miss breaks, "deadline and budget", and in
+ * *why, for a node that draws more than a rack holds, which rack and the
+ * --rack-kw it needs, for a run that outlasts the hardware, how long.
  */
-static void missed_words(struct strbuf *names, struct strbuf *rack, const struct plan *p,
+static void missed_words(struct strbuf *names, struct strbuf *why, const struct plan *p,
 			 const struct plan_choice *m)
 {
 	const struct plan_request *req = plan_request_of(p);
 	const struct plan_hw *hw = hw_of(p, m);
-	const char *what[5];
+	const char *what[PLAN_VIOL_COUNT + 1];
 	char budget[FMT_LEN + 48], usd[FMT_LEN];
 	int k = 0, i;
 
@@ -382,7 +383,7 @@ static void missed_words(struct strbuf *names, struct strbuf *rack, const struct
 		/* bom_build leaves the rack it could not fill in m->bom, the default one included */
 		int dflt = !(req->rack_kw > 0), liquid = !strcmp(m->bom.cooling, "liquid");
 		what[k++] = dflt ? "default rack-power limit" : "rack-power limit (--rack-kw)";
-		strbuf_addf(rack,
+		strbuf_addf(why,
 			    "; one %s draws %.1f kW, more than the %.0f kW %sof %s %s-cooled rack (%s); give "
 			    "--rack-kw %.0f or more",
 			    hw->label, hw->node_power_kw, m->bom.rack_kw, dflt ? "default " : "",
@@ -391,6 +392,15 @@ static void missed_words(struct strbuf *names, struct strbuf *rack, const struct
 			    liquid ? "the catalog's facility rack_kw_liquid" :
 				     "the catalog's facility rack_kw_air",
 			    ceil(hw->node_power_kw));
+	}
+	if (m->violates & PLAN_VIOL_LIFE) {
+		char t[FMT_LEN];
+		what[k++] = "hardware's service life";
+		strbuf_addf(why,
+			    "; %ux%d %s runs %s, longer than the %.3g-year life the hardware is priced over (%s)",
+			    m->nodes, hw->gpus_per_node, hw->label,
+			    fmt_duration(m->hours * 3600, FMT_DURATION_TEXT, t, sizeof(t)), plan_service_years(p),
+			    req->years > 0 ? "--years" : "the facility's depreciation_years; --years sets it");
 	}
 	if (!k)
 		what[k++] = "constraints";
@@ -402,19 +412,19 @@ static void print_nearest_miss(FILE *out, const struct plan *p, const struct pla
 {
 	const struct plan_request *req = plan_request_of(p);
 	const struct plan_hw *hw = hw_of(p, m);
-	struct strbuf names = STRBUF_INIT, rack = STRBUF_INIT;
+	struct strbuf names = STRBUF_INIT, why = STRBUF_INIT;
 	char a[FMT_LEN], b[FMT_LEN], c[FMT_LEN], d[BUY_LEN], lay[64];
 
-	missed_words(&names, &rack, p, m);
+	missed_words(&names, &why, p, m);
 	wrapf(out, "", 0,
 	      "no configuration meets the %s%s; the nearest miss is %ux%d %s (%s): %s, "
 	      "%s%s, %.1f kW, %s the tightest constraint",
-	      strbuf_str(&names), strbuf_str(&rack), m->nodes, hw->gpus_per_node, hw->label,
+	      strbuf_str(&names), strbuf_str(&why), m->nodes, hw->gpus_per_node, hw->label,
 	      plan_layout_code(&m->cfg, lay, sizeof(lay)), choice_time(p, m, a, sizeof(a)),
 	      fmt_money(m->cost_usd, FMT_MONEY_SHORT, b, sizeof(b)), buy_words(m, d, sizeof(d)), m->power_kw,
 	      miss_words(m->miss, c, sizeof(c)));
 	strbuf_release(&names);
-	strbuf_release(&rack);
+	strbuf_release(&why);
 	if (plan_fastest(p) && (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0))
 		print_overall(out, p, "fastest", plan_fastest(p));
 	if (plan_least_committed(p) && req->budget_usd > 0)

@@ -183,6 +183,7 @@ static void test_choice_values(void **state)
 	struct plan_choice c = *plan_ranked(p, 0);
 	static const char *const viol[] = {"",      "deadline",       "budget",       "deadline;budget",
 					   "power", "deadline;power", "budget;power", "deadline;budget;power"};
+	char want[64];
 	unsigned v;
 	(void)state;
 
@@ -197,11 +198,13 @@ static void test_choice_values(void **state)
 	assert_string_equal(text(row, "estimate_args"), plan_estimate_args(p, &c, (char[2048]){0}, 2048));
 	assert_true(!strncmp(text(row, "estimate_args"), "--model llama2-7b --gpu ", 24));
 
-	/* the constraints broken, joined by ';' in a fixed order; the rack bit is not one of them */
-	for (v = 0; v < 16; v++) {
+	/* the constraints broken, joined by ';' in a fixed order, the life last; the rack bit is not one of them */
+	for (v = 0; v < 32; v++) {
 		c.violates = v;
 		plan_choice_row(p, &c, row);
-		assert_string_equal(text(row, "violates"), viol[v & 7]);
+		snprintf(want, sizeof(want), "%s%s%s", viol[v & 7], v & PLAN_VIOL_LIFE && v & 7 ? ";" : "",
+			 v & PLAN_VIOL_LIFE ? "life" : "");
+		assert_string_equal(text(row, "violates"), want);
 		assert_true(num(row, "meets_constraints") == (v == 0));
 		assert_int_equal(num(row, "rank"), 0); /* a copy is not the ranked choice */
 	}
@@ -270,7 +273,7 @@ static void test_document(void **state)
 		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
 	assert_keys(json_object_get(doc, "request"),
 		    "objective,buy,provider,max_gpus,precisions,gpus,ecosystem,"
-		    "deadline_s,budget_usd,power_kw,rate_per_s");
+		    "deadline_s,budget_usd,power_kw,years,rate_per_s");
 	assert_string_equal(json_string_value(
 				    json_array_get(json_object_get(json_object_get(doc, "request"), "gpus"), 1)),
 			    "a100-sxm4-80gb");
