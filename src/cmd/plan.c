@@ -6,6 +6,7 @@
  * search and hands the plan to view/plan.h.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ static const char *gpu_s, *ecosystem_s, *precision_s, *buy_s, *objective_s, *rep
 static int task = MODEL_TASK_FINETUNE, optimizer = -1;
 static long max_batch, max_gpus = 4096, top_n = 10, threads;
 static double latency_target, deadline;
+/* --memory-headroom as given; NaN: not given (the plan's default) */
+static double memory_headroom = NAN;
 /* the request, its numbers and flags set by the table below as given (0: not given) */
 static struct plan_request rq;
 static struct workload_opts wo = {
@@ -91,6 +94,8 @@ static const struct opt plan_opts[] = {
 	OPT_QUANTITY_POSITIVE_("budget", &rq.budget_usd, "USD",
 			       "most to commit: capex to buy, rent of the run or hour", "USD", 1e15),
 	OPT_POSITIVE_("power-kw", &rq.power_kw, "KW", "full-load power of all servers at most this", 0, 1e9),
+	OPT_DOUBLE_("memory-headroom", &memory_headroom, "PCT", "% of each GPU's memory to keep free (default 10)",
+		    0, 50),
 	OPT_INT_("top", &top_n, "N", "choices to list (default 10)", 1, 1000),
 	OPT_INT_("threads", &threads, "N", "search threads (default: every core)", 0, 1024),
 	OPT_GROUP_("output"),
@@ -377,6 +382,8 @@ static void resolve_request(const struct catalog *cat, const struct workload *w,
 	req->max_gpus = (int)max_gpus;
 	req->deadline_s = req->base.task == MODEL_TASK_INFER ? latency_target : deadline;
 	req->max_batch = (int)max_batch;
+	if (!isnan(memory_headroom))
+		req->memory_use_pct = 100 - memory_headroom;
 	req->threads = (int)threads;
 	req->top = (size_t)top_n;
 	if (isatty(STDERR_FILENO))

@@ -82,6 +82,24 @@ static struct plan_note *note(struct plan_explanation *ex, const char *kind)
 	return n;
 }
 
+/*
+ * The memory a layout may take on m's GPU, in words: "159.6 GiB (177.3 GiB
+ * less the 10% headroom)", or the capacity alone without headroom.
+ */
+static const char *limit_words(const struct plan *p, const struct model_memory *m, char *buf, size_t len)
+{
+	char lim[32], cap[32];
+	double h = plan_memory_headroom_pct(p);
+	fmt_bytes(m->capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
+	if (!(h > 0)) {
+		snprintf(buf, len, "%s", cap);
+		return buf;
+	}
+	fmt_bytes(plan_memory_limit_bytes(p, m), FMT_BYTES_BINARY, lim, sizeof(lim));
+	snprintf(buf, len, "%s (%s less the %.3g%% headroom)", lim, cap, h);
+	return buf;
+}
+
 /* The largest communication term's name and the collective behind it. */
 static const char *main_comm(const struct model_config *cfg, const struct model_time *t, char *buf, size_t len)
 {
@@ -133,7 +151,7 @@ static struct plan_note *timed_note(const struct plan *p, const struct plan_choi
 		return NULL;
 	n->step_s = r->time.step_s;
 	n->ratio_time = r->time.step_s / c->res.time.step_s;
-	n->fits = r->mem.fits;
+	n->fits = plan_memory_fits(p, &r->mem);
 	return n;
 }
 
@@ -144,7 +162,7 @@ static struct plan_note *memory_note(const struct plan *p, struct plan_explanati
 	struct plan_note *n;
 	if (model_memory(p->req.w, cfg, m) || !(n = note(ex, kind)))
 		return NULL;
-	n->fits = m->fits;
+	n->fits = plan_memory_fits(p, m);
 	return n;
 }
 
@@ -263,7 +281,7 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 {
 	size_t i;
 	const struct plan_hw *hw = &p->hw[c->hw];
-	char a[32], mem[32], cap[32], m[32];
+	char a[32], mem[32], cap[80], m[32];
 	struct plan_note *n;
 
 	if (c->nodes <= 1 || p->base.task == MODEL_TASK_INFER)
@@ -277,11 +295,12 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 			return;
 		n->fits = o->fits;
 		if (!o->fits) {
+			/* the same GPU as c's: c's capacity is its */
 			NOTEF(n->text,
 			      "one %s (%d GPUs) does not fit: every layout needs at least %s per GPU of %s",
 			      hw->label, hw->gpus_per_node,
 			      fmt_bytes(o->min_bytes, FMT_BYTES_BINARY, mem, sizeof(mem)),
-			      fmt_bytes(hw->gpu->memory_gib * 1073741824.0, FMT_BYTES_BINARY, cap, sizeof(cap)));
+			      limit_words(p, &c->res.mem, cap, sizeof(cap)));
 			return;
 		}
 		n->step_s = o->res.time.step_s;
@@ -322,7 +341,7 @@ static void why_cp(const struct plan *p, const struct plan_choice *c, struct pla
 	struct model_config cfg = c->cfg;
 	struct model_memory m;
 	struct plan_note *n;
-	char need[32], cap[32], ring[48];
+	char need[32], cap[80], ring[48];
 
 	if (p->base.task == MODEL_TASK_INFER || c->cfg.cp <= 1)
 		return;
@@ -341,14 +360,14 @@ static void why_cp(const struct plan *p, const struct plan_choice *c, struct pla
 		return;
 	}
 	fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need));
-	fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
-	n->fits = m.fits;
+	limit_words(p, &m, cap, sizeof(cap));
+	n->fits = plan_memory_fits(p, &m);
 	NOTEF(n->text,
 	      "context parallelism (c%d) splits each %d-token sequence over %d GPUs, which pass K/V blocks "
 	      "around a ring while attention runs (ring attention; exposed: %s); without it each GPU would hold "
 	      "a whole sequence's activations, %s of its %s%s",
 	      c->cfg.cp, c->cfg.seq_len, c->cfg.cp, ring, need, cap,
-	      m.fits ? ", which fits: the split is kept because it is faster" : ": it would not fit");
+	      n->fits ? ", which fits: the split is kept because it is faster" : ": it would not fit");
 }
 
 /*
@@ -360,7 +379,7 @@ static void why_offload(const struct plan *p, const struct plan_choice *c, struc
 	struct model_config cfg = c->cfg;
 	struct model_memory m;
 	struct plan_note *n;
-	char host[32], need[32], cap[32];
+	char host[32], need[32], cap[80];
 	int params = c->cfg.offload == MODEL_OFFLOAD_PARAMS;
 
 	if (p->base.task == MODEL_TASK_INFER || c->cfg.offload == MODEL_OFFLOAD_NONE)
@@ -371,7 +390,7 @@ static void why_offload(const struct plan *p, const struct plan_choice *c, struc
 		return;
 	fmt_bytes(c->res.mem.host_bytes * p->hw[c->hw].gpus_per_node, FMT_BYTES_BINARY, host, sizeof(host));
 	fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need));
-	fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
+	limit_words(p, &m, cap, sizeof(cap));
 	NOTEF(n->text,
 	      "%s (%s) keeps the optimizer states and master weights%s in host memory (%s a server), the CPU "
 	      "updating them (ZeRO-Offload; transfers and update exposed: %.0f%% of the step); without it each "
@@ -379,7 +398,7 @@ static void why_offload(const struct plan *p, const struct plan_choice *c, struc
 	      params ? "optimizer and parameter offload" : "optimizer offload", params ? "op" : "oo",
 	      params ? " and the parameters, streamed in layer by layer," : "", host,
 	      100 * c->res.time.offload_s / c->res.time.step_s, need, cap,
-	      m.fits ? ", which fits: offload is kept because it is cheaper here" : ": it would not fit");
+	      n->fits ? ", which fits: offload is kept because it is cheaper here" : ": it would not fit");
 }
 
 /* Without the memory savers the choice relies on. */
@@ -388,7 +407,7 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 	struct model_config cfg = c->cfg;
 	struct model_memory m;
 	struct plan_note *n;
-	char need[32], cap[32], saver[112], z[16];
+	char need[32], cap[80], saver[112], z[16];
 
 	if (p->base.task == MODEL_TASK_INFER || (c->cfg.zero == 0 && c->cfg.recompute == MODEL_RECOMPUTE_NONE))
 		return;
@@ -400,10 +419,10 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 	n = memory_note(p, ex, "memory", &cfg, &m);
 	if (!n)
 		return;
-	if (!m.fits) {
+	limit_words(p, &m, cap, sizeof(cap));
+	if (!n->fits) {
 		NOTEF(n->text, "without %s each GPU would need %s of its %s: it would not fit", saver,
-		      fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
-		      fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)));
+		      fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)), cap);
 	} else {
 		struct model_result r;
 		if (time_variant(p, &cfg, &r))
@@ -413,8 +432,7 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 		NOTEF(n->text,
 		      "without %s it would still fit (%s of %s) but the step would take %.3g s "
 		      "(%.2fx): %s saves more time than it costs here",
-		      saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)),
-		      fmt_bytes(m.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap)), r.time.step_s,
+		      saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)), cap, r.time.step_s,
 		      n->ratio_time, saver);
 	}
 }
@@ -627,7 +645,7 @@ static const char *batch_bound(const struct plan *p, const struct plan_choice *c
 	if (2 * cfg.batch > max_batch)
 		return "the --max-batch limit";
 	cfg.batch *= 2;
-	if (model_memory(p->req.w, &cfg, &m) || !m.fits)
+	if (model_memory(p->req.w, &cfg, &m) || !plan_memory_fits(p, &m))
 		return "the most that fit in memory";
 	return "the most that meet the targets";
 }

@@ -262,6 +262,9 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 	  req->budget_usd > 0 ? req->budget_usd : NAN) \
 	F(power_kw, NUM, "kW", "full-load power limit of all servers; null when not given", \
 	  req->power_kw > 0 ? req->power_kw : NAN) \
+	F(memory_headroom_pct, NUM, "%", \
+	  "share of each GPU's usable memory no layout may fill (--memory-headroom; default 10)", \
+	  plan_memory_headroom_pct(p)) \
 	F(years, NUM, "years", \
 	  "owned: the service life the hardware is priced over and no run may outlast (--years, else the " \
 	  "facility's depreciation); null when renting", \

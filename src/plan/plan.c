@@ -23,8 +23,9 @@
  * search's bounds and what it holds fixed across every GPU and layout.
  *
  *   --top 10; --max-gpus 4096; --precision bf16; --threads: every online
- *   CPU; inference --rate 1 request/s and --max-batch 256; the amount of
- *   work and the global batch (below).
+ *   CPU; inference --rate 1 request/s and --max-batch 256; the memory
+ *   headroom (PLAN_MEMORY_HEADROOM_PCT); the amount of work and the global
+ *   batch (below).
  *
  * The base's hardware and layout fields are cleared for the search to set;
  * model_config_complete() fills the rest of it (sequence length, inference
@@ -50,6 +51,9 @@ static void search_defaults(struct plan *p)
 	}
 	if (!(p->req.rate_per_s > 0))
 		p->req.rate_per_s = 1;
+	if (!(p->req.memory_use_pct > 0))
+		p->req.memory_use_pct = 100 - PLAN_MEMORY_HEADROOM_PCT;
+	p->memory_use = p->req.memory_use_pct / 100;
 	if (p->req.max_batch <= 0)
 		p->req.max_batch = 256;
 	b->gpu = NULL;
@@ -107,6 +111,11 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 		free(p);
 		return diag_set(err, "", 0, 0, "model", "no workload given");
 	}
+	if (req->memory_use_pct < 0 || req->memory_use_pct > 100) {
+		free(p);
+		return diag_set(err, "", 0, 0, "memory-headroom",
+				"%g %% of each GPU's memory kept free is not 0-100", 100 - req->memory_use_pct);
+	}
 	search_defaults(p);
 	if (plan_build_space(p, err)) {
 		plan_free(p);
@@ -152,6 +161,20 @@ const struct plan_stats *plan_stats(const struct plan *p)
 int plan_global_batch(const struct plan *p)
 {
 	return p->global_batch;
+}
+double plan_memory_headroom_pct(const struct plan *p)
+{
+	return 100 - p->req.memory_use_pct;
+}
+
+double plan_memory_limit_bytes(const struct plan *p, const struct model_memory *m)
+{
+	return p->memory_use * m->capacity_bytes;
+}
+
+int plan_memory_fits(const struct plan *p, const struct model_memory *m)
+{
+	return m->total_bytes <= p->memory_use * m->capacity_bytes;
 }
 const char *plan_skipped(const struct plan *p)
 {

@@ -103,6 +103,12 @@ struct plan_request {
 	 * (bought, powered, idle); 1: every GPU of a server trains.
 	 */
 	int no_spares;
+	/*
+	 * % of each GPU's usable memory (model_memory's capacity_bytes) a
+	 * layout may fill, 50-100; 0: 100 - PLAN_MEMORY_HEADROOM_PCT.
+	 * --memory-headroom H gives 100 - H.
+	 */
+	double memory_use_pct;
 	double utilisation_pct; /* owning: % of the hours the GPUs do paid work; 0: tco default */
 	double years;           /* owning: service life; 0: tco default (facility depreciation) */
 	/* constraints; 0 = none */
@@ -182,6 +188,23 @@ struct plan_fabric {
 	double gbps_per_gpu; /* GB/s per direction */
 	double lat_us;
 };
+
+/*
+ * The share of each GPU's memory, %, no layout of the search may fill: the
+ * memory model (model/memory.c) counts the mean caching-allocator
+ * fragmentation (4 %, 19 % under ZeRO-3), the CUDA context and the NCCL
+ * buffers of each process group, but not the spikes around them (a
+ * collective's or a kernel's transient workspace, an unlucky split of the
+ * allocator's blocks, another process on the GPU) that make a run measured
+ * at 97 % of its GPU's memory meet OOM on a later step.  10 %: what vLLM
+ * leaves outside everything it plans for, weights, profiled activations and
+ * KV cache included (gpu_memory_utilization, default 0.9: vLLM docs,
+ * "Engine Arguments"); and PyTorch's caching allocator can hold free space
+ * it cannot serve a request from under some allocation patterns, beyond any
+ * mean (E. Yang, "When does fragmentation occur in the CUDA caching
+ * allocator?", pytorch/devlogs, 2026-06).  --memory-headroom sets it.
+ */
+#define PLAN_MEMORY_HEADROOM_PCT 10.0
 
 /* Constraint bits of struct plan_choice.violates. */
 enum {
@@ -271,6 +294,12 @@ const struct plan_stats *plan_stats(const struct plan *p);
 const struct model_config *plan_base(const struct plan *p);
 /* The global batch the search used, in samples (0 for inference). */
 int plan_global_batch(const struct plan *p);
+/* The share of each GPU's memory the search kept free, % (PLAN_MEMORY_HEADROOM_PCT unless asked). */
+double plan_memory_headroom_pct(const struct plan *p);
+/* The memory per GPU a layout may take, bytes: m's capacity less the headroom. */
+double plan_memory_limit_bytes(const struct plan *p, const struct model_memory *m);
+/* Whether m fits with the headroom kept free: what "fits" means everywhere in plan. */
+int plan_memory_fits(const struct plan *p, const struct model_memory *m);
 /*
  * The service life owned hardware is priced over and no run may outlast,
  * years: --years, else the TCO default (the facility's depreciation); NaN

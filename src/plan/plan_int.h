@@ -33,6 +33,7 @@ struct plan {
 	struct plan_request req;
 	struct model_config base; /* the request's base, completed */
 	int global_batch;         /* samples per step; 0: micro-batch x dp */
+	double memory_use;        /* share of each GPU's capacity a layout may fill, 0.5-1 */
 	unsigned precisions;
 
 	struct plan_hw *hw;

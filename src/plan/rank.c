@@ -516,7 +516,10 @@ void plan_rank(struct plan *p)
 		if (!n && (p->nearest == PLAN_NONE || c->miss < p->all[p->nearest].miss))
 			p->nearest = fit[i];
 	}
-	if (!nfit) {
+	/* nothing fits in memory, unless some slot fitted a layout that could not serve the rate (NaN) */
+	for (i = 0; !nfit && i < p->nall && !isnan(p->all[i].min_bytes); i++)
+		;
+	if (!nfit && i == p->nall) {
 		for (i = 0; i < p->nall; i++) {
 			const struct plan_choice *c = &p->all[i];
 			double need = c->min_bytes;

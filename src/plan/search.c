@@ -389,7 +389,7 @@ static void enumerate_micro_batches(struct enum_ctx *x, struct layout l, size_t 
 			wk->enumerated_tp[l.tp]++;
 			if (model_memory(x->w, x->cfg, &mem))
 				break;
-			if (!mem.fits) {
+			if (!plan_memory_fits(wk->p, &mem)) {
 				if (mem.total_bytes < *x->min_bytes)
 					*x->min_bytes = mem.total_bytes;
 				break;
@@ -663,7 +663,7 @@ static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric,
 			continue;
 		apply_layout(&cfg, l, p->global_batch);
 		wk->st.estimate_calls++;
-		if (model_estimate(w, &cfg, &r) || !r.mem.fits || !(r.time.step_s > 0) ||
+		if (model_estimate(w, &cfg, &r) || !plan_memory_fits(p, &r.mem) || !(r.time.step_s > 0) ||
 		    !model_host_fits(&r.mem, &cfg, hw_host_gib(hw)))
 			continue;
 		if (r.time.step_s < b->step_s || (r.time.step_s == b->step_s && b->l && l->seq < b->l->seq)) {
@@ -1109,7 +1109,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 		const struct plan_hw *hw = &p->hw[c->hw];
 		int gpn = hw->gpus_per_node;
 		struct plan_choice best;
-		int have = 0;
+		int have = 0, mem_ok = 0;
 		uint32_t seq = 0;
 
 		c->min_bytes = INFINITY;
@@ -1162,7 +1162,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 						wk->st.configs++;
 						if (model_memory(w, &t.cfg, &mem))
 							break;
-						if (!mem.fits) {
+						if (!plan_memory_fits(p, &mem)) {
 							/* a MIG slice too small says nothing of what would fit: whole GPUs answer that */
 							if (b == 1 && mem.total_bytes < c->min_bytes && !hw->mig)
 								c->min_bytes = mem.total_bytes;
@@ -1172,6 +1172,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					}
 					if (!fit_b)
 						continue;
+					mem_ok = 1;
 					if (p->req.deadline_s > 0 ||
 					    (transformer && (p->req.ttft_s > 0 || p->req.tpot_s > 0))) {
 						/* model_batch_for_latency bounds a request by 2 forwards; LLMs by request_s */
@@ -1234,6 +1235,8 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 			double mb = c->min_bytes;
 			*c = best;
 			c->min_bytes = mb;
+		} else if (mem_ok) {
+			c->min_bytes = NAN; /* memory was not what failed: the rate was (plan_rank) */
 		}
 	}
 }

@@ -444,10 +444,11 @@ static void print_no_answer(FILE *out, const struct plan *p)
 		const struct plan_hw *hw = hw_of(p, f);
 		wrapf(out, "", 0,
 		      "nothing fits in memory within %d GPUs; the closest is %ux%d %s, whose best layout "
-		      "needs %s per GPU of %.0f GiB; allow more GPUs (--max-gpus), larger GPUs, "
-		      "LoRA/QLoRA or a shorter --seq-len",
+		      "needs %s per GPU of %.0f GiB, %.3g%% of it kept free (--memory-headroom); allow more GPUs "
+		      "(--max-gpus), larger GPUs, LoRA/QLoRA or a shorter --seq-len",
 		      req->max_gpus, f->nodes, hw->gpus_per_node, hw->label,
-		      fmt_bytes(f->min_bytes, FMT_BYTES_BINARY, a, sizeof(a)), hw->gpu->memory_gib);
+		      fmt_bytes(f->min_bytes, FMT_BYTES_BINARY, a, sizeof(a)), hw->gpu->memory_gib,
+		      plan_memory_headroom_pct(p));
 	} else if (is_infer(p)) {
 		wrapf(out, "", 0,
 		      "no configuration of at most %d GPUs serves %g requests/s; lower --rate or "
@@ -539,9 +540,9 @@ static void print_header(FILE *out, const struct plan *p)
 	if (req->buy == PLAN_BUY_CLOUD && (!req->provider || req->price_tier != CAT_TIER_ON_DEMAND))
 		strbuf_addf(&sb, " at %s prices", cat_tier_name((enum cat_tier)req->price_tier));
 	strbuf_addf(&sb,
-		    "; objective %s; up to %d GPUs; searched %s configurations of %zu hardware options in "
-		    "%s on %d threads",
-		    plan_objective_name(req->objective), req->max_gpus,
+		    "; objective %s; up to %d GPUs, %.3g%% of each one's memory kept free; searched %s "
+		    "configurations of %zu hardware options in %s on %d threads",
+		    plan_objective_name(req->objective), req->max_gpus, plan_memory_headroom_pct(p),
 		    fmt_count((double)st->configs, FMT_COUNT_SI_SHORT, a, sizeof(a)), nhw,
 		    fmt_duration(st->wall_s, FMT_DURATION_TEXT, b, sizeof(b)), st->threads);
 	table_wrap(out, "  ", strbuf_str(&sb), 2, 80);

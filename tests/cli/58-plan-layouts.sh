@@ -58,7 +58,7 @@ cp=$(flag "$args" --cp)
 estimate_agrees "$args" "$step"
 # shellcheck disable=SC2086
 expect_rc 0 estimate $args
-expect_out "layout: tp 1 cp $cp"
+expect_out "layout: tp $(flag "$args" --tp) cp $cp"
 expect_rc 0 estimate --model llama3-8b --gpu h100-sxm5-80gb --gpus 16 --tp 8 --cp 2 --seq-len 131072 \
 	--recompute full --network ib-ndr --json
 printf '%s' "$OUT" | python3 -c '

@@ -205,12 +205,16 @@ static void test_threads(void **state)
 	plan_free(b);
 }
 
-/* One layout of a brute-force scan: its step time when it fits the GPU (and the host), else INFINITY. */
-static double brute_time(const struct workload *w, struct model_config *cfg, double host_gib, int *fits_gpu)
+/*
+ * One layout of a brute-force scan: its step time when it fits the GPU with
+ * the plan's headroom kept free (and the host), else INFINITY.
+ */
+static double brute_time(const struct plan *p, const struct workload *w, struct model_config *cfg, double host_gib,
+			 int *fits_gpu)
 {
 	struct model_result r;
 	*fits_gpu = 0;
-	if (model_estimate(w, cfg, &r) || !r.mem.fits)
+	if (model_estimate(w, cfg, &r) || !plan_memory_fits(p, &r.mem))
 		return INFINITY;
 	*fits_gpu = 1;
 	if (!model_host_fits(&r.mem, cfg, host_gib) || !(r.time.step_s > 0))
@@ -226,8 +230,8 @@ static double brute_time(const struct workload *w, struct model_config *cfg, dou
  * full everywhere, no offload).  A level left out because a lighter one
  * fits, fits.
  */
-static double brute_memory_levels(const struct workload *w, struct model_config *cfg, double host_gib, int zero,
-				  int basic)
+static double brute_memory_levels(const struct plan *p, const struct workload *w, struct model_config *cfg,
+				  double host_gib, int zero, int basic)
 {
 	double best = INFINITY;
 	int none_fits[MODEL_OFFLOAD_COUNT], rc, off, noff = basic ? 1 : zero == 3 ? 3 : 2;
@@ -243,7 +247,7 @@ static double brute_memory_levels(const struct workload *w, struct model_config 
 			if (!(off && fits_prev) && (rc == MODEL_RECOMPUTE_NONE || basic || !none_fits[off])) {
 				double t;
 				cfg->offload = (enum model_offload)off;
-				t = brute_time(w, cfg, off ? host_gib : 0, &fits);
+				t = brute_time(p, w, cfg, off ? host_gib : 0, &fits);
 				if (t < best)
 					best = t;
 			}
@@ -314,7 +318,7 @@ static double brute_slot(const struct plan *p, const struct workload *w, const s
 							cfg.micro_batch = mb;
 							cfg.global_batch = G;
 							cfg.seq_parallel = tp > 1;
-							t = brute_memory_levels(w, &cfg, host_gib, zero, basic);
+							t = brute_memory_levels(p, w, &cfg, host_gib, zero, basic);
 							if (t < best)
 								best = t;
 						}
