@@ -763,6 +763,7 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 	why_cp(p, c, ex);
 	why_offload(p, c, ex);
 	alt_tiers(p, c, ex);
+	plan_rent_or_buy(p, c, &ex->rent, &ex->rent_text);
 	ex->nadvice = model_recommend(p->req.w, &c->cfg, ex->advice, sizeof(ex->advice) / sizeof(ex->advice[0]));
 	t = &c->res.time;
 	step = t->step_s > 0 ? t->step_s : 1;
@@ -778,6 +779,8 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 		ex->arch_text = xstrdup("");
 	if (!ex->sizing)
 		ex->sizing = xstrdup("");
+	if (!ex->rent_text)
+		ex->rent_text = xstrdup("");
 	for (i = 0; i < ex->nalt; i++)
 		if (!ex->alt[i].text)
 			ex->alt[i].text = xstrdup("");
@@ -789,6 +792,7 @@ void plan_explanation_release(struct plan_explanation *ex)
 	size_t i;
 	free(ex->arch_text);
 	free(ex->sizing);
+	free(ex->rent_text);
 	for (i = 0; i < ex->nalt; i++)
 		free(ex->alt[i].text);
 	model_advice_release(ex->advice, ex->nadvice);

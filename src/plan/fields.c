@@ -332,6 +332,29 @@ void plan_closest_fit_row(const struct plan *p, const struct plan_choice *c, str
 	F(architecture, TEXT, NULL, "the decision-tree branch", plan_arch_name(ex->arch)) \
 	F(architecture_text, TEXT, NULL, "which branch, and why", TEXT_OF(ex->arch_text)) \
 	F(sizing, TEXT, NULL, "what decides the size: memory, deadline, cost", TEXT_OF(ex->sizing)) \
+	F(rent_or_buy, TEXT, NULL, "the run rented against owned, and when owning pays, in words", \
+	  TEXT_OF(ex->rent_text)) \
+	F(rent_instance, TEXT, NULL, \
+	  "the cloud instance rented for the comparison: the cheapest with the GPU; null: none has it", \
+	  ex->rent.instance) \
+	F(rent_usd_per_gpu_hour, NUM, "USD", "its on-demand price a GPU-hour", ex->rent.rent_usd_per_gpu_hour) \
+	F(rent_usd, NUM, "USD", "the run on the same GPUs rented on demand (inference: an hour)", \
+	  ex->rent.rent_usd) \
+	F(own_usd, NUM, "USD", "the run on the same GPUs owned, at own_utilisation_pct (inference: an hour)", \
+	  ex->rent.own_usd) \
+	F(own_capex_usd, NUM, "USD", "the capital owning them commits: the bill of materials", \
+	  ex->rent.own_capex_usd) \
+	F(own_utilisation_pct, NUM, "%", "the share of hours the owned GPUs work that own_usd assumes", \
+	  ex->rent.utilisation_pct) \
+	F(breakeven_utilisation_pct, NUM, "%", \
+	  "owning costs less than renting above this utilisation over the service life; null: never", \
+	  ex->rent.breakeven_pct) \
+	F(breakeven_hours_per_year, NUM, "h", "the GPUs' busy hours a year at that utilisation", \
+	  ex->rent.breakeven_hours_per_year) \
+	F(breakeven_jobs_per_year, NUM, NULL, \
+	  "training: runs like this one a year at that utilisation (for this run alone owning pays at " \
+	  "1 / years or fewer); null for inference", \
+	  ex->rent.breakeven_jobs_per_year) \
 	F(compute_share, NUM, "fraction", "compute's share of the step", ex->compute_share) \
 	F(comm_share, NUM, "fraction", "exposed communication's share of the step", ex->comm_share) \
 	F(bubble_share, NUM, "fraction", "the pipeline bubble's share of the step", ex->bubble_share) \

@@ -410,15 +410,47 @@ struct plan_note {
 };
 
 /*
+ * Renting against owning the GPUs of a choice for its run: the same GPUs,
+ * spares included, rented on demand (the catalog's cheapest instance with
+ * the GPU, tco_cloud_match; a rented choice's own instance) and owned (the
+ * plan's TCO and bill of materials; a rented choice's GPUs as a generic
+ * build of the instance's size), and the utilisation above which owning
+ * costs less (the tco module's flip point).  NaN: not priced; docs/plan.md
+ * "Rent or buy".
+ */
+struct plan_rent_buy {
+	const char *instance;         /* the instance rented (catalog key); NULL: none has the GPU */
+	int same_count;               /* it has the owned server's GPU count (else compared per GPU-hour) */
+	double rent_usd_per_gpu_hour; /* its on-demand price a GPU-hour */
+	double rent_usd;              /* the run rented (inference: an hour of serving) */
+	double own_usd;               /* the run owned, at utilisation_pct (inference: an hour) */
+	double own_capex_usd;         /* the capital owning commits: the bill of materials */
+	double utilisation_pct;       /* the utilisation own_usd assumes (--utilisation) */
+	double years;                 /* the service life owning is priced over */
+	double breakeven_pct;         /* owning costs less above this utilisation; NaN: never (or no instance) */
+	double breakeven_hours_per_year; /* the GPUs' busy hours a year at that utilisation */
+	double breakeven_jobs_per_year;  /* training: runs like this one a year at that utilisation */
+};
+
+/*
+ * Fills *rb for choice c and *text with its sentence (malloc()ed, the
+ * caller's to free).  Returns 0, or -1 (*rb NaN, *text NULL) when c's GPUs
+ * cannot be priced owned.
+ */
+int plan_rent_or_buy(const struct plan *p, const struct plan_choice *c, struct plan_rent_buy *rb, char **text);
+
+/*
  * The text fields are malloc()ed and owned by the explanation: free them
  * with plan_explanation_release().  After plan_explain() returned 0 none is
  * NULL (an empty one is ""); a zeroed explanation has them all NULL.
  */
 struct plan_explanation {
 	enum plan_arch arch;
-	char *arch_text;          /* which branch of the decision tree, and why */
-	char *sizing;             /* what decides the size: memory, deadline, cost; "" when unknown */
-	struct plan_note alt[12]; /* what would go wrong on the alternatives */
+	char *arch_text;           /* which branch of the decision tree, and why */
+	char *sizing;              /* what decides the size: memory, deadline, cost; "" when unknown */
+	struct plan_rent_buy rent; /* the first choice's GPUs rented against owned */
+	char *rent_text;           /* rent, owned and the break-even in words; "" when not priced */
+	struct plan_note alt[12];  /* what would go wrong on the alternatives */
 	size_t nalt;
 	struct model_advice advice[8]; /* optimisations to turn on, best first */
 	size_t nadvice;

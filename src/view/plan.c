@@ -296,6 +296,8 @@ static void print_explanation(FILE *out, const struct plan *p, const struct plan
 		print_bom(out, &c->bom);
 	else if (c->bom.rented)
 		table_wrap(out, "  rent         ", bom_rented_text(&c->bom, rent, sizeof(rent)), 15, 80);
+	if (*ex->rent_text)
+		table_wrap(out, "  rent or buy  ", ex->rent_text, 15, 80);
 	if (hw->spare_per_node > 0) {
 		int bought = hw->gpus_per_node + hw->spare_per_node;
 		wrapf(out, "  spares       ", 15,

@@ -41,8 +41,10 @@ static const char choice_keys[] =
 
 /* Numbers that have no unit: counts held in a double, ratios and scores. */
 static const char *const unitless[] = {
-	"train_steps",   "score",  "miss",       "interruptions", "params",  "train_tokens",
-	"train_samples", "epochs", "ratio_time", "ratio_cost",    "speedup", NULL,
+	"train_steps", "score",        "miss",          "interruptions",
+	"params",      "train_tokens", "train_samples", "epochs",
+	"ratio_time",  "ratio_cost",   "speedup",       "breakeven_jobs_per_year",
+	NULL,
 };
 
 static struct catalog *cat;
@@ -281,9 +283,12 @@ static void test_document(void **state)
 	assert_keys(json_object_get(doc, "search"),
 		    "hardware_options,fabrics,slots,items,layouts,configurations,"
 		    "memory_calls,estimate_calls,bound_calls,threads,wall_s");
-	assert_keys(json_object_get(doc, "explanation"),
-		    "architecture,architecture_text,sizing,compute_share,"
-		    "comm_share,bubble_share,data_share,other_share,alternatives,optimisations");
+	assert_keys(
+		json_object_get(doc, "explanation"),
+		"architecture,architecture_text,sizing,rent_or_buy,rent_instance,rent_usd_per_gpu_hour,rent_usd,"
+		"own_usd,own_capex_usd,own_utilisation_pct,breakeven_utilisation_pct,breakeven_hours_per_year,"
+		"breakeven_jobs_per_year,compute_share,"
+		"comm_share,bubble_share,data_share,other_share,alternatives,optimisations");
 	first = json_array_get(json_object_get(doc, "ranked"), 0);
 	want = malloc(sizeof(choice_keys) + 4);
 	snprintf(want, sizeof(choice_keys) + 4, "%s,bom", choice_keys);
