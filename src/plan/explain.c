@@ -100,6 +100,34 @@ static const char *limit_words(const struct plan *p, const struct model_memory *
 	return buf;
 }
 
+enum plan_cmp plan_compare_steps(double alt_s, double cur_s, char *buf, size_t len)
+{
+	char a[32], b[32];
+	double r = alt_s / cur_s;
+	snprintf(a, sizeof(a), "%.3g", alt_s);
+	snprintf(b, sizeof(b), "%.3g", cur_s);
+	if (!strcmp(a, b)) {
+		snprintf(buf, len, "%s s either way", a);
+		return PLAN_CMP_SAME;
+	}
+	if (fabs(r - 1) < PLAN_CMP_SAME_WITHIN) {
+		snprintf(buf, len, "%s s instead of %s s, within %.1f%%", a, b, 100 * PLAN_CMP_SAME_WITHIN);
+		return PLAN_CMP_SAME;
+	}
+	snprintf(buf, len, "%s s instead of %s s, %.2fx the time", a, b, r);
+	return r > 1 ? PLAN_CMP_SLOWER : PLAN_CMP_FASTER;
+}
+
+/* "1.25x the time", or "the same time" for a ratio within PLAN_CMP_SAME_WITHIN of 1 (it would print 1.00x). */
+static const char *ratio_words(double r, const char *what, char *buf, size_t len)
+{
+	if (fabs(r - 1) < PLAN_CMP_SAME_WITHIN)
+		snprintf(buf, len, "the same %s", what);
+	else
+		snprintf(buf, len, "%.2fx the %s", r, what);
+	return buf;
+}
+
 /* The largest communication term's name and the collective behind it. */
 static const char *main_comm(const struct model_config *cfg, const struct model_time *t, char *buf, size_t len)
 {
@@ -172,10 +200,11 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	struct model_config cfg = c->cfg;
 	struct model_result r;
 	struct plan_note *n;
-	char what[96];
+	char what[96], cmp[96];
 	double gen = hw->gpu->pcie_gen;
 	const struct cat_link *pl;
 	char key[16];
+	enum plan_cmp k;
 
 	if (hw->gpus_per_node <= 1 || p->base.task == MODEL_TASK_INFER)
 		return;
@@ -192,11 +221,15 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 		n = timed_note(p, c, ex, "link", &nv, &r);
 		if (!n)
 			return;
+		k = plan_compare_steps(r.time.step_s, c->res.time.step_s, cmp, sizeof(cmp));
 		NOTEF(n->text,
-		      "with the %s's own %s (%.0f GB/s) instead of PCIe Gen%.0f the step would take "
-		      "%.3g s instead of %.3g s (%.2fx); communication now is %.0f%% of the step",
-		      hw->gpu->row.key, hw->gpu->gpu_link, hw->gpu->gpu_link_gbps, gen, r.time.step_s,
-		      c->res.time.step_s, n->ratio_time, 100 * comm_of(&c->res.time) / c->res.time.step_s);
+		      "with the %s's own %s (%.0f GB/s) instead of PCIe Gen%.0f the step would %s (%s); "
+		      "communication now is %.0f%% of the step",
+		      hw->gpu->row.key, hw->gpu->gpu_link, hw->gpu->gpu_link_gbps, gen,
+		      k == PLAN_CMP_FASTER ? "be shorter" :
+		      k == PLAN_CMP_SAME   ? "not change" :
+					     "be longer",
+		      cmp, 100 * comm_of(&c->res.time) / c->res.time.step_s);
 		return;
 	}
 	if (!cat_has(gen))
@@ -212,25 +245,29 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	if (!n)
 		return;
 	n->ratio_cost = n->ratio_time;
-	if (!(comm_of(&r.time) > 0.005 * r.time.step_s)) {
+	k = plan_compare_steps(r.time.step_s, c->res.time.step_s, cmp, sizeof(cmp));
+	if (!(comm_of(&r.time) > 0.005 * r.time.step_s) || k != PLAN_CMP_SLOWER) {
 		/* nothing to slow down: a buyer can take the cheaper board */
 		NOTEF(n->text,
-		      "over PCIe Gen%.0f (%.0f GB/s) instead of %s the step would take %.3g s instead of "
-		      "%.3g s (%.2fx): this job barely uses the GPU links (communication %.1f%% of the step)",
-		      gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), r.time.step_s,
-		      c->res.time.step_s, n->ratio_time, 100 * comm_of(&r.time) / r.time.step_s);
+		      "over PCIe Gen%.0f (%.0f GB/s) instead of %s the step would %s (%s): this job barely "
+		      "uses the GPU links (communication %.1f%% of the step)",
+		      gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu),
+		      k == PLAN_CMP_SLOWER ? "be longer" :
+		      k == PLAN_CMP_SAME   ? "not change" :
+					     "be shorter",
+		      cmp, 100 * comm_of(&r.time) / r.time.step_s);
 		return;
 	}
 	main_comm(&cfg, &r.time, what, sizeof(what));
 	NOTEF(n->text,
 	      "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "
-	      "(communication %.0f%% in all): %.3g s instead of %.3g s, %.2fx the time",
+	      "(communication %.0f%% in all): %s",
 	      gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), what,
 	      100 *
 		      fmax(fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s), r.time.cp_comm_s),
 			   fmax(r.time.zero_comm_s, fmax(r.time.pp_p2p_s, r.time.ep_comm_s))) /
 		      r.time.step_s,
-	      100 * comm_of(&r.time) / r.time.step_s, r.time.step_s, c->res.time.step_s, n->ratio_time);
+	      100 * comm_of(&r.time) / r.time.step_s, cmp);
 }
 
 static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
@@ -238,7 +275,7 @@ static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct
 	struct model_config cfg = c->cfg;
 	struct model_result r;
 	struct plan_note *n;
-	char what[96], net[64];
+	char what[96], net[64], cmp[96];
 	const struct plan_fabric *slow;
 	double per_gpu;
 
@@ -251,14 +288,24 @@ static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct
 	cfg.inter_lat_us = slow->lat_us;
 	n = timed_note(p, c, ex, "fabric", &cfg, &r);
 	if (n) {
+		enum plan_cmp k = plan_compare_steps(r.time.step_s, c->res.time.step_s, cmp, sizeof(cmp));
 		n->ratio_cost = n->ratio_time;
 		main_comm(&cfg, &r.time, what, sizeof(what));
-		NOTEF(n->text,
-		      "with one %s port per server instead of %s, %s would leave "
-		      "communication at %.0f%% of the step: %.3g s instead of %.3g s, %.2fx the time",
-		      slow->link->row.name ? slow->link->row.name : slow->link->row.key,
-		      plan_network_name(p, c, net, sizeof(net)), what, 100 * comm_of(&r.time) / r.time.step_s,
-		      r.time.step_s, c->res.time.step_s, n->ratio_time);
+		if (k == PLAN_CMP_SLOWER)
+			NOTEF(n->text,
+			      "with one %s port per server instead of %s, %s would leave "
+			      "communication at %.0f%% of the step: %s",
+			      slow->link->row.name ? slow->link->row.name : slow->link->row.key,
+			      plan_network_name(p, c, net, sizeof(net)), what,
+			      100 * comm_of(&r.time) / r.time.step_s, cmp);
+		else
+			NOTEF(n->text,
+			      "with one %s port per server instead of %s the step would %s (%s): communication "
+			      "would stay at %.0f%% of it",
+			      slow->link->row.name ? slow->link->row.name : slow->link->row.key,
+			      plan_network_name(p, c, net, sizeof(net)),
+			      k == PLAN_CMP_SAME ? "not change" : "be shorter", cmp,
+			      100 * comm_of(&r.time) / r.time.step_s);
 	}
 	if (c->fabric >= 0 && c->fabric_best_step_s > 0 &&
 	    p->fab[c->fabric].gbps_per_gpu < p->fab[p->nfab - 1].gbps_per_gpu) {
@@ -266,12 +313,18 @@ static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct
 		if (n) {
 			n->step_s = c->fabric_best_step_s;
 			n->ratio_time = c->fabric_best_step_s / c->res.time.step_s;
+			double gain = 100 * (1 - c->fabric_best_step_s / c->res.time.step_s);
+			char g[48];
+			/* a gain that prints as 0.0 % is none to a reader */
+			if (gain < 0.05)
+				snprintf(g, sizeof(g), "gain nothing");
+			else
+				snprintf(g, sizeof(g), "gain %.1f%%", gain);
 			NOTEF(n->text,
-			      "%s (one port per GPU) is enough: the fastest fabric would gain %.1f%% "
-			      "(step %.3g s); of the fabrics within 2%% of the fastest, the one whose "
-			      "NICs, switches and optics cost least to buy is kept",
-			      p->fab[c->fabric].link->row.key,
-			      100 * (1 - c->fabric_best_step_s / c->res.time.step_s), c->fabric_best_step_s);
+			      "%s (one port per GPU) is enough: the fastest fabric would %s (step %.3g s); of the "
+			      "fabrics within 2%% of the fastest, the one whose NICs, switches and optics cost least "
+			      "to buy is kept",
+			      p->fab[c->fabric].link->row.key, g, c->fabric_best_step_s);
 		}
 	}
 }
@@ -281,7 +334,7 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 {
 	size_t i;
 	const struct plan_hw *hw = &p->hw[c->hw];
-	char a[32], mem[32], cap[80], m[32];
+	char a[32], mem[32], cap[80], m[32], rt[32], rc[32];
 	struct plan_note *n;
 
 	if (c->nodes <= 1 || p->base.task == MODEL_TASK_INFER)
@@ -307,11 +360,11 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 		n->ratio_time = o->hours / c->hours;
 		n->ratio_cost = o->cost_usd / c->cost_usd;
 		fmt_duration(o->hours * 3600, FMT_DURATION_TEXT, a, sizeof(a));
-		NOTEF(n->text,
-		      "one %s (%d GPUs, the single-node architecture) would take %s for %s: "
-		      "%.2fx the time, %.2fx the cost%s",
+		NOTEF(n->text, "one %s (%d GPUs, the single-node architecture) would take %s for %s: %s, %s%s",
 		      hw->label, hw->gpus_per_node, a, fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)),
-		      n->ratio_time, n->ratio_cost, o->violates & PLAN_VIOL_DEADLINE ? ", past the deadline" : "");
+		      ratio_words(n->ratio_time, "time", rt, sizeof(rt)),
+		      ratio_words(n->ratio_cost, "cost", rc, sizeof(rc)),
+		      o->violates & PLAN_VIOL_DEADLINE ? ", past the deadline" : "");
 		return;
 	}
 }
@@ -407,7 +460,8 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 	struct model_config cfg = c->cfg;
 	struct model_memory m;
 	struct plan_note *n;
-	char need[32], cap[80], saver[112], z[16];
+	char need[32], cap[80], saver[112], z[16], cmp[96];
+	enum plan_cmp k;
 
 	if (p->base.task == MODEL_TASK_INFER || (c->cfg.zero == 0 && c->cfg.recompute == MODEL_RECOMPUTE_NONE))
 		return;
@@ -429,11 +483,23 @@ static void alt_memory(const struct plan *p, const struct plan_choice *c, struct
 			return;
 		n->step_s = r.time.step_s;
 		n->ratio_time = r.time.step_s / c->res.time.step_s;
-		NOTEF(n->text,
-		      "without %s it would still fit (%s of %s) but the step would take %.3g s "
-		      "(%.2fx): %s saves more time than it costs here",
-		      saver, fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need)), cap, r.time.step_s,
-		      n->ratio_time, saver);
+		k = plan_compare_steps(r.time.step_s, c->res.time.step_s, cmp, sizeof(cmp));
+		fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need));
+		if (k == PLAN_CMP_SLOWER)
+			NOTEF(n->text,
+			      "without %s it would still fit, needing %s of %s, but the step would be longer (%s): "
+			      "%s saves more time than it costs here",
+			      saver, need, cap, cmp, saver);
+		else if (k == PLAN_CMP_SAME)
+			NOTEF(n->text,
+			      "without %s it would still fit, needing %s of %s, and the step would not change (%s): "
+			      "%s neither saves nor costs time here",
+			      saver, need, cap, cmp, saver);
+		else
+			NOTEF(n->text,
+			      "without %s it would still fit, needing %s of %s, and the step would be shorter (%s): "
+			      "%s costs time here",
+			      saver, need, cap, cmp, saver);
 	}
 }
 
@@ -446,7 +512,7 @@ static void ratio_note(const struct plan *p, const struct plan_choice *c, const 
 		       struct plan_explanation *ex, const char *kind, const char *lead)
 {
 	struct plan_note *n = note(ex, kind);
-	char t[32], lay[48], m[32];
+	char t[32], lay[48], m[32], rt[32], rc[32];
 	if (!n)
 		return;
 	n->fits = 1;
@@ -455,12 +521,13 @@ static void ratio_note(const struct plan *p, const struct plan_choice *c, const 
 	n->ratio_cost = o->cost_usd / c->cost_usd;
 	fmt_duration(p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, FMT_DURATION_TEXT, t,
 		     sizeof(t));
-	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %.2fx the time, %.2fx the cost%s", lead, o->nodes,
-	      p->hw[o->hw].gpus_per_node, p->hw[o->hw].label, plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
+	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %s, %s%s", lead, o->nodes, p->hw[o->hw].gpus_per_node,
+	      p->hw[o->hw].label, plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
 	      p->base.task == MODEL_TASK_INFER ? " a request" : "",
 	      fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)),
-	      p->base.task == MODEL_TASK_INFER ? " an hour" : "", n->ratio_time, n->ratio_cost,
-	      o->violates ? " (misses a constraint)" : "");
+	      p->base.task == MODEL_TASK_INFER ? " an hour" : "",
+	      ratio_words(n->ratio_time, "time", rt, sizeof(rt)),
+	      ratio_words(n->ratio_cost, "cost", rc, sizeof(rc)), o->violates ? " (misses a constraint)" : "");
 }
 
 /* The best choices on other GPU types, and the best PCIe-only one. */

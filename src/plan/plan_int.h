@@ -89,6 +89,23 @@ int plan_search(struct plan *p);
 void plan_bound_links(struct model_config *cfg, int gpn, double inter_gbps_per_gpu, double inter_lat_us,
 		      double host_gbps);
 
+/* explain.c */
+enum plan_cmp {
+	PLAN_CMP_FASTER = -1,
+	PLAN_CMP_SAME = 0,
+	PLAN_CMP_SLOWER = 1,
+};
+/* Steps whose ratio is within this of 1 are the same to a reader: "1.00x" either way. */
+#define PLAN_CMP_SAME_WITHIN 0.005
+/*
+ * An alternative's step time against the choice's, as its sentence prints
+ * them: "0.0256 s instead of 0.0249 s, 1.03x the time", "11.3 s either way"
+ * (the two print alike at three figures) or "... within 0.5%" (same, below
+ * PLAN_CMP_SAME_WITHIN), into buf; returns which it is, so the sentence's
+ * words follow the figures it prints.
+ */
+enum plan_cmp plan_compare_steps(double alt_s, double cur_s, char *buf, size_t len);
+
 /* rank.c: scores, constraints, ranking, front. */
 void plan_rank(struct plan *p);
 void plan_score_choice(const struct plan *p, struct plan_choice *c);

@@ -20,6 +20,7 @@
 #include "catalog/catalog.h"
 #include "model/model.h"
 #include "plan/fields.h"
+#include "plan/plan_int.h"
 #include "report/html.h"
 #include "util/strbuf.h"
 #include "view/plan.h"
@@ -124,7 +125,10 @@ static void test_choice_keys(void **state)
 	free(h);
 }
 
-/* A small plan: the default fine-tune on up to 8 H100s and A100s, or inference of Llama 3 8B. */
+/*
+ * A small plan: the default fine-tune on up to 8 H100s and A100s, or inference of Llama 3 8B;
+ * plan_of() with gpus NULL searches every GPU.
+ */
 static struct plan *plan_of(struct workload *w, struct plan_request *req, const struct cat_gpu **gpus,
 			    const char *model, enum model_task task, enum plan_objective obj, int max_gpus);
 
@@ -149,12 +153,14 @@ static struct plan *plan_of(struct workload *w, struct plan_request *req, const 
 	req->objective = obj;
 	req->max_gpus = max_gpus;
 	req->threads = 2;
-	gpus[0] = catalog_get(cat, CAT_GPUS, "h100-sxm5-80gb");
-	gpus[1] = catalog_get(cat, CAT_GPUS, "a100-sxm4-80gb");
-	assert_non_null(gpus[0]);
-	assert_non_null(gpus[1]);
-	req->gpus = gpus;
-	req->ngpus = 2;
+	if (gpus) {
+		gpus[0] = catalog_get(cat, CAT_GPUS, "h100-sxm5-80gb");
+		gpus[1] = catalog_get(cat, CAT_GPUS, "a100-sxm4-80gb");
+		assert_non_null(gpus[0]);
+		assert_non_null(gpus[1]);
+		req->gpus = gpus;
+		req->ngpus = 2;
+	}
 	if (plan_run(&p, cat, req, &err))
 		fail_msg("plan_run: %s", err.msg);
 	assert_true(plan_nranked(p) > 0);
@@ -358,12 +364,95 @@ static void test_report_bill(void **state)
 	plan_free(p);
 }
 
+/*
+ * The explanation's counterfactual sentences say what their figures say:
+ * plan_compare_steps() classes two step times by the figures it prints, and
+ * on real plans no note prints two equal step times as a change, nor says
+ * "longer", "shorter" or "saves more time" against the sign of its ratio.
+ */
+static void test_compare_steps(void **state)
+{
+	char buf[96];
+	(void)state;
+	/* alike at three figures: the same, printed once */
+	assert_int_equal(plan_compare_steps(0.02491, 0.02493, buf, sizeof(buf)), PLAN_CMP_SAME);
+	assert_string_equal(buf, "0.0249 s either way");
+	assert_int_equal(plan_compare_steps(11.3, 11.3, buf, sizeof(buf)), PLAN_CMP_SAME);
+	assert_string_equal(buf, "11.3 s either way");
+	/* printed apart but within 0.5 %: the same, both printed */
+	assert_int_equal(plan_compare_steps(0.1548, 0.1544, buf, sizeof(buf)), PLAN_CMP_SAME);
+	assert_string_equal(buf, "0.155 s instead of 0.154 s, within 0.5%");
+	/* a change: its ratio, and which way */
+	assert_int_equal(plan_compare_steps(0.0256, 0.0249, buf, sizeof(buf)), PLAN_CMP_SLOWER);
+	assert_string_equal(buf, "0.0256 s instead of 0.0249 s, 1.03x the time");
+	assert_int_equal(plan_compare_steps(2.0, 2.8, buf, sizeof(buf)), PLAN_CMP_FASTER);
+	assert_string_equal(buf, "2 s instead of 2.8 s, 0.71x the time");
+}
+
+/* "A s instead of B s" in text: both figures, or 0 when there are none. */
+static int instead_of(const char *text, double *a, double *b)
+{
+	const char *s = strstr(text, " s instead of ");
+	const char *q;
+	if (!s)
+		return 0;
+	for (q = s; q > text && q[-1] != ' ' && q[-1] != '('; q--)
+		;
+	*a = strtod(q, NULL);
+	*b = strtod(s + strlen(" s instead of "), NULL);
+	return 1;
+}
+
+/* Every note of the first choice's explanation against its own figures. */
+static void check_notes(const char *model, enum model_task task)
+{
+	struct workload w;
+	struct plan_request req;
+	struct plan_explanation ex;
+	struct plan *p = plan_of(&w, &req, NULL, model, task, PLAN_OBJ_COST, 4096);
+	size_t i;
+
+	assert_int_equal(plan_explain(p, plan_ranked(p, 0), &ex), 0);
+	for (i = 0; i < ex.nalt; i++) {
+		const char *t = ex.alt[i].text;
+		double a, b, r = ex.alt[i].ratio_time;
+		if (!instead_of(t, &a, &b) || !(ex.alt[i].step_s > 0))
+			continue;
+		if (strstr(t, "finish in"))
+			continue; /* the capex note compares wall times in its own words */
+		if (a == b)
+			fail_msg("%s: a note prints one figure as a change: %s", model, t);
+		if (strstr(t, "be longer") || strstr(t, "saves more time"))
+			assert_true(r > 1 + PLAN_CMP_SAME_WITHIN);
+		if (strstr(t, "be shorter"))
+			assert_true(r < 1 - PLAN_CMP_SAME_WITHIN);
+		if (strstr(t, "not change"))
+			assert_true(fabs(r - 1) < PLAN_CMP_SAME_WITHIN);
+	}
+	/* nor is a ratio of 1.00 or a gain of 0.0 % printed as a change */
+	for (i = 0; i < ex.nalt; i++)
+		if (strstr(ex.alt[i].text, "1.00x the") || strstr(ex.alt[i].text, "gain 0.0%"))
+			fail_msg("%s: no change printed as one: %s", model, ex.alt[i].text);
+	plan_explanation_release(&ex);
+	plan_free(p);
+}
+
+/* ResNet-50 (a bridge that changes nothing), Llama 2 70B (a fabric that changes nothing), BERT (ZeRO-3 a tie). */
+static void test_notes_follow_figures(void **state)
+{
+	(void)state;
+	check_notes("resnet50", MODEL_TASK_FINETUNE);
+	check_notes("llama2-70b", MODEL_TASK_FINETUNE);
+	check_notes("bert-large", MODEL_TASK_FINETUNE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schemas),       cmocka_unit_test(test_choice_keys),
 		cmocka_unit_test(test_choice_values), cmocka_unit_test(test_infer_values),
 		cmocka_unit_test(test_document),      cmocka_unit_test(test_report_bill),
+		cmocka_unit_test(test_compare_steps), cmocka_unit_test(test_notes_follow_figures),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
