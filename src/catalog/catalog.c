@@ -18,15 +18,15 @@
 #include "util/xalloc.h"
 
 struct table_rows {
-	char *rows;          /* row_size bytes each */
+	char *rows; /* row_size bytes each */
 	size_t n, cap;
-	size_t *slot;        /* open-addressing index by key: row index + 1, 0 empty */
-	size_t nslot;        /* a power of two, at least twice n; 0 before the first row */
+	size_t *slot; /* open-addressing index by key: row index + 1, 0 empty */
+	size_t nslot; /* a power of two, at least twice n; 0 before the first row */
 };
 
 struct catalog {
 	struct table_rows t[CAT_NTABLES];
-	char **origins;      /* file names rows point to; owned here */
+	char **origins; /* file names rows point to; owned here */
 	size_t norigins, origins_cap;
 };
 
@@ -145,8 +145,8 @@ static int valid_key(const char *s)
 	if (!*s || !(islower((unsigned char)*s) || isdigit((unsigned char)*s)))
 		return 0;
 	for (; *s; s++)
-		if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-' ||
-		      *s == '.' || *s == '_'))
+		if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '-' || *s == '.' ||
+		      *s == '_'))
 			return 0;
 	return 1;
 }
@@ -162,8 +162,8 @@ static int valid_date(const char *s)
 		;
 	else
 		return 0;
-	return y >= 1990 && y <= 2100 && m >= 1 && m <= 12 && d >= 1 && d <= 31 &&
-	       isdigit((unsigned char)s[5]) && isdigit((unsigned char)s[6]);
+	return y >= 1990 && y <= 2100 && m >= 1 && m <= 12 && d >= 1 && d <= 31 && isdigit((unsigned char)s[5]) &&
+	       isdigit((unsigned char)s[6]);
 }
 
 static char *trim_dup(const char *s)
@@ -209,8 +209,8 @@ static int name_ends(const char *name, const char *suffix)
 }
 
 /* Parses one cell into the row; returns -1 with err filled. */
-static int parse_cell(const struct cat_schema *s, const struct cat_column *col, void *row,
-		      const char *name, int line, int colno, const char *text, struct diag *err)
+static int parse_cell(const struct cat_schema *s, const struct cat_column *col, void *row, const char *name,
+		      int line, int colno, const char *text, struct diag *err)
 {
 	char *v = trim_dup(text);
 	if (col->type == CAT_COL_NUM) {
@@ -260,8 +260,7 @@ static int parse_cell(const struct cat_schema *s, const struct cat_column *col, 
 		return -1;
 	}
 	if (name_ends(col->name, "confidence") && !(strlen(v) == 1 && strchr("QDRE", v[0]))) {
-		diag_set(err, name, line, colno, col->name,
-			 "confidence '%s' must be one of Q, D, R, E", v);
+		diag_set(err, name, line, colno, col->name, "confidence '%s' must be one of Q, D, R, E", v);
 		free(v);
 		return -1;
 	}
@@ -278,19 +277,19 @@ static const char *const *column_names(const struct cat_schema *s, const char **
 	return buf;
 }
 
-int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
-			const char *buf, size_t len, struct diag *err)
+int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name, const char *buf, size_t len,
+			struct diag *err)
 {
 	const struct cat_schema *s = catalog_schema(t);
 	struct csv_reader *r = csv_open(name, buf, len, CSV_COMMENTS);
 	struct csv_record rec;
-	const struct cat_column **map = NULL;  /* header position -> column */
+	const struct cat_column **map = NULL; /* header position -> column */
 	size_t nhead = 0, i, added = 0;
 	int rc, ret = -1;
 	const char *origin = origin_intern(c, name);
 	char *row = xcalloc(1, s->row_size);
 	struct table_rows *tr = &c->t[t];
-	unsigned char *seen = NULL;  /* by row index: defined by this file */
+	unsigned char *seen = NULL; /* by row index: defined by this file */
 	size_t seen_cap = 0;
 
 	rc = csv_next(r, &rec, err);
@@ -330,7 +329,8 @@ int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
 		for (k = 0; k < nhead; k++)
 			present |= map[k] == &s->cols[i];
 		if (!present && (s->cols[i].flags & CAT_REQUIRED)) {
-			diag_set(err, name, rec.line, 1, s->cols[i].name, "required column is missing from the header");
+			diag_set(err, name, rec.line, 1, s->cols[i].name,
+				 "required column is missing from the header");
 			goto out;
 		}
 	}
@@ -365,7 +365,8 @@ int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
 		existing = row_lookup(tr, s->row_size, hdr->key);
 		if (existing != (size_t)-1) {
 			if (existing < seen_cap && seen[existing]) {
-				const struct cat_row *o = (const struct cat_row *)(tr->rows + existing * s->row_size);
+				const struct cat_row *o = (const struct cat_row *)(tr->rows +
+										   existing * s->row_size);
 				diag_set(err, name, rec.line, rec.cols[0], "key",
 					 "duplicate key '%s' (first defined on line %d)", hdr->key, o->line);
 				row_release(s, row);
@@ -415,9 +416,8 @@ static int check_ref(const struct catalog *c, enum cat_table t, const struct cat
 		keys[i] = ((const struct cat_row *)catalog_row(c, target, i))->key;
 	got = suggest_closest(v, keys, n, idx, 3, 1);
 	if (got)
-		snprintf(hint, sizeof(hint), "; closest: %s%s%s%s%s", keys[idx[0]],
-			 got > 1 ? ", " : "", got > 1 ? keys[idx[1]] : "",
-			 got > 2 ? ", " : "", got > 2 ? keys[idx[2]] : "");
+		snprintf(hint, sizeof(hint), "; closest: %s%s%s%s%s", keys[idx[0]], got > 1 ? ", " : "",
+			 got > 1 ? keys[idx[1]] : "", got > 2 ? ", " : "", got > 2 ? keys[idx[2]] : "");
 	free(keys);
 	(void)t;
 	return diag_set(err, r->origin, r->line, 0, col->name, "'%s' is not a key in %s%s", v,
@@ -552,8 +552,7 @@ static int load_dir(struct catalog *c, const char *dir, struct diag *err)
 int catalog_load(struct catalog **out, const char *user_dir, struct diag *err)
 {
 	struct catalog *c = catalog_new();
-	if (load_embedded(c, err) || (user_dir && load_dir(c, user_dir, err) < 0) ||
-	    catalog_validate(c, err)) {
+	if (load_embedded(c, err) || (user_dir && load_dir(c, user_dir, err) < 0) || catalog_validate(c, err)) {
 		catalog_free(c);
 		return -1;
 	}
@@ -579,8 +578,8 @@ int catalog_check_dir(const char *dir, struct diag *err)
 /* Lowercase alphanumerics only; optionally without vendor words. */
 static void normalize(const char *in, char *out, size_t len, int strip_vendor)
 {
-	static const char *words[] = {"nvidia", "tesla", "geforce", "amd", "instinct", "intel",
-				      "habana", "radeon"};
+	static const char *words[] = {"nvidia",   "tesla", "geforce", "amd",
+				      "instinct", "intel", "habana",  "radeon"};
 	size_t n = 0, i;
 	const char *p = in;
 	while (*p && n + 1 < len) {
@@ -639,8 +638,7 @@ static int match_one(const char *spelling, void *varg)
 	return strlen(m->q_strip) >= 2 && (strstr(a, m->q_strip) || strstr(b, m->q_strip));
 }
 
-const void *catalog_resolve(const struct catalog *c, enum cat_table t, const char *name,
-			    char *why, size_t why_len)
+const void *catalog_resolve(const struct catalog *c, enum cat_table t, const char *name, char *why, size_t why_len)
 {
 	const struct cat_schema *s = catalog_schema(t);
 	size_t n = catalog_count(c, t), i, nm = 0, used;
@@ -667,7 +665,7 @@ const void *catalog_resolve(const struct catalog *c, enum cat_table t, const cha
 		used = (size_t)snprintf(why, why_len, "ambiguous %s '%s': it matches", s->what, name);
 		for (i = 0; i < nm && i < 8 && used < why_len; i++)
 			used += (size_t)snprintf(why + used, why_len - used, "%s %s", i ? "," : "",
-					 ((const struct cat_row *)catalog_row(c, t, hits[i]))->key);
+						 ((const struct cat_row *)catalog_row(c, t, hits[i]))->key);
 		if (nm > 8 && used < why_len)
 			snprintf(why + used, why_len - used, " and %zu more", nm - 8);
 	} else {
@@ -679,9 +677,10 @@ const void *catalog_resolve(const struct catalog *c, enum cat_table t, const cha
 		used = (size_t)snprintf(why, why_len, "unknown %s '%s'", s->what, name);
 		for (i = 0; i < got && used < why_len; i++)
 			used += (size_t)snprintf(why + used, why_len - used, "%s%s",
-					 i ? ", " : "; closest: ", keys[idx[i]]);
+						 i ? ", " : "; closest: ", keys[idx[i]]);
 		if (used < why_len) {
-			static const char *lists[CAT_NTABLES] = {"gpus", "links", "servers", "cpus", "clouds", "facility", "parts"};
+			static const char *lists[CAT_NTABLES] = {"gpus",   "links",    "servers", "cpus",
+								 "clouds", "facility", "parts"};
 			snprintf(why + used, why_len - used, " (see 'gpuscope catalog %s')", lists[t]);
 		}
 		free(keys);
@@ -695,4 +694,3 @@ double catalog_facility(const struct catalog *c, const char *key)
 	const struct cat_facility *f = catalog_get(c, CAT_FACILITY, key);
 	return f ? f->value : NAN;
 }
-

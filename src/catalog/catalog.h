@@ -37,38 +37,38 @@ enum cat_table {
 
 /* Fields every row has, first in every row struct. */
 struct cat_row {
-	char *key;         /* lowercase slug, unique in its table */
-	char *name;        /* display name (NULL for facility rows) */
-	char *aliases;     /* ';'-separated other spellings, or NULL */
-	char *source;      /* citation */
-	char *as_of;       /* YYYY-MM or YYYY-MM-DD */
-	char *confidence;  /* Q quoted, D derived, R recalled, E estimate; or NULL */
+	char *key;          /* lowercase slug, unique in its table */
+	char *name;         /* display name (NULL for facility rows) */
+	char *aliases;      /* ';'-separated other spellings, or NULL */
+	char *source;       /* citation */
+	char *as_of;        /* YYYY-MM or YYYY-MM-DD */
+	char *confidence;   /* Q quoted, D derived, R recalled, E estimate; or NULL */
 	const char *origin; /* file the row came from ("data/gpus.csv" when embedded) */
-	int line;          /* line in that file */
+	int line;           /* line in that file */
 };
 
 struct cat_gpu {
 	struct cat_row row;
-	char *vendor;            /* nvidia | amd | intel */
+	char *vendor; /* nvidia | amd | intel */
 	char *arch;
 	double launch_year;
-	char *form_factor;       /* sxm | pcie | oam | superchip ... */
-	double memory_gib;       /* GiB */
+	char *form_factor; /* sxm | pcie | oam | superchip ... */
+	double memory_gib; /* GiB */
 	char *memory_type;
-	double mem_bw_gbps;      /* GB/s (1e9 B/s) */
+	double mem_bw_gbps; /* GB/s (1e9 B/s) */
 	/* dense peaks, TFLOP/s (int8: TOP/s); NaN where the GPU lacks the type */
 	double fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;
 	double fp8_tflops, int8_tops, fp4_tflops;
-	double tdp_w, idle_w;    /* W */
-	char *gpu_link;          /* links.csv key of the GPU-GPU fabric, or NULL */
-	double gpu_link_gbps;    /* GB/s per direction per GPU */
+	double tdp_w, idle_w; /* W */
+	char *gpu_link;       /* links.csv key of the GPU-GPU fabric, or NULL */
+	double gpu_link_gbps; /* GB/s per direction per GPU */
 	double pcie_gen, pcie_lanes;
 	double mig_slices;
 	double sm_count;
-	double l2_mib;           /* MiB */
+	double l2_mib;            /* MiB */
 	char *compute_capability; /* "9.0", or gfx target for AMD */
-	char *ecosystem;         /* cuda | rocm | synapseai */
-	double price_usd;        /* street price per GPU, USD */
+	char *ecosystem;          /* cuda | rocm | synapseai */
+	double price_usd;         /* street price per GPU, USD */
 	/*
 	 * GPU counts a buyable node of this GPU holds: "4;8" (SXM and OAM
 	 * baseboards), "36;72" (GB200 NVLink domains), "1-10" (PCIe slots);
@@ -86,10 +86,10 @@ struct cat_gpu {
 
 struct cat_link {
 	struct cat_row row;
-	char *kind;              /* host | gpu | switch | scaleout */
+	char *kind; /* host | gpu | switch | scaleout */
 	char *generation;
-	double bw_gbps_per_dir;  /* GB/s per direction (per port for scale-out) */
-	double latency_us;       /* typical latency, us */
+	double bw_gbps_per_dir; /* GB/s per direction (per port for scale-out) */
+	double latency_us;      /* typical latency, us */
 	double lanes;
 	/* gpu and switch rows: the most GPUs one such fabric joins (NaN: no limit) */
 	double domain_gpus;
@@ -106,19 +106,19 @@ struct cat_server {
 	struct cat_row row;
 	char *vendor;
 	double year;
-	char *gpu;               /* gpus.csv key */
+	char *gpu; /* gpus.csv key */
 	double gpu_count;
-	char *gpu_link;          /* links.csv key */
-	char *cpu;               /* cpus.csv key */
+	char *gpu_link; /* links.csv key */
+	char *cpu;      /* cpus.csv key */
 	double cpu_count;
-	char *nic;               /* links.csv key of the scale-out fabric, or NULL */
+	char *nic; /* links.csv key of the scale-out fabric, or NULL */
 	double nic_count;
-	double nic_gbps;         /* Gb/s per NIC */
+	double nic_gbps; /* Gb/s per NIC */
 	double ram_gib;
 	double power_kw, idle_kw;
 	double rack_units;
 	double price_usd;
-	char *cooling;           /* air | liquid; NULL: decided from the power density */
+	char *cooling; /* air | liquid; NULL: decided from the power density */
 };
 
 struct cat_cpu {
@@ -131,16 +131,16 @@ struct cat_cpu {
 
 struct cat_cloud {
 	struct cat_row row;
-	char *provider;          /* aws | gcp | azure | lambda | coreweave */
-	char *gpu;               /* gpus.csv key */
+	char *provider; /* aws | gcp | azure | lambda | coreweave */
+	char *gpu;      /* gpus.csv key */
 	double gpu_count;
-	double usd_per_hour;     /* on-demand, whole instance */
+	double usd_per_hour; /* on-demand, whole instance */
 	char *region;
-	char *gpu_link;          /* links.csv key */
-	double network_gbps;     /* scale-out Gb/s for the instance */
+	char *gpu_link;      /* links.csv key */
+	double network_gbps; /* scale-out Gb/s for the instance */
 	/* the other price tiers, whole instance, USD/h; NaN: not offered or not collected */
-	double usd_per_hour_1y, usd_per_hour_3y;  /* committed for 1 or 3 years: every hour paid */
-	double usd_per_hour_spot;                 /* preemptible */
+	double usd_per_hour_1y, usd_per_hour_3y;          /* committed for 1 or 3 years: every hour paid */
+	double usd_per_hour_spot;                         /* preemptible */
 	char *tier_source, *tier_as_of, *tier_confidence; /* provenance of those three */
 };
 
@@ -149,7 +149,13 @@ struct cat_cloud {
  * for every hour of its term whether the GPUs work or not; on-demand and
  * spot only for the hours used.
  */
-enum cat_tier { CAT_TIER_ON_DEMAND, CAT_TIER_1Y, CAT_TIER_3Y, CAT_TIER_SPOT, CAT_NTIERS };
+enum cat_tier {
+	CAT_TIER_ON_DEMAND,
+	CAT_TIER_1Y,
+	CAT_TIER_3Y,
+	CAT_TIER_SPOT,
+	CAT_NTIERS
+};
 #define CAT_TIER_NAMES "on-demand, 1y, 3y, spot"
 /* A tier from its name ("on-demand", "1y", "3y", "spot"); -1 when unknown. */
 int cat_tier_from_name(const char *name);
@@ -196,27 +202,30 @@ struct cat_facility {
  */
 struct cat_part {
 	struct cat_row row;
-	char *kind;              /* switch | nic | optic | cable | storage | cooling */
-	char *link;              /* links.csv scale-out key (switch, nic, optic, cable) */
-	double ports;            /* switch radix; ports per NIC */
-	double port_gbps;        /* Gb/s per port */
-	double power_w;          /* W per item (storage: per TB; cooling: per kW) */
-	double price_usd;        /* USD per item (storage: per TB; cooling: per kW of IT load) */
-	double write_gbps;       /* storage: sustained write GB/s per TB */
+	char *kind;        /* switch | nic | optic | cable | storage | cooling */
+	char *link;        /* links.csv scale-out key (switch, nic, optic, cable) */
+	double ports;      /* switch radix; ports per NIC */
+	double port_gbps;  /* Gb/s per port */
+	double power_w;    /* W per item (storage: per TB; cooling: per kW) */
+	double price_usd;  /* USD per item (storage: per TB; cooling: per kW of IT load) */
+	double write_gbps; /* storage: sustained write GB/s per TB */
 };
 
 struct catalog;
 
 /* Column description, for generic listing (catalog show, --csv, --json). */
-enum cat_col_type { CAT_COL_TEXT, CAT_COL_NUM };
+enum cat_col_type {
+	CAT_COL_TEXT,
+	CAT_COL_NUM
+};
 struct cat_column {
 	const char *name;
 	enum cat_col_type type;
-	const char *unit;        /* canonical unit for numbers ("GB/s"), or NULL */
-	size_t offset;           /* into the row struct */
-	unsigned flags;          /* CAT_REQUIRED, CAT_REF_* */
-	struct num_range range;  /* numbers: what a cell may hold, in `unit` */
-	const char *help;        /* one line for docs/catalog.md and `gpuscope fields` */
+	const char *unit;       /* canonical unit for numbers ("GB/s"), or NULL */
+	size_t offset;          /* into the row struct */
+	unsigned flags;         /* CAT_REQUIRED, CAT_REF_* */
+	struct num_range range; /* numbers: what a cell may hold, in `unit` */
+	const char *help;       /* one line for docs/catalog.md and `gpuscope fields` */
 };
 #define CAT_REQUIRED 1u
 #define CAT_REF_GPU 2u
@@ -224,8 +233,8 @@ struct cat_column {
 #define CAT_REF_CPU 8u
 
 struct cat_schema {
-	const char *file;        /* "gpus.csv" */
-	const char *what;        /* "gpu" */
+	const char *file; /* "gpus.csv" */
+	const char *what; /* "gpu" */
 	size_t row_size;
 	const struct cat_column *cols;
 	size_t ncols;
@@ -248,10 +257,10 @@ double cat_cell_num(const struct cat_column *c, const void *row);
  * (servers, clouds).  Text compares ignoring case, except the gpu key.
  */
 struct cat_filter {
-	const char *vendor;      /* NULL: any */
-	const char *provider;    /* NULL: any */
-	double min_memory_gib;   /* NaN: any */
-	const char *gpu_key;     /* a gpus.csv key; NULL: any */
+	const char *vendor;    /* NULL: any */
+	const char *provider;  /* NULL: any */
+	double min_memory_gib; /* NaN: any */
+	const char *gpu_key;   /* a gpus.csv key; NULL: any */
 };
 /* Whether a row of table t passes every filter that applies to t. */
 int catalog_row_matches(enum cat_table t, const void *row, const struct cat_filter *f);
@@ -262,8 +271,8 @@ int catalog_row_matches(enum cat_table t, const void *row, const struct cat_filt
  * with *table set, or NULL with why filled: the first table's "ambiguous"
  * message, else the GPU table's (the most useful for an unknown name).
  */
-const void *catalog_resolve_any(const struct catalog *c, const char *name, enum cat_table *table,
-				char *why, size_t why_len);
+const void *catalog_resolve_any(const struct catalog *c, const char *name, enum cat_table *table, char *why,
+				size_t why_len);
 
 /*
  * Loads the embedded catalog, then `user_dir` when not NULL.  Returns 0 and a
@@ -277,8 +286,8 @@ int catalog_load(struct catalog **out, const char *user_dir, struct diag *err);
  */
 int catalog_check_dir(const char *dir, struct diag *err);
 /* Loads one table from a buffer into c (tests, fuzzers).  name is used in messages. */
-int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name,
-			const char *buf, size_t len, struct diag *err);
+int catalog_load_buffer(struct catalog *c, enum cat_table t, const char *name, const char *buf, size_t len,
+			struct diag *err);
 /* An empty catalog (tests, fuzzers). */
 struct catalog *catalog_new(void);
 /* Checks cross-table references (server.gpu exists ...). */
@@ -307,8 +316,8 @@ const void *catalog_get(const struct catalog *c, enum cat_table t, const char *k
  * why filled: "unknown gpu 'x'; closest: a, b, c" or "ambiguous gpu 'a100':
  * matches a100-sxm4-40gb, a100-sxm4-80gb, ...".
  */
-const void *catalog_resolve(const struct catalog *c, enum cat_table t, const char *name,
-			    char *why, size_t why_len);
+const void *catalog_resolve(const struct catalog *c, enum cat_table t, const char *name, char *why,
+			    size_t why_len);
 
 #define catalog_gpu(c, n, w, l) ((const struct cat_gpu *)catalog_resolve(c, CAT_GPUS, n, w, l))
 #define catalog_server(c, n, w, l) ((const struct cat_server *)catalog_resolve(c, CAT_SERVERS, n, w, l))
@@ -330,7 +339,10 @@ int cat_precision_from_name(const char *name);
 /* The name of a precision index ("fp8"); NULL when out of range. */
 const char *cat_precision_name(int i);
 
-static inline int cat_has(double v) { return !isnan(v); }
+static inline int cat_has(double v)
+{
+	return !isnan(v);
+}
 
 /* ---- shapes that can be bought (catalog/shape.c) ---- */
 
@@ -344,8 +356,7 @@ size_t cat_node_sizes(const struct cat_gpu *g, int *out, size_t max);
  * the GPU's fabric (or the switch that extends it) joins n GPUs.  Returns
  * 1, or 0 with why filled ("an SXM baseboard holds 4 or 8 GPUs, not 2").
  */
-int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, char *why,
-		      size_t why_len);
+int cat_node_shape_ok(const struct catalog *c, const struct cat_gpu *g, int n, char *why, size_t why_len);
 /* The fastest NIC (Gb/s) g's host PCIe slots can feed; NaN when unknown. */
 double cat_host_max_nic_gbps(const struct catalog *c, const struct cat_gpu *g);
 /*

@@ -513,7 +513,8 @@ static void compute_terms(const struct tco_inputs *in, struct tco_result *r)
 		double rm = pow(1 + v[TCO_IN_CAPITAL] / 100, 1.0 / 12) - 1;
 		double annuity = rm > 0 ? (1 - pow(1 + rm, -months)) / rm : months;
 		/* the cash flows themselves: discounting already charges the capital, --interest is not added */
-		r->npv_usd = -r->capex_usd + r->gain_usd_per_month * annuity + r->residual_usd * pow(1 + rm, -months);
+		r->npv_usd = -r->capex_usd + r->gain_usd_per_month * annuity +
+			     r->residual_usd * pow(1 + rm, -months);
 	}
 }
 

@@ -209,9 +209,9 @@ struct tco_result {
 	double capital_usd_per_month; /* level payment repaying capex less the residual at the interest */
 	double interest_usd;          /* months x that payment - (capex - residual): 0 at no interest */
 	double total_usd;             /* capex + opex x years - residual + interest */
-	double gpu_hours_used;     /* gpus x hours x utilisation */
-	double usd_per_gpu_hour;   /* total / GPU-hours used */
-	double usd_per_pflop_hour; /* at the GPU's dense peak; NaN without a peak */
+	double gpu_hours_used;        /* gpus x hours x utilisation */
+	double usd_per_gpu_hour;      /* total / GPU-hours used */
+	double usd_per_pflop_hour;    /* at the GPU's dense peak; NaN without a peak */
 	/* against the cloud (NaN without a comparator) */
 	int has_cloud;
 	double cloud_instances;        /* instances a reserved term pays for */
@@ -229,9 +229,9 @@ struct tco_result {
 	/* the value of one input, others fixed, at which savings = 0; NaN: none in range */
 	double flip[TCO_NINPUTS];
 	/* terms the account shows on their own lines */
-	double months;                      /* years x 12 */
-	double support_basis_usd;           /* server capex + bill: what support is a share of */
-	double gain_usd_per_month;          /* cloud/month - opex/month: the cash the NPV discounts (NaN without a cloud) */
+	double months;             /* years x 12 */
+	double support_basis_usd;  /* server capex + bill: what support is a share of */
+	double gain_usd_per_month; /* cloud/month - opex/month: the cash the NPV discounts (NaN without a cloud) */
 	double savings_pct_of_cloud;        /* savings / cloud total x 100 (NaN without a cloud) */
 	double cloud_usd_per_gpu_hour_used; /* cloud total / GPU-hours used: a reserved term pays idle hours */
 };

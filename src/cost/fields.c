@@ -72,8 +72,8 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	F(capital_usd_per_month, NUM, "USD/month", \
 	  "level payment repaying capex less the residual at --interest (capital recovery)", \
 	  r->capital_usd_per_month) \
-	F(interest_usd, NUM, "USD", "the capital's cost: months x that payment - (capex - residual); 0 without interest", \
-	  r->interest_usd) \
+	F(interest_usd, NUM, "USD", \
+	  "the capital's cost: months x that payment - (capex - residual); 0 without interest", r->interest_usd) \
 	F(total_usd, NUM, "USD", "capex + years x opex - residual + interest: cash, undiscounted", r->total_usd) \
 	F(gpu_hours_used, NUM, "GPU-h", "GPUs x hours x utilisation", r->gpu_hours_used) \
 	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "total / GPU-hours used", r->usd_per_gpu_hour) \
@@ -136,8 +136,8 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	  t->savings_change_usd) \
 	F(breakeven_month, NUM, "months", "capex / (cloud - owned per month); null when never", \
 	  t->breakeven_month) \
-	F(breakeven_utilisation_pct, NUM, "%", "the utilisation at which the decision flips; null: none in 0-100 %", \
-	  t->breakeven_utilisation_pct) \
+	F(breakeven_utilisation_pct, NUM, "%", \
+	  "the utilisation at which the decision flips; null: none in 0-100 %", t->breakeven_utilisation_pct) \
 	F(own_when, TEXT, NULL, "above or below that utilisation owning wins; null without one", t->own_when)
 
 /*
@@ -155,7 +155,8 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	X(tco_compare, TCO_COMPARE, "tco-compare", (const struct tco_result *r, struct report_row *row)) \
 	X(tco_flip, TCO_FLIP, "tco-flip", \
 	  (const struct tco_inputs *in, const struct tco_result *r, enum tco_input id, struct report_row *row)) \
-	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity", (const struct tco_point *p, struct report_row *row)) \
+	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity", \
+	  (const struct tco_point *p, struct report_row *row)) \
 	X(tco_tier, TCO_TIER, "tco-tier", (const struct tco_tier_result *t, struct report_row *row))
 
 #define SCHEMA_DEFINE(lower, UPPER, name, params) \

@@ -95,12 +95,32 @@ static int bool_cell(const struct row *r, const char *name)
 }
 
 /* The count columns of a case, each read as the column of its name; 0 when empty. */
+/* clang-format off */
 #define COUNT_COLUMNS(X) \
 	X(layers) \
 	X(hidden) \
-	X(heads) X(kv_heads) X(ffn_hidden) X(vocab) X(seq_len) X(experts) X(experts_active) X(global_batch) \
-		X(micro_batch) X(tp) X(pp) X(dp) X(ep) X(vpp) X(zero) X(seq_parallel) X(gpus) X(gpus_per_node) \
-			X(infer_batch) X(prompt_len) X(output_len)
+	X(heads) \
+	X(kv_heads) \
+	X(ffn_hidden) \
+	X(vocab) \
+	X(seq_len) \
+	X(experts) \
+	X(experts_active) \
+	X(global_batch) \
+	X(micro_batch) \
+	X(tp) \
+	X(pp) \
+	X(dp) \
+	X(ep) \
+	X(vpp) \
+	X(zero) \
+	X(seq_parallel) \
+	X(gpus) \
+	X(gpus_per_node) \
+	X(infer_batch) \
+	X(prompt_len) \
+	X(output_len)
+/* clang-format on */
 
 struct counts {
 #define COUNT_MEMBER(col) long col;

@@ -78,7 +78,7 @@ struct plan_request {
 	struct model_config base;
 	enum plan_objective objective;
 	enum plan_buy buy;
-	const char *provider;              /* PLAN_BUY_CLOUD: "aws", "gcp" ...; NULL: any */
+	const char *provider; /* PLAN_BUY_CLOUD: "aws", "gcp" ...; NULL: any */
 	/*
 	 * PLAN_BUY_CLOUD: the enum cat_tier instances are priced at (0:
 	 * on-demand); a committed tier charges the run's hours at its rate,

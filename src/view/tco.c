@@ -110,7 +110,8 @@ static const char *const tier_heads[TIER_COLS] = {"tier",         "USD/GPU-h",  
 						  "vs on-demand", "break-even", "owning wins"};
 
 /* The cells of one tier's row; each points into cell[] or is a static string. */
-static void tier_cells(const struct tco_tier_result *t, char cell[TIER_COLS][VALUE_LEN], const char *row[TIER_COLS])
+static void tier_cells(const struct tco_tier_result *t, char cell[TIER_COLS][VALUE_LEN],
+		       const char *row[TIER_COLS])
 {
 	row[0] = cat_tier_name(t->tier);
 	row[1] = USD3(t->cloud_usd_per_gpu_hour, cell[1]);
@@ -346,8 +347,8 @@ static void account_period(struct account *a, const struct view_tco *v)
 		step(a, "interest", USD0(r->interest_usd, b[0]), "%g x %s - (%s - %s)", r->months,
 		     USD0(r->capital_usd_per_month, b[1]), USD0(r->capex_usd, b[2]), USD0(r->residual_usd, b[3]));
 		USD0(r->interest_usd, res);
-		step(a, "total", USD0(r->total_usd, b[0]), "%s + %g x %s - %s + %s", USD0(r->capex_usd, b[1]), years,
-		     USD0(r->opex_usd_per_year, b[2]), USD0(r->residual_usd, b[3]), res);
+		step(a, "total", USD0(r->total_usd, b[0]), "%s + %g x %s - %s + %s", USD0(r->capex_usd, b[1]),
+		     years, USD0(r->opex_usd_per_year, b[2]), USD0(r->residual_usd, b[3]), res);
 	} else {
 		heading(a, "Over %g years at %g %% utilisation", years, util);
 		step(a, "total", USD0(r->total_usd, b[0]), "%s + %g x %s - %s", USD0(r->capex_usd, b[1]), years,
@@ -550,7 +551,7 @@ static void print_tiers(FILE *out, const struct view_tco *v)
 	const char *row[TIER_COLS];
 	struct table *tb;
 	if (n < 2)
-		return;  /* one price: the account above is the whole comparison */
+		return; /* one price: the account above is the whole comparison */
 	fprintf(out, "\nAgainst each price of %s (1y, 3y: every hour paid)\n", v->in->cloud_name);
 	tb = table_new();
 	for (k = 0; k < TIER_COLS; k++)
@@ -772,7 +773,8 @@ static struct svg_chart *chart_cumulative(const struct tco_result *r)
 static struct svg_chart *chart_breakdown(const struct tco_inputs *in, const struct tco_result *r)
 {
 	struct svg_chart *c = svg_chart_new(SVG_HBAR, "tco-breakdown", "Where the money goes over the period");
-	static const char *const terms[] = {"capex less resale", "energy", "space", "staff", "support", "interest"};
+	static const char *const terms[] = {"capex less resale", "energy",  "space", "staff",
+					    "support",           "interest"};
 	struct tco_breakdown bd;
 	double value[6];
 	int series[6], cloud, own;

@@ -175,10 +175,8 @@ static void test_cluster_network(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_every_tier_price_is_sourced),
-		cmocka_unit_test(test_p5_tiers),
-		cmocka_unit_test(test_user_rows),
+		cmocka_unit_test(test_names),           cmocka_unit_test(test_every_tier_price_is_sourced),
+		cmocka_unit_test(test_p5_tiers),        cmocka_unit_test(test_user_rows),
 		cmocka_unit_test(test_cluster_network),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

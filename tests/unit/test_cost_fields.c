@@ -113,12 +113,13 @@ static void test_json_document(void **state)
 			    "verdict notes");
 	/* the keys the hand-written writer gave the owned terms, in its order */
 	keys(json_object_get(o, "owned"), k, sizeof(k));
-	assert_string_equal(k,
-			    "servers gpus hours server_capex_usd addon_usd capex_usd residual_usd "
-			    "avg_power_kw_per_server load_fraction energy_kwh_per_year energy_usd_per_year "
-			    "space_usd_per_year staff_usd_per_year support_usd_per_year opex_usd_per_year "
-			    "capital_usd_per_month interest_usd total_usd gpu_hours_used usd_per_gpu_hour usd_per_pflop_hour owned_usd_per_month "
-			    "racks extra_kw extra_capex_usd");
+	assert_string_equal(
+		k,
+		"servers gpus hours server_capex_usd addon_usd capex_usd residual_usd "
+		"avg_power_kw_per_server load_fraction energy_kwh_per_year energy_usd_per_year "
+		"space_usd_per_year staff_usd_per_year support_usd_per_year opex_usd_per_year "
+		"capital_usd_per_month interest_usd total_usd gpu_hours_used usd_per_gpu_hour usd_per_pflop_hour owned_usd_per_month "
+		"racks extra_kw extra_capex_usd");
 	keys(json_object_get(o, "cloud"), k, sizeof(k));
 	assert_string_equal(k,
 			    "instance name gpu gpus_per_instance pricing price_tier instances "

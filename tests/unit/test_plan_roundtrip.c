@@ -442,16 +442,27 @@ static void test_listed(void **state, size_t i)
 	{ \
 		test_listed(state, i); \
 	}
+/* clang-format off */
 LISTED(0)
-LISTED(1) LISTED(2) LISTED(3) LISTED(4) LISTED(5) LISTED(6) LISTED(7) LISTED(8) LISTED(9) LISTED(10)
+LISTED(1)
+LISTED(2)
+LISTED(3)
+LISTED(4)
+LISTED(5)
+LISTED(6)
+LISTED(7)
+LISTED(8)
+LISTED(9)
+LISTED(10)
+/* clang-format on */
 #undef LISTED
 
-	/*
+/*
  * Every GPU of the catalog, --top 1 --max-gpus 64: the first choice of a
  * full fine-tune, a LoRA fine-tune, inference at 2 requests/s and a CNN.  A
  * GPU on which nothing fits (or that lacks the precision) lists nothing.
  */
-	static void test_every_gpu(void **state)
+static void test_every_gpu(void **state)
 {
 	static const struct plan_case kinds[] = {
 		{.model = "llama2-7b", .task = FT},
