@@ -258,6 +258,21 @@ static int memory_settings_check(const struct workload *w, const struct model_co
 	return 0;
 }
 
+const char *config_low_degree(const struct model_config *c, int dp_least)
+{
+	if (c->tp < 1)
+		return "tp";
+	if (c->pp < 1)
+		return "pp";
+	if (c->dp < dp_least)
+		return "dp";
+	if (c->ep < 1)
+		return "ep";
+	if (c->vpp < 1)
+		return "vpp";
+	return c->cp < 1 ? "cp" : NULL;
+}
+
 int model_config_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
 	char dv[160];
@@ -268,15 +283,8 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 	if (!g)
 		return diag_set(err, "", 0, 0, "gpu",
 				"no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
-	if (c->tp < 1 || c->pp < 1 || c->dp < 1 || c->ep < 1 || c->vpp < 1 || c->cp < 1)
-		return diag_set(err, "", 0, 0,
-				c->tp < 1  ? "tp" :
-				c->pp < 1  ? "pp" :
-				c->dp < 1  ? "dp" :
-				c->ep < 1  ? "ep" :
-				c->vpp < 1 ? "vpp" :
-					     "cp",
-				"parallel degrees must be at least 1");
+	if (config_low_degree(c, 1))
+		return diag_set(err, "", 0, 0, config_low_degree(c, 1), "parallel degrees must be at least 1");
 	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * c->dp > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, (long)c->tp * c->pp > MODEL_MAX_GPUS ? "tp" : "dp",
 				"tp x pp x dp = %d x %d x %d is more than %d GPUs", c->tp, c->pp, c->dp,

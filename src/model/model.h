@@ -39,6 +39,8 @@
 #include "model/engine.h"
 #include "util/error.h"
 
+struct strbuf;
+
 /* ---------------------------------------------------------------------------
  * Enumerations.  Each has a name table: model_*_name() returns a static
  * string, model_*_from_name() returns the value or -1 for an unknown name.
@@ -455,9 +457,9 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
  * The estimate flags that reproduce cfg exactly: every resolved choice is
  * written out (precision, flash attention, optimizer, KV cache ...), so the
  * line means the same whatever the defaults become.  Hardware flags
- * (--gpu, --server, --network) are the caller's.  Returns buf.
+ * (--gpu, --server, --network) are the caller's.  Appends the line to out.
  */
-const char *model_config_flags(const struct workload *w, const struct model_config *cfg, char *buf, size_t len);
+void model_config_flags(const struct workload *w, const struct model_config *cfg, struct strbuf *out);
 
 /*
  * Layouts.  One set of divisibility rules for every command: a tensor

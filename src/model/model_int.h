@@ -39,6 +39,12 @@ double peak_of(const struct cat_gpu *g, enum model_precision p);
 double emax_of(const struct cat_gpu *g, enum model_precision p);
 int hw_of(const struct model_config *c, struct hw *h);
 int flash_on(const struct model_config *c);
+/*
+ * config.c: the name of the first parallel degree of c below its least value
+ * (1 for each, dp_least for dp: 0 while the resolver may still choose it), or
+ * NULL when every one is in range.
+ */
+const char *config_low_degree(const struct model_config *c, int dp_least);
 enum model_precision attn_precision_of(const struct model_config *c);
 double gemm_s(const struct hw *h, double eb, double m, double n, double k);
 

@@ -431,16 +431,11 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	c->cp = PICK(cp, 1);
 	c->dp = PICK(dp, 0);
 	c->gpus = PICK(gpus, 0);
-	if (c->tp < 1 || c->pp < 1 || c->ep < 1 || c->vpp < 1 || c->cp < 1 || c->dp < 0 || c->gpus < 0)
-		return diag_set(err, "", 0, 0,
-				c->tp < 1  ? "tp" :
-				c->pp < 1  ? "pp" :
-				c->ep < 1  ? "ep" :
-				c->vpp < 1 ? "vpp" :
-				c->cp < 1  ? "cp" :
-				c->dp < 0  ? "dp" :
-					     "gpus",
-				"parallel degrees must be at least 1");
+	{
+		const char *low = config_low_degree(c, 0);
+		if (low || c->gpus < 0)
+			return diag_set(err, "", 0, 0, low ? low : "gpus", "parallel degrees must be at least 1");
+	}
 	/* products of degrees in long: tp x pp of 65536 x 65536 does not fit an int */
 	if ((long)c->tp * c->pp > MODEL_MAX_GPUS || (long)c->tp * c->pp * (c->dp ? c->dp : 1) > MODEL_MAX_GPUS)
 		return diag_set(err, "", 0, 0, (long)c->tp * c->pp > MODEL_MAX_GPUS ? "tp" : "dp",
@@ -484,64 +479,56 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 
 /* ---- serialising ---- */
 
-const char *model_config_flags(const struct workload *w, const struct model_config *c, char *buf, size_t len)
+void model_config_flags(const struct workload *w, const struct model_config *c, struct strbuf *out)
 {
-	size_t o = 0;
-#define PUT(...) \
-	do { \
-		if (o < len) \
-			o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); \
-	} while (0)
-	buf[0] = 0;
 	if (c->engine != MODEL_ENGINE_EAGER)
-		PUT("--engine %s ", model_engine_name(c->engine));
-	PUT("--task %s --gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d --dp %d",
-	    model_task_name(c->task), c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp, c->pp,
-	    c->dp);
+		strbuf_addf(out, "--engine %s ", model_engine_name(c->engine));
+	strbuf_addf(out, "--task %s --gpus %d --gpus-per-node %d --precision %s --tp %d --pp %d --dp %d",
+		    model_task_name(c->task), c->gpus, c->gpus_per_node, model_precision_name(c->precision), c->tp,
+		    c->pp, c->dp);
 	if (w->kind == WORKLOAD_TRANSFORMER)
-		PUT(" --seq-len %d --flash-attention %s --tie-embeddings %s", c->seq_len,
-		    flash_on(c) ? "on" : "off", w->d.tied_embeddings ? "on" : "off");
+		strbuf_addf(out, " --seq-len %d --flash-attention %s --tie-embeddings %s", c->seq_len,
+			    flash_on(c) ? "on" : "off", w->d.tied_embeddings ? "on" : "off");
 	if (c->weight_precision >= 0)
-		PUT(" --weight-precision %s", model_precision_name((enum model_precision)c->weight_precision));
+		strbuf_addf(out, " --weight-precision %s",
+			    model_precision_name((enum model_precision)c->weight_precision));
 	if (c->task == MODEL_TASK_INFER) {
-		PUT(" --batch %d --prompt-len %d --output-len %d --kv-cache-precision %s", c->batch, c->prompt_len,
-		    c->output_len, model_precision_name(c->kv_precision));
+		strbuf_addf(out, " --batch %d --prompt-len %d --output-len %d --kv-cache-precision %s", c->batch,
+			    c->prompt_len, c->output_len, model_precision_name(c->kv_precision));
 		if (c->cuda_graphs)
-			PUT(" --cuda-graphs");
+			strbuf_addf(out, " --cuda-graphs");
 		if (c->mig > 0)
-			PUT(" --mig %d", c->mig);
+			strbuf_addf(out, " --mig %d", c->mig);
 	} else {
 		if (c->vpp > 1)
-			PUT(" --vpp %d", c->vpp);
+			strbuf_addf(out, " --vpp %d", c->vpp);
 		if (c->cp > 1)
-			PUT(" --cp %d", c->cp);
+			strbuf_addf(out, " --cp %d", c->cp);
 		if (c->ep > 1)
-			PUT(" --ep %d", c->ep);
-		PUT(" --zero %d --recompute %s", c->zero, model_recompute_name(c->recompute));
+			strbuf_addf(out, " --ep %d", c->ep);
+		strbuf_addf(out, " --zero %d --recompute %s", c->zero, model_recompute_name(c->recompute));
 		if (c->seq_parallel)
-			PUT(" --seq-parallel");
-		PUT(" --micro-batch %d --global-batch %d --optimizer %s", c->micro_batch, c->global_batch,
-		    model_optimizer_name(c->optimizer));
+			strbuf_addf(out, " --seq-parallel");
+		strbuf_addf(out, " --micro-batch %d --global-batch %d --optimizer %s", c->micro_batch,
+			    c->global_batch, model_optimizer_name(c->optimizer));
 		if (c->offload != MODEL_OFFLOAD_NONE)
-			PUT(" --offload %s", model_offload_name(c->offload));
+			strbuf_addf(out, " --offload %s", model_offload_name(c->offload));
 		if (c->master != MODEL_MASTER_FP32)
-			PUT(" --master-weights %s", model_master_name(c->master));
+			strbuf_addf(out, " --master-weights %s", model_master_name(c->master));
 		if (c->optimizer_in_backward)
-			PUT(" --optimizer-in-backward");
+			strbuf_addf(out, " --optimizer-in-backward");
 		if (c->activation_offload)
-			PUT(" --activation-offload");
+			strbuf_addf(out, " --activation-offload");
 		if (c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA)
-			PUT(" --lora-rank %d --lora-targets %s", c->lora_rank,
-			    model_lora_targets_name(c->lora_targets));
+			strbuf_addf(out, " --lora-rank %d --lora-targets %s", c->lora_rank,
+				    model_lora_targets_name(c->lora_targets));
 		if (w->kind == WORKLOAD_TRANSFORMER && c->logits != MODEL_LOGITS_FP32)
-			PUT(" --logits %s", model_logits_name(c->logits));
+			strbuf_addf(out, " --logits %s", model_logits_name(c->logits));
 		if (w->kind == WORKLOAD_PER_SAMPLE) {
 			if (c->loader == MODEL_LOADER_DALI)
-				PUT(" --data-loader dali");
+				strbuf_addf(out, " --data-loader dali");
 			if (!c->cudnn_benchmark)
-				PUT(" --cudnn-benchmark off");
+				strbuf_addf(out, " --cudnn-benchmark off");
 		}
 	}
-#undef PUT
-	return buf;
 }

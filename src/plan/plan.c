@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "plan/plan_int.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /* ---- the plan object ---- */
@@ -230,81 +231,80 @@ const struct plan_choice *plan_all(const struct plan *p, size_t *n)
 
 const char *plan_layout_code(const struct model_config *c, char *buf, size_t len)
 {
-	size_t o = 0;
-#define PUT(...) \
-	do { \
-		if (o < len) \
-			o += (size_t)snprintf(buf + o, len - o, __VA_ARGS__); \
-	} while (0)
-	buf[0] = 0;
+	struct strbuf sb = STRBUF_INIT;
+
 	if (c->task == MODEL_TASK_INFER) {
 		if (c->tp > 1)
-			PUT("t%d", c->tp);
+			strbuf_addf(&sb, "t%d", c->tp);
 		if (c->pp > 1)
-			PUT("p%d", c->pp);
-		PUT("%sb%d", o ? " " : "", c->batch);
+			strbuf_addf(&sb, "p%d", c->pp);
+		strbuf_addf(&sb, "%sb%d", sb.len ? " " : "", c->batch);
 	} else {
 		/* degrees of 1 are left out, except dp: "d16", "t2p4v2d8" */
 		if (c->tp > 1)
-			PUT("t%d", c->tp);
+			strbuf_addf(&sb, "t%d", c->tp);
 		if (c->cp > 1)
-			PUT("c%d", c->cp);
+			strbuf_addf(&sb, "c%d", c->cp);
 		if (c->pp > 1)
-			PUT("p%d", c->pp);
+			strbuf_addf(&sb, "p%d", c->pp);
 		if (c->vpp > 1)
-			PUT("v%d", c->vpp);
-		PUT("d%d", c->dp);
+			strbuf_addf(&sb, "v%d", c->vpp);
+		strbuf_addf(&sb, "d%d", c->dp);
 		if (c->ep > 1)
-			PUT("e%d", c->ep);
+			strbuf_addf(&sb, "e%d", c->ep);
 		if (c->zero)
-			PUT(" z%d", c->zero);
+			strbuf_addf(&sb, " z%d", c->zero);
 		if (c->recompute == MODEL_RECOMPUTE_FULL)
-			PUT(" rf");
+			strbuf_addf(&sb, " rf");
 		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE)
-			PUT(" rs");
+			strbuf_addf(&sb, " rs");
 		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE_OP)
-			PUT(" ro");
+			strbuf_addf(&sb, " ro");
 		if (c->offload == MODEL_OFFLOAD_OPTIMIZER)
-			PUT(" oo");
+			strbuf_addf(&sb, " oo");
 		else if (c->offload == MODEL_OFFLOAD_PARAMS)
-			PUT(" op");
+			strbuf_addf(&sb, " op");
 		if (c->micro_batch > 1)
-			PUT(" m%d", c->micro_batch);
+			strbuf_addf(&sb, " m%d", c->micro_batch);
 		if (c->loader == MODEL_LOADER_DALI)
-			PUT(" dali");
+			strbuf_addf(&sb, " dali");
 	}
 	if (c->precision != MODEL_BF16)
-		PUT(" %s", model_precision_name(c->precision));
-#undef PUT
+		strbuf_addf(&sb, " %s", model_precision_name(c->precision));
+	/* a code is a few dozen bytes; the caller's buffer holds it whole */
+	snprintf(buf, len, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
 	return buf;
 }
 
 const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf, size_t len)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
-	char net[160] = "", flags[768];
 	const struct model_config *g = &c->cfg;
 	int nodes_needed = g->gpus > g->gpus_per_node;
+	struct strbuf sb = STRBUF_INIT;
 
+	strbuf_addf(&sb, "--model %s --gpu %s", p->req.w->name, hw->gpu->row.key);
+	if (hw->server)
+		strbuf_addf(&sb, " --server %s", hw->server->row.key);
 	if (nodes_needed && hw->kind == PLAN_HW_GENERIC && c->fabric >= 0 && (size_t)c->fabric < p->nfab)
-		snprintf(net, sizeof(net), " --network %s", p->fab[c->fabric].link->row.key);
+		strbuf_addf(&sb, " --network %s", p->fab[c->fabric].link->row.key);
 	else if (nodes_needed && hw->kind == PLAN_HW_GENERIC && hw->own_link &&
 		 cat_has(hw->own_link->bw_gbps_per_dir))
 		/* on-die ports: N ports of the link per node */
-		snprintf(net, sizeof(net), " --network %s-%.0fx%.0f", hw->own_link->row.key,
-			 hw->own_ports_per_node, hw->own_link->bw_gbps_per_dir * 8);
+		strbuf_addf(&sb, " --network %s-%.0fx%.0f", hw->own_link->row.key, hw->own_ports_per_node,
+			    hw->own_link->bw_gbps_per_dir * 8);
 	else if (nodes_needed && hw->kind == PLAN_HW_CLOUD && hw->cloud && cat_has(hw->cloud->network_gbps))
 		/* the instance's network as one adapter, on the fabric whose latency plan used */
-		snprintf(net, sizeof(net), " --network roce-400-1x%g", hw->cloud->network_gbps);
-	if (g->cpu_cores_per_gpu > 0 && p->req.w->kind == WORKLOAD_PER_SAMPLE) {
-		size_t o = strlen(net);
-		/* data loading: the CPU cores the search gave the node */
-		snprintf(net + o, sizeof(net) - o, " --cpu-cores %.0f", g->cpu_cores_per_gpu * g->gpus_per_node);
-	}
-	/* the resolved scenario, every choice spelled out (model_config_flags) */
-	snprintf(buf, len, "--model %s --gpu %s%s%s%s %s", p->req.w->name, hw->gpu->row.key,
-		 hw->server ? " --server " : "", hw->server ? hw->server->row.key : "", net,
-		 model_config_flags(p->req.w, g, flags, sizeof(flags)));
+		strbuf_addf(&sb, " --network roce-400-1x%g", hw->cloud->network_gbps);
+	/* data loading: the CPU cores the search gave the node */
+	if (g->cpu_cores_per_gpu > 0 && p->req.w->kind == WORKLOAD_PER_SAMPLE)
+		strbuf_addf(&sb, " --cpu-cores %.0f", g->cpu_cores_per_gpu * g->gpus_per_node);
+	/* the resolved scenario, every choice spelled out */
+	strbuf_addch(&sb, ' ');
+	model_config_flags(p->req.w, g, &sb);
+	snprintf(buf, len, "%s", strbuf_str(&sb));
+	strbuf_release(&sb);
 	return buf;
 }
 

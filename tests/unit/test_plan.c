@@ -20,6 +20,7 @@
 #include "model/model.h"
 #include "plan/plan.h"
 #include "plan/plan_int.h"
+#include "util/strbuf.h"
 
 static struct catalog *cat;
 
@@ -950,7 +951,8 @@ static void test_explain(void **state)
 static void test_layout_code(void **state)
 {
 	struct model_config c;
-	char buf[64], flags[256];
+	char buf[64];
+	struct strbuf flags = STRBUF_INIT;
 	(void)state;
 	model_config_defaults(&c);
 	c.tp = 2;
@@ -971,9 +973,10 @@ static void test_layout_code(void **state)
 	{
 		struct workload w;
 		workload(&w, "llama2-7b");
-		model_config_flags(&w, &c, flags, sizeof(flags));
+		model_config_flags(&w, &c, &flags);
 	}
-	assert_non_null(strstr(flags, "--micro-batch 2 --global-batch 64"));
+	assert_non_null(strstr(strbuf_str(&flags), "--micro-batch 2 --global-batch 64"));
+	strbuf_release(&flags);
 }
 
 static void test_report(void **state)
