@@ -7,9 +7,8 @@
 # Both skip (exit 77) where clang-tidy or clang-format is not installed.
 
 add_test(NAME style/analyzer COMMAND sh ${CMAKE_SOURCE_DIR}/tools/analyze.sh ${CMAKE_BINARY_DIR})
-# a long test: a high COST starts it early, beside the others; it runs one
-# clang-tidy a core (tools/analyze.sh), so it takes two of ctest's slots
-set_tests_properties(style/analyzer PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 COST 1000 PROCESSORS 2)
+# the longest test: a high COST starts it first, beside the others
+set_tests_properties(style/analyzer PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 COST 1000)
 
 # On: the tree follows .clang-format; -DGPUSCOPE_FORMAT_CHECK=OFF leaves the test out.
 option(GPUSCOPE_FORMAT_CHECK "run the style/clang-format test (the tree follows .clang-format)" ON)
