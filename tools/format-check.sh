@@ -43,6 +43,14 @@ else
 	find src tests bench -name '*.[ch]' -type f | sort >"$tmp/files"
 fi
 
+# One clang-format for all the files first: where none would change (the
+# usual case) that is the whole check, 2 s instead of 35 s of CPU for a
+# clang-format, a diff and a shell per file.
+if xargs "$cf" --dry-run --Werror --style=file --fallback-style=none <"$tmp/files" >/dev/null 2>&1; then
+	echo "format-check: all $(wc -l <"$tmp/files") files checked follow .clang-format"
+	exit 0
+fi
+
 # one diff per file, in parallel; a file clang-format cannot read or parse
 # counts as changed, with its error as the diff
 mkdir "$tmp/d"
