@@ -166,6 +166,21 @@ static int valid_date(const char *s)
 	       isdigit((unsigned char)s[6]);
 }
 
+/* A release number: digits in groups joined by single dots ("2", "2.14", "12.6.3"). */
+static int valid_version(const char *s)
+{
+	int digit = 0;
+	for (; *s; s++) {
+		if (isdigit((unsigned char)*s))
+			digit = 1;
+		else if (*s == '.' && digit)
+			digit = 0;
+		else
+			return 0;
+	}
+	return digit;
+}
+
 static char *trim_dup(const char *s)
 {
 	const char *e;
@@ -254,8 +269,13 @@ static int parse_cell(const struct cat_schema *s, const struct cat_column *col, 
 		free(v);
 		return -1;
 	}
-	if (name_ends(col->name, "as_of") && !valid_date(v)) {
+	if ((name_ends(col->name, "as_of") || (col->flags & CAT_DATE)) && !valid_date(v)) {
 		diag_set(err, name, line, colno, col->name, "date '%s' is not YYYY-MM or YYYY-MM-DD", v);
+		free(v);
+		return -1;
+	}
+	if ((col->flags & CAT_VERSION) && !valid_version(v)) {
+		diag_set(err, name, line, colno, col->name, "release '%s' is not a number like 2.14", v);
 		free(v);
 		return -1;
 	}
@@ -457,6 +477,34 @@ double cat_cloud_cluster_gbps(const struct catalog *cat, const struct cat_cloud 
 	return g && c->network_gbps >= cat_host_max_nic_gbps(cat, g) ? c->network_gbps : NAN;
 }
 
+/*
+ * A row that gives a lifecycle fact cites it: its source cell names where
+ * the end of sale and the last releases come from after "lifecycle:", the
+ * text estimate's warning quotes.
+ */
+static int check_life_sources(const struct catalog *c, struct diag *err)
+{
+	size_t i;
+	for (i = 0; i < catalog_count(c, CAT_GPUS); i++) {
+		const struct cat_gpu *g = catalog_gpu_at(c, i);
+		if ((g->end_of_sale || cat_has(g->cuda_last) || g->pytorch_last) && !cat_life_source(&g->row))
+			return diag_set(
+				err, g->row.origin, g->row.line, 0, "source",
+				"gpu '%s' has a lifecycle cell (end_of_sale, cuda_last, pytorch_last) but its "
+				"source cites none: end the source with 'lifecycle: WHERE, DATE'",
+				g->row.key);
+	}
+	for (i = 0; i < catalog_count(c, CAT_SERVERS); i++) {
+		const struct cat_server *s = catalog_server_at(c, i);
+		if (s->end_of_sale && !cat_life_source(&s->row))
+			return diag_set(err, s->row.origin, s->row.line, 0, "source",
+					"server '%s' has an end_of_sale but its source cites none: end the source "
+					"with 'lifecycle: WHERE, DATE'",
+					s->row.key);
+	}
+	return 0;
+}
+
 int catalog_validate(const struct catalog *c, struct diag *err)
 {
 	size_t t, i, k;
@@ -478,7 +526,7 @@ int catalog_validate(const struct catalog *c, struct diag *err)
 			}
 		}
 	}
-	return check_cloud_tiers(c, err);
+	return check_cloud_tiers(c, err) || check_life_sources(c, err) ? -1 : 0;
 }
 
 static int load_embedded(struct catalog *c, struct diag *err)

@@ -76,6 +76,15 @@ struct cat_gpu {
 	 */
 	char *node_gpus;
 	/*
+	 * Lifecycle (catalog/life.c): the month the GPU stopped being sold,
+	 * "YYYY-MM" (NULL: on sale); the last CUDA toolkit major and the last
+	 * PyTorch release ("2.14") that support its architecture (NaN / NULL:
+	 * current releases do).  The source cell cites them after "lifecycle:".
+	 */
+	char *end_of_sale;
+	double cuda_last;
+	char *pytorch_last;
+	/*
 	 * The performance model's per-architecture row (model/vendor.c), 0
 	 * until first looked up, then its index + 1: resolved once per GPU
 	 * rather than by comparing names on every call.  Zero in a new row;
@@ -119,6 +128,8 @@ struct cat_server {
 	double rack_units;
 	double price_usd;
 	char *cooling; /* air | liquid; NULL: decided from the power density */
+	/* "YYYY-MM" the system stopped being sold; NULL: on sale (catalog/life.c) */
+	char *end_of_sale;
 };
 
 struct cat_cpu {
@@ -231,6 +242,8 @@ struct cat_column {
 #define CAT_REF_GPU 2u
 #define CAT_REF_LINK 4u
 #define CAT_REF_CPU 8u
+#define CAT_DATE 16u    /* text: YYYY-MM or YYYY-MM-DD */
+#define CAT_VERSION 32u /* text: a release number, digits and dots ("2.14") */
 
 struct cat_schema {
 	const char *file; /* "gpus.csv" */
@@ -366,5 +379,48 @@ double cat_host_max_nic_gbps(const struct catalog *c, const struct cat_gpu *g);
 double cat_server_cores_per_gpu(const struct catalog *c, const struct cat_server *s);
 /* The first part of a kind for a scale-out link key (NULL link: any); NULL when none. */
 const struct cat_part *cat_part_for(const struct catalog *c, const char *kind, const char *link);
+
+/* ---- lifecycle: what can still be bought and run (catalog/life.c) ---- */
+
+/*
+ * Months are counted as year x 12 + month - 1, so that they compare and
+ * subtract: 2024-08 is 24295.
+ */
+/* The month of "YYYY-MM" or "YYYY-MM-DD"; -1 when s is NULL or not a date. */
+int cat_month_parse(const char *s);
+/* The current month (UTC) by the system clock. */
+int cat_month_now(void);
+/* A price whose as_of lies more than this many months before now is stale. */
+#define CAT_PRICE_STALE_MONTHS 36
+
+/* Why a part should not be bought or run today, a bit mask; 0: current. */
+#define CAT_LIFE_END_OF_SALE 1u /* its end_of_sale (or its GPU's) is this month or earlier */
+#define CAT_LIFE_UNSUPPORTED 2u /* current CUDA or PyTorch releases dropped its architecture */
+unsigned cat_gpu_life(const struct cat_gpu *g, int now_month);
+/* A server's own end of sale and its GPU's lifecycle. */
+unsigned cat_server_life(const struct catalog *c, const struct cat_server *s, int now_month);
+/*
+ * The short marks of a life mask for tables, "eos", "sw" or "eos+sw"
+ * (a static string; "" for 0).
+ */
+const char *cat_life_marks(unsigned life);
+struct strbuf;
+/*
+ * The facts of a GPU's lifecycle in words, appended to sb: "end of sale
+ * 2024-08", "volta: CUDA 12 and PyTorch 2.14 were the last releases to
+ * support it", joined by "; "; with a future end of sale, "end of sale
+ * 2027-03 (announced)".  Appends nothing for a current GPU.
+ */
+void cat_gpu_life_text(const struct cat_gpu *g, int now_month, struct strbuf *sb);
+/* The same for a server: its own end of sale, then its GPU's facts. */
+void cat_server_life_text(const struct catalog *c, const struct cat_server *s, int now_month, struct strbuf *sb);
+/*
+ * Where a row's lifecycle cells come from: the text of its source cell
+ * after "lifecycle:", up to the end of the cell; NULL when it has none.
+ * Points into the row.
+ */
+const char *cat_life_source(const struct cat_row *r);
+/* Whether a dated price is stale at now: its row's as_of is over CAT_PRICE_STALE_MONTHS old. */
+int cat_price_stale(const struct cat_row *r, double price_usd, int now_month);
 
 #endif

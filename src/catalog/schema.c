@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 #include "catalog/fields.h"
 #include "util/names.h"
+#include "util/strbuf.h"
 
 /*
  * What a number may be, per quantity, in the column's unit: wide enough for
@@ -40,6 +41,7 @@
 #define R_GHZ {0, 100, NUM_ABOVE_MIN}
 #define R_UNITS {0, 1000, NUM_ABOVE_MIN}        /* rack units */
 #define R_FACILITY {0, 1e12, 0}                 /* facility defaults: rates, ratios, prices */
+#define R_CUDA_MAJOR {1, 100, NUM_WHOLE}        /* a CUDA toolkit major version */
 
 #define R_NONE {0, 0, 0}                        /* text */
 /* clang-format on */
@@ -59,6 +61,11 @@
 	  "`YYYY-MM` or `YYYY-MM-DD`: when the figure applies or was read; for prices, the price date") \
 	C(T, confidence, row.confidence, TEXT, NULL, 0, R_NONE, \
 	  "the weakest mark among the row's figures: `Q` quoted, `D` derived, `R` recalled, `E` estimate")
+
+#define END_OF_SALE_COL(C, T) \
+	C(T, end_of_sale, end_of_sale, TEXT, NULL, CAT_DATE, R_NONE, \
+	  "`YYYY-MM`: the month it stopped being sold (a later month: announced); empty while on sale. " \
+	  "Its source follows `lifecycle:` in the source cell")
 
 #define GPU_COLS(C, T) \
 	ROW_COLS(C, T, CAT_REQUIRED, \
@@ -111,6 +118,13 @@
 	C(T, node_gpus, node_gpus, TEXT, NULL, 0, R_NONE, \
 	  "the GPU counts a node that can be bought holds: `4;8` (SXM/OAM baseboards), `36;72` (GB200 NVLink " \
 	  "domains), `1-10` (PCIe servers); plan searches only these, estimate refuses other `--gpus-per-node`") \
+	END_OF_SALE_COL(C, T) \
+	C(T, cuda_last, cuda_last, NUM, NULL, 0, R_CUDA_MAJOR, \
+	  "the last CUDA toolkit major version that supports the GPU's architecture (Volta: 12); empty while " \
+	  "current toolkits do") \
+	C(T, pytorch_last, pytorch_last, TEXT, NULL, CAT_VERSION, R_NONE, \
+	  "the last PyTorch release whose binaries support the architecture (Volta: `2.14`); empty while " \
+	  "current releases do") \
 	META_COLS(C, T)
 
 #define LINK_COLS(C, T) \
@@ -169,6 +183,7 @@
 	  "whole system: launch list price where `as_of` is the launch date, otherwise an estimate") \
 	C(T, cooling, cooling, TEXT, NULL, 0, R_NONE, \
 	  "`air` or `liquid` (GB200 NVL72); sets the default rack power") \
+	END_OF_SALE_COL(C, T) \
 	META_COLS(C, T)
 
 #define CPU_COLS(C, T) \
@@ -251,29 +266,37 @@
 /* The JSON's: the same names and units, and the row's origin after them. */
 #define ROW_FIELD(T, name, member, kind, unit, flags, range, help) {#name, REPORT_##kind, unit, help},
 #define ORIGIN_FIELD {"origin", REPORT_TEXT, NULL, "file:line the row was read from (--json and show only)"},
+/* Fields computed against today after origin, for the tables whose parts are bought (catalog/life.c). */
+#define LIFE_FIELDS \
+	{"lifecycle", REPORT_TEXT, NULL, \
+	 "the lifecycle facts against today: end of sale, the last CUDA and PyTorch releases (for a server, " \
+	 "its GPU's too); null when current (--json and show only)"}, \
+		{"price_stale", REPORT_BOOL, NULL, \
+		 "price_usd is dated (as_of) more than 36 months before today (--json and show only)"},
+#define NO_FIELDS
 
-/* X(table, lower, row struct, columns, file, what a row is, name) */
+/* X(table, lower, row struct, columns, computed fields, file, what a row is, name) */
 #define TABLES(X) \
-	X(CAT_GPUS, gpu, struct cat_gpu, GPU_COLS, "gpus.csv", "gpu", "gpus") \
-	X(CAT_LINKS, link, struct cat_link, LINK_COLS, "links.csv", "link", "links") \
-	X(CAT_SERVERS, server, struct cat_server, SERVER_COLS, "servers.csv", "server", "servers") \
-	X(CAT_CPUS, cpu, struct cat_cpu, CPU_COLS, "cpus.csv", "cpu", "cpus") \
-	X(CAT_CLOUDS, cloud, struct cat_cloud, CLOUD_COLS, "clouds.csv", "cloud instance", "clouds") \
-	X(CAT_FACILITY, facility, struct cat_facility, FACILITY_COLS, "facility.csv", "facility default", \
-	  "facility") \
-	X(CAT_PARTS, part, struct cat_part, PART_COLS, "parts.csv", "part", "parts")
+	X(CAT_GPUS, gpu, struct cat_gpu, GPU_COLS, LIFE_FIELDS, "gpus.csv", "gpu", "gpus") \
+	X(CAT_LINKS, link, struct cat_link, LINK_COLS, NO_FIELDS, "links.csv", "link", "links") \
+	X(CAT_SERVERS, server, struct cat_server, SERVER_COLS, LIFE_FIELDS, "servers.csv", "server", "servers") \
+	X(CAT_CPUS, cpu, struct cat_cpu, CPU_COLS, NO_FIELDS, "cpus.csv", "cpu", "cpus") \
+	X(CAT_CLOUDS, cloud, struct cat_cloud, CLOUD_COLS, NO_FIELDS, "clouds.csv", "cloud instance", "clouds") \
+	X(CAT_FACILITY, facility, struct cat_facility, FACILITY_COLS, NO_FIELDS, "facility.csv", \
+	  "facility default", "facility") \
+	X(CAT_PARTS, part, struct cat_part, PART_COLS, NO_FIELDS, "parts.csv", "part", "parts")
 
-#define COLUMNS_DEFINE(table, lower, T, LIST, file, what, name) \
+#define COLUMNS_DEFINE(table, lower, T, LIST, EXTRA, file, what, name) \
 	static const struct cat_column lower##_cols[] = {LIST(CAT_COLUMN, T)}; \
-	static const struct report_field lower##_fields[] = {LIST(ROW_FIELD, T) ORIGIN_FIELD};
+	static const struct report_field lower##_fields[] = {LIST(ROW_FIELD, T) ORIGIN_FIELD EXTRA};
 TABLES(COLUMNS_DEFINE)
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-#define SCHEMA_ENTRY(table, lower, T, LIST, file, what, name) \
+#define SCHEMA_ENTRY(table, lower, T, LIST, EXTRA, file, what, name) \
 	[table] = {file, what, sizeof(T), lower##_cols, N(lower##_cols)},
-#define REPORT_ENTRY(table, lower, T, LIST, file, what, name) \
+#define REPORT_ENTRY(table, lower, T, LIST, EXTRA, file, what, name) \
 	[table] = REPORT_SCHEMA("catalog-" name, lower##_fields),
-#define NAME_ENTRY(table, lower, T, LIST, file, what, name) [table] = name,
+#define NAME_ENTRY(table, lower, T, LIST, EXTRA, file, what, name) [table] = name,
 static const struct cat_schema schemas[CAT_NTABLES] = {TABLES(SCHEMA_ENTRY)};
 static const struct report_schema row_schemas[CAT_NTABLES] = {TABLES(REPORT_ENTRY)};
 static const char *const names[CAT_NTABLES] = {TABLES(NAME_ENTRY)};
@@ -318,15 +341,30 @@ const struct report_schema *catalog_row_schema(enum cat_table t)
 	return &row_schemas[t];
 }
 
-void catalog_row_report(enum cat_table t, const void *row, struct report_row *out)
+void catalog_row_report(const struct catalog *c, enum cat_table t, const void *row, int now_month,
+			struct report_row *out)
 {
 	const struct cat_schema *s = &schemas[t];
 	const struct cat_row *r = row;
+	struct strbuf life = STRBUF_INIT;
+	double price = NAN;
 	size_t i;
 	for (i = 0; i < s->ncols; i++)
 		if (s->cols[i].type == CAT_COL_TEXT)
 			report_set_text(out, i, cat_cell_text(&s->cols[i], row));
 		else
 			report_set_num(out, i, cat_cell_num(&s->cols[i], row));
-	report_set_text(out, i, report_printf(out, "%s:%d", r->origin, r->line));
+	report_set_text(out, i++, report_printf(out, "%s:%d", r->origin, r->line));
+	if (t == CAT_GPUS) {
+		cat_gpu_life_text(row, now_month, &life);
+		price = ((const struct cat_gpu *)row)->price_usd;
+	} else if (t == CAT_SERVERS) {
+		cat_server_life_text(c, row, now_month, &life);
+		price = ((const struct cat_server *)row)->price_usd;
+	} else {
+		return;
+	}
+	report_set_text(out, i++, life.len ? report_printf(out, "%s", strbuf_str(&life)) : NULL);
+	report_set_bool(out, i, cat_price_stale(r, price, now_month));
+	strbuf_release(&life);
 }

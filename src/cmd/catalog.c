@@ -76,7 +76,7 @@ static int list_table(const struct catalog *cat, enum cat_table t, enum output_f
 	for (i = 0; i < count; i++)
 		if (keep_row(cat, t, catalog_row(cat, t, i), &f))
 			rows[n++] = catalog_row(cat, t, i);
-	view_catalog_list(stdout, t, rows, n, fmt, cat_precision_name(precision));
+	view_catalog_list(stdout, cat, t, rows, n, fmt, cat_precision_name(precision), cat_month_now());
 	free(rows);
 	return EXIT_OK;
 }
@@ -125,7 +125,7 @@ int cmd_catalog(int argc, char **argv)
 		row = catalog_resolve_any(cat, argv[1], &t, why, sizeof(why));
 		if (!row)
 			die_usage("gpuscope catalog show: %s", why);
-		view_catalog_show(stdout, t, row, fmt);
+		view_catalog_show(stdout, cat, t, row, fmt, cat_month_now());
 		return EXIT_OK;
 	}
 	table = catalog_table_from_name(argv[0]);

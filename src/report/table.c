@@ -144,7 +144,9 @@ static void put_cut(FILE *out, const char *s, size_t width, size_t head, size_t 
 	fputc('~', out);
 }
 
-static void put_cell(FILE *out, const char *s, size_t width, enum table_align a, size_t head, size_t skip)
+/* A cell padded to width; the last cell of a line (last) is not padded on its right. */
+static void put_cell(FILE *out, const char *s, size_t width, enum table_align a, size_t head, size_t skip,
+		     int last)
 {
 	size_t w = text_width(s), i, pad;
 	if (w > width) {
@@ -156,7 +158,7 @@ static void put_cell(FILE *out, const char *s, size_t width, enum table_align a,
 		for (i = 0; i < pad; i++)
 			fputc(' ', out);
 	fputs(s, out);
-	if (a == ALIGN_LEFT)
+	if (a == ALIGN_LEFT && !last)
 		for (i = 0; i < pad; i++)
 			fputc(' ', out);
 }
@@ -262,7 +264,7 @@ void table_print(const struct table *t, FILE *out, unsigned width)
 	for (c = 0; c < t->ncols; c++) {
 		if (c)
 			fputs("  ", out);
-		put_cell(out, t->names[c], w[c], t->align[c], 0, 0);
+		put_cell(out, t->names[c], w[c], t->align[c], 0, 0, c + 1 == t->ncols);
 	}
 	fputc('\n', out);
 	for (c = 0; c < t->ncols; c++) {
@@ -278,7 +280,7 @@ void table_print(const struct table *t, FILE *out, unsigned width)
 			if (c)
 				fputs("  ", out);
 			put_cell(out, t->cells[r][c] ? t->cells[r][c] : "-", w[c], t->align[c],
-				 head[c * (t->nrows + 1) + r], skip[c * (t->nrows + 1) + r]);
+				 head[c * (t->nrows + 1) + r], skip[c * (t->nrows + 1) + r], c + 1 == t->ncols);
 		}
 		fputc('\n', out);
 	}

@@ -22,6 +22,7 @@ enum cell_kind {
 	CELL_COUNT_OF, /* "8x h100-sxm5-80gb": col counts col2's key; the key alone without a count */
 	CELL_PER,      /* col / col2, with `decimals` decimals */
 	CELL_PEAK,     /* a dense peak; --precision shows its own in the first of these instead */
+	CELL_LIFE,     /* the lifecycle marks (cat_life_marks()) and "$" for a stale price */
 };
 
 struct list_col {
@@ -43,6 +44,7 @@ static const struct list_col gpu_list[] = {
 	{"link GB/s", ALIGN_RIGHT, CELL_NUM, "gpu_link_gbps", NULL, 0, 0},
 	{"eco", ALIGN_LEFT, CELL_TEXT, "ecosystem", NULL, 0, 0},
 	{"USD", ALIGN_RIGHT, CELL_NUM, "price_usd", NULL, 0, 0},
+	{"life", ALIGN_LEFT, CELL_LIFE, "price_usd", NULL, 0, 0},
 	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
 };
 static const struct list_col link_list[] = {
@@ -61,6 +63,7 @@ static const struct list_col server_list[] = {
 	{"kW", ALIGN_RIGHT, CELL_NUM, "power_kw", NULL, 1, 0},
 	{"U", ALIGN_RIGHT, CELL_NUM, "rack_units", NULL, 0, 0},
 	{"USD", ALIGN_RIGHT, CELL_NUM, "price_usd", NULL, 0, 0},
+	{"life", ALIGN_LEFT, CELL_LIFE, "price_usd", NULL, 0, 0},
 	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
 };
 static const struct list_col cpu_list[] = {
@@ -116,11 +119,11 @@ static void print_json(FILE *out, json_t *v)
 	fputc('\n', out);
 }
 
-static json_t *row_json(enum cat_table t, const void *row)
+static json_t *row_json(const struct catalog *cat, enum cat_table t, const void *row, int now_month)
 {
 	struct report_row *r = report_row_new(catalog_row_schema(t));
 	json_t *o;
-	catalog_row_report(t, row, r);
+	catalog_row_report(cat, t, row, now_month, r);
 	o = report_row_json(r);
 	report_row_free(r);
 	return o;
@@ -150,13 +153,39 @@ static const char *text_of(enum cat_table t, const void *row, const char *col)
 	return cat_cell_text(catalog_column(t, col), row);
 }
 
-static void human_cell(struct table *tb, enum cat_table t, const struct list_col *c, const void *row,
-		       const char *precision)
+/* The lifecycle of a gpus or servers row as a life mask (CAT_LIFE_*); 0 for other tables. */
+static unsigned row_life(const struct catalog *cat, enum cat_table t, const void *row, int now_month)
 {
+	if (t == CAT_GPUS)
+		return cat_gpu_life(row, now_month);
+	if (t == CAT_SERVERS)
+		return cat_server_life(cat, row, now_month);
+	return 0;
+}
+
+/* A row's marks for the life column: "eos", "sw", "eos+sw", then "$" when the price column c->col is stale. */
+static const char *life_marks(const struct catalog *cat, enum cat_table t, const struct list_col *c,
+			      const void *row, int now_month, struct strbuf *sb)
+{
+	strbuf_reset(sb);
+	strbuf_addstr(sb, cat_life_marks(row_life(cat, t, row, now_month)));
+	if (cat_price_stale(row, num_of(t, row, c->col), now_month))
+		strbuf_addch(sb, '$');
+	return sb->len ? strbuf_str(sb) : NULL;
+}
+
+static void human_cell(struct table *tb, const struct catalog *cat, enum cat_table t, const struct list_col *c,
+		       const void *row, const char *precision, int now_month)
+{
+	struct strbuf sb = STRBUF_INIT;
 	char b[FMT_LEN];
 	const char *key;
 	double v;
 	switch (c->kind) {
+	case CELL_LIFE:
+		table_cell(tb, life_marks(cat, t, c, row, now_month, &sb));
+		strbuf_release(&sb);
+		return;
 	case CELL_TEXT:
 		table_cell(tb, text_of(t, row, c->col));
 		return;
@@ -195,24 +224,54 @@ static int shown(const struct list_col *layout, const struct list_col *c, const 
 	return c->kind != CELL_PEAK || !precision || c == layout || c[-1].kind != CELL_PEAK;
 }
 
-static void human_table(struct table *tb, enum cat_table t, const void *const *rows, size_t n,
-			const char *precision)
+/*
+ * The table, and which life marks its rows carry (1: eos, 2: sw, 4: $old)
+ * for the legend under it.
+ */
+static unsigned human_table(struct table *tb, const struct catalog *cat, enum cat_table t, const void *const *rows,
+			    size_t n, const char *precision, int now_month)
 {
 	const struct list_col *layout = layouts[t], *c;
+	unsigned marks = 0;
 	size_t i;
 	for (c = layout; c->head; c++)
 		if (shown(layout, c, precision))
 			table_column(tb, c->kind == CELL_PEAK && precision ? precision : c->head, c->align);
 	for (i = 0; i < n; i++) {
 		table_row(tb);
-		for (c = layout; c->head; c++)
-			if (shown(layout, c, precision))
-				human_cell(tb, t, c, rows[i], precision);
+		for (c = layout; c->head; c++) {
+			if (!shown(layout, c, precision))
+				continue;
+			human_cell(tb, cat, t, c, rows[i], precision, now_month);
+			if (c->kind == CELL_LIFE)
+				marks |= row_life(cat, t, rows[i], now_month) |
+					 (cat_price_stale(rows[i], num_of(t, rows[i], c->col), now_month) ? 4u :
+													    0);
+		}
 	}
+	return marks;
 }
 
-void view_catalog_list(FILE *out, enum cat_table t, const void *const *rows, size_t n, enum output_format fmt,
-		       const char *precision)
+/* What the marks of the life column that appear mean, under the table. */
+static void print_legend(FILE *out, unsigned marks)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!marks)
+		return;
+	strbuf_addstr(&sb, "life:");
+	if (marks & CAT_LIFE_END_OF_SALE)
+		strbuf_addstr(&sb, " eos past its end of sale;");
+	if (marks & CAT_LIFE_UNSUPPORTED)
+		strbuf_addstr(&sb, " sw the GPU's architecture dropped by current CUDA or PyTorch releases;");
+	if (marks & 4u)
+		strbuf_addf(&sb, " $ a price dated (as_of) over %d years ago;", CAT_PRICE_STALE_MONTHS / 12);
+	strbuf_addstr(&sb, " the dates and sources: gpuscope catalog show NAME");
+	table_wrap(out, "", strbuf_str(&sb), 0, 80);
+	strbuf_release(&sb);
+}
+
+void view_catalog_list(FILE *out, const struct catalog *cat, enum cat_table t, const void *const *rows, size_t n,
+		       enum output_format fmt, const char *precision, int now_month)
 {
 	const struct cat_schema *s = catalog_schema(t);
 	struct strbuf sb = STRBUF_INIT;
@@ -222,7 +281,7 @@ void view_catalog_list(FILE *out, enum cat_table t, const void *const *rows, siz
 	if (fmt == FORMAT_JSON) {
 		json_t *arr = json_array();
 		for (i = 0; i < n; i++)
-			json_array_append_new(arr, row_json(t, rows[i]));
+			json_array_append_new(arr, row_json(cat, t, rows[i], now_month));
 		print_json(out, arr);
 		json_decref(arr);
 		return;
@@ -240,8 +299,9 @@ void view_catalog_list(FILE *out, enum cat_table t, const void *const *rows, siz
 	} else if (!n) {
 		fprintf(out, "no %s rows match the filters\n", catalog_table_name(t));
 	} else {
-		human_table(tb, t, rows, n, precision);
+		unsigned marks = human_table(tb, cat, t, rows, n, precision, now_month);
 		table_print(tb, out, 0);
+		print_legend(out, marks);
 	}
 	table_free(tb);
 	strbuf_release(&sb);
@@ -270,7 +330,36 @@ static void print_wrapped(FILE *out, const char *name, const char *value)
 	} while (*p);
 }
 
-void view_catalog_show(FILE *out, enum cat_table t, const void *row, enum output_format fmt)
+/* The lifecycle and the price's age of a gpus or servers row, after its cells. */
+static void show_life(FILE *out, const struct catalog *cat, enum cat_table t, const void *row, int now_month)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *src = cat_life_source(row);
+	double price = t == CAT_GPUS    ? ((const struct cat_gpu *)row)->price_usd :
+		       t == CAT_SERVERS ? ((const struct cat_server *)row)->price_usd :
+					  NAN;
+	if (t == CAT_GPUS)
+		cat_gpu_life_text(row, now_month, &sb);
+	else if (t == CAT_SERVERS)
+		cat_server_life_text(cat, row, now_month, &sb);
+	else
+		return;
+	if (!sb.len)
+		strbuf_addstr(&sb, "current");
+	if (src)
+		strbuf_addf(&sb, " (lifecycle: %s)", src);
+	print_wrapped(out, "lifecycle", strbuf_str(&sb));
+	if (cat_price_stale(row, price, now_month)) {
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "yes: price_usd is from %s, over %d years ago",
+			    ((const struct cat_row *)row)->as_of, CAT_PRICE_STALE_MONTHS / 12);
+		print_wrapped(out, "price_stale", strbuf_str(&sb));
+	}
+	strbuf_release(&sb);
+}
+
+void view_catalog_show(FILE *out, const struct catalog *cat, enum cat_table t, const void *row,
+		       enum output_format fmt, int now_month)
 {
 	const struct cat_schema *s = catalog_schema(t);
 	const struct cat_row *r = row;
@@ -279,7 +368,7 @@ void view_catalog_show(FILE *out, enum cat_table t, const void *row, enum output
 	size_t k;
 
 	if (fmt == FORMAT_JSON) {
-		json_t *o = row_json(t, row);
+		json_t *o = row_json(cat, t, row, now_month);
 		json_object_set_new(o, "table", json_string(catalog_table_name(t)));
 		print_json(out, o);
 		json_decref(o);
@@ -305,6 +394,7 @@ void view_catalog_show(FILE *out, enum cat_table t, const void *row, enum output
 		strbuf_reset(&sb);
 		strbuf_addf(&sb, "%s:%d", r->origin, r->line);
 		print_wrapped(out, "origin", strbuf_str(&sb));
+		show_life(out, cat, t, row, now_month);
 	}
 	strbuf_release(&sb);
 }

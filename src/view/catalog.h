@@ -14,13 +14,20 @@
 #include "report/table.h"
 
 /*
- * The rows of table t (already filtered), in fmt.  precision: show that
- * precision's peak (cat_gpu_peak_tflops()) in the gpus table instead of
- * bf16 and fp8; NULL for those two.  No rows prints a line saying so.
+ * The rows of table t of cat (already filtered), in fmt.  precision: show
+ * that precision's peak (cat_gpu_peak_tflops()) in the gpus table instead
+ * of bf16 and fp8; NULL for those two.  No rows prints a line saying so.
+ * now_month (cat_month_now()): the month the life column and the JSON's
+ * lifecycle and price_stale are read against.
  */
-void view_catalog_list(FILE *out, enum cat_table t, const void *const *rows, size_t n, enum output_format fmt,
-		       const char *precision);
-/* Every field of one row of table t with its unit and origin (JSON adds the table's name). */
-void view_catalog_show(FILE *out, enum cat_table t, const void *row, enum output_format fmt);
+void view_catalog_list(FILE *out, const struct catalog *cat, enum cat_table t, const void *const *rows, size_t n,
+		       enum output_format fmt, const char *precision, int now_month);
+/*
+ * Every field of one row of table t with its unit and origin (JSON adds the
+ * table's name); gpus and servers rows then their lifecycle and, when
+ * stale, the price's age against now_month.
+ */
+void view_catalog_show(FILE *out, const struct catalog *cat, enum cat_table t, const void *row,
+		       enum output_format fmt, int now_month);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "catalog/catalog.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 static struct catalog *cat;
@@ -276,6 +277,108 @@ static void test_many_rows(void **state)
 	catalog_free(c);
 }
 
+/* The lifecycle columns: their cells parse or fail at file:line:column, and read against a month. */
+static void test_lifecycle(void **state)
+{
+	static const char hdr[] = "key,name,arch,end_of_sale,cuda_last,pytorch_last,source,as_of\n";
+	static const struct {
+		const char *row, *field, *says;
+		int col;
+	} bad[] = {
+		{"g,G,volta,2024-13,12,2.14,s; lifecycle: n,2026-11", "end_of_sale", "'2024-13' is not YYYY-MM",
+		 11},
+		{"g,G,volta,Aug 2024,12,2.14,s; lifecycle: n,2026-11", "end_of_sale", "'Aug 2024' is not YYYY-MM",
+		 11},
+		{"g,G,volta,2024-08,12.5,2.14,s; lifecycle: n,2026-11", "cuda_last", "whole", 19},
+		{"g,G,volta,2024-08,0,2.14,s; lifecycle: n,2026-11", "cuda_last", "0", 19},
+		{"g,G,volta,2024-08,12,2.x,s; lifecycle: n,2026-11", "pytorch_last", "release '2.x'", 22},
+		{"g,G,volta,2024-08,12,2..14,s; lifecycle: n,2026-11", "pytorch_last", "release '2..14'", 22},
+	};
+	struct catalog *c = catalog_new();
+	struct diag err;
+	struct strbuf sb = STRBUF_INIT;
+	const struct cat_gpu *g;
+	const struct cat_server *sv;
+	char buf[512];
+	size_t i;
+	int aug24 = 2024 * 12 + 7, nov26 = 2026 * 12 + 10;
+	(void)state;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct catalog *b = catalog_new();
+		snprintf(buf, sizeof(buf), "%s%s\n", hdr, bad[i].row);
+		diag_clear(&err);
+		assert_int_equal(catalog_load_buffer(b, CAT_GPUS, "t.csv", buf, strlen(buf), &err), -1);
+		assert_string_equal(err.file, "t.csv");
+		assert_int_equal(err.line, 2);
+		assert_int_equal(err.col, bad[i].col);
+		assert_string_equal(err.field, bad[i].field);
+		if (!strstr(err.msg, bad[i].says))
+			fail_msg("row %zu: '%s' lacks '%s'", i, err.msg, bad[i].says);
+		catalog_free(b);
+	}
+
+	snprintf(buf, sizeof(buf),
+		 "%sold,Old,volta,2024-08,12,2.14,spec sheet; lifecycle: notice 2025-08,2026-11\n"
+		 "new,New,hopper,,,,spec sheet,2026-11\n",
+		 hdr);
+	diag_clear(&err);
+	assert_int_equal(catalog_load_buffer(c, CAT_GPUS, "t.csv", buf, strlen(buf), &err), 2);
+	assert_int_equal(catalog_validate(c, &err), 0);
+	g = catalog_get(c, CAT_GPUS, "old");
+	assert_string_equal(g->end_of_sale, "2024-08");
+	assert_true(g->cuda_last == 12);
+	assert_string_equal(g->pytorch_last, "2.14");
+	assert_string_equal(cat_life_source(&g->row), "notice 2025-08");
+	/* the end of sale counts from its month on; before it, it is announced */
+	assert_int_equal(cat_gpu_life(g, aug24), CAT_LIFE_END_OF_SALE | CAT_LIFE_UNSUPPORTED);
+	assert_int_equal(cat_gpu_life(g, aug24 - 1), CAT_LIFE_UNSUPPORTED);
+	cat_gpu_life_text(g, aug24 - 1, &sb);
+	assert_string_equal(strbuf_str(&sb),
+			    "end of sale 2024-08 (announced); volta: CUDA 12 and PyTorch 2.14 were "
+			    "the last releases to support it");
+	g = catalog_get(c, CAT_GPUS, "new");
+	assert_int_equal(cat_gpu_life(g, nov26), 0);
+	assert_null(g->end_of_sale);
+	assert_true(isnan(g->cuda_last));
+	assert_null(cat_life_source(&g->row));
+
+	/* a lifecycle cell without its source is refused, naming the row */
+	snprintf(buf, sizeof(buf), "%snosrc,X,volta,2024-08,,,spec sheet,2026-11\n", hdr);
+	assert_int_equal(catalog_load_buffer(c, CAT_GPUS, "u.csv", buf, strlen(buf), &err), 1);
+	assert_int_equal(catalog_validate(c, &err), -1);
+	assert_string_equal(err.file, "u.csv");
+	assert_int_equal(err.line, 2);
+	assert_string_equal(err.field, "source");
+	assert_non_null(strstr(err.msg, "lifecycle:"));
+	catalog_free(c);
+
+	assert_int_equal(cat_month_parse("2024-08"), 24295);
+	assert_int_equal(cat_month_parse("2024-08-22"), 24295);
+	assert_int_equal(cat_month_parse("2024-8"), -1);
+	assert_int_equal(cat_month_parse(NULL), -1);
+
+	/* the shipped catalog: Volta dropped, B100 and DGX A100 past their end of sale, H100 current */
+	assert_int_equal(cat_gpu_life(catalog_get(cat, CAT_GPUS, "v100-sxm2-16gb"), nov26), CAT_LIFE_UNSUPPORTED);
+	assert_int_equal(cat_gpu_life(catalog_get(cat, CAT_GPUS, "b100-sxm-192gb"), nov26), CAT_LIFE_END_OF_SALE);
+	assert_int_equal(cat_gpu_life(catalog_get(cat, CAT_GPUS, "a40-48gb"), nov26), CAT_LIFE_END_OF_SALE);
+	assert_int_equal(cat_gpu_life(catalog_get(cat, CAT_GPUS, "h100-sxm5-80gb"), nov26), 0);
+	assert_int_equal(cat_gpu_life(catalog_get(cat, CAT_GPUS, "t4-16gb"), nov26), 0);
+	sv = catalog_get(cat, CAT_SERVERS, "lenovo-sr670");
+	assert_int_equal(cat_server_life(cat, sv, nov26), CAT_LIFE_UNSUPPORTED);
+	sv = catalog_get(cat, CAT_SERVERS, "dgx-a100-320gb");
+	assert_int_equal(cat_server_life(cat, sv, nov26), CAT_LIFE_END_OF_SALE);
+	/* its price is from 2020-05: stale once over 36 months old, at 2023-06, not yet at 2023-05 */
+	assert_true(cat_price_stale(&sv->row, sv->price_usd, nov26));
+	assert_true(cat_price_stale(&sv->row, sv->price_usd, 2023 * 12 + 5));
+	assert_false(cat_price_stale(&sv->row, sv->price_usd, 2023 * 12 + 4));
+	assert_false(cat_price_stale(&sv->row, NAN, nov26));
+	sv = catalog_get(cat, CAT_SERVERS, "dgx-h100");
+	assert_int_equal(cat_server_life(cat, sv, nov26), 0);
+	assert_false(cat_price_stale(&sv->row, sv->price_usd, nov26));
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_override_and_refs),
 		cmocka_unit_test(test_ranges),
 		cmocka_unit_test(test_many_rows),
+		cmocka_unit_test(test_lifecycle),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
