@@ -75,6 +75,8 @@ static const struct opt plan_opts[] = {
 		  cat_tier_from_name, CAT_TIER_NAMES),
 	OPT_FLAG_("servers-only", &rq.servers_only, "onprem: catalog servers only, no generic builds"),
 	OPT_FLAG_("no-spares", &rq.no_spares, "train on every GPU of an NVL72/NVL36 rack, none spare"),
+	OPT_FLAG_("include-eol", &rq.include_eol,
+		  "also parts past end of sale or dropped by current CUDA/PyTorch (marked)"),
 	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),
 	OPT_STRING_("precision", &precision_s, "P,...", "to try: bf16 (default), fp16, fp8, tf32, fp32"),
 	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 where the GPU has it"),

@@ -70,6 +70,10 @@
 	F(hardware, TEXT, NULL, "catalog server or instance key, or GPU/N/LINK for a generic build", hw->key) \
 	F(hardware_kind, TEXT, NULL, "server, cloud or generic", hw_kinds[hw->kind]) \
 	F(label, TEXT, NULL, "the short name of the tables", hw->label) \
+	F(lifecycle, TEXT, NULL, \
+	  "with --include-eol: eos (past its end of sale), sw (its GPU's architecture dropped by current CUDA " \
+	  "or PyTorch) or eos+sw; null when current", \
+	  hw->life ? cat_life_marks(hw->life) : NULL) \
 	F(gpu, TEXT, NULL, "GPU key", hw->gpu->row.key) \
 	F(nodes, INT, NULL, "servers", c->nodes) \
 	F(gpus_per_node, INT, NULL, "GPUs at work in each server", hw->gpus_per_node) \
@@ -254,6 +258,9 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 	F(provider, TEXT, NULL, "the cloud provider asked for; null: any", req->provider) \
 	F(max_gpus, INT, NULL, "largest GPU count searched", req->max_gpus) \
 	F(ecosystem, TEXT, NULL, "cuda, rocm, synapseai, oneapi or any", req->ecosystem ? req->ecosystem : "any") \
+	F(include_eol, BOOL, NULL, \
+	  "parts past their end of sale or dropped by current CUDA or PyTorch are searched (--include-eol)", \
+	  req->include_eol) \
 	F(deadline_s, NUM, "s", "time to finish (inference: latency target); null when not given", \
 	  req->deadline_s > 0 ? req->deadline_s : NAN) \
 	F(budget_usd, NUM, "USD", \
@@ -296,7 +303,9 @@ void plan_request_row(const struct plan *p, struct report_row *row)
 	F(estimate_calls, INT, NULL, "time model calls (and latency searches)", (double)st->estimate_calls) \
 	F(bound_calls, INT, NULL, "of those, on ideal links for the lower bounds", (double)st->bound_calls) \
 	F(threads, INT, NULL, "search threads", st->threads) \
-	F(wall_s, NUM, "s", "search wall time", st->wall_s)
+	F(wall_s, NUM, "s", "search wall time", st->wall_s) \
+	F(left_out, TEXT, NULL, "hardware left out and why, as the header's \"left out:\" line; null when none", \
+	  *plan_skipped(p) ? plan_skipped(p) : NULL)
 
 PLAN_SCHEMA(search, "plan-search", PLAN_SEARCH_FIELDS)
 

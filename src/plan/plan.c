@@ -25,8 +25,9 @@
  *
  *   --top 10; --max-gpus 4096; --precision bf16; --threads: every online
  *   CPU; inference --rate 1 request/s and --max-batch 256; the memory
- *   headroom (PLAN_MEMORY_HEADROOM_PCT); the amount of work and the global
- *   batch (below).
+ *   headroom (PLAN_MEMORY_HEADROOM_PCT); the month lifecycles are read
+ *   against (the clock's); the amount of work and the global batch
+ *   (below).
  *
  * The base's hardware and layout fields are cleared for the search to set;
  * model_config_complete() fills the rest of it (sequence length, inference
@@ -52,6 +53,8 @@ static void search_defaults(struct plan *p)
 	}
 	if (!(p->req.rate_per_s > 0))
 		p->req.rate_per_s = 1;
+	if (p->req.now_month <= 0)
+		p->req.now_month = cat_month_now();
 	if (!(p->req.memory_use_pct > 0))
 		p->req.memory_use_pct = 100 - PLAN_MEMORY_HEADROOM_PCT;
 	p->memory_use = p->req.memory_use_pct / 100;
@@ -148,6 +151,8 @@ void plan_free(struct plan *p)
 	free(p->skipped);
 	for (i = 0; i < sizeof(p->skip_lists) / sizeof(p->skip_lists[0]); i++)
 		strbuf_release(&p->skip_lists[i]);
+	for (i = 0; i < sizeof(p->skip_detail) / sizeof(p->skip_detail[0]); i++)
+		strbuf_release(&p->skip_detail[i]);
 	free(p);
 }
 

@@ -97,6 +97,16 @@ struct plan_request {
 	unsigned precisions;
 	int servers_only; /* owning: catalog servers only, no generic builds */
 	/*
+	 * 0: parts past their end of sale (owning) and GPUs whose architecture
+	 * current CUDA or PyTorch releases dropped (owning and renting) are
+	 * left out and named in plan_skipped(); 1: they are searched too, each
+	 * marked in its label (catalog/life.c).  Renting ignores the end of
+	 * sale: an instance is rented, not bought.
+	 */
+	int include_eol;
+	/* the month lifecycles are read against (cat_month_parse()'s count); 0: the clock's */
+	int now_month;
+	/*
 	 * 0: catalog servers of more than 8 GPUs in a count that is not a power
 	 * of two (GB200 NVL72) are also tried, for training, with the largest
 	 * power of two of their GPUs at work and the rest held as spares
@@ -180,6 +190,7 @@ struct plan_hw {
 	struct cost_basis cost;
 	int max_nodes; /* 1 when it has no scale-out network */
 	int mig;       /* a MIG instance of this many compute slices (0: whole GPUs) */
+	unsigned life; /* CAT_LIFE_* of a part --include-eol let in (its label says so); 0: current */
 };
 
 /* One scale-out fabric for generic nodes (one adapter per GPU). */

@@ -53,8 +53,9 @@ struct plan {
 	size_t nearest, closest, cheapest, fastest, least_committed; /* SIZE_MAX: none */
 
 	struct plan_stats stats;
-	char *skipped;               /* owned: hardware left out, and why (no price ...); NULL: none */
-	struct strbuf skip_lists[4]; /* space.c's working lists, by reason; released once composed */
+	char *skipped;                /* owned: hardware left out, and why (no price ...); NULL: none */
+	struct strbuf skip_lists[6];  /* space.c's working lists, by reason; released once composed */
+	struct strbuf skip_detail[6]; /* space.c: per list, the detail its last keys share, said after them */
 };
 
 #define PLAN_NONE ((size_t)-1)

@@ -21,6 +21,8 @@ enum skip_reason {
 	SKIP_GPU_PRICE,
 	SKIP_GPU_HOST,
 	SKIP_TIER_PRICE,
+	SKIP_END_OF_SALE,
+	SKIP_UNSUPPORTED,
 	SKIP_NREASONS
 };
 static const char *const skip_words[SKIP_NREASONS] = {
@@ -28,16 +30,38 @@ static const char *const skip_words[SKIP_NREASONS] = {
 	"GPUs without a price (no generic build)",
 	"GPUs without a catalog server to take a host share from (no generic build)",
 	"instances without a price at the --price-tier asked",
+	"past their end of sale (--include-eol keeps them)",
+	"dropped by current CUDA or PyTorch releases (--include-eol keeps them)",
 };
 _Static_assert(sizeof(((struct plan *)0)->skip_lists) / sizeof(struct strbuf) == SKIP_NREASONS,
 	       "plan.skip_lists holds one list per reason");
+_Static_assert(sizeof(((struct plan *)0)->skip_detail) / sizeof(struct strbuf) == SKIP_NREASONS,
+	       "plan.skip_detail holds one detail per reason");
 
-static void skip_note(struct plan *p, enum skip_reason r, const char *key)
+/* Closes the run of keys that share the list's detail: "a, b (2023-03)". */
+static void skip_close(struct plan *p, enum skip_reason r)
+{
+	if (p->skip_detail[r].len)
+		strbuf_addf(&p->skip_lists[r], " (%s)", strbuf_str(&p->skip_detail[r]));
+	strbuf_reset(&p->skip_detail[r]);
+}
+
+/* Adds key to reason r's list; keys in a row with the same detail ("2024-08") are said once after them. */
+static void skip_note_detail(struct plan *p, enum skip_reason r, const char *key, const char *detail)
 {
 	struct strbuf *l = &p->skip_lists[r];
+	detail = detail ? detail : "";
+	if (strcmp(strbuf_str(&p->skip_detail[r]), detail))
+		skip_close(p, r);
 	if (l->len)
 		strbuf_addstr(l, ", ");
 	strbuf_addstr(l, key);
+	strbuf_addstr(&p->skip_detail[r], p->skip_detail[r].len ? "" : detail);
+}
+
+static void skip_note(struct plan *p, enum skip_reason r, const char *key)
+{
+	skip_note_detail(p, r, key, NULL);
 }
 
 /* "REASON: KEY, KEY; REASON: KEY" into p->skipped (NULL when nothing was left out). */
@@ -46,6 +70,8 @@ static void compose_skipped(struct plan *p)
 	struct strbuf sb = STRBUF_INIT;
 	size_t r;
 	for (r = 0; r < SKIP_NREASONS; r++) {
+		skip_close(p, (enum skip_reason)r);
+		strbuf_release(&p->skip_detail[r]);
 		if (!p->skip_lists[r].len)
 			continue;
 		strbuf_addf(&sb, "%s%s: %s", sb.len ? "; " : "", skip_words[r], strbuf_str(&p->skip_lists[r]));
@@ -54,6 +80,58 @@ static void compose_skipped(struct plan *p)
 	free(p->skipped);
 	p->skipped = sb.len ? strbuf_detach(&sb, NULL) : NULL;
 	strbuf_release(&sb);
+}
+
+/*
+ * The lifecycle that keeps a part out of the search: its own end of sale
+ * and its GPU's (owning only: an instance is rented, not bought) and its
+ * GPU's architecture dropped by current CUDA or PyTorch (catalog/life.c).
+ */
+static unsigned part_life(const struct plan *p, const struct cat_gpu *g, const struct cat_server *s)
+{
+	unsigned life = s ? cat_server_life(p->cat, s, p->req.now_month) : cat_gpu_life(g, p->req.now_month);
+	return p->req.buy == PLAN_BUY_CLOUD ? life & CAT_LIFE_UNSUPPORTED : life;
+}
+
+/*
+ * Whether a part of that life is left out: then it is named under each of
+ * its reasons, with its end of sale ("2024-08") or its GPU's last releases
+ * ("volta: the last CUDA 12, PyTorch 2.14").  With --include-eol nothing is.
+ */
+static int left_out_for_life(struct plan *p, const char *key, unsigned life, const struct cat_gpu *g,
+			     const struct cat_server *s)
+{
+	struct strbuf d = STRBUF_INIT;
+	if (!life || p->req.include_eol)
+		return 0;
+	if (life & CAT_LIFE_END_OF_SALE) {
+		int own = s && cat_month_parse(s->end_of_sale) >= 0 &&
+			  cat_month_parse(s->end_of_sale) <= p->req.now_month;
+		strbuf_addstr(&d, own ? s->end_of_sale : g && g->end_of_sale ? g->end_of_sale : "");
+		if (!own && s && g)
+			strbuf_addf(&d, " %s", g->row.key);
+		skip_note_detail(p, SKIP_END_OF_SALE, key, strbuf_str(&d));
+	}
+	if ((life & CAT_LIFE_UNSUPPORTED) && g) {
+		strbuf_reset(&d);
+		strbuf_addf(&d, "%s: the last", g->arch ? g->arch : g->row.key);
+		if (cat_has(g->cuda_last))
+			strbuf_addf(&d, " CUDA %.0f%s", g->cuda_last, g->pytorch_last ? "," : "");
+		if (g->pytorch_last)
+			strbuf_addf(&d, " PyTorch %s", g->pytorch_last);
+		skip_note_detail(p, SKIP_UNSUPPORTED, key, strbuf_str(&d));
+	}
+	strbuf_release(&d);
+	return 1;
+}
+
+/* A part --include-eol let in says so in its label: "b100-sxm nvs (eos)". */
+static void mark_life(struct plan_hw *h, unsigned life)
+{
+	size_t n = strlen(h->label);
+	h->life = life;
+	if (life)
+		snprintf(h->label + n, sizeof(h->label) - n, " (%s)", cat_life_marks(life));
 }
 
 static int gpu_wanted(const struct plan *p, const struct cat_gpu *g)
@@ -227,8 +305,17 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 	struct diag err;
 	struct plan_hw *h;
 
+	unsigned life;
+
 	if (!gpu_wanted(p, g) || !cat_has(s->gpu_count) || s->gpu_count < 1)
 		return 0;
+	life = part_life(p, g, s);
+	/* the spare variant of a rack is the rack: it was named already */
+	if (life && !p->req.include_eol) {
+		if (!active)
+			left_out_for_life(p, s->row.key, life, g, s);
+		return 0;
+	}
 	diag_clear(&err);
 	if (tco_inputs_init(&in, p->cat, &err) || tco_inputs_server(&in, p->cat, s, &err))
 		goto no_price;
@@ -263,6 +350,7 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 		snprintf(h->key, sizeof(h->key), "%.40s/%d+%d", s->row.key, active, h->spare_per_node);
 		snprintf(h->label, sizeof(h->label), "%.60s +%d", s->row.key, h->spare_per_node);
 	}
+	mark_life(h, life);
 	p->nhw++;
 	return 0;
 no_price:
@@ -391,7 +479,10 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 					       NULL;
 	int variant;
 	char short_name[64];
+	unsigned life = part_life(p, g, NULL);
 
+	if (left_out_for_life(p, g->row.key, life, g, NULL))
+		return 0;
 	for (i = 0; i < nsizes; i++) {
 		int n = sizes[i];
 		struct tco_inputs in;
@@ -441,6 +532,7 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 			snprintf(h->label, sizeof(h->label), "%s%s%s", short_name,
 				 n == 1 || !*link_tag(cfg.intra_kind, g) ? "" : " ",
 				 n == 1 ? "" : link_tag(cfg.intra_kind, g));
+			mark_life(h, life);
 			h->cost = cb;
 			/* whole cores per node, so the estimate line (--cpu-cores N) times the same */
 			h->cpu_cores_per_gpu = floor(generic_cores_per_gpu(p->cat, g) * n + 1e-9) / n;
@@ -530,7 +622,12 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 	struct plan_hw *h;
 	double net;
 
+	unsigned life;
+
 	if (!provider_wanted(p, c) || !gpu_wanted(p, g) || !cat_has(c->gpu_count) || c->gpu_count < 1)
+		return 0;
+	life = part_life(p, g, NULL);
+	if (left_out_for_life(p, c->row.key, life, g, NULL))
 		return 0;
 	h = new_hw(p, cap);
 	diag_clear(&err);
@@ -541,6 +638,7 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 	if (node_config(p, g, (int)c->gpu_count, NULL, &cfg))
 		return 0;
 	catalog_hw(h, PLAN_HW_CLOUD, c->row.key, g, &cfg);
+	mark_life(h, life);
 	h->cloud = c;
 	/* NaN: no network, or one GPU behind a general-purpose one (cat_cloud_cluster_gbps()) */
 	net = cat_cloud_cluster_gbps(p->cat, c);

@@ -181,22 +181,41 @@ static const char infer_note[] =
 	"layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
 	"memory; cost and energy per hour";
 
+/* What the lifecycle marks of the labels in a table (CAT_LIFE_* of its rows, or'ed) mean. */
+static void print_life_note(FILE *out, unsigned life)
+{
+	struct strbuf sb = STRBUF_INIT;
+	if (!life)
+		return;
+	strbuf_addstr(&sb, "kept by --include-eol:");
+	if (life & CAT_LIFE_END_OF_SALE)
+		strbuf_addstr(&sb, " (eos) past its end of sale;");
+	if (life & CAT_LIFE_UNSUPPORTED)
+		strbuf_addstr(&sb, " (sw) its GPU's architecture dropped by current CUDA or PyTorch releases;");
+	strbuf_addstr(&sb, " the dates and sources: gpuscope catalog show NAME");
+	table_wrap(out, "", strbuf_str(&sb), 0, 80);
+	strbuf_release(&sb);
+}
+
 static void print_ranked(FILE *out, const struct plan *p)
 {
 	size_t i, n = plan_nranked(p);
 	struct table *tb = choice_table(p, 0);
 	int spares = 0;
+	unsigned life = 0;
 
 	fprintf(out, "\nTop %zu by %s\n", n, plan_objective_name(plan_request_of(p)->objective));
 	for (i = 0; i < n; i++) {
 		choice_row(tb, p, i + 1, plan_ranked(p, i), 0);
 		spares |= hw_of(p, plan_ranked(p, i))->spare_per_node != 0;
+		life |= hw_of(p, plan_ranked(p, i))->life;
 	}
 	table_print(tb, out, 80);
 	table_free(tb);
 	if (spares)
 		table_wrap(out, "", "hardware: nodes x GPUs that train, +N GPUs a node holds spare (bought, idle)",
 			   0, 80);
+	print_life_note(out, life);
 	table_wrap(out, "", is_infer(p) ? infer_note : train_note, 0, 80);
 }
 

@@ -27,7 +27,7 @@
 
 /* The columns of `plan --csv` and the keys of a choice, as documented (docs/plan.md); never renamed. */
 static const char choice_keys[] =
-	"rank,hardware,hardware_kind,label,gpu,nodes,gpus_per_node,gpus,spare_gpus,intra_link,intra_gbps,network,"
+	"rank,hardware,hardware_kind,label,lifecycle,gpu,nodes,gpus_per_node,gpus,spare_gpus,intra_link,intra_gbps,network,"
 	"inter_gbps_per_gpu,architecture,layout,precision,tp,pp,vpp,dp,ep,zero,recompute,seq_parallel,micro_batch,"
 	"global_batch,loader,batch,replicas,memory_total_bytes,memory_capacity_bytes,memory_pct,weights_bytes,"
 	"gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,lora_bytes,kv_cache_bytes,buffers_bytes,"
@@ -119,7 +119,7 @@ static void test_choice_keys(void **state)
 {
 	char *h = csv_header();
 	(void)state;
-	assert_int_equal(plan_choice_schema()->nfields, 101);
+	assert_int_equal(plan_choice_schema()->nfields, 102);
 	assert_int_equal(strlen(h), strlen(choice_keys) + 1);
 	assert_memory_equal(h, choice_keys, strlen(choice_keys));
 	free(h);
@@ -280,7 +280,7 @@ static void test_document(void **state)
 	assert_keys(json_object_get(doc, "workload"),
 		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
 	assert_keys(json_object_get(doc, "request"),
-		    "objective,buy,provider,max_gpus,precisions,gpus,ecosystem,"
+		    "objective,buy,provider,max_gpus,precisions,gpus,ecosystem,include_eol,"
 		    "deadline_s,budget_usd,power_kw,memory_headroom_pct,years,rate_per_s");
 	assert_string_equal(json_string_value(
 				    json_array_get(json_object_get(json_object_get(doc, "request"), "gpus"), 1)),
@@ -288,7 +288,7 @@ static void test_document(void **state)
 	assert_true(json_is_null(json_object_get(json_object_get(doc, "request"), "deadline_s")));
 	assert_keys(json_object_get(doc, "search"),
 		    "hardware_options,fabrics,slots,items,layouts,configurations,"
-		    "memory_calls,estimate_calls,bound_calls,threads,wall_s");
+		    "memory_calls,estimate_calls,bound_calls,threads,wall_s,left_out");
 	assert_keys(
 		json_object_get(doc, "explanation"),
 		"architecture,architecture_text,sizing,rent_or_buy,rent_instance,rent_usd_per_gpu_hour,rent_usd,"
