@@ -396,6 +396,7 @@ int cat_month_now(void);
 /* Why a part should not be bought or run today, a bit mask; 0: current. */
 #define CAT_LIFE_END_OF_SALE 1u /* its end_of_sale (or its GPU's) is this month or earlier */
 #define CAT_LIFE_UNSUPPORTED 2u /* current CUDA or PyTorch releases dropped its architecture */
+#define CAT_LIFE_PRICE_STALE 4u /* in catalog tables: its price is over CAT_PRICE_STALE_MONTHS old */
 unsigned cat_gpu_life(const struct cat_gpu *g, int now_month);
 /* A server's own end of sale and its GPU's lifecycle. */
 unsigned cat_server_life(const struct catalog *c, const struct cat_server *s, int now_month);
@@ -404,6 +405,13 @@ unsigned cat_server_life(const struct catalog *c, const struct cat_server *s, in
  * (a static string; "" for 0).
  */
 const char *cat_life_marks(unsigned life);
+/*
+ * What the marks of a life mask mean, for the note under a table, appended to
+ * sb: " <open>eos<close> past its end of sale;" and the like for sw and a
+ * stale price ($), each mark written between open and close ("(" and ")"
+ * where the table puts it after a name), then where the dates and sources are.
+ */
+void cat_life_legend(unsigned life, const char *open, const char *close, struct strbuf *sb);
 struct strbuf;
 /*
  * The facts of a GPU's lifecycle in words, appended to sb: "end of sale

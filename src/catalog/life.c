@@ -73,6 +73,19 @@ const char *cat_life_marks(unsigned life)
 	return marks[life & 3u];
 }
 
+void cat_life_legend(unsigned life, const char *open, const char *close, struct strbuf *sb)
+{
+	if (life & CAT_LIFE_END_OF_SALE)
+		strbuf_addf(sb, " %seos%s past its end of sale;", open, close);
+	if (life & CAT_LIFE_UNSUPPORTED)
+		strbuf_addf(sb, " %ssw%s its GPU's architecture dropped by current CUDA or PyTorch releases;",
+			    open, close);
+	if (life & CAT_LIFE_PRICE_STALE)
+		strbuf_addf(sb, " %s$%s a price dated (as_of) over %d years ago;", open, close,
+			    CAT_PRICE_STALE_MONTHS / 12);
+	strbuf_addstr(sb, " the dates and sources: gpuscope catalog show NAME");
+}
+
 static void sep(struct strbuf *sb, size_t start)
 {
 	if (sb->len > start)

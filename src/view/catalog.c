@@ -245,27 +245,21 @@ static unsigned human_table(struct table *tb, const struct catalog *cat, enum ca
 			human_cell(tb, cat, t, c, rows[i], precision, now_month);
 			if (c->kind == CELL_LIFE)
 				marks |= row_life(cat, t, rows[i], now_month) |
-					 (cat_price_stale(rows[i], num_of(t, rows[i], c->col), now_month) ? 4u :
-													    0);
+					 (cat_price_stale(rows[i], num_of(t, rows[i], c->col), now_month) ?
+						  CAT_LIFE_PRICE_STALE :
+						  0);
 		}
 	}
 	return marks;
 }
 
-/* What the marks of the life column that appear mean, under the table. */
-static void print_legend(FILE *out, unsigned marks)
+void view_catalog_life_note(FILE *out, const char *lead, unsigned life, const char *open, const char *close)
 {
 	struct strbuf sb = STRBUF_INIT;
-	if (!marks)
+	if (!life)
 		return;
-	strbuf_addstr(&sb, "life:");
-	if (marks & CAT_LIFE_END_OF_SALE)
-		strbuf_addstr(&sb, " eos past its end of sale;");
-	if (marks & CAT_LIFE_UNSUPPORTED)
-		strbuf_addstr(&sb, " sw the GPU's architecture dropped by current CUDA or PyTorch releases;");
-	if (marks & 4u)
-		strbuf_addf(&sb, " $ a price dated (as_of) over %d years ago;", CAT_PRICE_STALE_MONTHS / 12);
-	strbuf_addstr(&sb, " the dates and sources: gpuscope catalog show NAME");
+	strbuf_addstr(&sb, lead);
+	cat_life_legend(life, open, close, &sb);
 	table_wrap(out, "", strbuf_str(&sb), 0, 80);
 	strbuf_release(&sb);
 }
@@ -301,7 +295,7 @@ void view_catalog_list(FILE *out, const struct catalog *cat, enum cat_table t, c
 	} else {
 		unsigned marks = human_table(tb, cat, t, rows, n, precision, now_month);
 		table_print(tb, out, 0);
-		print_legend(out, marks);
+		view_catalog_life_note(out, "life:", marks, "", "");
 	}
 	table_free(tb);
 	strbuf_release(&sb);

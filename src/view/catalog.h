@@ -30,4 +30,11 @@ void view_catalog_list(FILE *out, const struct catalog *cat, enum cat_table t, c
 void view_catalog_show(FILE *out, const struct catalog *cat, enum cat_table t, const void *row,
 		       enum output_format fmt, int now_month);
 
+/*
+ * The note under a table that says what the lifecycle marks in life
+ * (CAT_LIFE_*, or'ed over its rows) mean: lead, then cat_life_legend(),
+ * wrapped at 80 columns.  Nothing when life is 0.
+ */
+void view_catalog_life_note(FILE *out, const char *lead, unsigned life, const char *open, const char *close);
+
 #endif

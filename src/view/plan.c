@@ -16,6 +16,7 @@
 #include "report/fmt.h"
 #include "report/table.h"
 #include "util/strbuf.h"
+#include "view/catalog.h"
 
 /* Rows of the front the text shows; --json and --report have them all. */
 #define FRONT_SHOWN 12
@@ -181,21 +182,6 @@ static const char infer_note[] =
 	"layout: t tensor, p pipeline parallel, b batch per copy; mem: % of each GPU's "
 	"memory; cost and energy per hour";
 
-/* What the lifecycle marks of the labels in a table (CAT_LIFE_* of its rows, or'ed) mean. */
-static void print_life_note(FILE *out, unsigned life)
-{
-	struct strbuf sb = STRBUF_INIT;
-	if (!life)
-		return;
-	strbuf_addstr(&sb, "kept by --include-eol:");
-	if (life & CAT_LIFE_END_OF_SALE)
-		strbuf_addstr(&sb, " (eos) past its end of sale;");
-	if (life & CAT_LIFE_UNSUPPORTED)
-		strbuf_addstr(&sb, " (sw) its GPU's architecture dropped by current CUDA or PyTorch releases;");
-	strbuf_addstr(&sb, " the dates and sources: gpuscope catalog show NAME");
-	table_wrap(out, "", strbuf_str(&sb), 0, 80);
-	strbuf_release(&sb);
-}
 
 static void print_ranked(FILE *out, const struct plan *p)
 {
@@ -215,7 +201,8 @@ static void print_ranked(FILE *out, const struct plan *p)
 	if (spares)
 		table_wrap(out, "", "hardware: nodes x GPUs that train, +N GPUs a node holds spare (bought, idle)",
 			   0, 80);
-	print_life_note(out, life);
+	/* what the lifecycle marks of the labels (CAT_LIFE_* of the rows, or'ed) mean */
+	view_catalog_life_note(out, "kept by --include-eol:", life, "(", ")");
 	table_wrap(out, "", is_infer(p) ? infer_note : train_note, 0, 80);
 }
 
