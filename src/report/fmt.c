@@ -267,6 +267,43 @@ const char *fmt_pct_signed(double fraction, int decimals, char *buf, size_t len)
 	return pct(fraction, decimals, 1, buf, len);
 }
 
+/* v in unit with an SI prefix, three figures: "129 W", "1.03 kW", "999 kW", "1.00 MW". */
+static const char *si3(double v, const char *unit, char *buf, size_t len)
+{
+	static const char *const sfx[] = {"", "k", "M", "G", "T", "P"};
+	double a = fabs(v);
+	int i = 0, dec;
+	if (!isfinite(v))
+		return dash(buf, len);
+	if (a == 0) {
+		snprintf(buf, len, "0 %s", unit);
+		return buf;
+	}
+	/* 999.7 prints as "1000" with %.0f: move up a prefix first */
+	while (a >= 999.5 && i < 5) {
+		a /= 1000;
+		v /= 1000;
+		i++;
+	}
+	if (a < 0.001) {
+		snprintf(buf, len, "%s<0.001 %s", v < 0 ? "-" : "", unit);
+		return buf;
+	}
+	dec = a >= 99.95 ? 0 : a >= 9.995 ? 1 : a >= 0.9995 ? 2 : 3;
+	snprintf(buf, len, "%.*f %s%s", dec, v, sfx[i], unit);
+	return buf;
+}
+
+const char *fmt_power(double watts, char *buf, size_t len)
+{
+	return si3(watts, "W", buf, len);
+}
+
+const char *fmt_energy(double kwh, char *buf, size_t len)
+{
+	return si3(kwh * 1000, "Wh", buf, len);
+}
+
 const char *fmt_rate(double per_s, const char *unit, char *buf, size_t len)
 {
 	char n[FMT_LEN];

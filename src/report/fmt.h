@@ -70,6 +70,13 @@ const char *fmt_grouped(double v, int decimals, char *buf, size_t len);
 const char *fmt_pct(double fraction, int decimals, char *buf, size_t len);
 /* The same with a sign always, for an error against a measurement: "+12.5%", "-3.0%". */
 const char *fmt_pct_signed(double fraction, int decimals, char *buf, size_t len);
+/*
+ * Power from watts, three figures and the SI prefix that keeps them whole:
+ * "129 W", "1.03 kW", "17.2 kW", "153 kW", "2.45 MW"; "0 W" for zero.
+ */
+const char *fmt_power(double watts, char *buf, size_t len);
+/* Energy from kWh, the same way: "26.9 Wh", "1.03 kWh", "1.66 GWh". */
+const char *fmt_energy(double kwh, char *buf, size_t len);
 /* A rate with an SI prefix before its unit: "1.20 k tokens/s", "30 requests/s". */
 const char *fmt_rate(double per_s, const char *unit, char *buf, size_t len);
 

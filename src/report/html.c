@@ -130,7 +130,8 @@ void html_pre(struct html_doc *d, const char *text)
 
 void html_table_begin(struct html_doc *d, const char *id, const char *caption)
 {
-	put(d, "<table");
+	/* the wrapper scrolls a table too wide for the page rather than the page itself */
+	put(d, "<div class=\"table\"><table");
 	if (id) {
 		put(d, " id=\"");
 		put_esc(d, id);
@@ -175,7 +176,7 @@ void html_table_row(struct html_doc *d, const char *const *cells, size_t n)
 
 void html_table_end(struct html_doc *d)
 {
-	put(d, "</tbody></table>\n");
+	put(d, "</tbody></table></div>\n");
 }
 
 int html_chart(struct html_doc *d, const struct svg_chart *c, struct diag *err)
@@ -194,15 +195,16 @@ int html_chart(struct html_doc *d, const struct svg_chart *c, struct diag *err)
 static const char css[] =
 	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,"
 	"sans-serif;color:#1d2329;background:#fff;margin:0}\n"
-	"main{max-width:980px;margin:0 auto;padding:16px 24px 40px}\n"
+	"main{max-width:1180px;margin:0 auto;padding:16px 24px 40px}\n"
 	"h1{font-size:24px;margin:12px 0 4px}h2{font-size:19px;margin:28px 0 6px;"
 	"border-bottom:1px solid #dde3e8;padding-bottom:4px}h3{font-size:16px;margin:18px 0 4px}\n"
 	"p.note{color:#5b6670;font-size:12.5px}\n"
 	"pre{background:#f5f7f9;border:1px solid #e3e8ec;padding:10px 12px;overflow-x:auto;"
 	"font:12.5px/1.5 ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace}\n"
-	"table{border-collapse:collapse;margin:8px 0 16px;font-size:13px}\n"
+	"div.table{max-width:100%;overflow-x:auto;margin:8px 0 16px}\n"
+	"table{border-collapse:collapse;font-size:13px}\n"
 	"caption{text-align:left;font-weight:600;padding:4px 0}\n"
-	"th,td{padding:4px 10px;border-bottom:1px solid #e3e8ec;text-align:left;vertical-align:top}\n"
+	"th,td{padding:4px 8px;border-bottom:1px solid #e3e8ec;text-align:left;vertical-align:top}\n"
 	"th{background:#f5f7f9;font-weight:600}td.num{text-align:right;"
 	"font-variant-numeric:tabular-nums}\n"
 	"figure{margin:12px 0 20px}\n"

@@ -119,6 +119,15 @@ static void test_formatters(void **state)
 	assert_string_equal(fmt_num(NAN, 2, b, sizeof(b)), "-");
 	assert_string_equal(fmt_pct(0.125, 1, b, sizeof(b)), "12.5%");
 	assert_string_equal(fmt_rate(1200, "tokens/s", b, sizeof(b)), "1.20 k tokens/s");
+	/* power and energy: watts below a kilowatt, never "0 kW" for a server that draws 129 W */
+	assert_string_equal(fmt_power(129, b, sizeof(b)), "129 W");
+	assert_string_equal(fmt_power(1029, b, sizeof(b)), "1.03 kW");
+	assert_string_equal(fmt_power(17240, b, sizeof(b)), "17.2 kW");
+	assert_string_equal(fmt_power(999.7e3, b, sizeof(b)), "1.00 MW");
+	assert_string_equal(fmt_power(0, b, sizeof(b)), "0 W");
+	assert_string_equal(fmt_power(NAN, b, sizeof(b)), "-");
+	assert_string_equal(fmt_energy(0.0269, b, sizeof(b)), "26.9 Wh");
+	assert_string_equal(fmt_energy(1.651e6, b, sizeof(b)), "1.65 GWh");
 }
 
 struct thing {
