@@ -465,22 +465,29 @@ void bom_extras_text(const struct bom *b, struct strbuf *sb)
 		strbuf_addf(sb, "%smanagement %s (%.0f switch%s)", sb->len > n ? ", " : "",
 			    fmt_money(b->oob_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->oob_switches,
 			    b->oob_switches == 1 ? "" : "es");
-	if (b->pdu_usd > 0)
-		strbuf_addf(sb, "%spower distribution %s (%.0f kW)", sb->len > n ? ", " : "",
-			    fmt_money(b->pdu_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->pdu_kw);
+	if (b->pdu_usd > 0) {
+		char w[FMT_LEN];
+		strbuf_addf(sb, "%spower distribution %s (%s)", sb->len > n ? ", " : "",
+			    fmt_money(b->pdu_usd, FMT_MONEY_SHORT, m, sizeof(m)),
+			    fmt_power(1000 * b->pdu_kw, w, sizeof(w)));
+	}
 	if (b->install_usd > 0)
-		strbuf_addf(sb, "%sinstallation %s (%.0f GPUs)", sb->len > n ? ", " : "",
-			    fmt_money(b->install_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->gpus);
+		strbuf_addf(sb, "%sinstallation %s (%.0f GPU%s)", sb->len > n ? ", " : "",
+			    fmt_money(b->install_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->gpus,
+			    b->gpus == 1 ? "" : "s");
 }
 
 void bom_running_text(const struct bom *b, struct strbuf *sb)
 {
 	char m[FMT_LEN];
-	if (b->staff_ratio_row && b->staff_cost_row)
-		strbuf_addf(sb, "staff %s (%.1f engineers, one per %g GPUs: facility gpus_per_ops_engineer)",
-			    fmt_money(b->staff_usd_per_year, FMT_MONEY_SHORT, m, sizeof(m)), b->staff_engineers,
+	if (b->staff_ratio_row && b->staff_cost_row) {
+		/* two figures below ten: a server of 8 GPUs takes 0.032 of an engineer, never "0.0" for $4.8k */
+		char e[FMT_LEN];
+		snprintf(e, sizeof(e), b->staff_engineers < 9.95 ? "%.2g" : "%.0f", b->staff_engineers);
+		strbuf_addf(sb, "staff %s (%s engineers, one per %g GPUs: facility gpus_per_ops_engineer)",
+			    fmt_money(b->staff_usd_per_year, FMT_MONEY_SHORT, m, sizeof(m)), e,
 			    b->staff_ratio_row->value);
-	else
+	} else
 		strbuf_addstr(sb, "staff unpriced");
 	if (b->licence_part)
 		strbuf_addf(sb, ", licences %s (%.0f x %s)",
@@ -514,14 +521,14 @@ const char *bom_switch_text(const struct bom *b, char *buf, size_t len)
 
 const char *bom_rented_text(const struct bom *b, char *buf, size_t len)
 {
-	char rate[32], net[48] = "network";
+	char rate[32], net[48] = "network", w[FMT_LEN];
 	if (b->network_gbps > 0)
 		snprintf(net, sizeof(net), "network (%g Gb/s an instance)", b->network_gbps);
 	snprintf(buf, len,
 		 "nothing to buy: %.0f x %s (%s, %.0f GPUs) rented at %s/h; %s, %.0f TB storage, "
-		 "racks, cooling and power (%.0f kW drawn) come with the instance%s",
+		 "racks, cooling and power (%s drawn) come with the instance%s",
 		 b->servers, b->instance->row.key, b->instance->provider ? b->instance->provider : "cloud",
 		 b->gpus, fmt_money(b->usd_per_hour, FMT_MONEY_SHORT, rate, sizeof(rate)), net, b->storage_tb,
-		 b->power_kw, b->servers == 1 ? "" : "s");
+		 fmt_power(1000 * b->power_kw, w, sizeof(w)), b->servers == 1 ? "" : "s");
 	return buf;
 }

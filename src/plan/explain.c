@@ -79,6 +79,12 @@ static struct plan_note *note(struct plan_explanation *ex, const char *kind)
 	n->step_s = NAN;
 	n->ratio_time = NAN;
 	n->ratio_cost = NAN;
+	n->time_s = NAN;
+	n->cost_usd = NAN;
+	n->capex_usd = NAN;
+	n->memory_bytes = NAN;
+	n->comm_share = NAN;
+	n->link_gbps = NAN;
 	return n;
 }
 
@@ -100,12 +106,19 @@ static const char *limit_words(const struct plan *p, const struct model_memory *
 	return buf;
 }
 
+/* A step time's figures: three, whole seconds from 999.5 s on, where %.3g would write an exponent. */
+static const char *step_figures(double s, char *buf, size_t len)
+{
+	snprintf(buf, len, fabs(s) < 999.5 ? "%.3g" : "%.0f", s);
+	return buf;
+}
+
 enum plan_cmp plan_compare_steps(double alt_s, double cur_s, char *buf, size_t len)
 {
 	char a[32], b[32];
 	double r = alt_s / cur_s;
-	snprintf(a, sizeof(a), "%.3g", alt_s);
-	snprintf(b, sizeof(b), "%.3g", cur_s);
+	step_figures(alt_s, a, sizeof(a));
+	step_figures(cur_s, b, sizeof(b));
 	if (!strcmp(a, b)) {
 		snprintf(buf, len, "%s s either way", a);
 		return PLAN_CMP_SAME;
@@ -179,6 +192,7 @@ static struct plan_note *timed_note(const struct plan *p, const struct plan_choi
 		return NULL;
 	n->step_s = r->time.step_s;
 	n->ratio_time = r->time.step_s / c->res.time.step_s;
+	n->comm_share = comm_of(&r->time) / r->time.step_s;
 	n->fits = plan_memory_fits(p, &r->mem);
 	return n;
 }
@@ -191,6 +205,7 @@ static struct plan_note *memory_note(const struct plan *p, struct plan_explanati
 	if (model_memory(p->req.w, cfg, m) || !(n = note(ex, kind)))
 		return NULL;
 	n->fits = plan_memory_fits(p, m);
+	n->memory_bytes = m->total_bytes;
 	return n;
 }
 
@@ -221,6 +236,7 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 		n = timed_note(p, c, ex, "link", &nv, &r);
 		if (!n)
 			return;
+		n->link_gbps = nv.intra_gbps;
 		k = plan_compare_steps(r.time.step_s, c->res.time.step_s, cmp, sizeof(cmp));
 		NOTEF(n->text,
 		      "with the %s's own %s (%.0f GB/s) instead of PCIe Gen%.0f the step would %s (%s); "
@@ -245,6 +261,7 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	if (!n)
 		return;
 	n->ratio_cost = n->ratio_time;
+	n->link_gbps = cfg.intra_gbps;
 	k = plan_compare_steps(r.time.step_s, c->res.time.step_s, cmp, sizeof(cmp));
 	if (!(comm_of(&r.time) > 0.005 * r.time.step_s) || k != PLAN_CMP_SLOWER) {
 		/* nothing to slow down: a buyer can take the cheaper board */
@@ -260,14 +277,10 @@ static void alt_intra(const struct plan *p, const struct plan_choice *c, struct 
 	}
 	main_comm(&cfg, &r.time, what, sizeof(what));
 	NOTEF(n->text,
-	      "over PCIe Gen%.0f (%.0f GB/s) instead of %s, %s would be %.0f%% of the step "
-	      "(communication %.0f%% in all): %s",
-	      gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), what,
-	      100 *
-		      fmax(fmax(fmax(r.time.tp_comm_s, r.time.dp_comm_s), r.time.cp_comm_s),
-			   fmax(r.time.zero_comm_s, fmax(r.time.pp_p2p_s, r.time.ep_comm_s))) /
-		      r.time.step_s,
-	      100 * comm_of(&r.time) / r.time.step_s, cmp);
+	      "over PCIe Gen%.0f (%.0f GB/s) instead of %s, communication would be %.0f%% of the step, most "
+	      "of it %s: %s",
+	      gen, cfg.intra_gbps, link_words(hw->intra_kind, hw->intra_nvls, hw->gpu),
+	      100 * comm_of(&r.time) / r.time.step_s, what, cmp);
 }
 
 static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
@@ -314,17 +327,18 @@ static void alt_fabric(const struct plan *p, const struct plan_choice *c, struct
 			n->step_s = c->fabric_best_step_s;
 			n->ratio_time = c->fabric_best_step_s / c->res.time.step_s;
 			double gain = 100 * (1 - c->fabric_best_step_s / c->res.time.step_s);
-			char g[48];
+			char g[48], st[32];
 			/* a gain that prints as 0.0 % is none to a reader */
 			if (gain < 0.05)
 				snprintf(g, sizeof(g), "gain nothing");
 			else
 				snprintf(g, sizeof(g), "gain %.1f%%", gain);
 			NOTEF(n->text,
-			      "%s (one port per GPU) is enough: the fastest fabric would %s (step %.3g s); of the "
+			      "%s (one port per GPU) is enough: the fastest fabric would %s (step %s s); of the "
 			      "fabrics within 2%% of the fastest, the one whose NICs, switches and optics cost least "
 			      "to buy is kept",
-			      p->fab[c->fabric].link->row.key, g, c->fabric_best_step_s);
+			      p->fab[c->fabric].link->row.key, g,
+			      step_figures(c->fabric_best_step_s, st, sizeof(st)));
 		}
 	}
 }
@@ -348,6 +362,7 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 			return;
 		n->fits = o->fits;
 		if (!o->fits) {
+			n->memory_bytes = o->min_bytes;
 			/* the same GPU as c's: c's capacity is its */
 			NOTEF(n->text,
 			      "one %s (%d GPUs) does not fit: every layout needs at least %s per GPU of %s",
@@ -359,6 +374,8 @@ static void alt_one_node(const struct plan *p, const struct plan_choice *c, stru
 		n->step_s = o->res.time.step_s;
 		n->ratio_time = o->hours / c->hours;
 		n->ratio_cost = o->cost_usd / c->cost_usd;
+		n->time_s = o->hours * 3600;
+		n->cost_usd = o->cost_usd;
 		fmt_duration(o->hours * 3600, FMT_DURATION_TEXT, a, sizeof(a));
 		NOTEF(n->text, "one %s (%d GPUs, the single-node architecture) would take %s for %s: %s, %s%s",
 		      hw->label, hw->gpus_per_node, a, fmt_money(o->cost_usd, FMT_MONEY_SHORT, m, sizeof(m)),
@@ -415,6 +432,7 @@ static void why_cp(const struct plan *p, const struct plan_choice *c, struct pla
 	fmt_bytes(m.total_bytes, FMT_BYTES_BINARY, need, sizeof(need));
 	limit_words(p, &m, cap, sizeof(cap));
 	n->fits = plan_memory_fits(p, &m);
+	n->memory_bytes = m.total_bytes;
 	NOTEF(n->text,
 	      "context parallelism (c%d) splits each %d-token sequence over %d GPUs, which pass K/V blocks "
 	      "around a ring while attention runs (ring attention; exposed: %s); without it each GPU would hold "
@@ -519,8 +537,9 @@ static void ratio_note(const struct plan *p, const struct plan_choice *c, const 
 	n->step_s = o->res.time.step_s;
 	n->ratio_time = p->base.task == MODEL_TASK_INFER ? o->latency_s / c->latency_s : o->hours / c->hours;
 	n->ratio_cost = o->cost_usd / c->cost_usd;
-	fmt_duration(p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600, FMT_DURATION_TEXT, t,
-		     sizeof(t));
+	n->time_s = p->base.task == MODEL_TASK_INFER ? o->latency_s : o->hours * 3600;
+	n->cost_usd = o->cost_usd;
+	fmt_duration(n->time_s, FMT_DURATION_TEXT, t, sizeof(t));
 	NOTEF(n->text, "%s: %ux%d %s (%s), %s%s for %s%s: %s, %s%s", lead, o->nodes, p->hw[o->hw].gpus_per_node,
 	      p->hw[o->hw].label, plan_layout_code(&o->cfg, lay, sizeof(lay)), t,
 	      p->base.task == MODEL_TASK_INFER ? " a request" : "",
@@ -619,6 +638,9 @@ static void alt_scale(const struct plan *p, const struct plan_choice *c, struct 
 	n->step_s = o->res.time.step_s;
 	n->ratio_time = o->hours / c->hours;
 	n->ratio_cost = o->cost_usd / c->cost_usd;
+	n->time_s = o->hours * 3600;
+	n->cost_usd = o->cost_usd;
+	n->capex_usd = o->bom.capex_usd;
 	fmt_duration(o->hours * 3600, FMT_DURATION_TEXT, t1, sizeof(t1));
 	fmt_duration(c->hours * 3600, FMT_DURATION_TEXT, t2, sizeof(t2));
 	fmt_money(o->bom.capex_usd, FMT_MONEY_SHORT, m1, sizeof(m1));
@@ -643,11 +665,37 @@ static void alt_scale(const struct plan *p, const struct plan_choice *c, struct 
 	}
 }
 
+/*
+ * Serving: what the replicas share, appended to the branch of one replica.
+ * Independent copies of the model never talk to each other: requests reach
+ * them over the front-end network, and only a replica split over nodes
+ * sends anything over the scale-out fabric.
+ */
+static void replicas_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned servers = c->nodes;
+	if (c->replicas <= 1)
+		return;
+	strbuf_addstr(&sb, ex->arch_text);
+	strbuf_addf(&sb,
+		    "; %d replicas on %u server%s serve the rate independently: they do not talk to each "
+		    "other, so %s (requests reach them over the front-end network)",
+		    c->replicas, servers, servers == 1 ? "" : "s",
+		    plan_replica_nodes(p, c) > 1 ? "only each replica's own pipeline traffic crosses the network" :
+						   "no GPU traffic crosses the network");
+	free(ex->arch_text);
+	ex->arch_text = strbuf_detach(&sb, NULL);
+}
+
 static void arch_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
 	char net[64], mem[32], cap[32];
 	double pct = 100 * c->res.mem.total_bytes / c->res.mem.capacity_bytes;
+	int infer = p->base.task == MODEL_TASK_INFER;
+	/* serving: one replica's GPUs and nodes (plan_arch_of) */
+	int gpus = infer ? c->cfg.tp * c->cfg.pp : c->gpus, nodes = plan_replica_nodes(p, c);
 
 	fmt_bytes(c->res.mem.total_bytes, FMT_BYTES_BINARY, mem, sizeof(mem));
 	fmt_bytes(c->res.mem.capacity_bytes, FMT_BYTES_BINARY, cap, sizeof(cap));
@@ -660,35 +708,60 @@ static void arch_text(const struct plan *p, const struct plan_choice *c, struct 
 		break;
 	case PLAN_ARCH_NODE_NVLINK:
 		NOTEF(ex->arch_text,
-		      "one node, several GPUs over %s: %d x %s joined by %s (%.0f GB/s a direction "
-		      "per GPU); tensor and data parallelism stay on the GPU links, no scale-out "
-		      "network is needed",
-		      link_words(hw->intra_kind, 0, hw->gpu), c->gpus, hw->gpu->row.key,
-		      link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), hw->intra_gbps);
+		      "one node, several GPUs over %s: %s%d x %s joined by %s (%.0f GB/s a direction "
+		      "per GPU); %s stay%s on the GPU links, no scale-out network is needed",
+		      link_words(hw->intra_kind, 0, hw->gpu), infer ? "a replica is " : "", gpus, hw->gpu->row.key,
+		      link_words(hw->intra_kind, hw->intra_nvls, hw->gpu), hw->intra_gbps,
+		      infer ? "its tensor and pipeline parallelism" : "tensor and data parallelism",
+		      infer ? "s" : "");
 		break;
 	case PLAN_ARCH_NODE_PCIE:
-		NOTEF(ex->arch_text,
-		      "one node, several GPUs over PCIe: %d x %s on PCIe (%.0f GB/s a direction); "
-		      "the layout keeps traffic between GPUs small (tp=%d, dp=%d%s)",
-		      c->gpus, hw->gpu->row.key, hw->intra_gbps, c->cfg.tp, c->cfg.dp,
-		      c->cfg.zero ? ", sharded optimizer" : "");
+		if (infer)
+			NOTEF(ex->arch_text,
+			      "one node, several GPUs over PCIe: a replica is %d x %s on PCIe (%.0f GB/s a "
+			      "direction), split tp=%d, pp=%d",
+			      gpus, hw->gpu->row.key, hw->intra_gbps, c->cfg.tp, c->cfg.pp);
+		else
+			NOTEF(ex->arch_text,
+			      "one node, several GPUs over PCIe: %d x %s on PCIe (%.0f GB/s a direction); "
+			      "the layout keeps traffic between GPUs small (tp=%d, dp=%d%s)",
+			      gpus, hw->gpu->row.key, hw->intra_gbps, c->cfg.tp, c->cfg.dp,
+			      c->cfg.zero ? ", sharded optimizer" : "");
 		break;
 	case PLAN_ARCH_NODES_ONE_GPU:
-		NOTEF(ex->arch_text,
-		      "several nodes of one GPU each: %u x %s over %s; only data-parallel gradients "
-		      "cross the network, once per step",
-		      c->nodes, hw->gpu->row.key, plan_network_name(p, c, net, sizeof(net)));
+		if (infer)
+			NOTEF(ex->arch_text,
+			      "several nodes of one GPU each: a replica is %d x %s over %s, its pipeline stages "
+			      "(pp=%d) passing activations over the network",
+			      nodes, hw->gpu->row.key, plan_network_name(p, c, net, sizeof(net)), c->cfg.pp);
+		else
+			NOTEF(ex->arch_text,
+			      "several nodes of one GPU each: %u x %s over %s; %s cross the network", c->nodes,
+			      hw->gpu->row.key, plan_network_name(p, c, net, sizeof(net)),
+			      c->cfg.pp > 1 ? "the pipeline sends and the data-parallel gradients" :
+					      "only data-parallel gradients, once per step,");
 		break;
 	default:
-		NOTEF(ex->arch_text,
-		      "several nodes of several GPUs: %u nodes of %d x %s, %s inside each node and "
-		      "%s between nodes; tensor parallelism (tp=%d) stays inside a node, pipeline "
-		      "(pp=%d) and data (dp=%d) parallelism cross the network",
-		      c->nodes, hw->gpus_per_node, hw->gpu->row.key,
-		      link_words(hw->intra_kind, hw->intra_nvls, hw->gpu),
-		      plan_network_name(p, c, net, sizeof(net)), c->cfg.tp, c->cfg.pp, c->cfg.dp);
+		if (infer)
+			NOTEF(ex->arch_text,
+			      "several nodes of several GPUs: a replica spans %d nodes of %d x %s, %s inside each "
+			      "node and %s between nodes; tensor parallelism (tp=%d) stays inside a node and only "
+			      "the pipeline stages (pp=%d) pass activations over the network",
+			      nodes, hw->gpus_per_node, hw->gpu->row.key,
+			      link_words(hw->intra_kind, hw->intra_nvls, hw->gpu),
+			      plan_network_name(p, c, net, sizeof(net)), c->cfg.tp, c->cfg.pp);
+		else
+			NOTEF(ex->arch_text,
+			      "several nodes of several GPUs: %u nodes of %d x %s, %s inside each node and "
+			      "%s between nodes; tensor parallelism (tp=%d) stays inside a node, pipeline "
+			      "(pp=%d) and data (dp=%d) parallelism cross the network",
+			      c->nodes, hw->gpus_per_node, hw->gpu->row.key,
+			      link_words(hw->intra_kind, hw->intra_nvls, hw->gpu),
+			      plan_network_name(p, c, net, sizeof(net)), c->cfg.tp, c->cfg.pp, c->cfg.dp);
 		break;
 	}
+	if (infer)
+		replicas_text(p, c, ex);
 }
 
 int plan_queue_of(const struct plan *p, const struct plan_choice *c, struct model_queue *q)
@@ -728,30 +801,39 @@ static const char *target_words(double target_s, char *buf, size_t len)
 	return buf;
 }
 
+/* A share in %: whole from 1 % on, two figures below ("0.61%"), so a busy queue never reads "0%" or "1%". */
+static const char *share_words(double fraction, char *buf, size_t len)
+{
+	double v = 100 * fraction;
+	snprintf(buf, len, v >= 0.995 || v == 0 ? "%.0f%%" : "%.2g%%", v);
+	return buf;
+}
+
 /*
  * Inference: replicas, their batch and what set it, the load each carries,
- * and for a language model the p99 time to first token (queueing for a free
- * batch slot included, model_queue_at) and the time per output token, each
- * against its target.
+ * and for a decoder the p99 time to first token (queueing for a free batch
+ * slot included, model_queue_at) and the time per output token, each
+ * against its target.  An encoder or a per-sample network produces no
+ * output tokens: its latency is a request's, with queueing for an encoder.
  */
 static void infer_sizing_text(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)
 {
 	double rate = p->req.rate_per_s > 0 ? p->req.rate_per_s : 1;
 	int gpus = c->cfg.tp * c->cfg.pp;
 	struct model_queue q;
-	char lat[32], ttft[32], tpot[32], tt[48], tp[48], lt[48], more[96] = "", cap[32];
+	char lat[32], ttft[32], tpot[32], tt[48], tp[48], lt[48], more[96] = "", cap[32], use[32], load[256];
 
 	plan_queue_of(p, c, &q);
 	fmt_duration(c->latency_s, FMT_DURATION_TEXT, lat, sizeof(lat));
+	snprintf(load, sizeof(load), "serve%s %.6g requests/s at %s of %s capacity of %s requests/s",
+		 c->replicas == 1 ? "s" : "", rate, share_words(q.utilisation, use, sizeof(use)),
+		 c->replicas == 1 ? "its" : "their",
+		 fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)));
 	if (p->req.w->kind != WORKLOAD_TRANSFORMER) {
 		NOTEF(ex->sizing,
-		      "%d replica%s of %d GPU%s, each running batches of %d (%s), serve%s %.6g requests/s at %.0f%% "
-		      "of %s capacity of %s, within %s each%s",
+		      "%d replica%s of %d GPU%s, each running batches of %d (%s), %s, within %s each%s",
 		      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
-		      batch_bound(p, c), c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation,
-		      c->replicas == 1 ? "its" : "their",
-		      fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)), lat,
-		      target_words(p->req.deadline_s, lt, sizeof(lt)));
+		      batch_bound(p, c), load, lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
 		return;
 	}
 	{
@@ -760,18 +842,26 @@ static void infer_sizing_text(const struct plan *p, const struct plan_choice *c,
 		if (need < 1)
 			need = 1;
 		if (c->replicas > need)
-			snprintf(more, sizeof(more), " (%d would carry the rate; the p99 TTFT target needs %d)",
-				 need, c->replicas);
+			snprintf(more, sizeof(more), " (%d would carry the rate; the p99 %s target needs %d)",
+				 need, plan_generates(p) ? "TTFT" : "latency", c->replicas);
+	}
+	if (!plan_generates(p)) {
+		/* an encoder answers a request whole: its first token is its answer, and no token follows */
+		NOTEF(ex->sizing,
+		      "%d replica%s of %d GPU%s, each running %d requests at once (%s), %s%s; each answers a "
+		      "request in %s%s, %s at p99 with queueing%s; an encoder produces no output tokens, so "
+		      "there is no time per output token",
+		      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
+		      batch_bound(p, c), load, more, lat, target_words(p->req.deadline_s, lt, sizeof(lt)),
+		      fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, ttft, sizeof(ttft)),
+		      target_words(p->req.ttft_s, tt, sizeof(tt)));
+		return;
 	}
 	NOTEF(ex->sizing,
-	      "%d replica%s of %d GPU%s, each running %d requests at once (%s), serve%s %.6g requests/s at "
-	      "%.0f%% of %s capacity of %s%s; each gives a p99 TTFT of %s with queueing%s, a TPOT of %s%s "
-	      "and a request in %s%s",
+	      "%d replica%s of %d GPU%s, each running %d requests at once (%s), %s%s; each gives a p99 TTFT "
+	      "of %s with queueing%s, a TPOT of %s%s and a request in %s%s",
 	      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
-	      batch_bound(p, c), c->replicas == 1 ? "s" : "", rate, 100 * q.utilisation,
-	      c->replicas == 1 ? "its" : "their",
-	      fmt_count(q.capacity_per_s, FMT_COUNT_SI_SHORT, cap, sizeof(cap)), more,
-	      fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, ttft, sizeof(ttft)),
+	      batch_bound(p, c), load, more, fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, ttft, sizeof(ttft)),
 	      target_words(p->req.ttft_s, tt, sizeof(tt)),
 	      fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, tpot, sizeof(tpot)),
 	      target_words(p->req.tpot_s, tp, sizeof(tp)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
@@ -803,11 +893,12 @@ static void sizing_text(const struct plan *p, const struct plan_choice *c, struc
 	fmt_duration(fastest->hours * 3600, FMT_DURATION_TEXT, t2, sizeof(t2));
 	NOTEF(ex->sizing,
 	      "on %s the fewest GPUs that fit are %d (%s, %s%s) and the fastest count searched is "
-	      "%d (%s, %s); %d GPUs rank first by %s%s",
+	      "%d (%s, %s); %d GPU%s rank%s first by %s%s",
 	      p->hw[c->hw].label, least->gpus, t1, fmt_money(least->cost_usd, FMT_MONEY_SHORT, m1, sizeof(m1)),
 	      least->violates & PLAN_VIOL_LIFE ? ", longer than the hardware's life" : "", fastest->gpus, t2,
-	      fmt_money(fastest->cost_usd, FMT_MONEY_SHORT, m2, sizeof(m2)), c->gpus,
-	      plan_objective_name(p->req.objective), p->req.deadline_s > 0 ? " within the deadline" : "");
+	      fmt_money(fastest->cost_usd, FMT_MONEY_SHORT, m2, sizeof(m2)), c->gpus, c->gpus == 1 ? "" : "s",
+	      c->gpus == 1 ? "s" : "", plan_objective_name(p->req.objective),
+	      p->req.deadline_s > 0 ? " within the deadline" : "");
 }
 
 int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_explanation *ex)

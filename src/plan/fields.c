@@ -63,7 +63,8 @@
 /*
  * Context of the expressions: p, c (the choice), hw (its hardware), g (its
  * layout), m (memory), t (step time terms), q (inference: the queue of its
- * replicas), llm (q holds a transformer's queue), reps (replicas, at least 1).
+ * replicas; queued: q is filled), llm (q holds a transformer's queue), gen
+ * (and the transformer generates tokens), reps (replicas, at least 1).
  */
 #define PLAN_CHOICE_FIELDS(F) \
 	F(rank, INT, NULL, "place in the ranked list, 1-based; 0 when not listed", (double)plan_rank_of(p, c)) \
@@ -148,17 +149,21 @@
 	F(peak_tflops, NUM, "TFLOP/s", "dense peak of the GPU at the precision", c->res.peak_tflops) \
 	F(latency_s, NUM, "s", "inference: one request's latency (0 for training)", c->latency_s) \
 	F(ttft_p99_s, NUM, "s", \
-	  "inference of a transformer: p99 time to first token of a replica at its share of --rate, the wait " \
-	  "for a free batch slot included (Erlang C); null otherwise", \
+	  "inference of a transformer: p99 time to first token of a replica at its share of --rate (an " \
+	  "encoder's: to its answer), the wait for a free batch slot included (Erlang C); null otherwise", \
 	  llm ? q.ttft_p99_s : NAN) \
 	F(tpot_s, NUM, "s", \
-	  "inference of a transformer: time per output token (one decode step of the batch, the figure " \
-	  "--tpot-target is held to); null otherwise", \
-	  llm ? c->res.infer.decode_token_s : NAN) \
+	  "inference of a decoder: time per output token (one decode step of the batch, the figure " \
+	  "--tpot-target is held to); null otherwise, an encoder's included: it produces no output tokens", \
+	  gen ? c->res.infer.decode_token_s : NAN) \
 	F(utilisation, NUM, "fraction", \
 	  "inference: share of the replicas' batch slots the rate keeps busy, rate x request time / " \
 	  "(replicas x batch); null for training", \
 	  infer ? q.utilisation : NAN) \
+	F(capacity_per_s, NUM, "requests/s", \
+	  "inference: requests/s the replicas complete with every batch slot busy, replicas x batch / " \
+	  "request time; null for training", \
+	  queued ? q.capacity_per_s : NAN) \
 	F(time_to_finish_s, NUM, "s", \
 	  "the run: train_steps steps, checkpoints and interruptions added (inference: 0)", \
 	  infer ? 0 : c->hours * 3600) \
@@ -216,7 +221,8 @@ void plan_choice_row(const struct plan *p, const struct plan_choice *c, struct r
 	const struct model_memory *m = &c->res.mem;
 	const struct model_time *t = &c->res.time;
 	struct model_queue q;
-	int llm = !plan_queue_of(p, c, &q) && plan_request_of(p)->w->kind == WORKLOAD_TRANSFORMER;
+	int queued = !plan_queue_of(p, c, &q);
+	int llm = queued && plan_request_of(p)->w->kind == WORKLOAD_TRANSFORMER, gen = queued && plan_generates(p);
 	int infer = g->task == MODEL_TASK_INFER;
 	double reps = c->replicas > 1 ? c->replicas : 1;
 
@@ -378,6 +384,15 @@ PLAN_ITEM_SCHEMA(explanation, "plan-explanation", PLAN_EXPLANATION_FIELDS, struc
 	F(step_s, NUM, "s", "the alternative's step time; null: none", n->step_s) \
 	F(ratio_time, NUM, NULL, "its time against the first choice's; null: n/a", n->ratio_time) \
 	F(ratio_cost, NUM, NULL, "its cost against the first choice's; null: n/a", n->ratio_cost) \
+	F(time_s, NUM, "s", "its run's time to finish (inference: a request's latency); null: not said", \
+	  n->time_s) \
+	F(cost_usd, NUM, "USD", "its run's cost (inference: an hour's); null: not said", n->cost_usd) \
+	F(capex_usd, NUM, "USD", "the bill of materials to buy it; null: not said", n->capex_usd) \
+	F(memory_bytes, NUM, "bytes", "the memory per GPU it needs; null: not said", n->memory_bytes) \
+	F(comm_share, NUM, "fraction", "exposed communication's share of its step; null: not said", \
+	  n->comm_share) \
+	F(link_gbps, NUM, "GB/s", \
+	  "the GPU link it puts in place of the first choice's, a direction per GPU; null: none", n->link_gbps) \
 	F(fits, BOOL, NULL, "it fits in memory", n->fits)
 
 PLAN_ITEM_SCHEMA(alternative, "plan-alternative", PLAN_ALTERNATIVE_FIELDS, struct plan_note, n)

@@ -120,6 +120,14 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 		return diag_set(err, "", 0, 0, "memory-headroom",
 				"%g %% of each GPU's memory kept free is not 0-100", 100 - req->memory_use_pct);
 	}
+	if (req->tpot_s > 0 && req->base.task == MODEL_TASK_INFER && !plan_generates(p)) {
+		free(p);
+		return diag_set(err, "", 0, 0, "tpot-target",
+				"%s produces no output tokens (%s), so it has no time per output token; give "
+				"--latency-target for a request's latency",
+				req->w->name,
+				req->w->kind == WORKLOAD_TRANSFORMER ? "an encoder" : "a per-sample network");
+	}
 	search_defaults(p);
 	if (plan_build_space(p, err)) {
 		plan_free(p);
@@ -313,10 +321,24 @@ const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c
 	return buf;
 }
 
+int plan_generates(const struct plan *p)
+{
+	return p->req.w->kind == WORKLOAD_TRANSFORMER && p->req.w->d.causal;
+}
+
+int plan_replica_nodes(const struct plan *p, const struct plan_choice *c)
+{
+	int gpn = p->hw[c->hw].gpus_per_node, gpus = c->cfg.tp * c->cfg.pp;
+	if (c->cfg.task != MODEL_TASK_INFER)
+		return (int)c->nodes;
+	return gpn > 0 && gpus > gpn ? (gpus + gpn - 1) / gpn : 1;
+}
+
 const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf, size_t len)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
-	if (c->nodes <= 1)
+	/* serving replicas do not talk to each other: only a replica split over nodes uses a fabric */
+	if (plan_replica_nodes(p, c) <= 1)
 		snprintf(buf, len, "none");
 	else if (c->fabric >= 0 && (size_t)c->fabric < p->nfab)
 		snprintf(buf, len, "%s", p->fab[c->fabric].link->row.key);
@@ -328,8 +350,10 @@ const char *plan_network_name(const struct plan *p, const struct plan_choice *c,
 enum plan_arch plan_arch_of(const struct plan *p, const struct plan_choice *c)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
-	int nodes = (int)c->nodes, gpn = hw->gpus_per_node;
-	if (c->gpus <= 1)
+	int nodes = plan_replica_nodes(p, c), gpn = hw->gpus_per_node;
+	/* serving: the branch of one replica, as the replicas are independent copies */
+	int gpus = c->cfg.task == MODEL_TASK_INFER ? c->cfg.tp * c->cfg.pp : c->gpus;
+	if (gpus <= 1)
 		return PLAN_ARCH_ONE_GPU;
 	if (nodes <= 1)
 		return hw->intra_kind == MODEL_LINK_PCIE || hw->intra_kind == MODEL_LINK_NONE ?

@@ -395,10 +395,30 @@ const char *plan_layout_code(const struct model_config *cfg, char *buf, size_t l
  * task, GPU, server, network and layout flags.
  */
 const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c, char *buf, size_t len);
-/* The fabric's short name ("ib-ndr", "own: 8x ib-ndr 400 Gb/s", "none"). */
+/*
+ * The fabric's short name ("ib-ndr", "own: 8x ib-ndr 400 Gb/s", "none"):
+ * "none" where no GPU traffic crosses nodes, serving replicas of one node
+ * each included (they do not talk to each other).
+ */
 const char *plan_network_name(const struct plan *p, const struct plan_choice *c, char *buf, size_t len);
 
-/* The seeds' architecture decision tree, as applied to a choice. */
+/*
+ * Whether the workload generates output tokens one at a time (a causal
+ * transformer): only then has serving it a time to first token and a time
+ * per output token; an encoder or a per-sample network answers a request
+ * whole.
+ */
+int plan_generates(const struct plan *p);
+/*
+ * The nodes one replica of choice c spans (serving: tp x pp over the
+ * node's GPUs, 1 when it fits in one; training: the choice's nodes).
+ */
+int plan_replica_nodes(const struct plan *p, const struct plan_choice *c);
+
+/*
+ * The seeds' architecture decision tree, as applied to a choice; for
+ * serving, to one replica (the replicas are independent copies).
+ */
 enum plan_arch {
 	PLAN_ARCH_ONE_GPU,         /* one GPU */
 	PLAN_ARCH_NODE_NVLINK,     /* one node, several GPUs over NVLink/NVSwitch/xGMI */
@@ -417,6 +437,13 @@ struct plan_note {
 	char *text;                    /* owned by the explanation; "" when the figures gave none */
 	double step_s;                 /* the alternative's step time (NaN: none) */
 	double ratio_time, ratio_cost; /* against the first choice (NaN: n/a) */
+	/* the figures the text prints beside the ratios, NaN where it prints none: */
+	double time_s;       /* its run's time to finish (serving: a request's latency) */
+	double cost_usd;     /* its run's cost (serving: an hour's) */
+	double capex_usd;    /* the bill of materials to buy it */
+	double memory_bytes; /* the memory per GPU it needs */
+	double comm_share;   /* exposed communication's share of its step, 0-1 */
+	double link_gbps;    /* the GPU link it puts in place of the first choice's, GB/s a direction */
 	int fits;
 };
 

@@ -255,7 +255,7 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 				c->violates |= PLAN_VIOL_DEADLINE;
 			miss = fmax(miss, ttft / p->req.ttft_s);
 		}
-		if (p->req.tpot_s > 0 && tpot > 0) {
+		if (p->req.tpot_s > 0 && tpot > 0 && plan_generates(p)) {
 			if (tpot > p->req.tpot_s)
 				c->violates |= PLAN_VIOL_DEADLINE;
 			miss = fmax(miss, tpot / p->req.tpot_s);

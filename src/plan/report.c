@@ -219,10 +219,10 @@ static int add_step_chart(const struct plan *p, struct html_doc *d, size_t n, st
 			     step_values, err);
 }
 
-/* Inference cells: replicas, capacity, utilisation, latency, p99 TTFT, TPOT. */
+/* Inference cells: replicas, capacity, utilisation, latency, p99 TTFT, TPOT ("-" for a model that generates no tokens). */
 static void infer_cells(const struct plan *p, const struct plan_choice *c, struct strbuf *cell)
 {
-	int llm = p->req.w->kind == WORKLOAD_TRANSFORMER;
+	int llm = plan_generates(p);
 	struct model_queue q;
 	char a[FMT_LEN];
 	plan_queue_of(p, c, &q);
@@ -239,8 +239,9 @@ static void infer_cells(const struct plan *p, const struct plan_choice *c, struc
 static void train_cells(const struct plan *p, const struct plan_choice *c, struct strbuf *cell)
 {
 	char a[FMT_LEN];
-	strbuf_addf(&cell[0], "%.3g s", c->res.time.step_s);
-	if (c->res.tokens_per_s > 0)
+	strbuf_addstr(&cell[0], fmt_duration(c->res.time.step_s, FMT_DURATION_TEXT, a, sizeof(a)));
+	/* tokens of a transformer, else samples: an ASR model's frames are no utterances */
+	if (p->req.w->kind == WORKLOAD_TRANSFORMER)
 		strbuf_addf(&cell[1], "%s tokens/s", fmt_count(c->res.tokens_per_s, FMT_COUNT_SI, a, sizeof(a)));
 	else
 		strbuf_addf(&cell[1], "%s %s/s", fmt_count(c->res.samples_per_s, FMT_COUNT_SI, a, sizeof(a)),
@@ -254,7 +255,7 @@ static void cost_cells(const struct plan_choice *c, int infer, struct strbuf *ce
 {
 	char a[FMT_LEN];
 	strbuf_addf(&cell[0], "%s%s", fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)), infer ? "/h" : "");
-	strbuf_addf(&cell[1], "%.4g kWh%s", c->energy_kwh, infer ? "/h" : "");
+	strbuf_addf(&cell[1], "%s%s", fmt_energy(c->energy_kwh, a, sizeof(a)), infer ? "/h" : "");
 	if (c->has_bom) {
 		strbuf_addstr(&cell[2], fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, a, sizeof(a)));
 		strbuf_addf(&cell[3], "%.0f x %.0f kW %s", c->bom.racks, c->bom.rack_kw, c->bom.cooling);
@@ -319,13 +320,14 @@ static void ranked_table(const struct plan *p, struct html_doc *d, const char *i
 		strbuf_release(&cell[k]);
 }
 
-/* One row of the bill: the item, how many, the total and the catalog row it is priced from. */
-static void bom_row(struct html_doc *d, const char *what, double count, double usd, const struct cat_part *part)
+/* One row of the bill: the item, how many (count_text, else count), the total and the catalog row it is priced from. */
+static void bom_row_text(struct html_doc *d, const char *what, const char *count_text, double count, double usd,
+			 const struct cat_part *part)
 {
 	char n[FMT_LEN], m[FMT_LEN];
 	struct strbuf src = STRBUF_INIT;
-	const char *row[4] = {what, n, m, NULL};
-	snprintf(n, sizeof(n), "%.0f", count);
+	const char *row[4] = {what, count_text ? count_text : n, m, NULL};
+	fmt_grouped(count, 0, n, sizeof(n));
 	fmt_money(usd, FMT_MONEY_SHORT, m, sizeof(m));
 	if (part)
 		strbuf_addf(&src, "%s (%s, %s)", part->row.key, part->row.source ? part->row.source : "",
@@ -337,20 +339,26 @@ static void bom_row(struct html_doc *d, const char *what, double count, double u
 	strbuf_release(&src);
 }
 
+static void bom_row(struct html_doc *d, const char *what, double count, double usd, const struct cat_part *part)
+{
+	bom_row_text(d, what, NULL, count, usd, part);
+}
+
 static void bom_table(struct html_doc *d, const struct bom *b)
 {
 	static const char *const head[] = {"item", "count", "USD", "priced from"};
 	struct strbuf what = STRBUF_INIT;
-	char m[FMT_LEN];
+	char m[FMT_LEN], it[FMT_LEN], wall[FMT_LEN];
 	int i;
 	html_heading(d, 3, "Bill of materials");
 	bom_missing_text(b, &what);
 	paragraphf(d, 0,
-		   "%s to buy: %.0f racks of %.0f kW (%s-cooled, %.0f servers a rack), %.0f kW of IT load, "
-		   "%.0f kW at the wall (PUE %.2f).%s%s",
-		   fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->racks, b->rack_kw, b->cooling,
-		   b->nodes_per_rack, b->it_kw, b->power_kw, b->pue, what.len ? " Unpriced: " : "",
-		   strbuf_str(&what));
+		   "%s to buy: %.0f rack%s of %.0f kW (%s-cooled, %.0f server%s a rack), %s of IT load, "
+		   "%s at the wall (PUE %.2f).%s%s",
+		   fmt_money(b->capex_usd, FMT_MONEY_SHORT, m, sizeof(m)), b->racks, b->racks == 1 ? "" : "s",
+		   b->rack_kw, b->cooling, b->nodes_per_rack, b->nodes_per_rack == 1 ? "" : "s",
+		   fmt_power(1000 * b->it_kw, it, sizeof(it)), fmt_power(1000 * b->power_kw, wall, sizeof(wall)),
+		   b->pue, what.len ? " Unpriced: " : "", strbuf_str(&what));
 	strbuf_reset(&what);
 	html_table_begin(d, "bom", NULL);
 	html_table_head(d, head, 4);
@@ -376,7 +384,7 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 	strbuf_addf(&what, "storage, TB (%.0f GB/s write)", b->storage_write_gbs);
 	bom_row(d, strbuf_str(&what), b->storage_tb, b->storage_usd, b->storage_part);
 	if (b->cooling_usd > 0)
-		bom_row(d, "liquid cooling, kW", b->it_kw, b->cooling_usd, b->cooling_part);
+		bom_row_text(d, "liquid cooling", it, b->it_kw, b->cooling_usd, b->cooling_part);
 	if (b->frontend.tiers) {
 		strbuf_reset(&what);
 		strbuf_addf(&what, "front end, %.0f Gb/s ports: %.0f switches, %.0f optics, %.0f cables",
@@ -385,7 +393,8 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 	}
 	if (b->oob_switches > 0)
 		bom_row(d, "management switches, 1 GbE", b->oob_switches, b->oob_usd, b->oob_part);
-	bom_row(d, "power distribution, kW", b->pdu_kw, b->pdu_usd, b->pdu_part);
+	bom_row_text(d, "power distribution", fmt_power(1000 * b->pdu_kw, wall, sizeof(wall)), b->pdu_kw,
+		     b->pdu_usd, b->pdu_part);
 	bom_row(d, "installation and integration, GPUs", b->gpus, b->install_usd, b->install_part);
 	html_table_end(d);
 	strbuf_reset(&what);
@@ -421,12 +430,18 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 		   "data loading %.0f%%, optimizer and overhead %.0f%%.",
 		   100 * ex->compute_share, 100 * ex->comm_share, 100 * ex->bubble_share, 100 * ex->data_share,
 		   100 * ex->other_share);
-	if (c && c->gp.goodput < 0.9995 && p->base.task != MODEL_TASK_INFER)
+	if (c && c->gp.goodput < 0.9995 && p->base.task != MODEL_TASK_INFER) {
+		char w[FMT_LEN], e[FMT_LEN], ck[FMT_LEN], fl[FMT_LEN], all[FMT_LEN];
 		paragraphf(d, 0,
-			   "Goodput: %.1f%% of the wall time trains; checkpoints (%.0f s each, every %.0f s) take "
-			   "%.3g h and %.3g expected interruptions %.3g h of %.3g h.",
-			   100 * c->gp.goodput, c->gp.ckpt_write_s, c->gp.ckpt_every_s, c->gp.ckpt_hours,
-			   c->gp.interruptions, c->gp.fail_hours, c->hours);
+			   "Goodput: %.1f%% of the wall time trains; checkpoints (%s each, every %s) take "
+			   "%s and %.3g expected interruptions %s of %s.",
+			   100 * c->gp.goodput, fmt_duration(c->gp.ckpt_write_s, FMT_DURATION_TEXT, w, sizeof(w)),
+			   fmt_duration(c->gp.ckpt_every_s, FMT_DURATION_TEXT, e, sizeof(e)),
+			   fmt_duration(c->gp.ckpt_hours * 3600, FMT_DURATION_TEXT, ck, sizeof(ck)),
+			   c->gp.interruptions,
+			   fmt_duration(c->gp.fail_hours * 3600, FMT_DURATION_TEXT, fl, sizeof(fl)),
+			   fmt_duration(c->hours * 3600, FMT_DURATION_TEXT, all, sizeof(all)));
+	}
 	if (c && c->has_bom) {
 		bom_table(d, &c->bom);
 	} else if (c && c->bom.rented) {
@@ -464,7 +479,7 @@ static void explanation_tables(struct html_doc *d, const struct plan_explanation
 			const struct model_advice *a = &ex->advice[i];
 			char st[FMT_LEN], sp[FMT_LEN], mem[FMT_LEN];
 			const char *row[5];
-			snprintf(st, sizeof(st), "%.3g s", a->step_s);
+			fmt_duration(a->step_s, FMT_DURATION_TEXT, st, sizeof(st));
 			snprintf(sp, sizeof(sp), "%.2fx", a->speedup);
 			fmt_bytes(a->total_bytes, FMT_BYTES_BINARY, mem, sizeof(mem));
 			row[0] = a->what;
@@ -481,20 +496,22 @@ static void explanation_tables(struct html_doc *d, const struct plan_explanation
 /* The title, what was searched and, when nothing was ranked, the nearest miss. */
 static void report_head(const struct plan *p, struct html_doc *d)
 {
-	char t[FMT_LEN], lay[96], money[FMT_LEN], rented[64];
+	char t[FMT_LEN], lay[96], money[FMT_LEN], rented[64], kw[FMT_LEN], g[4][FMT_LEN];
 	const struct plan_choice *m = plan_nearest_miss(p);
 
 	snprintf(rented, sizeof(rented), "cloud instances, %s prices",
 		 cat_tier_name((enum cat_tier)p->req.price_tier));
 	paragraphf(d, 0,
-		   "Searched %zu hardware options (%s) up to %d GPUs: %llu configurations decided with "
-		   "%llu memory and %llu time model calls in %s on %d threads. Objective: %s.",
+		   "Searched %zu hardware options (%s) up to %s GPUs: %s configurations decided with "
+		   "%s memory and %s time model calls in %s on %d threads. Objective: %s.",
 		   p->nhw,
 		   p->req.buy == PLAN_BUY_CLOUD ?
 			   rented :
 			   "catalog servers and generic builds, priced by total cost of ownership",
-		   p->req.max_gpus, (unsigned long long)p->stats.configs,
-		   (unsigned long long)p->stats.memory_calls, (unsigned long long)p->stats.estimate_calls,
+		   fmt_count(p->req.max_gpus, FMT_COUNT_GROUPED, g[0], sizeof(g[0])),
+		   fmt_count((double)p->stats.configs, FMT_COUNT_GROUPED, g[1], sizeof(g[1])),
+		   fmt_count((double)p->stats.memory_calls, FMT_COUNT_GROUPED, g[2], sizeof(g[2])),
+		   fmt_count((double)p->stats.estimate_calls, FMT_COUNT_GROUPED, g[3], sizeof(g[3])),
 		   fmt_duration(p->stats.wall_s, FMT_DURATION_TEXT, t, sizeof(t)), p->stats.threads,
 		   plan_objective_name(p->req.objective));
 	if (p->skipped)
@@ -504,11 +521,13 @@ static void report_head(const struct plan *p, struct html_doc *d)
 	html_heading(d, 2, "No configuration meets the constraints");
 	if (m)
 		paragraphf(d, 0,
-			   "The nearest miss is %u x %s (%s): %.3g h, %s, %.1f kW; %.0f%% over "
+			   "The nearest miss is %u x %s (%s): %s, %s, %s; %.0f%% over "
 			   "the tightest constraint.",
-			   m->nodes, p->hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)), m->hours,
-			   fmt_money(m->cost_usd, FMT_MONEY_SHORT, money, sizeof(money)), m->power_kw,
-			   100 * (m->miss - 1));
+			   m->nodes, p->hw[m->hw].label, plan_layout_code(&m->cfg, lay, sizeof(lay)),
+			   fmt_duration(p->base.task == MODEL_TASK_INFER ? m->latency_s : m->hours * 3600,
+					FMT_DURATION_TEXT, t, sizeof(t)),
+			   fmt_money(m->cost_usd, FMT_MONEY_SHORT, money, sizeof(money)),
+			   fmt_power(1000 * m->power_kw, kw, sizeof(kw)), 100 * (m->miss - 1));
 }
 
 /* The front, and the memory and step time of the top choices; -1 with *err when a chart fails. */

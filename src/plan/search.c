@@ -1090,7 +1090,7 @@ static int infer_meets(const struct plan *p, const struct model_result *r)
 {
 	return (!(p->req.deadline_s > 0) || r->infer.request_s <= p->req.deadline_s) &&
 	       (!(p->req.ttft_s > 0) || r->infer.prefill_s <= p->req.ttft_s) &&
-	       (!(p->req.tpot_s > 0) || r->infer.decode_token_s <= p->req.tpot_s);
+	       (!(p->req.tpot_s > 0) || !plan_generates(p) || r->infer.decode_token_s <= p->req.tpot_s);
 }
 
 static void item_infer(struct worker *wk, const struct plan_item *it)

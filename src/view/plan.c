@@ -123,9 +123,12 @@ static void choice_row(struct table *tb, const struct plan *p, size_t rank, cons
 			table_cell(tb, fmt_count(c->energy_kwh, FMT_COUNT_SI_SHORT, a, sizeof(a)));
 		return;
 	}
+	/* what rate_label() names: tokens of a transformer, else samples (an ASR model's frames are no utterances) */
 	if (!narrow)
-		table_cell(tb, fmt_count(c->res.tokens_per_s > 0 ? c->res.tokens_per_s : c->res.samples_per_s,
-					 FMT_COUNT_SI_SHORT, a, sizeof(a)));
+		table_cell(tb,
+			   fmt_count(plan_request_of(p)->w->kind == WORKLOAD_TRANSFORMER ? c->res.tokens_per_s :
+											   c->res.samples_per_s,
+				     FMT_COUNT_SI_SHORT, a, sizeof(a)));
 	table_cell(tb, fmt_duration(c->hours * 3600, FMT_DURATION_SHORT, a, sizeof(a)));
 	table_cell(tb, fmt_money(c->cost_usd, FMT_MONEY_SHORT, a, sizeof(a)));
 	table_cell(tb, c->has_bom ? fmt_money(c->bom.capex_usd, FMT_MONEY_SHORT, a, sizeof(a)) : "rent");
@@ -225,7 +228,7 @@ static void print_front(FILE *out, const struct plan *p)
 
 static void print_bom(FILE *out, const struct bom *b)
 {
-	char a1[FMT_LEN], a2[FMT_LEN], a3[FMT_LEN], a4[FMT_LEN], a5[FMT_LEN], a6[FMT_LEN], sw[96];
+	char a1[FMT_LEN], a2[FMT_LEN], a3[FMT_LEN], a4[FMT_LEN], a5[FMT_LEN], a6[FMT_LEN], a7[FMT_LEN], sw[96];
 	struct strbuf fab = STRBUF_INIT, unpriced = STRBUF_INIT, extras = STRBUF_INIT, run = STRBUF_INIT;
 
 	bom_missing_text(b, &unpriced);
@@ -243,13 +246,14 @@ static void print_bom(FILE *out, const struct bom *b)
 		fmt_money(b->cooling_usd, FMT_MONEY_SHORT, a3, sizeof(a3));
 	wrapf(out, "  buy          ", 15,
 	      "%s: %.0f server%s %s, %.0f %s-cooled rack%s of %.0f kW (%.0f server%s a rack)%s%s; "
-	      "%s; %.0f TB storage %s%s%s; %.0f kW at the wall (PUE %.2f)%s%s",
+	      "%s; %.0f TB storage %s%s%s; %s at the wall (PUE %.2f)%s%s",
 	      fmt_money(b->capex_usd, FMT_MONEY_SHORT, a4, sizeof(a4)), b->servers, b->servers == 1 ? "" : "s",
 	      fmt_money(b->server_usd, FMT_MONEY_SHORT, a5, sizeof(a5)), b->racks, b->cooling,
 	      b->racks == 1 ? "" : "s", b->rack_kw, b->nodes_per_rack, b->nodes_per_rack == 1 ? "" : "s",
 	      b->cooling_usd > 0 ? ", liquid plant " : "", b->cooling_usd > 0 ? a3 : "", strbuf_str(&fab),
 	      b->storage_tb, fmt_money(b->storage_usd, FMT_MONEY_SHORT, a6, sizeof(a6)), extras.len ? "; " : "",
-	      strbuf_str(&extras), b->power_kw, b->pue, unpriced.len ? "; unpriced: " : "", strbuf_str(&unpriced));
+	      strbuf_str(&extras), fmt_power(1000 * b->power_kw, a7, sizeof(a7)), b->pue,
+	      unpriced.len ? "; unpriced: " : "", strbuf_str(&unpriced));
 	wrapf(out, "  run          ", 15,
 	      "a year: %s; the support contract, energy and space are in the cost (docs/tco.md)",
 	      strbuf_str(&run));
@@ -291,8 +295,8 @@ static void print_explanation(FILE *out, const struct plan *p, const struct plan
 
 	fprintf(out, "\nWhy #1: %ux%d %s, %s", c->nodes, hw->gpus_per_node, hw->label,
 		plan_layout_code(&c->cfg, lay, sizeof(lay)));
-	if (c->nodes > 1)
-		fprintf(out, ", %s", plan_network_name(p, c, net, sizeof(net)));
+	if (strcmp(plan_network_name(p, c, net, sizeof(net)), "none"))
+		fprintf(out, ", %s", net);
 	fprintf(out, "\n");
 	table_wrap(out, "  architecture ", ex->arch_text, 15, 80);
 	table_wrap(out, "  size         ", ex->sizing, 15, 80);

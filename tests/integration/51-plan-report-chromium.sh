@@ -83,6 +83,20 @@ for i, c in enumerate(d["ranked"]):
 print("DOM:", {k: v["points"] or v["bars"] for k, v in s.items()})
 PY
 
+# the page fits a 1,280 px window, its tables inside the column, and the
+# figures it prints for people carry no exponent (1.655e+06 kWh reads as 1.66 GWh)
+chromium_width "$R" 1280
+CHECKS=$((CHECKS + 1))
+python3 - "$R" <<'PY' || fail "exponent notation in the report's text"
+import html, re, sys
+s = open(sys.argv[1]).read()
+s = re.sub(r"<(svg|style|pre)\b.*?</\1>", " ", s, flags=re.S)
+s = re.sub(r"<h1>.*?</h1>|<title>.*?</title>", " ", s, flags=re.S)  # the title echoes --tokens as given
+t = html.unescape(re.sub(r"<[^>]+>", " ", s))
+bad = re.findall(r"\d[eE][+-]?\d+", t)
+assert not bad, bad
+PY
+
 # 2. a screenshot: not blank, and the first series colours are on it (first
 # GPU type / weights #4e79a7, second / gradients #f28e2b)
 chromium_screenshot "$R" 1200 1400 50 "first series" "second series"
@@ -93,6 +107,7 @@ R="$TMP/infer.html"
 expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --report "$R" --json
 printf '%s' "$OUT" > "$TMP/infer.json"
 chromium_dom "$R"
+chromium_width "$R" 1280
 CHECKS=$((CHECKS + 1))
 python3 - "$TMP/dom.html" "$TMP/infer.json" <<'PY' || fail "inference DOM content"
 import json, sys

@@ -96,3 +96,38 @@ for name, rgb in ((sys.argv[5], b"\x4e\x79\xa7"), (sys.argv[6], b"\xf2\x8e\x2b")
 print("screenshot: %dx%d, %d colours, %.1f %% white" % (w, h, len(colours), 100.0 * white / (w * h)))
 PY
 }
+
+# chromium_width REPORT WIDTH: the page laid out in a WIDTH px wide window
+# scrolls not sideways (document.documentElement.scrollWidth is no more than
+# its clientWidth) and every table ends inside the page's column.  The page
+# allows no script, so a copy without its Content Security Policy measures
+# itself and writes the figures into the DOM.
+chromium_width() {
+	CHECKS=$((CHECKS + 1))
+	python3 - "$1" "$TMP/measure.html" <<'PY' || fail "measure copy"
+import re, sys
+s = open(sys.argv[1]).read()
+s, n = re.subn(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", s)
+assert n == 1, "no CSP to lift"
+js = ('<script>addEventListener("load",function(){var m=document.querySelector("main").getBoundingClientRect(),'
+      'o=[];document.querySelectorAll("table").forEach(function(t){var r=t.getBoundingClientRect();'
+      'if(r.right>m.right+1)o.push((t.id||"table")+":"+Math.round(r.right));});var d=document.createElement("pre");'
+      'd.id="measure";d.textContent=document.documentElement.scrollWidth+" "+document.documentElement.clientWidth+'
+      '" "+Math.round(m.right)+" "+o.join(",");document.body.appendChild(d);});</script>')
+open(sys.argv[2], "w").write(s.replace("</body>", js + "</body>"))
+PY
+	browse --window-size="$2,900" --dump-dom "file://$TMP/measure.html" >"$TMP/measure.dom" 2>/dev/null ||
+		fail "chromium --dump-dom exited $?"
+	CHECKS=$((CHECKS + 1))
+	python3 - "$TMP/measure.dom" "$2" <<'PY' || fail "page wider than $2 px"
+import re, sys
+m = re.search(r'<pre id="measure">([^<]*)</pre>', open(sys.argv[1]).read())
+assert m, "no measurement"
+f = m.group(1).split(" ")
+scroll, client, main = int(f[0]), int(f[1]), int(f[2])
+wide = [x for x in f[3:] if x]
+assert scroll <= int(sys.argv[2]) and scroll <= client, ("scrollWidth", scroll, "clientWidth", client)
+assert not wide, ("tables past the column's edge", main, wide)
+print("width:", scroll, "of", client, "px; column ends at", main)
+PY
+}

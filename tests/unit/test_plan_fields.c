@@ -34,7 +34,7 @@ static const char choice_keys[] =
 	"reserve_bytes,context_bytes,microbatches_in_flight,step_s,compute_s,gemm_s,attention_s,memory_bound_s,"
 	"recompute_s,optimizer_s,tp_comm_s,ep_comm_s,pp_bubble_s,pp_p2p_s,dp_comm_s,dp_comm_total_s,zero_comm_s,"
 	"data_s,overhead_s,tokens_per_s,samples_per_s,mfu,mfu_tflops_per_gpu,hfu_tflops_per_gpu,peak_tflops,"
-	"latency_s,ttft_p99_s,tpot_s,utilisation,time_to_finish_s,train_steps,hours,cost_usd,usd_per_gpu_hour,"
+	"latency_s,ttft_p99_s,tpot_s,utilisation,capacity_per_s,time_to_finish_s,train_steps,hours,cost_usd,usd_per_gpu_hour,"
 	"cost_basis,energy_kwh,gpu_power_w,power_kw,score,on_front,meets_constraints,violates,miss,"
 	"fabric_best_step_s,capex_usd,bom_frontend_usd,bom_oob_usd,bom_power_distribution_usd,bom_install_usd,"
 	"bom_staff_engineers,bom_staff_usd_per_year,bom_licence_usd_per_year,goodput,ideal_hours,checkpoint_bytes,checkpoint_write_s,checkpoint_every_s,"
@@ -119,7 +119,7 @@ static void test_choice_keys(void **state)
 {
 	char *h = csv_header();
 	(void)state;
-	assert_int_equal(plan_choice_schema()->nfields, 102);
+	assert_int_equal(plan_choice_schema()->nfields, 103);
 	assert_int_equal(strlen(h), strlen(choice_keys) + 1);
 	assert_memory_equal(h, choice_keys, strlen(choice_keys));
 	free(h);
