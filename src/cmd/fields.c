@@ -14,6 +14,7 @@
 #include "cost/fields.h"
 #include "host/fields.h"
 #include "model/fields.h"
+#include "model/fitted.h"
 #include "model/validate.h"
 #include "plan/fields.h"
 #include "report/field.h"
@@ -44,7 +45,7 @@ static void collect(void)
 		tco_input_schema,        tco_owned_schema,         tco_cloud_schema,
 		tco_compare_schema,      tco_flip_schema,          tco_sensitivity_schema,
 		tco_tier_schema,         validate_case_schema,     validate_summary_schema,
-		validate_stats_schema,
+		validate_stats_schema,   validate_source_schema,   fitted_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

@@ -18,12 +18,14 @@
 
 #define CAL_FILE "cases/calibration.csv"
 
-static int json_flag, csv_flag;
+static int json_flag, csv_flag, by_source_flag, fitted_flag;
 static const char *metric_filter, *set_filter;
 
 static const struct opt validate_opts[] = {
 	OPT_STRING_("metric", &metric_filter, "NAME", "only cases of this metric"),
 	OPT_STRING_("set", &set_filter, "NAME", "only cases whose set column is NAME (fit, holdout)"),
+	OPT_FLAG_("by-source", &by_source_flag, "the errors by source, in or out of sample, instead of the cases"),
+	OPT_FLAG_("fitted", &fitted_flag, "list the fitted constants and the cases each was fitted on"),
 	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {cases: [...], summary: {...}}"),
 	OPT_FLAG_("csv", &csv_flag, "print the cases as CSV"),
@@ -38,7 +40,9 @@ static const struct opts_cmd validate_cmd = {
 	"dimensions, task, layout, gpu, network, metric, value ...).  Without FILE the\n"
 	"built-in calibration set is used.  error = (predicted - measured) / measured;\n"
 	"a case the model cannot express is skipped with its reason and counts against\n"
-	"coverage, not accuracy.\n",
+	"coverage, not accuracy.  A source is in sample when a fitted constant of the\n"
+	"model saw one of its cases (--fitted lists them) or it has fit-set rows; the\n"
+	"summary gives the in- and out-of-sample errors apart.\n",
 	validate_opts,
 };
 
@@ -61,6 +65,13 @@ int cmd_validate(int argc, char **argv)
 	size_t len;
 	struct diag err;
 
+	if (fitted_flag) {
+		if (npos || by_source_flag || metric_filter || set_filter)
+			die_usage(
+				"gpuscope validate: --fitted lists the model's constants; it takes no file or filter");
+		view_validate_fitted(stdout, fmt);
+		return EXIT_OK;
+	}
 	if (npos > 1)
 		die_usage("gpuscope validate: expected at most one file, got '%s' and '%s'", argv[0], argv[1]);
 	diag_clear(&err);
@@ -81,7 +92,9 @@ int cmd_validate(int argc, char **argv)
 	res = validate_run(cat, name, data, len, &filter, &err);
 	if (!res)
 		die_diag(&err);
-	if (fmt == FORMAT_JSON) {
+	if (by_source_flag && fmt != FORMAT_JSON) {
+		view_validate_sources(stdout, res, fmt == FORMAT_CSV);
+	} else if (fmt == FORMAT_JSON) {
 		json_t *o = view_validate_json(res);
 		report_json_print(o);
 		json_decref(o);

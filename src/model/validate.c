@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/fitted.h"
 #include "model/model.h"
 #include "model/serving.h"
 #include "util/csv.h"
@@ -645,6 +646,34 @@ static double predict(const struct catalog *cat, const struct row *r, const char
 
 /* ---- the file ---- */
 
+void validate_source_key(const char *cell, struct strbuf *out)
+{
+	size_t n, k;
+
+	strbuf_reset(out);
+	cell += strspn(cell, " \t");
+	/* "owner/name" of a repository: letters, digits, '-', '_', '.' on both sides of one '/' */
+	n = strspn(cell, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.");
+	if (n && cell[n] == '/') {
+		k = strspn(cell + n + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.");
+		if (k) {
+			n += 1 + k;
+			while (cell[n - 1] == '.')
+				n--;
+		} else {
+			n = strcspn(cell, "(,;");
+		}
+	} else {
+		n = strcspn(cell, "(,;");
+	}
+	while (n && (cell[n - 1] == ' ' || cell[n - 1] == '\t'))
+		n--;
+	if (n)
+		strbuf_add(out, cell, n);
+	else
+		strbuf_addstr(out, "(none)");
+}
+
 /* One row into a case, predicted unless its value is not a measurement. */
 static void read_case(const struct catalog *cat, const struct row *r, int line, struct validate_case *vc)
 {
@@ -659,6 +688,9 @@ static void read_case(const struct catalog *cat, const struct row *r, int line, 
 	vc->model = xstrdup(cell(r, "model"));
 	vc->cls = xstrdup(cell(r, "class"));
 	vc->set = xstrdup(cell(r, "set"));
+	validate_source_key(cell(r, "source"), &why);
+	vc->source = strbuf_detach(&why, NULL);
+	vc->fitted = !strcmp(vc->set, "fit") || fitted_on(vc->id, vc->set);
 	vc->line = line;
 	if (num_parse(cell(r, "value"), NULL, &measured_range, &vc->measured, msg, sizeof(msg))) {
 		vc->measured = NAN;
@@ -743,6 +775,10 @@ static int in_scope(const struct validate_case *c, enum validate_scope scope, co
 		return !strcmp(c->cls, name) && !strcmp(c->set, set);
 	case VALIDATE_SET:
 		return !strcmp(c->set, name);
+	case VALIDATE_SOURCE:
+		return !strcmp(c->source, name);
+	case VALIDATE_SAMPLE:
+		return c->source_in_sample == !strcmp(name, "in");
 	case VALIDATE_ALL:
 	default:
 		return 1;
@@ -753,7 +789,7 @@ static int in_scope(const struct validate_case *c, enum validate_scope scope, co
 static struct validate_stats stats_of(const struct validate_result *res, enum validate_scope scope,
 				      const char *name, const char *set)
 {
-	struct validate_stats s = {scope, name, set, 0, 0, 0, NAN, NAN, NULL};
+	struct validate_stats s = {scope, name, set, 0, 0, 0, NAN, NAN, NULL, -1};
 	double *errs = xcalloc(res->ncases ? res->ncases : 1, sizeof(double));
 	size_t i, n = 0;
 
@@ -762,6 +798,8 @@ static struct validate_stats stats_of(const struct validate_result *res, enum va
 		if (!in_scope(c, scope, name, set))
 			continue;
 		s.cases++;
+		if (scope == VALIDATE_SOURCE)
+			s.in_sample = c->source_in_sample;
 		if (isnan(c->predicted))
 			continue;
 		errs[n] = fabs(validate_error(c));
@@ -804,9 +842,40 @@ static int first_of_class(const struct validate_result *res, size_t i)
 	return 1;
 }
 
+/* The first case of each source, in file order; 1 when case i is one. */
+static int first_of_source(const struct validate_result *res, size_t i)
+{
+	size_t j;
+	for (j = 0; j < i; j++)
+		if (!strcmp(res->cases[j].source, res->cases[i].source))
+			return 0;
+	return 1;
+}
+
+/* Marks every case whose source has a fitted case; 1 when any case names a source. */
+static int mark_sources(struct validate_result *res)
+{
+	size_t i, j;
+	int named = 0;
+
+	for (i = 0; i < res->ncases; i++) {
+		struct validate_case *c = &res->cases[i];
+		named |= strcmp(c->source, "(none)") != 0;
+		if (!first_of_source(res, i))
+			continue;
+		for (j = i; j < res->ncases && !c->source_in_sample; j++)
+			c->source_in_sample = res->cases[j].fitted && !strcmp(res->cases[j].source, c->source);
+		for (j = i + 1; j < res->ncases; j++)
+			if (!strcmp(res->cases[j].source, c->source))
+				res->cases[j].source_in_sample = c->source_in_sample;
+	}
+	return named;
+}
+
 static void summarise(struct validate_result *res)
 {
 	size_t cap = 0, i, t, nclasses = 0;
+	static const char *const samples[] = {"in", "out"};
 
 	for (i = 0; i < NMETRICS; i++)
 		add_stats(res, &cap, VALIDATE_METRIC, metrics[i].name, NULL, 0);
@@ -822,6 +891,13 @@ static void summarise(struct validate_result *res)
 	}
 	for (t = 0; nclasses && t < 2; t++)
 		add_stats(res, &cap, VALIDATE_SET, sets[t], NULL, 0);
+	if (mark_sources(res)) {
+		for (i = 0; i < res->ncases; i++)
+			if (first_of_source(res, i))
+				add_stats(res, &cap, VALIDATE_SOURCE, res->cases[i].source, NULL, 1);
+		for (t = 0; t < 2; t++)
+			add_stats(res, &cap, VALIDATE_SAMPLE, samples[t], NULL, 0);
+	}
 	add_stats(res, &cap, VALIDATE_ALL, NULL, NULL, 1);
 }
 
@@ -851,6 +927,7 @@ void validate_result_free(struct validate_result *r)
 		free(r->cases[i].cls);
 		free(r->cases[i].set);
 		free(r->cases[i].reason);
+		free(r->cases[i].source);
 	}
 	free(r->cases);
 	free(r->stats);
@@ -897,46 +974,20 @@ double validate_error(const struct validate_case *c)
 
 #define VALIDATE_STATS_FIELDS(F) STATS_COUNTS(F) STATS_WITHIN(F) STATS_ERRORS(F) STATS_WORST(F)
 #define VALIDATE_SUMMARY_FIELDS(F) STATS_COUNTS(F) STATS_ERRORS(F)
+#define VALIDATE_SOURCE_FIELDS(F) \
+	F(source, TEXT, NULL, "the publication, as validate names it from the source column", s->name) \
+	F(in_sample, BOOL, NULL, \
+	  "true when a fitted constant of the model saw a case of this source (or it has fit-set rows)", \
+	  s->in_sample > 0) \
+	VALIDATE_STATS_FIELDS(F)
 
-static const struct report_field case_fields[] = {VALIDATE_CASE_FIELDS(REPORT_FIELD_DECL)};
-static const struct report_field stats_fields[] = {VALIDATE_STATS_FIELDS(REPORT_FIELD_DECL)};
-static const struct report_field summary_fields[] = {VALIDATE_SUMMARY_FIELDS(REPORT_FIELD_DECL)};
-static const struct report_schema case_schema = REPORT_SCHEMA("validate-case", case_fields);
-static const struct report_schema stats_schema = REPORT_SCHEMA("validate-stats", stats_fields);
-static const struct report_schema summary_schema = REPORT_SCHEMA("validate-summary", summary_fields);
-
-const struct report_schema *validate_case_schema(void)
-{
-	return &case_schema;
-}
-
-const struct report_schema *validate_stats_schema(void)
-{
-	return &stats_schema;
-}
-
-const struct report_schema *validate_summary_schema(void)
-{
-	return &summary_schema;
-}
-
-void validate_case_row(const struct validate_case *c, struct report_row *row)
-{
-	size_t i = 0;
-	report_row_clear(row);
-	VALIDATE_CASE_FIELDS(REPORT_FIELD_SET)
-}
-
-void validate_stats_row(const struct validate_stats *s, struct report_row *row)
-{
-	size_t i = 0;
-	report_row_clear(row);
-	VALIDATE_STATS_FIELDS(REPORT_FIELD_SET)
-}
-
-void validate_summary_row(const struct validate_stats *s, struct report_row *row)
-{
-	size_t i = 0;
-	report_row_clear(row);
-	VALIDATE_SUMMARY_FIELDS(REPORT_FIELD_SET)
-}
+/* clang-format off */
+REPORT_DEFINE(validate_case_schema, validate_case_row, "validate-case", struct validate_case, c,
+	      VALIDATE_CASE_FIELDS)
+REPORT_DEFINE(validate_stats_schema, validate_stats_row, "validate-stats", struct validate_stats, s,
+	      VALIDATE_STATS_FIELDS)
+REPORT_DEFINE(validate_summary_schema, validate_summary_row, "validate-summary", struct validate_stats, s,
+	      VALIDATE_SUMMARY_FIELDS)
+REPORT_DEFINE(validate_source_schema, validate_source_row, "validate-source", struct validate_stats, s,
+	      VALIDATE_SOURCE_FIELDS)
+/* clang-format on */

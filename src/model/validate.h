@@ -28,7 +28,14 @@ struct validate_case {
 	double measured;  /* in the metric's unit; NaN when the value is not a positive number */
 	double predicted; /* in the metric's unit; NaN when skipped */
 	char *reason;     /* why it was skipped, or a note on the prediction; "" when none */
-	int line;         /* the case's line in its file */
+	/*
+	 * The publication the case comes from, as validate_source_key() names it
+	 * from the source column; "(none)" when the column is empty or absent.
+	 */
+	char *source;
+	int fitted;           /* 1: in the fit set, or a fitted constant names it (model/fitted.h) */
+	int source_in_sample; /* 1: some case of its source is fitted */
+	int line;             /* the case's line in its file */
 };
 
 /* What a summary line counts. */
@@ -38,6 +45,8 @@ enum validate_scope {
 	VALIDATE_CLASS,     /* of one class */
 	VALIDATE_CLASS_SET, /* of one class and one set */
 	VALIDATE_SET,       /* of one set, all classes (only when the file has classes) */
+	VALIDATE_SOURCE,    /* of one source */
+	VALIDATE_SAMPLE,    /* of the sources in sample ("in"), or of those out of sample ("out") */
 	VALIDATE_ALL,       /* every case */
 };
 
@@ -52,6 +61,7 @@ struct validate_stats {
 	double median_abs_error; /* fraction; NaN when none was predicted */
 	double worst_abs_error;  /* fraction; NaN when none was predicted */
 	const char *worst_id;    /* the case of the worst error; NULL when none was predicted */
+	int in_sample;           /* VALIDATE_SOURCE: 1 when some case of the source is fitted; else -1 */
 };
 
 struct validate_result {
@@ -60,8 +70,10 @@ struct validate_result {
 	/*
 	 * The summary in report order: each metric, then each group, then per
 	 * class (file order) the class followed by its fit and holdout sets,
-	 * then the fit and holdout sets of all classes, and last VALIDATE_ALL.
-	 * Only scopes with cases appear, except ALL, which always does.
+	 * then the fit and holdout sets of all classes, then each source (file
+	 * order) and the in- and out-of-sample sources when any case names its
+	 * source, and last VALIDATE_ALL.  Only scopes with cases appear, except
+	 * ALL, which always does.
 	 */
 	struct validate_stats *stats;
 	size_t nstats;
@@ -100,8 +112,20 @@ double validate_error(const struct validate_case *c);
 const struct report_schema *validate_case_schema(void);
 const struct report_schema *validate_stats_schema(void);
 const struct report_schema *validate_summary_schema(void);
+const struct report_schema *validate_source_schema(void);
 void validate_case_row(const struct validate_case *c, struct report_row *row);
 void validate_stats_row(const struct validate_stats *s, struct report_row *row);
 void validate_summary_row(const struct validate_stats *all, struct report_row *row);
+void validate_source_row(const struct validate_stats *s, struct report_row *row);
+
+/*
+ * The publication a source cell names, into out (reset first): its GitHub
+ * repository when it starts with one ("owner/name ..."), else the text
+ * before the first '(', ',' or ';' ("Narayanan et al. 2021 (arXiv ...)
+ * Table 1" is "Narayanan et al. 2021"); "(none)" when empty.  Cases of
+ * one publication are one source however their tables are cited.
+ */
+struct strbuf;
+void validate_source_key(const char *cell, struct strbuf *out);
 
 #endif

@@ -70,6 +70,29 @@ struct report_schema {
 	}
 #define REPORT_FIELD_DECL(name, type, unit, help, expr) {#name, REPORT_##type, unit, help},
 #define REPORT_FIELD_SET(name, type, unit, help, expr) REPORT_SET_##type(row, i++, (expr));
+/*
+ * One result's schema and its row writer from its field list, so that the
+ * list is the only thing written per result:
+ *
+ *	REPORT_DEFINE(validate_case_schema, validate_case_row, "validate-case",
+ *		      struct validate_case, c, VALIDATE_CASE_FIELDS)
+ *
+ * defines `const struct report_schema *validate_case_schema(void)` and
+ * `void validate_case_row(const struct validate_case *c, struct report_row *row)`.
+ */
+#define REPORT_DEFINE(schema_fn, row_fn, jname, type, var, FIELDS) \
+	static const struct report_field schema_fn##_fields[] = {FIELDS(REPORT_FIELD_DECL)}; \
+	static const struct report_schema schema_fn##_s = REPORT_SCHEMA(jname, schema_fn##_fields); \
+	const struct report_schema *schema_fn(void) \
+	{ \
+		return &schema_fn##_s; \
+	} \
+	void row_fn(const type *var, struct report_row *row) \
+	{ \
+		size_t i = 0; \
+		report_row_clear(row); \
+		FIELDS(REPORT_FIELD_SET) \
+	}
 #define REPORT_SET_TEXT report_set_text
 #define REPORT_SET_NUM report_set_num
 #define REPORT_SET_INT report_set_num

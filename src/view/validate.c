@@ -3,6 +3,7 @@
 #include <jansson.h>
 #include <math.h>
 
+#include "model/fitted.h"
 #include "report/field.h"
 #include "report/fmt.h"
 #include "report/table.h"
@@ -67,9 +68,13 @@ static const char *stats_label(const struct validate_stats *s, struct strbuf *sb
 	case VALIDATE_CLASS_SET:
 		strbuf_addf(sb, "%s (%s)", s->name, s->set);
 		break;
+	case VALIDATE_SAMPLE:
+		strbuf_addf(sb, "%s sources", !strcmp(s->name, "in") ? "in-sample" : "out-of-sample");
+		break;
 	case VALIDATE_ALL:
 		strbuf_addstr(sb, "all cases");
 		break;
+	case VALIDATE_SOURCE:
 	case VALIDATE_CLASS:
 	default:
 		return NULL;
@@ -77,20 +82,35 @@ static const char *stats_label(const struct validate_stats *s, struct strbuf *sb
 	return strbuf_str(sb);
 }
 
-/* The summary: absolute errors in %, coverage as predicted/given. */
-static struct table *summary_table(const struct validate_result *res)
+/* The error columns of a summary table, after its first (the name) and, for sources, "sample". */
+static void stats_columns(struct table *tb)
 {
-	struct table *tb = table_new();
-	struct strbuf label = STRBUF_INIT;
-	char b[FMT_LEN];
-	size_t i;
-
-	table_column(tb, "metric", ALIGN_LEFT);
 	table_column(tb, "predicted", ALIGN_RIGHT);
 	table_column(tb, "median", ALIGN_RIGHT);
 	table_column(tb, "<=20%", ALIGN_RIGHT);
 	table_column(tb, "worst", ALIGN_RIGHT);
 	table_column(tb, "worst case", ALIGN_LEFT);
+}
+
+static void stats_cells(struct table *tb, const struct validate_stats *s)
+{
+	char b[FMT_LEN];
+	table_cellf(tb, "%zu/%zu", s->predicted, s->cases);
+	table_cell(tb, fmt_num(100 * s->median_abs_error, 1, b, sizeof(b)));
+	table_cell(tb, s->predicted ? fmt_num(100.0 * s->within_20pct / s->predicted, 0, b, sizeof(b)) : "-");
+	table_cell(tb, fmt_num(100 * s->worst_abs_error, 1, b, sizeof(b)));
+	table_cell(tb, s->worst_id ? s->worst_id : "-");
+}
+
+/* The summary: absolute errors in %, coverage as predicted/given. */
+static struct table *summary_table(const struct validate_result *res)
+{
+	struct table *tb = table_new();
+	struct strbuf label = STRBUF_INIT;
+	size_t i;
+
+	table_column(tb, "metric", ALIGN_LEFT);
+	stats_columns(tb);
 	for (i = 0; i < res->nstats; i++) {
 		const struct validate_stats *s = &res->stats[i];
 		const char *name = stats_label(s, &label);
@@ -98,15 +118,72 @@ static struct table *summary_table(const struct validate_result *res)
 			continue;
 		table_row(tb);
 		table_cell(tb, name);
-		table_cellf(tb, "%zu/%zu", s->predicted, s->cases);
-		table_cell(tb, fmt_num(100 * s->median_abs_error, 1, b, sizeof(b)));
-		table_cell(tb,
-			   s->predicted ? fmt_num(100.0 * s->within_20pct / s->predicted, 0, b, sizeof(b)) : "-");
-		table_cell(tb, fmt_num(100 * s->worst_abs_error, 1, b, sizeof(b)));
-		table_cell(tb, s->worst_id ? s->worst_id : "-");
+		stats_cells(tb, s);
 	}
 	strbuf_release(&label);
 	return tb;
+}
+
+void view_validate_sources(FILE *out, const struct validate_result *r, int csv)
+{
+	struct report_row *row = report_row_new(validate_source_schema());
+	struct table *tb = table_new();
+	struct strbuf label = STRBUF_INIT;
+	size_t i;
+
+	if (csv)
+		report_csv_header(validate_source_schema(), out);
+	table_column(tb, "source", ALIGN_LEFT);
+	table_column(tb, "sample", ALIGN_LEFT);
+	stats_columns(tb);
+	for (i = 0; i < r->nstats; i++) {
+		const struct validate_stats *s = &r->stats[i];
+		if (csv && s->scope == VALIDATE_SOURCE) {
+			validate_source_row(s, row);
+			report_csv_row(row, out);
+		}
+		if (csv || (s->scope != VALIDATE_SOURCE && s->scope != VALIDATE_SAMPLE))
+			continue;
+		table_row(tb);
+		table_cell(tb, s->scope == VALIDATE_SOURCE ? s->name : stats_label(s, &label));
+		table_cell(tb, s->scope == VALIDATE_SOURCE ? (s->in_sample > 0 ? "in" : "out") : "");
+		stats_cells(tb, s);
+	}
+	if (!csv) {
+		fprintf(out,
+			"absolute error by source, %%: \"in\" when a fitted constant of the model saw a\n"
+			"case of the source (gpuscope validate --fitted lists them), \"out\" when none did\n");
+		table_print(tb, out, 0);
+	}
+	table_free(tb);
+	report_row_free(row);
+	strbuf_release(&label);
+}
+
+void view_validate_fitted(FILE *out, enum output_format fmt)
+{
+	const struct report_schema *sc = fitted_schema();
+	struct report_row *row = report_row_new(sc);
+	json_t *arr = fmt == FORMAT_JSON ? json_array() : NULL;
+	size_t n, i;
+	const struct fitted_const *f = fitted_consts(&n);
+
+	if (fmt == FORMAT_CSV)
+		report_csv_header(sc, out);
+	for (i = 0; i < n; i++) {
+		fitted_row(&f[i], row);
+		if (arr)
+			json_array_append_new(arr, report_row_json(row));
+		else if (fmt == FORMAT_CSV)
+			report_csv_row(row, out);
+		else
+			fprintf(out, "%-40s %s\n%-40s   fitted on %s\n", f[i].name, f[i].where, "", f[i].cases);
+	}
+	if (arr) {
+		report_json_print(arr);
+		json_decref(arr);
+	}
+	report_row_free(row);
 }
 
 void view_validate_print(FILE *out, const struct validate_result *r)
@@ -150,7 +227,9 @@ static json_t *cases_json(const struct validate_result *res)
 static json_t *summary_json(const struct validate_result *res)
 {
 	struct report_row *row = report_row_new(validate_summary_schema());
+	struct report_row *srow = report_row_new(validate_source_schema());
 	json_t *sum = json_object(), *ms = json_object(), *gs = json_object(), *cls = NULL, *sets = NULL;
+	json_t *srcs = NULL, *samples = NULL;
 	json_t *cur = NULL; /* the class whose sets follow it */
 	size_t i;
 
@@ -161,6 +240,13 @@ static json_t *summary_json(const struct validate_result *res)
 	for (i = 0; i + 1 < res->nstats; i++) {
 		const struct validate_stats *s = &res->stats[i];
 		json_t *x, *parent;
+		if (s->scope == VALIDATE_SOURCE) {
+			if (!srcs)
+				srcs = json_object();
+			validate_source_row(s, srow);
+			json_object_set_new(srcs, s->name, report_row_json(srow));
+			continue;
+		}
 		validate_stats_row(s, row);
 		x = report_row_json(row);
 		switch (s->scope) {
@@ -181,6 +267,11 @@ static json_t *summary_json(const struct validate_result *res)
 		case VALIDATE_CLASS_SET:
 			json_object_set_new(cur, s->set, x);
 			continue;
+		case VALIDATE_SAMPLE:
+			if (!samples)
+				samples = json_object();
+			parent = samples;
+			break;
 		case VALIDATE_SET:
 		default:
 			parent = sets;
@@ -189,12 +280,17 @@ static json_t *summary_json(const struct validate_result *res)
 		json_object_set_new(parent, s->name, x);
 	}
 	report_row_free(row);
+	report_row_free(srow);
 	json_object_set_new(sum, "metrics", ms);
 	json_object_set_new(sum, "groups", gs);
 	if (cls) {
 		json_object_set_new(sum, "classes", cls);
 		json_object_set_new(sum, "sets", sets);
 	}
+	if (srcs)
+		json_object_set_new(sum, "sources", srcs);
+	if (samples)
+		json_object_set_new(sum, "samples", samples);
 	return sum;
 }
 

@@ -3,6 +3,8 @@
  * skip reasons, a bad file is an error at its line and column, the summary
  * lists every metric, group, class and set that has cases, and the field
  * tables write the JSON keys `gpuscope validate --json` has always had.
+ * Sources: one publication is one source however its tables are cited, and
+ * a source is in sample when a fitted constant saw one of its cases.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "catalog/catalog.h"
+#include "model/fitted.h"
 #include "model/validate.h"
 #include "report/field.h"
 #include "util/strbuf.h"
@@ -342,6 +345,89 @@ static void test_fields(void **state)
 	validate_result_free(r);
 }
 
+/* The key of a source cell: a repository, or the text before the first '(', ',' or ';'. */
+static void test_source_key(void **state)
+{
+	static const char *const cases[][2] = {
+		{"Narayanan et al. 2021 (arXiv 2104.04473) Table 1, p.8", "Narayanan et al. 2021"},
+		{"Narayanan et al. 2021 (arXiv 2104.04473) Table 2", "Narayanan et al. 2021"},
+		{"NVIDIA/nccl-tests issue #212 (sjeaugey)", "NVIDIA/nccl-tests"},
+		{"  huggingface/transformers. docs", "huggingface/transformers"},
+		{"Intel, Model Performance Data", "Intel"},
+		{"a/ b", "a/ b"},
+		{"", "(none)"},
+		{" ; x", "(none)"},
+	};
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		validate_source_key(cases[i][0], &sb);
+		assert_string_equal(strbuf_str(&sb), cases[i][1]);
+	}
+	strbuf_release(&sb);
+}
+
+/* Patterns: ids, globs, ranges as wide as written, ":fit" for fit-set rows only. */
+static void test_fitted_patterns(void **state)
+{
+	(void)state;
+	assert_true(fitted_pattern_match("S6-001", "S6-001", ""));
+	assert_false(fitted_pattern_match("S6-001", "S6-0011", ""));
+	assert_true(fitted_pattern_match("X S1-*", "S1-999", "holdout"));
+	assert_true(fitted_pattern_match("S1-011..016", "S1-011", ""));
+	assert_true(fitted_pattern_match("S1-011..016", "S1-016", ""));
+	assert_false(fitted_pattern_match("S1-011..016", "S1-017", ""));
+	assert_false(fitted_pattern_match("S1-011..016", "S1-10", ""));
+	assert_false(fitted_pattern_match("S1-011..016", "S11-012", ""));
+	assert_true(fitted_pattern_match("P3-*:fit", "P3-002", "fit"));
+	assert_false(fitted_pattern_match("P3-*:fit", "P3-002", "holdout"));
+	assert_false(fitted_pattern_match("P3-*:bogus", "P3-002", "fit"));
+	assert_false(fitted_pattern_match("", "P3-002", "fit"));
+	assert_non_null(fitted_on("S1-012", ""));
+	assert_null(fitted_on("Z9-001", "holdout"));
+}
+
+/* In sample: a source with a fitted case (by the registry or the fit set); the others out. */
+static void test_sources(void **state)
+{
+	static const char csv[] =
+		"id,source,model,task,gpu,gpus,precision,metric,value,set\n"
+		"S1-001,\"Narayanan et al. 2021 (arXiv) Table 1\",gemm,bench,h100-sxm5-80gb,1,bf16,gemm_tflops,700,\n"
+		"Z9-001,\"Narayanan et al. 2021, Table 9\",gemm,bench,h100-sxm5-80gb,1,bf16,gemm_tflops,650,holdout\n"
+		"Z9-002,My lab 2026,gemm,bench,h100-sxm5-80gb,1,bf16,gemm_tflops,600,holdout\n"
+		"Z9-003,Other lab,gemm,bench,h100-sxm5-80gb,1,bf16,gemm_tflops,610,fit\n"
+		"Z9-004,,gemm,bench,h100-sxm5-80gb,1,bf16,gemm_tflops,620,\n";
+	struct diag err;
+	struct validate_result *r = run(csv, NULL, &err);
+	const struct validate_stats *s;
+	(void)state;
+	assert_non_null(r);
+	assert_int_equal(find_case(r, "S1-001")->fitted, 1);
+	assert_int_equal(find_case(r, "Z9-001")->fitted, 0);
+	/* held aside, but its source is not blind */
+	assert_int_equal(find_case(r, "Z9-001")->source_in_sample, 1);
+	assert_int_equal(find_case(r, "Z9-002")->source_in_sample, 0);
+	assert_int_equal(find_case(r, "Z9-003")->source_in_sample, 1);
+	assert_string_equal(find_case(r, "Z9-004")->source, "(none)");
+	s = find_stats(r, VALIDATE_SOURCE, "Narayanan et al. 2021", NULL);
+	assert_non_null(s);
+	assert_int_equal(s->cases, 2);
+	assert_int_equal(s->in_sample, 1);
+	assert_int_equal(find_stats(r, VALIDATE_SOURCE, "My lab 2026", NULL)->in_sample, 0);
+	s = find_stats(r, VALIDATE_SAMPLE, "in", NULL);
+	assert_int_equal(s->cases, 3);
+	s = find_stats(r, VALIDATE_SAMPLE, "out", NULL);
+	assert_int_equal(s->cases, 2);
+	assert_true(r->stats[r->nstats - 1].scope == VALIDATE_ALL);
+	validate_result_free(r);
+	/* a file whose cases name no source has no source lines */
+	r = run(cases_csv, NULL, &err);
+	assert_null(find_stats(r, VALIDATE_SOURCE, NULL, NULL));
+	assert_null(find_stats(r, VALIDATE_SAMPLE, NULL, NULL));
+	validate_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +435,8 @@ int main(void)
 		cmocka_unit_test(test_median_and_within), cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_bad_files),         cmocka_unit_test(test_every_class),
 		cmocka_unit_test(test_long_reason),       cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_source_key),        cmocka_unit_test(test_fitted_patterns),
+		cmocka_unit_test(test_sources),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,125 @@
+#include "model/fitted.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/field.h"
+#include "util/xalloc.h"
+
+/*
+ * Each entry repeats what the comment beside the constant says it was fitted
+ * on (calibration = data/cases/calibration.csv, S*; published.csv, P*, E*, V*;
+ * memory.csv, M*).  Constants that are estimates or come from a datasheet or
+ * a paper's own figure, not from these cases, have no entry.
+ */
+static const struct fitted_const consts[] = {
+	{"TUNE_GEMM_X0", "src/model/tune.h", "S1-*"},
+	{"TUNE_TRAIN_GEMM", "src/model/tune.h", "S1-*"},
+	{"TUNE_H2D_EFF", "src/model/tune.h", "S8-008 S8-022 S8-032"},
+	{"TUNE_NVLINK_EFF", "src/model/tune.h", "S8-011 S8-012 S8-044"},
+	{"TUNE_NVLS_EFF", "src/model/tune.h", "S8-025 S8-026 S8-033 S8-042 S8-046 S8-047"},
+	{"TUNE_INTER_EFF", "src/model/tune.h", "S8-045"},
+	{"TUNE_RESERVE_SHARDED", "src/model/tune.h", "M*:fit"},
+	{"TUNE_LOGITS_FP32_BYTES", "src/model/tune.h", "M*:fit"},
+	{"TUNE_ZERO3_OVERLAP", "src/model/tune.h", "S1-011..016"},
+	{"TUNE_ZERO3_SM_SHARE", "src/model/tune.h", "P10-001..005"},
+	{"TUNE_CONV_EFF", "src/model/tune.h", "S6-002 S6-006"},
+	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001"},
+	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005"},
+	{"flat ZeRO-3 gathers (one NIC per GPU)", "src/model/comm.c", "S1-011..016"},
+	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003"},
+	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit"},
+	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026"},
+	{"3D convolution shares (channels-first)", "src/model/kernels.c",
+	 "P8-001 P8-002 P8-005 P8-006 P8-009..011"},
+	{"3D convolution shares (channels-last)", "src/model/kernels.c", "P11-*:fit"},
+	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001"},
+	{"volta 16-bit GEMM", "src/model/vendor.c", "S6-006"},
+	{"ampere 16-bit GEMM", "src/model/vendor.c", "S8-001 S8-002 S8-035 S8-038 S8-040"},
+	{"hopper bf16 and fp8 GEMM", "src/model/vendor.c", "S8-036 S8-039 S8-041 S8-016 S8-017 S8-029 S8-037"},
+	{"HBM stream efficiency", "src/model/vendor.c", "S8-005..049"},
+	{"cdna3 GEMM and framework bandwidth", "src/model/vendor.c",
+	 "P4-001..003 P4-005 P4-006 P5-001..003 P5-005..007"},
+	{"gaudi2 GEMM and hidden TP collectives", "src/model/vendor.c", "P9-*:fit V4-*:fit"},
+	{"gaudi3 GEMM and framework bandwidth", "src/model/vendor.c", "P3-*:fit"},
+};
+
+const struct fitted_const *fitted_consts(size_t *n)
+{
+	*n = sizeof(consts) / sizeof(consts[0]);
+	return consts;
+}
+
+/* "PFX-A..B" takes PFX-N for A <= N <= B with N's digits as wide as A's; 1 when it does. */
+static int range_match(const char *pat, size_t len, const char *id)
+{
+	const char *dots = memchr(pat, '.', len), *dash;
+	size_t plen, ilen = strlen(id);
+	char *end;
+	long lo, hi, v;
+
+	if (!dots || dots + 2 >= pat + len || dots[1] != '.')
+		return 0;
+	for (dash = dots; dash > pat && dash[-1] != '-'; dash--)
+		;
+	plen = (size_t)(dash - pat);
+	if (!plen || ilen <= plen || strncmp(id, pat, plen))
+		return 0;
+	lo = strtol(dash, &end, 10);
+	if (end != dots)
+		return 0;
+	hi = strtol(dots + 2, &end, 10);
+	if (end != pat + len)
+		return 0;
+	if (strlen(id + plen) != (size_t)(dots - dash))
+		return 0;
+	v = strtol(id + plen, &end, 10);
+	return *end == '\0' && v >= lo && v <= hi;
+}
+
+int fitted_pattern_match(const char *cases, const char *id, const char *set)
+{
+	const char *p = cases;
+
+	while (*p) {
+		size_t len = strcspn(p, " "), plen = len;
+		const char *colon = memchr(p, ':', len);
+		int fit_only = 0, hit;
+		char *pat;
+
+		if (colon) {
+			plen = (size_t)(colon - p);
+			fit_only = len - plen == 4 && !strncmp(colon, ":fit", 4);
+		}
+		if (plen && (!colon || fit_only) && (!fit_only || !strcmp(set, "fit"))) {
+			pat = xstrndup(p, plen);
+			hit = strstr(pat, "..") ? range_match(pat, plen, id) : !fnmatch(pat, id, 0);
+			free(pat);
+			if (hit)
+				return 1;
+		}
+		p += len;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+const struct fitted_const *fitted_on(const char *id, const char *set)
+{
+	size_t i;
+	for (i = 0; i < sizeof(consts) / sizeof(consts[0]); i++)
+		if (fitted_pattern_match(consts[i].cases, id, set ? set : ""))
+			return &consts[i];
+	return NULL;
+}
+
+#define FITTED_FIELDS(F) \
+	F(name, TEXT, NULL, "the constant (a TUNE_* macro) or the catalog row it sets", f->name) \
+	F(where, TEXT, NULL, "the source file that holds it", f->where) \
+	F(cases, TEXT, NULL, "the case ids it was fitted on: ids, globs, ranges; \":fit\": fit-set rows only", \
+	  f->cases)
+
+/* clang-format off */
+REPORT_DEFINE(fitted_schema, fitted_row, "validate-fitted", struct fitted_const, f, FITTED_FIELDS)
+/* clang-format on */
