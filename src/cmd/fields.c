@@ -46,6 +46,7 @@ static void collect(void)
 		tco_compare_schema,      tco_flip_schema,          tco_sensitivity_schema,
 		tco_tier_schema,         validate_case_schema,     validate_summary_schema,
 		validate_stats_schema,   validate_source_schema,   fitted_schema,
+		validate_refit_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

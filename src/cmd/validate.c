@@ -18,7 +18,7 @@
 
 #define CAL_FILE "cases/calibration.csv"
 
-static int json_flag, csv_flag, by_source_flag, fitted_flag;
+static int json_flag, csv_flag, by_source_flag, fitted_flag, refit_flag;
 static const char *metric_filter, *set_filter;
 
 static const struct opt validate_opts[] = {
@@ -26,6 +26,7 @@ static const struct opt validate_opts[] = {
 	OPT_STRING_("set", &set_filter, "NAME", "only cases whose set column is NAME (fit, holdout)"),
 	OPT_FLAG_("by-source", &by_source_flag, "the errors by source, in or out of sample, instead of the cases"),
 	OPT_FLAG_("fitted", &fitted_flag, "list the fitted constants and the cases each was fitted on"),
+	OPT_FLAG_("refit", &refit_flag, "leave one source out: refit without each source of 5+ cases, predict it"),
 	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {cases: [...], summary: {...}}"),
 	OPT_FLAG_("csv", &csv_flag, "print the cases as CSV"),
@@ -57,7 +58,7 @@ int cmd_validate(int argc, char **argv)
 {
 	int npos = parse_options_or_exit(&validate_cmd, argc, argv);
 	enum output_format fmt = output_format_from(json_flag, csv_flag, "validate");
-	const struct validate_filter filter = {metric_filter, set_filter};
+	const struct validate_filter filter = {metric_filter, set_filter, NULL, NULL};
 	const struct catalog *cat;
 	struct validate_result *res;
 	char *buf = NULL;
@@ -89,6 +90,19 @@ int cmd_validate(int argc, char **argv)
 		name = "data/" CAL_FILE;
 	}
 	cat = load_catalog_or_die();
+	if (refit_flag) {
+		struct validate_refit *rf;
+		if (by_source_flag || metric_filter || set_filter)
+			die_usage(
+				"gpuscope validate: --refit takes every case of the file; no filter or --by-source");
+		rf = validate_refit(cat, name, data, len, 5, &err);
+		if (!rf)
+			die_diag(&err);
+		view_validate_refit(stdout, rf, fmt);
+		validate_refit_free(rf);
+		free(buf);
+		return EXIT_OK;
+	}
 	res = validate_run(cat, name, data, len, &filter, &err);
 	if (!res)
 		die_diag(&err);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/tune.h"
 #include "report/field.h"
 #include "util/xalloc.h"
 
@@ -13,36 +14,57 @@
  * memory.csv, M*).  Constants that are estimates or come from a datasheet or
  * a paper's own figure, not from these cases, have no entry.
  */
+double tune_fitted[TUNE_NFITTED] = {
+	TUNE_GEMM_X0_DEFAULT,         TUNE_TRAIN_GEMM_DEFAULT,        TUNE_H2D_EFF_DEFAULT,
+	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
+	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_OVERLAP_DEFAULT,
+	TUNE_ZERO3_SM_SHARE_DEFAULT,  TUNE_CONV_EFF_DEFAULT,          TUNE_TF32_CONV_REL_DEFAULT,
+	TUNE_CONV_EFF_FP32_DEFAULT,
+};
+
+/*
+ * Priors (the value when no case is left to fit on): a GEMM at its
+ * microbenchmark rate (TRAIN_GEMM 1), a 128-wide tile (X0), 80 % of a link's
+ * rate for copies and collectives, NVLS at its link rate, no extra sharded
+ * reserve and no SM share for hidden gathers, every gather hidden, 8 fp32
+ * bytes a logit (Megatron's loss), convolutions at a GEMM's 80 %, TF32 at
+ * half the 16-bit rate as the datasheets give it, FP32 convolutions at
+ * SGEMM's 90 %.  Ranges bound the search to what is physical.
+ */
 static const struct fitted_const consts[] = {
-	{"TUNE_GEMM_X0", "src/model/tune.h", "S1-*"},
-	{"TUNE_TRAIN_GEMM", "src/model/tune.h", "S1-*"},
-	{"TUNE_H2D_EFF", "src/model/tune.h", "S8-008 S8-022 S8-032"},
-	{"TUNE_NVLINK_EFF", "src/model/tune.h", "S8-011 S8-012 S8-044"},
-	{"TUNE_NVLS_EFF", "src/model/tune.h", "S8-025 S8-026 S8-033 S8-042 S8-046 S8-047"},
-	{"TUNE_INTER_EFF", "src/model/tune.h", "S8-045"},
-	{"TUNE_RESERVE_SHARDED", "src/model/tune.h", "M*:fit"},
-	{"TUNE_LOGITS_FP32_BYTES", "src/model/tune.h", "M*:fit"},
-	{"TUNE_ZERO3_OVERLAP", "src/model/tune.h", "S1-011..016"},
-	{"TUNE_ZERO3_SM_SHARE", "src/model/tune.h", "P10-001..005"},
-	{"TUNE_CONV_EFF", "src/model/tune.h", "S6-002 S6-006"},
-	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001"},
-	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005"},
-	{"flat ZeRO-3 gathers (one NIC per GPU)", "src/model/comm.c", "S1-011..016"},
-	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003"},
-	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit"},
-	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026"},
+	{"TUNE_GEMM_X0", "src/model/tune.h", "S1-*", TUNE_K_GEMM_X0, 32, 256, 128},
+	{"TUNE_TRAIN_GEMM", "src/model/tune.h", "S1-*", TUNE_K_TRAIN_GEMM, 0.6, 1, 1},
+	{"TUNE_H2D_EFF", "src/model/tune.h", "S8-008 S8-022 S8-032", TUNE_K_H2D_EFF, 0.6, 0.95, 0.8},
+	{"TUNE_NVLINK_EFF", "src/model/tune.h", "S8-011 S8-012 S8-044", TUNE_K_NVLINK_EFF, 0.6, 0.95, 0.8},
+	{"TUNE_NVLS_EFF", "src/model/tune.h", "S8-025 S8-026 S8-033 S8-042 S8-046 S8-047", TUNE_K_NVLS_EFF, 0.8,
+	 1.3, 1},
+	{"TUNE_INTER_EFF", "src/model/tune.h", "S8-045", TUNE_K_INTER_EFF, 0.6, 0.95, 0.8},
+	{"TUNE_RESERVE_SHARDED", "src/model/tune.h", "M*:fit", TUNE_K_RESERVE_SHARDED, 0, 0.4, 0},
+	{"TUNE_LOGITS_FP32_BYTES", "src/model/tune.h", "M*:fit", TUNE_K_LOGITS_FP32_BYTES, 4, 16, 8},
+	{"TUNE_ZERO3_OVERLAP", "src/model/tune.h", "S1-011..016", TUNE_K_ZERO3_OVERLAP, 0.3, 1, 1},
+	{"TUNE_ZERO3_SM_SHARE", "src/model/tune.h", "P10-001..005", TUNE_K_ZERO3_SM_SHARE, 0, 0.4, 0},
+	{"TUNE_CONV_EFF", "src/model/tune.h", "S6-002 S6-006", TUNE_K_CONV_EFF, 0.3, 0.9, 0.8},
+	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001", TUNE_K_TF32_CONV_REL, 0.3, 1, 0.5},
+	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005", TUNE_K_CONV_EFF_FP32, 0.5, 1.5, 0.9},
+	{"flat ZeRO-3 gathers (one NIC per GPU)", "src/model/comm.c", "S1-011..016", -1, 0, 0, 0},
+	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, 0, 0, 0},
+	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, 0, 0, 0},
+	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026", -1, 0,
+	 0, 0},
 	{"3D convolution shares (channels-first)", "src/model/kernels.c",
-	 "P8-001 P8-002 P8-005 P8-006 P8-009..011"},
-	{"3D convolution shares (channels-last)", "src/model/kernels.c", "P11-*:fit"},
-	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001"},
-	{"volta 16-bit GEMM", "src/model/vendor.c", "S6-006"},
-	{"ampere 16-bit GEMM", "src/model/vendor.c", "S8-001 S8-002 S8-035 S8-038 S8-040"},
-	{"hopper bf16 and fp8 GEMM", "src/model/vendor.c", "S8-036 S8-039 S8-041 S8-016 S8-017 S8-029 S8-037"},
-	{"HBM stream efficiency", "src/model/vendor.c", "S8-005..049"},
+	 "P8-001 P8-002 P8-005 P8-006 P8-009..011", -1, 0, 0, 0},
+	{"3D convolution shares (channels-last)", "src/model/kernels.c", "P11-*:fit", -1, 0, 0, 0},
+	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, 0, 0, 0},
+	{"volta 16-bit GEMM", "src/model/vendor.c", "S6-006", -1, 0, 0, 0},
+	{"ampere 16-bit GEMM", "src/model/vendor.c", "S8-001 S8-002 S8-035 S8-038 S8-040", -1, 0, 0, 0},
+	{"hopper bf16 and fp8 GEMM", "src/model/vendor.c", "S8-036 S8-039 S8-041 S8-016 S8-017 S8-029 S8-037", -1,
+	 0, 0, 0},
+	{"HBM stream efficiency", "src/model/vendor.c", "S8-005..007 S8-019..021 S8-030 S8-031 S8-049", -1, 0, 0,
+	 0},
 	{"cdna3 GEMM and framework bandwidth", "src/model/vendor.c",
-	 "P4-001..003 P4-005 P4-006 P5-001..003 P5-005..007"},
-	{"gaudi2 GEMM and hidden TP collectives", "src/model/vendor.c", "P9-*:fit V4-*:fit"},
-	{"gaudi3 GEMM and framework bandwidth", "src/model/vendor.c", "P3-*:fit"},
+	 "P4-001..003 P4-005 P4-006 P5-001..003 P5-005..007", -1, 0, 0, 0},
+	{"gaudi2 GEMM and hidden TP collectives", "src/model/vendor.c", "P9-*:fit V4-*:fit", -1, 0, 0, 0},
+	{"gaudi3 GEMM and framework bandwidth", "src/model/vendor.c", "P3-*:fit", -1, 0, 0, 0},
 };
 
 const struct fitted_const *fitted_consts(size_t *n)

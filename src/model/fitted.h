@@ -23,6 +23,15 @@ struct fitted_const {
 	 * file's fit set.
 	 */
 	const char *cases;
+	/*
+	 * What `validate --refit` may do with it: its slot in tune_fitted[]
+	 * (model/tune.h), or -1 when it is not a runtime value (a catalog row,
+	 * a constant in a static table); the range it searches; and the prior,
+	 * the value taken when leaving a source out leaves the constant no case
+	 * to fit on (what one would pick without these measurements).
+	 */
+	int tune;
+	double lo, hi, prior;
 };
 
 /* The fitted constants, in a static table: *n gets their count. */

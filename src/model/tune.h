@@ -9,19 +9,19 @@
 
 /* GEMM best fraction of dense peak and HBM stream efficiency: per generation, model/vendor.c */
 /* GEMM dimension at which a tile grid is half used (shape roofline) */
-#define TUNE_GEMM_X0 96.0
+#define TUNE_GEMM_X0_DEFAULT 96.0
 /* training GEMMs sustain less than a microbenchmark loop (fitted: S1-*) */
-#define TUNE_TRAIN_GEMM 0.86
+#define TUNE_TRAIN_GEMM_DEFAULT 0.86
 /* usable fraction of the nominal memory (ECC, driver reservations) */
 #define TUNE_USABLE_MEM 0.985
 /* pinned host-to-device copies reach 0.81-0.83 of PCIe x16 (S8-008/022/032) */
-#define TUNE_H2D_EFF 0.82
+#define TUNE_H2D_EFF_DEFAULT 0.82
 /* NCCL bus bandwidth / link rate: NVLink/NVSwitch 0.77 (S8-011/012/044), NVLS all-reduce 1.065 (S8-025/026/033/042/046/047) */
-#define TUNE_NVLINK_EFF 0.77
-#define TUNE_NVLS_EFF 1.065
+#define TUNE_NVLINK_EFF_DEFAULT 0.77
+#define TUNE_NVLS_EFF_DEFAULT 1.065
 #define TUNE_PCIE_COLL_EFF 0.70
 /* scale-out: busbw / NIC line rate (86 of 100 GB/s per node, S8-045) */
-#define TUNE_INTER_EFF 0.86
+#define TUNE_INTER_EFF_DEFAULT 0.86
 /* fixed cost of one NCCL collective launch */
 #define TUNE_COLL_BASE_S 10e-6
 /* cuBLAS/cuDNN workspaces and temporary buffers */
@@ -47,7 +47,7 @@
  * 1.27-1.36 in torchtitan PR #165; 0.15, 0.20 and 0.25 were tried on the
  * fit set of data/cases/memory.csv, 0.15 fitted best
  */
-#define TUNE_RESERVE_SHARDED 0.15
+#define TUNE_RESERVE_SHARDED_DEFAULT 0.15
 /*
  * fp32 bytes per logit beside the 16-bit logits when the loss upcasts them:
  * the fp32 logits and their log-softmax (8, as Megatron's loss keeps them)
@@ -55,7 +55,7 @@
  * and 12 were tried on the fit set of data/cases/memory.csv, 10 fitted best
  * (docs/model.md §2, logits and loss)
  */
-#define TUNE_LOGITS_FP32_BYTES 10.0
+#define TUNE_LOGITS_FP32_BYTES_DEFAULT 10.0
 /* CUDA context with cuBLAS/cuDNN handles; NCCL buffers per process group */
 #define TUNE_CONTEXT_BYTES (512.0 * 1048576)
 #define TUNE_NCCL_BYTES (256.0 * 1048576)
@@ -77,7 +77,7 @@
  * share SMs and HBM with the compute, so not all of it hides (fitted: the
  * six ZeRO-3 rows of Narayanan 2021 Table 2, S1-011..016)
  */
-#define TUNE_ZERO3_OVERLAP 0.8
+#define TUNE_ZERO3_OVERLAP_DEFAULT 0.8
 /*
  * ... and what a hidden ZeRO-3 gather or reduce-scatter still costs: its
  * NCCL kernels hold SMs (one CTA per channel, up to 32 channels of a
@@ -88,7 +88,7 @@
  * lowest fit median; the calibration set's ZeRO-3 rows, whose gathers are
  * exposed, do not move.
  */
-#define TUNE_ZERO3_SM_SHARE 0.2
+#define TUNE_ZERO3_SM_SHARE_DEFAULT 0.2
 /* DeepSpeed CPU Adam, parameters updated per second per GPU's share of host cores (estimate) */
 #define TUNE_CPU_ADAM_PARAMS_PER_S 1e9
 /*
@@ -99,9 +99,9 @@
  * count because Winograd kernels do fewer multiplies for 3x3 layers
  * (fitted: S6-005)
  */
-#define TUNE_CONV_EFF 0.59
-#define TUNE_TF32_CONV_REL 0.57
-#define TUNE_CONV_EFF_FP32 1.0
+#define TUNE_CONV_EFF_DEFAULT 0.59
+#define TUNE_TF32_CONV_REL_DEFAULT 0.57
+#define TUNE_CONV_EFF_FP32_DEFAULT 1.0
 /* what cudnn.benchmark's algorithm search gains on convolutions (estimate) */
 #define TUNE_CUDNN_BENCH_GAIN 1.1
 /* host cost per kernel launch: eager PyTorch, and replayed from a CUDA Graph */
@@ -129,5 +129,43 @@
 #define TUNE_SELECTIVE_OP_KEEP 0.5
 /* chunked cross-entropy: the output split in 8 chunks (torchtune's CEWithChunkedOutputLoss default) */
 #define TUNE_LOGIT_CHUNKS 8.0
+
+/*
+ * The constants above fitted to published cases (src/model/fitted.c names
+ * the cases of each) are read through tune_fitted[], which holds their
+ * _DEFAULT values, so that `gpuscope validate --refit` can refit each one
+ * without a source and predict that source with it.  Only that command
+ * writes the table, from one thread, and it restores the defaults.
+ */
+enum tune_fitted_id {
+	TUNE_K_GEMM_X0,
+	TUNE_K_TRAIN_GEMM,
+	TUNE_K_H2D_EFF,
+	TUNE_K_NVLINK_EFF,
+	TUNE_K_NVLS_EFF,
+	TUNE_K_INTER_EFF,
+	TUNE_K_RESERVE_SHARDED,
+	TUNE_K_LOGITS_FP32_BYTES,
+	TUNE_K_ZERO3_OVERLAP,
+	TUNE_K_ZERO3_SM_SHARE,
+	TUNE_K_CONV_EFF,
+	TUNE_K_TF32_CONV_REL,
+	TUNE_K_CONV_EFF_FP32,
+	TUNE_NFITTED
+};
+extern double tune_fitted[TUNE_NFITTED];
+#define TUNE_GEMM_X0 (tune_fitted[TUNE_K_GEMM_X0])
+#define TUNE_TRAIN_GEMM (tune_fitted[TUNE_K_TRAIN_GEMM])
+#define TUNE_H2D_EFF (tune_fitted[TUNE_K_H2D_EFF])
+#define TUNE_NVLINK_EFF (tune_fitted[TUNE_K_NVLINK_EFF])
+#define TUNE_NVLS_EFF (tune_fitted[TUNE_K_NVLS_EFF])
+#define TUNE_INTER_EFF (tune_fitted[TUNE_K_INTER_EFF])
+#define TUNE_RESERVE_SHARDED (tune_fitted[TUNE_K_RESERVE_SHARDED])
+#define TUNE_LOGITS_FP32_BYTES (tune_fitted[TUNE_K_LOGITS_FP32_BYTES])
+#define TUNE_ZERO3_OVERLAP (tune_fitted[TUNE_K_ZERO3_OVERLAP])
+#define TUNE_ZERO3_SM_SHARE (tune_fitted[TUNE_K_ZERO3_SM_SHARE])
+#define TUNE_CONV_EFF (tune_fitted[TUNE_K_CONV_EFF])
+#define TUNE_TF32_CONV_REL (tune_fitted[TUNE_K_TF32_CONV_REL])
+#define TUNE_CONV_EFF_FP32 (tune_fitted[TUNE_K_CONV_EFF_FP32])
 
 #endif

@@ -726,6 +726,7 @@ static int read_cases(const struct catalog *cat, const char *file, const char *d
 {
 	struct csv_reader *rd = csv_open(file, data, len, CSV_COMMENTS);
 	struct csv_record rec, hdr;
+	struct strbuf key = STRBUF_INIT;
 	size_t cap = 0;
 	int rc, have_header = 0;
 
@@ -742,6 +743,12 @@ static int read_cases(const struct catalog *cat, const char *file, const char *d
 		if ((f->metric && strcmp(cell(&r, "metric"), f->metric)) ||
 		    (f->set && strcmp(cell(&r, "set"), f->set)))
 			continue;
+		if (f->take) {
+			validate_source_key(cell(&r, "source"), &key);
+			if (!f->take(*cell(&r, "id") ? cell(&r, "id") : "?", cell(&r, "set"), strbuf_str(&key),
+				     f->ctx))
+				continue;
+		}
 		XGROW(res->cases, cap, res->ncases + 1);
 		read_case(cat, &r, rec.line, &res->cases[res->ncases++]);
 	}
@@ -749,6 +756,7 @@ static int read_cases(const struct catalog *cat, const char *file, const char *d
 		rc = diag_set(err, file, 0, 0, NULL, "no header line");
 	csv_free(rd);
 	csv_record_release(&hdr);
+	strbuf_release(&key);
 	return rc < 0 ? -1 : 0;
 }
 

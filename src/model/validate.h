@@ -83,6 +83,9 @@ struct validate_result {
 struct validate_filter {
 	const char *metric; /* only cases of this metric */
 	const char *set;    /* only cases whose set column is this */
+	/* only cases it returns 1 for (before they are predicted); NULL takes every one */
+	int (*take)(const char *id, const char *set, const char *source, void *ctx);
+	void *ctx;
 };
 
 /*
@@ -97,6 +100,36 @@ struct validate_filter {
 struct validate_result *validate_run(const struct catalog *cat, const char *file, const char *data, size_t len,
 				     const struct validate_filter *filter, struct diag *err);
 void validate_result_free(struct validate_result *r);
+
+/*
+ * Leave one source out.  For each source of the file with at least
+ * min_cases cases: every fitted constant that saw a case of it and is a
+ * runtime value (model/fitted.h) is refitted, one after another, on the
+ * cases it was fitted on less that source's (the value with the lowest
+ * median absolute error over its range; its prior when none is left), and
+ * the source is predicted with them.  The constants are their defaults
+ * again on return.  NULL with err when the file is not a case file.
+ */
+struct validate_refit_source {
+	const char *source;     /* borrowed from the validate_refit's cases */
+	size_t cases;           /* the source's cases */
+	size_t predicted;       /* of them predicted with the shipped constants */
+	double shipped_median;  /* median |error| with the shipped constants; NaN when none predicted */
+	double left_out_median; /* ... with the constants refitted without the source */
+	size_t constants;       /* fitted constants that saw a case of the source */
+	size_t refit;           /* of them refitted (the others are catalog or table rows) */
+	size_t at_prior;        /* of those, left with no case to fit on: at their prior */
+};
+struct validate_refit {
+	struct validate_refit_source *rows; /* in file order of the sources */
+	size_t nrows;
+	struct validate_result *cases; /* every case with the shipped constants; owns the names */
+};
+struct validate_refit *validate_refit(const struct catalog *cat, const char *file, const char *data, size_t len,
+				      size_t min_cases, struct diag *err);
+void validate_refit_free(struct validate_refit *r);
+const struct report_schema *validate_refit_schema(void);
+void validate_refit_row(const struct validate_refit_source *r, struct report_row *row);
 
 /* (predicted - measured) / measured; NaN when the case was skipped. */
 double validate_error(const struct validate_case *c);

@@ -34,7 +34,7 @@
  *
  * paged_kv: decode kernels that read a paged KV cache (vLLM's PagedAttention, FlashInfer) reach
  * less of the stream bandwidth than contiguous reads; fitted to vLLM on one H100 (P6-001; P6-002
- * held out).  HBM stream 0.86 on NVIDIA HBM parts: BabelStream 0.79-0.95 (C S8-005..049).
+ * held out).  HBM stream 0.86 on NVIDIA HBM parts: BabelStream 0.79-0.95 (C S8-005..007, S8-019..021, S8-030/031, S8-049).
  */
 #include <stdatomic.h>
 #include <string.h>

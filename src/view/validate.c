@@ -160,6 +160,50 @@ void view_validate_sources(FILE *out, const struct validate_result *r, int csv)
 	strbuf_release(&label);
 }
 
+void view_validate_refit(FILE *out, const struct validate_refit *r, enum output_format fmt)
+{
+	struct report_row *row = report_row_new(validate_refit_schema());
+	json_t *arr = fmt == FORMAT_JSON ? json_array() : NULL;
+	struct table *tb = table_new();
+	char a[FMT_LEN], b[FMT_LEN];
+	size_t i;
+
+	if (fmt == FORMAT_CSV)
+		report_csv_header(validate_refit_schema(), out);
+	table_columns(tb, ALIGN_LEFT, "source", NULL);
+	table_columns(tb, ALIGN_RIGHT, "cases", "shipped", "left out", "refit", NULL);
+	for (i = 0; i < r->nrows; i++) {
+		const struct validate_refit_source *s = &r->rows[i];
+		validate_refit_row(s, row);
+		if (arr) {
+			json_array_append_new(arr, report_row_json(row));
+			continue;
+		}
+		if (fmt == FORMAT_CSV) {
+			report_csv_row(row, out);
+			continue;
+		}
+		table_row(tb);
+		table_cell(tb, s->source);
+		table_cellf(tb, "%zu/%zu", s->predicted, s->cases);
+		table_cell(tb, fmt_num(100 * s->shipped_median, 1, a, sizeof(a)));
+		table_cell(tb, fmt_num(100 * s->left_out_median, 1, b, sizeof(b)));
+		table_cellf(tb, "%zu/%zu%s", s->refit, s->constants, s->at_prior ? " (prior)" : "");
+	}
+	if (arr) {
+		report_json_print(arr);
+		json_decref(arr);
+	} else if (fmt != FORMAT_CSV) {
+		fprintf(out,
+			"leave one source out, median absolute error, %%: shipped constants against\n"
+			"the constants that saw the source refitted without it (refit: refitted / saw\n"
+			"it; prior: some had no other case and took their prior, model/fitted.c)\n");
+		table_print(tb, out, 0);
+	}
+	table_free(tb);
+	report_row_free(row);
+}
+
 void view_validate_fitted(FILE *out, enum output_format fmt)
 {
 	const struct report_schema *sc = fitted_schema();

@@ -31,6 +31,9 @@ void view_validate_sources(FILE *out, const struct validate_result *r, int csv);
 /* The fitted constants (model/fitted.h): name, file, cases; as a table, CSV or JSON. */
 void view_validate_fitted(FILE *out, enum output_format fmt);
 
+/* Leave one source out (validate --refit): one line per source, as a table, CSV or JSON. */
+void view_validate_refit(FILE *out, const struct validate_refit *r, enum output_format fmt);
+
 /* The cases as CSV: id,metric,measured,predicted,error,model,reason. */
 void view_validate_csv(FILE *out, const struct validate_result *r);
 

@@ -20,6 +20,7 @@
 
 #include "catalog/catalog.h"
 #include "model/fitted.h"
+#include "model/tune.h"
 #include "model/validate.h"
 #include "report/field.h"
 #include "util/strbuf.h"
@@ -187,7 +188,7 @@ static void test_median_and_within(void **state)
 static void test_filter(void **state)
 {
 	struct diag err;
-	struct validate_filter f = {"tokens_per_s", NULL};
+	struct validate_filter f = {"tokens_per_s", NULL, NULL, NULL};
 	struct validate_result *r = run(cases_csv, &f, &err);
 	(void)state;
 	assert_int_equal(r->ncases, 3);
@@ -428,6 +429,48 @@ static void test_sources(void **state)
 	validate_result_free(r);
 }
 
+/*
+ * Leave one source out: NVLink all-reduce rows of two sources that imply
+ * different link efficiencies.  Without source A the constant is fitted on
+ * B alone, so A is predicted at B's efficiency; the defaults come back.
+ */
+static void test_refit(void **state)
+{
+	static const char csv[] =
+		"id,source,model,task,gpu,gpus,gpus_per_node,precision,metric,value\n"
+		"S8-011,Lab A,nccl-allreduce,bench,a100-sxm4-80gb,8,8,fp32,allreduce_busbw_gbps,270\n"
+		"S8-044,Lab A (again),nccl-allreduce,bench,a100-sxm4-80gb,8,8,fp32,allreduce_busbw_gbps,270\n"
+		"S8-012,Lab B,nccl-allreduce,bench,a100-sxm4-80gb,8,8,fp32,allreduce_busbw_gbps,210\n";
+	const double eff = TUNE_NVLINK_EFF;
+	struct diag err;
+	struct validate_result *r = run(csv, NULL, &err);
+	struct validate_refit *rf;
+	double p, want;
+	(void)state;
+	assert_non_null(r);
+	/* the shipped prediction is linear in the efficiency */
+	p = find_case(r, "S8-011")->predicted;
+	validate_result_free(r);
+	diag_clear(&err);
+	rf = validate_refit(cat, "t.csv", csv, strlen(csv), 1, &err);
+	assert_non_null(rf);
+	assert_int_equal(rf->nrows, 2);
+	assert_string_equal(rf->rows[0].source, "Lab A");
+	assert_int_equal(rf->rows[0].cases, 2);
+	assert_int_equal(rf->rows[0].constants, 1);
+	assert_int_equal(rf->rows[0].refit, 1);
+	assert_int_equal(rf->rows[0].at_prior, 0);
+	assert_true(fabs(rf->rows[0].shipped_median - fabs(p - 270) / 270) < 1e-9);
+	/* fitted on B alone: B's 210 exactly, so A is off by 210/270 - 1 */
+	want = fabs(p * (210 / p) - 270) / 270;
+	assert_true(fabs(rf->rows[0].left_out_median - want) < 0.005);
+	/* and B, predicted from A's 270 */
+	want = fabs(270.0 - 210) / 210;
+	assert_true(fabs(rf->rows[1].left_out_median - want) < 0.005);
+	assert_true(TUNE_NVLINK_EFF == eff);
+	validate_refit_free(rf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,7 +479,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),         cmocka_unit_test(test_every_class),
 		cmocka_unit_test(test_long_reason),       cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_source_key),        cmocka_unit_test(test_fitted_patterns),
-		cmocka_unit_test(test_sources),
+		cmocka_unit_test(test_sources),           cmocka_unit_test(test_refit),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
