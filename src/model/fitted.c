@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "model/tune.h"
+#include "model/vendor.h"
 #include "report/field.h"
+#include "util/strbuf.h"
 #include "util/xalloc.h"
 
 /*
@@ -32,40 +34,86 @@ double tune_fitted[TUNE_NFITTED] = {
  * SGEMM's 90 %.  Ranges bound the search to what is physical.
  */
 static const struct fitted_const consts[] = {
-	{"TUNE_GEMM_X0", "src/model/tune.h", "S1-*", TUNE_K_GEMM_X0, 32, 256, 128},
-	{"TUNE_TRAIN_GEMM", "src/model/tune.h", "S1-*", TUNE_K_TRAIN_GEMM, 0.6, 1, 1},
-	{"TUNE_H2D_EFF", "src/model/tune.h", "S8-008 S8-022 S8-032", TUNE_K_H2D_EFF, 0.6, 0.95, 0.8},
-	{"TUNE_NVLINK_EFF", "src/model/tune.h", "S8-011 S8-012 S8-044", TUNE_K_NVLINK_EFF, 0.6, 0.95, 0.8},
-	{"TUNE_NVLS_EFF", "src/model/tune.h", "S8-025 S8-026 S8-033 S8-042 S8-046 S8-047", TUNE_K_NVLS_EFF, 0.8,
-	 1.3, 1},
-	{"TUNE_INTER_EFF", "src/model/tune.h", "S8-045", TUNE_K_INTER_EFF, 0.6, 0.95, 0.8},
-	{"TUNE_RESERVE_SHARDED", "src/model/tune.h", "M*:fit", TUNE_K_RESERVE_SHARDED, 0, 0.4, 0},
-	{"TUNE_LOGITS_FP32_BYTES", "src/model/tune.h", "M*:fit", TUNE_K_LOGITS_FP32_BYTES, 4, 16, 8},
-	{"TUNE_ZERO3_OVERLAP", "src/model/tune.h", "S1-011..016", TUNE_K_ZERO3_OVERLAP, 0.3, 1, 1},
-	{"TUNE_ZERO3_SM_SHARE", "src/model/tune.h", "P10-001..005", TUNE_K_ZERO3_SM_SHARE, 0, 0.4, 0},
-	{"TUNE_CONV_EFF", "src/model/tune.h", "S6-002 S6-006", TUNE_K_CONV_EFF, 0.3, 0.9, 0.8},
-	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001", TUNE_K_TF32_CONV_REL, 0.3, 1, 0.5},
-	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005", TUNE_K_CONV_EFF_FP32, 0.5, 1.5, 0.9},
-	{"flat ZeRO-3 gathers (one NIC per GPU)", "src/model/comm.c", "S1-011..016", -1, 0, 0, 0},
-	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, 0, 0, 0},
-	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, 0, 0, 0},
-	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026", -1, 0,
-	 0, 0},
+	{"TUNE_GEMM_X0", "src/model/tune.h", "S1-*", TUNE_K_GEMM_X0, NULL, 32, 256, 128},
+	{"TUNE_TRAIN_GEMM", "src/model/tune.h", "S1-*", TUNE_K_TRAIN_GEMM, NULL, 0.6, 1, 1},
+	{"TUNE_H2D_EFF", "src/model/tune.h", "S8-008 S8-022 S8-032", TUNE_K_H2D_EFF, NULL, 0.6, 0.95, 0.8},
+	{"TUNE_NVLINK_EFF", "src/model/tune.h", "S8-011 S8-012 S8-044", TUNE_K_NVLINK_EFF, NULL, 0.6, 0.95, 0.8},
+	{"TUNE_NVLS_EFF", "src/model/tune.h", "S8-025 S8-026 S8-033 S8-042 S8-046 S8-047", TUNE_K_NVLS_EFF, NULL,
+	 0.8, 1.3, 1},
+	{"TUNE_INTER_EFF", "src/model/tune.h", "S8-045", TUNE_K_INTER_EFF, NULL, 0.6, 0.95, 0.8},
+	{"TUNE_RESERVE_SHARDED", "src/model/tune.h", "M*:fit", TUNE_K_RESERVE_SHARDED, NULL, 0, 0.4, 0},
+	{"TUNE_LOGITS_FP32_BYTES", "src/model/tune.h", "M*:fit", TUNE_K_LOGITS_FP32_BYTES, NULL, 4, 16, 8},
+	{"TUNE_ZERO3_OVERLAP", "src/model/tune.h", "S1-011..016", TUNE_K_ZERO3_OVERLAP, NULL, 0.3, 1, 1},
+	{"TUNE_ZERO3_SM_SHARE", "src/model/tune.h", "P10-001..005", TUNE_K_ZERO3_SM_SHARE, NULL, 0, 0.4, 0},
+	{"TUNE_CONV_EFF", "src/model/tune.h", "S6-002 S6-006", TUNE_K_CONV_EFF, NULL, 0.3, 0.9, 0.8},
+	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001", TUNE_K_TF32_CONV_REL, NULL, 0.3, 1, 0.5},
+	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005", TUNE_K_CONV_EFF_FP32, NULL, 0.5, 1.5, 0.9},
+	{"flat ZeRO-3 gathers (one NIC per GPU)", "src/model/comm.c", "S1-011..016", -1, NULL, 0, 0, 0},
+	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, NULL, 0, 0, 0},
+	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026", -1,
+	 NULL, 0, 0, 0},
 	{"3D convolution shares (channels-first)", "src/model/kernels.c",
-	 "P8-001 P8-002 P8-005 P8-006 P8-009..011", -1, 0, 0, 0},
-	{"3D convolution shares (channels-last)", "src/model/kernels.c", "P11-*:fit", -1, 0, 0, 0},
-	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, 0, 0, 0},
-	{"volta 16-bit GEMM", "src/model/vendor.c", "S6-006", -1, 0, 0, 0},
-	{"ampere 16-bit GEMM", "src/model/vendor.c", "S8-001 S8-002 S8-035 S8-038 S8-040", -1, 0, 0, 0},
-	{"hopper bf16 and fp8 GEMM", "src/model/vendor.c", "S8-036 S8-039 S8-041 S8-016 S8-017 S8-029 S8-037", -1,
-	 0, 0, 0},
-	{"HBM stream efficiency", "src/model/vendor.c", "S8-005..007 S8-019..021 S8-030 S8-031 S8-049", -1, 0, 0,
-	 0},
-	{"cdna3 GEMM and framework bandwidth", "src/model/vendor.c",
-	 "P4-001..003 P4-005 P4-006 P5-001..003 P5-005..007", -1, 0, 0, 0},
-	{"gaudi2 GEMM and hidden TP collectives", "src/model/vendor.c", "P9-*:fit V4-*:fit", -1, 0, 0, 0},
-	{"gaudi3 GEMM and framework bandwidth", "src/model/vendor.c", "P3-*:fit", -1, 0, 0, 0},
+	 "P8-001 P8-002 P8-005 P8-006 P8-009..011", -1, NULL, 0, 0, 0},
+	{"3D convolution shares (channels-last)", "src/model/kernels.c", "P11-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, "* paged_kv", 0.4, 1, 1},
+	{"volta 16-bit GEMM", "src/model/vendor.c", "S6-006", -1, "volta gemm16", 0.5, 0.95, 0.8},
+	{"ampere 16-bit GEMM", "src/model/vendor.c", "S8-001 S8-002 S8-035 S8-038 S8-040", -1, "ampere gemm16",
+	 0.5, 0.95, 0.8},
+	{"hopper bf16 GEMM", "src/model/vendor.c", "S8-036 S8-039 S8-041", -1, "hopper,*cuda gemm16", 0.5, 0.95,
+	 0.8},
+	{"hopper fp8 GEMM", "src/model/vendor.c", "S8-016 S8-017 S8-029 S8-037", -1, "hopper,*cuda gemm_fp8", 0.3,
+	 0.95, 0.8},
+	{"HBM stream efficiency", "src/model/vendor.c", "S8-005..007 S8-019..021 S8-030 S8-031 S8-049", -1,
+	 "volta,turing,ampere,ada,hopper,*cuda hbm", 0.6, 0.98, 0.9},
+	{"cdna3 fp8 GEMM", "src/model/vendor.c", "P4-001..003 P4-005 P4-006 P5-001..003 P5-005..007", -1,
+	 "cdna3,*rocm gemm_fp8", 0.1, 0.9, 0.8},
+	{"cdna3 framework bandwidth", "src/model/vendor.c", "P4-001..003 P4-005 P4-006 P5-001..003 P5-005..007",
+	 -1, "cdna3,*rocm fw_bw", 0.3, 1, 1},
+	{"gaudi2 fp8 GEMM", "src/model/vendor.c", "P9-*:fit V4-*:fit", -1, "gaudi2 gemm_fp8", 0.3, 0.95, 0.8},
+	{"gaudi2 bf16 GEMM", "src/model/vendor.c", "P9-*:fit V4-*:fit", -1, "gaudi2 gemm16", 0.5, 0.95, 0.8},
+	{"Gaudi hidden TP collectives", "src/model/vendor.c", "P9-*:fit V4-*:fit", -1,
+	 "gaudi2,gaudi3,*synapseai tp_hidden", 0, 1, 0},
+	{"gaudi3 fp8 GEMM", "src/model/vendor.c", "P3-*:fit", -1, "gaudi3,*synapseai gemm_fp8", 0.3, 0.95, 0.8},
+	{"gaudi3 framework bandwidth", "src/model/vendor.c", "P3-*:fit", -1, "gaudi3,*synapseai fw_bw", 0.3, 1, 1},
 };
+
+static const double tune_shipped[TUNE_NFITTED] = {
+	TUNE_GEMM_X0_DEFAULT,         TUNE_TRAIN_GEMM_DEFAULT,        TUNE_H2D_EFF_DEFAULT,
+	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
+	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_OVERLAP_DEFAULT,
+	TUNE_ZERO3_SM_SHARE_DEFAULT,  TUNE_CONV_EFF_DEFAULT,          TUNE_TF32_CONV_REL_DEFAULT,
+	TUNE_CONV_EFF_FP32_DEFAULT,
+};
+
+int fitted_refittable(const struct fitted_const *k)
+{
+	return k->tune >= 0 || k->vendor;
+}
+
+int fitted_set(const struct fitted_const *k, double v)
+{
+	struct strbuf archs = STRBUF_INIT;
+	const char *sp;
+	int rc;
+
+	if (k->tune >= 0) {
+		tune_fitted[k->tune] = v;
+		return 0;
+	}
+	if (!k->vendor || !(sp = strchr(k->vendor, ' ')))
+		return -1;
+	strbuf_add(&archs, k->vendor, (size_t)(sp - k->vendor));
+	rc = model_vendor_set(strbuf_str(&archs), sp + 1, v);
+	strbuf_release(&archs);
+	return rc;
+}
+
+void fitted_reset(void)
+{
+	memcpy(tune_fitted, tune_shipped, sizeof(tune_fitted));
+	model_vendor_reset();
+}
 
 const struct fitted_const *fitted_consts(size_t *n)
 {

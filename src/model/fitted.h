@@ -31,8 +31,16 @@ struct fitted_const {
 	 * to fit on (what one would pick without these measurements).
 	 */
 	int tune;
+	const char *vendor; /* or a model/vendor.c field: "ARCH[,ARCH...] FIELD" ("*": every row); NULL */
 	double lo, hi, prior;
 };
+
+/* 1 when `validate --refit` can set k (a tune_fitted[] slot or a vendor field). */
+int fitted_refittable(const struct fitted_const *k);
+/* Sets k's run-time value(s) to v; -1 when k is not refittable. */
+int fitted_set(const struct fitted_const *k, double v);
+/* Every refittable constant back to its shipped value. */
+void fitted_reset(void);
 
 /* The fitted constants, in a static table: *n gets their count. */
 const struct fitted_const *fitted_consts(size_t *n);

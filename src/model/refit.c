@@ -68,7 +68,7 @@ static int refit_one(const struct refit_input *in, const struct fitted_const *k,
 		double step = (hi - lo) / (REFIT_GRID - 1);
 		for (i = 0; i < REFIT_GRID; i++) {
 			double v = lo + step * (double)i, m;
-			tune_fitted[k->tune] = v;
+			fitted_set(k, v);
 			m = median_of(in, &x, &n, NULL);
 			if (!n)
 				break;
@@ -82,7 +82,7 @@ static int refit_one(const struct refit_input *in, const struct fitted_const *k,
 		lo = fmax(k->lo, best_v - 2 * step);
 		hi = fmin(k->hi, best_v + 2 * step);
 	}
-	tune_fitted[k->tune] = isnan(best) ? k->prior : best_v;
+	fitted_set(k, isnan(best) ? k->prior : best_v);
 	return isnan(best);
 }
 
@@ -118,7 +118,6 @@ struct validate_refit *validate_refit(const struct catalog *cat, const char *fil
 				      size_t min_cases, struct diag *err)
 {
 	const struct refit_input in = {cat, file, data, len};
-	double saved[TUNE_NFITTED];
 	struct validate_refit *out;
 	struct validate_result *all = validate_run(cat, file, data, len, NULL, err);
 	const struct fitted_const *k;
@@ -129,7 +128,6 @@ struct validate_refit *validate_refit(const struct catalog *cat, const char *fil
 	out = xcalloc(1, sizeof(*out));
 	sources_of(all, min_cases, out);
 	k = fitted_consts(&nk);
-	memcpy(saved, tune_fitted, sizeof(saved));
 	for (i = 0; i < out->nrows; i++) {
 		struct validate_refit_source *row = &out->rows[i];
 		struct refit_ctx only = {NULL, row->source};
@@ -137,13 +135,13 @@ struct validate_refit *validate_refit(const struct catalog *cat, const char *fil
 			if (!saw(all, &k[j], row->source))
 				continue;
 			row->constants++;
-			if (k[j].tune < 0)
+			if (!fitted_refittable(&k[j]))
 				continue;
 			row->refit++;
 			row->at_prior += (size_t)refit_one(&in, &k[j], row->source);
 		}
 		row->left_out_median = row->refit ? median_of(&in, &only, NULL, NULL) : row->shipped_median;
-		memcpy(tune_fitted, saved, sizeof(saved));
+		fitted_reset();
 	}
 	out->cases = all;
 	return out;

@@ -37,13 +37,14 @@
  * held out).  HBM stream 0.86 on NVIDIA HBM parts: BabelStream 0.79-0.95 (C S8-005..007, S8-019..021, S8-030/031, S8-049).
  */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "model/vendor.h"
 
 #define TUNE_PAGED_KV_EFF 0.70
 
-static const struct model_vendor_eff table[] = {
+static struct model_vendor_eff table[] = {
 	/* arch, 16-bit, tf32, fp32, fp8, hbm stream, framework share of it, paged kv, mesh peers,
 	 * TP collectives hidden, fp8 casts in kernels of their own */
 	{"volta", 0.85, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
@@ -107,4 +108,56 @@ const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g)
 	e = lookup(g);
 	atomic_store_explicit((atomic_int *)&g->model_vendor_row, (int)(e - table) + 1, memory_order_relaxed);
 	return e;
+}
+
+/* The rows as shipped, kept at the first model_vendor_set(). */
+static struct model_vendor_eff shipped[NROWS];
+static int have_shipped;
+
+static const struct {
+	const char *name;
+	size_t offset;
+} fields[] = {
+	{"gemm16", offsetof(struct model_vendor_eff, gemm16)},
+	{"gemm_tf32", offsetof(struct model_vendor_eff, gemm_tf32)},
+	{"gemm_fp32", offsetof(struct model_vendor_eff, gemm_fp32)},
+	{"gemm_fp8", offsetof(struct model_vendor_eff, gemm_fp8)},
+	{"hbm", offsetof(struct model_vendor_eff, hbm)},
+	{"fw_bw", offsetof(struct model_vendor_eff, fw_bw)},
+	{"paged_kv", offsetof(struct model_vendor_eff, paged_kv)},
+	{"tp_hidden", offsetof(struct model_vendor_eff, tp_hidden)},
+};
+
+int model_vendor_set(const char *archs, const char *field, double v)
+{
+	size_t f, i, len;
+	const char *p;
+	int hit = 0;
+
+	for (f = 0; f < sizeof(fields) / sizeof(fields[0]) && strcmp(fields[f].name, field); f++)
+		;
+	if (f == sizeof(fields) / sizeof(fields[0]))
+		return -1;
+	if (!have_shipped) {
+		memcpy(shipped, table, sizeof(table));
+		have_shipped = 1;
+	}
+	for (i = 0; i < NROWS; i++) {
+		for (p = archs; *p; p += len + (p[len] == ',')) {
+			len = strcspn(p, ",");
+			if ((len == 1 && *p == '*') ||
+			    (strlen(table[i].arch) == len && !strncmp(table[i].arch, p, len))) {
+				*(double *)((char *)&table[i] + fields[f].offset) = v;
+				hit = 1;
+				break;
+			}
+		}
+	}
+	return hit ? 0 : -1;
+}
+
+void model_vendor_reset(void)
+{
+	if (have_shipped)
+		memcpy(table, shipped, sizeof(table));
 }

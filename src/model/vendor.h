@@ -29,4 +29,14 @@ struct model_vendor_eff {
 /* The row for g (never NULL: an unknown part gets the CUDA fallback).  Static. */
 const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g);
 
+/*
+ * For `validate --refit` only (one thread, no model running beside it):
+ * sets one fraction ("gemm16", "gemm_tf32", "gemm_fp32", "gemm_fp8", "hbm",
+ * "fw_bw", "paged_kv", "tp_hidden") of the rows named in `archs` (comma-
+ * separated arch keys, or "*" for every row) to v; -1 when a name is not a
+ * row or a field.  model_vendor_reset() puts every row back as shipped.
+ */
+int model_vendor_set(const char *archs, const char *field, double v);
+void model_vendor_reset(void);
+
 #endif

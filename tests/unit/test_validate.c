@@ -21,6 +21,7 @@
 #include "catalog/catalog.h"
 #include "model/fitted.h"
 #include "model/tune.h"
+#include "model/vendor.h"
 #include "model/validate.h"
 #include "report/field.h"
 #include "util/strbuf.h"
@@ -471,6 +472,28 @@ static void test_refit(void **state)
 	validate_refit_free(rf);
 }
 
+/* A vendor row's fraction is set by name for a refit and put back as shipped. */
+static void test_fitted_set(void **state)
+{
+	const struct fitted_const *k = NULL, *all;
+	double was = model_vendor_eff(NULL)->gemm16;
+	size_t n, i;
+	(void)state;
+	all = fitted_consts(&n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(all[i].name, "hopper bf16 GEMM"))
+			k = &all[i];
+	assert_non_null(k);
+	assert_true(fitted_refittable(k));
+	assert_int_equal(fitted_set(k, 0.5), 0);
+	/* the CUDA fallback row is named with it */
+	assert_true(model_vendor_eff(NULL)->gemm16 == 0.5);
+	assert_int_equal(model_vendor_set("nosuch", "gemm16", 0.1), -1);
+	assert_int_equal(model_vendor_set("*", "nosuch", 0.1), -1);
+	fitted_reset();
+	assert_true(model_vendor_eff(NULL)->gemm16 == was);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -480,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_long_reason),       cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_source_key),        cmocka_unit_test(test_fitted_patterns),
 		cmocka_unit_test(test_sources),           cmocka_unit_test(test_refit),
+		cmocka_unit_test(test_fitted_set),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
