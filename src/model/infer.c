@@ -68,6 +68,7 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
 	cpu_s = model_engine_host_s(eng, kernels, B);
+	o->prefill_gpu_s = gpu;
 	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;
 	o->launch_s = cpu_s;
 
@@ -96,6 +97,7 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 		if (gpu < kernels * TUNE_KERNEL_MIN_S)
 			gpu = kernels * TUNE_KERNEL_MIN_S;
 	}
+	o->decode_gpu_s = gpu;
 	o->decode_token_s = gpu > cpu_s ? gpu : cpu_s;
 	o->decode_weights_bytes = weights;
 	o->decode_kv_bytes = kvbytes;

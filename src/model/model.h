@@ -544,6 +544,8 @@ struct model_infer {
 	double decode_weights_bytes; /* bytes read per decode step: weights */
 	double decode_kv_bytes;      /* ... and KV cache (average over the output) */
 	double launch_s;             /* per forward pass: kernel launch overhead */
+	double prefill_gpu_s;        /* the prefill's GPU time alone (prefill_s is it or launch_s, the longer) */
+	double decode_gpu_s;         /* ... and one decode step's */
 	double ttft_p99_s;           /* p99 time to first token with queueing at a request rate
 					  (model_serving_replicas); 0: not computed, prefill_s stands */
 };
