@@ -14,6 +14,7 @@
 #include "cmd/workload_opts.h"
 #include "model/fields.h"
 #include "model/model.h"
+#include "model/servesim.h"
 #include "model/serving.h"
 #include "report/fmt.h"
 #include "report/table.h"
@@ -38,6 +39,11 @@ static int task = MODEL_UNSET, precision = MODEL_UNSET, recompute = MODEL_UNSET,
 static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
 static long max_seqs, mig;
+/* the serving simulation (--arrivals) */
+static const char *arrivals_s, *engine_version_s;
+static long sim_requests, max_batched_tokens, sim_seed = 1;
+static double sim_duration;
+static int chunked = MODEL_UNSET, lengths = MODEL_UNSET;
 static double host_gib;          /* host memory per server: --host-memory, else the server's */
 static struct model_notes notes; /* what the resolver chose unasked */
 static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model", .output_len = -1};
@@ -49,6 +55,14 @@ static int on_off_from_name(const char *v)
 	if (!strcmp(v, "off") || !strcmp(v, "0") || !strcmp(v, "false"))
 		return 0;
 	return -1;
+}
+
+static int lengths_from_name(const char *v)
+{
+	return !strcmp(v, "fixed")    ? SERVESIM_LEN_FIXED :
+	       !strcmp(v, "uniform")  ? SERVESIM_LEN_UNIFORM :
+	       !strcmp(v, "sharegpt") ? SERVESIM_LEN_SHAREGPT :
+					-1;
 }
 
 static int batching_from_name(const char *v)
@@ -122,6 +136,23 @@ static const struct opt estimate_opts[] = {
 			       "serving: time per output token to meet (20ms)", 3600),
 	OPT_POSITIVE_("rate", &rate, "REQ_PER_S", "requests/s: replicas, utilisation, p99 TTFT with queueing", 0,
 		      1e9),
+	OPT_GROUP_("serving simulation"),
+	OPT_STRING_(
+		"arrivals", &arrivals_s, "SPEC",
+		"simulate requests: poisson:RATE, burst:N, closed:N or a CSV of arrival_s,prompt_tokens,output_tokens"),
+	OPT_INT_("requests", &sim_requests, "N", "requests to simulate (default 1000; burst: N)", 1, 10000000),
+	OPT_DURATION_POSITIVE_("duration", &sim_duration, "TIME", "stop arrivals after this long (10min)", 1e7),
+	OPT_STRING_("engine-version", &engine_version_s, "V",
+		    "the engine release whose scheduler runs (data/serve/engines.csv; default the newest)"),
+	OPT_INT_("max-batched-tokens", &max_batched_tokens, "N", "tokens one engine iteration processes at most",
+		 1, 10000000),
+	OPT_ENUM_("chunked-prefill", &chunked, "on|off", "prompts in chunks beside decode (default the release's)",
+		  on_off_from_name, "on, off"),
+	OPT_ENUM_("lengths", &lengths, "KIND",
+		  "prompt and output lengths: fixed, uniform or sharegpt (default fixed)", lengths_from_name,
+		  "fixed, uniform, sharegpt"),
+	OPT_INT_("seed", &sim_seed, "N", "the simulation's random seed (1)", 0, 2147483647),
+	OPT_GROUP_("other inputs"),
 	OPT_STRING_("input-shape", &shape_s, "SHAPE", "per-sample input: 224x224, 128x128x128, 240000"),
 	OPT_INT_("mig", &mig, "N", "run on an N-slice MIG instance (1g ... 7g) of the GPU", 1, 8),
 	OPT_GROUP_("data and time to train"),
@@ -410,6 +441,55 @@ static void rate_queue(const struct model_config *c, const struct model_result *
 			 fmt_duration(hold_s, FMT_DURATION_PRECISE, b, sizeof(b)));
 }
 
+static void die_diag(const struct diag *err)
+{
+	char msg[1024];
+	diag_format(err, msg, sizeof(msg));
+	die_code(EXIT_USAGE, "gpuscope estimate: %s", msg);
+}
+
+/*
+ * --arrivals: the request-level simulation of one replica under the
+ * engine release's scheduler (model/servesim.h), the flags overriding the
+ * release's defaults.  The scheduler's strings are owned by *s.
+ */
+static void simulate(const struct workload *w, const struct model_config *c, struct servesim_sched *s,
+		     struct servesim_result *r)
+{
+	struct servesim_load l;
+	struct servesim_trace *trace = NULL;
+	struct servesim_slo slo = {ttft_target, tpot_target};
+	struct servesim *sim;
+	struct diag err;
+	diag_clear(&err);
+	memset(&l, 0, sizeof(l));
+	if (!model_engine_info(c->engine)->serving)
+		die_usage(
+			"gpuscope estimate: --arrivals simulates a serving engine (--engine vllm, sglang, trtllm, "
+			"lmdeploy or tgi), not %s",
+			model_engine_name(c->engine));
+	if (servesim_sched_find(model_engine_name(c->engine), engine_version_s, s, &err) ||
+	    servesim_load_open(arrivals_s, &l, &trace, &err))
+		die_diag(&err);
+	if (max_seqs)
+		s->max_seqs = (int)max_seqs;
+	if (max_batched_tokens)
+		s->max_batched_tokens = (int)max_batched_tokens;
+	if (chunked >= 0)
+		s->chunked_prefill = chunked;
+	l.requests = sim_requests ? (int)sim_requests : l.kind == SERVESIM_TRACE ? 0 : 1000;
+	if (l.kind == SERVESIM_BURST && !sim_requests)
+		l.requests = l.count;
+	l.duration_s = sim_duration;
+	l.lengths = lengths >= 0 ? (enum servesim_lengths)lengths : SERVESIM_LEN_FIXED;
+	l.seed = (unsigned long long)sim_seed;
+	sim = servesim_new(w, c, s, &err);
+	if (!sim || servesim_run(sim, &l, &slo, r, &err))
+		die_diag(&err);
+	servesim_free(sim);
+	servesim_trace_free(trace);
+}
+
 int cmd_estimate(int argc, char **argv)
 {
 	int n = parse_options_or_exit(&estimate_cmd, argc, argv);
@@ -420,6 +500,8 @@ int cmd_estimate(int argc, char **argv)
 	struct model_advice fix[8], rec[10];
 	struct model_serving sv;
 	struct model_queue q;
+	struct servesim_sched sched;
+	struct servesim_result sim;
 	struct model_answer a = {.w = &w,
 				 .c = &c,
 				 .r = &r,
@@ -429,6 +511,8 @@ int cmd_estimate(int argc, char **argv)
 				 .latency_batch = -1,
 				 .latency_target_s = latency_target,
 				 .ttft_target_s = ttft_target,
+				 .tpot_target_s = tpot_target,
+				 .arrivals = arrivals_s,
 				 .replicas_given = gpus || dp};
 
 	if (list_models) {
@@ -469,6 +553,21 @@ int cmd_estimate(int argc, char **argv)
 		rate_queue(&c, &r, a.sv, &q);
 		a.q = &q;
 	}
+	memset(&sched, 0, sizeof(sched));
+	if (arrivals_s) {
+		if (!a.sv)
+			die_usage(
+				"gpuscope estimate: --arrivals simulates a decoder served with continuous batching "
+				"(--task infer, a serving --engine)");
+		simulate(&w, &c, &sched, &sim);
+		a.sim = &sim;
+		a.sched = &sched;
+	} else if (sim_requests || sim_duration > 0 || engine_version_s || max_batched_tokens || chunked >= 0 ||
+		   lengths >= 0) {
+		die_usage(
+			"gpuscope estimate: --requests, --duration, --engine-version, --max-batched-tokens, "
+			"--chunked-prefill and --lengths go with --arrivals");
+	}
 	a.host_gib = host_gib;
 	if (json_flag) {
 		json_t *o = view_estimate_json(&a);
@@ -477,6 +576,7 @@ int cmd_estimate(int argc, char **argv)
 	} else {
 		view_estimate_print(stdout, &a);
 	}
+	servesim_sched_release(&sched);
 	model_advice_release(fix, a.nfix);
 	model_advice_release(rec, a.nrec);
 	model_notes_release(&notes);

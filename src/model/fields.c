@@ -198,6 +198,51 @@ enum {
 	F(meets_ttft_target, BOOL, NULL, "ttft_p99_s <= ttft_target_s; null without a target", \
 	  q->ttft_p99_s <= a->ttft_target_s, TTFT_TARGET)
 
+#define SIM_TARGET(t) NULL_UNLESS((t) > 0)
+#define SIMULATION_FIELDS(F) \
+	F(engine_version, TEXT, NULL, "the engine release whose scheduler ran (data/serve/engines.csv)", \
+	  sc->version, ALWAYS) \
+	F(arrivals, TEXT, NULL, "--arrivals: poisson:RATE, burst:N, closed:N or a trace file", a->arrivals, \
+	  ALWAYS) \
+	F(max_seqs, INT, NULL, "running sequences at most", sc->max_seqs, ALWAYS) \
+	F(max_batched_tokens, INT, NULL, "tokens one iteration processes at most", sc->max_batched_tokens, \
+	  ALWAYS) \
+	F(chunked_prefill, BOOL, NULL, "prompts in chunks beside decode (else whole, before it)", \
+	  sc->chunked_prefill, ALWAYS) \
+	F(requests, INT, NULL, "requests simulated, one replica", sm->requests, ALWAYS) \
+	F(makespan_s, NUM, "s", "first arrival to last completion", sm->makespan_s, ALWAYS) \
+	F(ttft_p50_s, NUM, "s", "time to first token, median", sm->ttft.p50, ALWAYS) \
+	F(ttft_p90_s, NUM, "s", "time to first token, p90", sm->ttft.p90, ALWAYS) \
+	F(ttft_p99_s, NUM, "s", "time to first token, p99", sm->ttft.p99, ALWAYS) \
+	F(tpot_p50_s, NUM, "s", "a request's mean time per output token after the first, median", sm->tpot.p50, \
+	  ALWAYS) \
+	F(tpot_p90_s, NUM, "s", "... p90", sm->tpot.p90, ALWAYS) \
+	F(tpot_p99_s, NUM, "s", "... p99", sm->tpot.p99, ALWAYS) \
+	F(e2e_p50_s, NUM, "s", "arrival to last token, median", sm->e2e.p50, ALWAYS) \
+	F(e2e_p90_s, NUM, "s", "arrival to last token, p90", sm->e2e.p90, ALWAYS) \
+	F(e2e_p99_s, NUM, "s", "arrival to last token, p99", sm->e2e.p99, ALWAYS) \
+	F(tokens_per_s, NUM, "tokens/s", "output tokens over the makespan, one replica", sm->tokens_per_s, \
+	  ALWAYS) \
+	F(requests_per_s, NUM, "requests/s", "completed over the makespan, one replica", sm->requests_per_s, \
+	  ALWAYS) \
+	F(ttft_target_s, NUM, "s", "--ttft-target; null without one", a->ttft_target_s, \
+	  SIM_TARGET(a->ttft_target_s)) \
+	F(tpot_target_s, NUM, "s", "--tpot-target; null without one", a->tpot_target_s, \
+	  SIM_TARGET(a->tpot_target_s)) \
+	F(goodput, NUM, "fraction", "share of requests meeting both targets (1 without targets)", sm->goodput, \
+	  ALWAYS) \
+	F(goodput_per_s, NUM, "requests/s", "requests meeting both targets, over the makespan", \
+	  sm->goodput_per_s, ALWAYS) \
+	F(batch_mean, NUM, "sequences", "sequences per iteration, time-weighted", sm->batch_mean, ALWAYS) \
+	F(batch_max, INT, NULL, "the most sequences in one iteration", sm->batch_max, ALWAYS) \
+	F(queue_mean, NUM, "requests", "waiting requests, time-weighted", sm->queue_mean, ALWAYS) \
+	F(queue_max, INT, NULL, "the most waiting at once", sm->queue_max, ALWAYS) \
+	F(kv_use_mean, NUM, "fraction", "share of KV-cache blocks held, time-weighted", sm->kv_use_mean, ALWAYS) \
+	F(kv_use_max, NUM, "fraction", "the most held at once", sm->kv_use_max, ALWAYS) \
+	F(kv_blocks, INT, NULL, "KV-cache blocks, one replica", sm->kv_blocks, ALWAYS) \
+	F(iterations, INT, NULL, "engine iterations run", sm->iterations, ALWAYS) \
+	F(preemptions, INT, NULL, "sequences preempted for cache room (recomputed)", sm->preemptions, ALWAYS)
+
 #define THROUGHPUT_FIELDS(F) \
 	F(tokens_per_s, NUM, "tokens/s", "whole job: tokens trained, or generated; null for image workloads", \
 	  r->tokens_per_s, NULL_UNLESS(r->tokens_per_s > 0)) \
@@ -262,6 +307,7 @@ SCHEMA(time, "estimate-time", TIME_FIELDS)
 SCHEMA(inference, "estimate-inference", INFERENCE_FIELDS)
 SCHEMA(serving, "estimate-serving", SERVING_FIELDS)
 SCHEMA(rate, "estimate-rate", RATE_FIELDS)
+SCHEMA(simulation, "estimate-simulation", SIMULATION_FIELDS)
 SCHEMA(throughput, "estimate-throughput", THROUGHPUT_FIELDS)
 SCHEMA(summary, "estimate", SUMMARY_FIELDS)
 SCHEMA(advice, "estimate-advice", ADVICE_FIELDS)
@@ -269,11 +315,17 @@ SCHEMA(advice, "estimate-advice", ADVICE_FIELDS)
 const struct report_schema *model_estimate_schema(enum model_estimate_part part)
 {
 	static const struct report_schema *const all[MODEL_EST_PART_COUNT] = {
-		[MODEL_EST_WORKLOAD] = &workload_schema,   [MODEL_EST_CONFIG] = &config_schema,
-		[MODEL_EST_MEMORY] = &memory_schema,       [MODEL_EST_TIME] = &time_schema,
-		[MODEL_EST_INFERENCE] = &inference_schema, [MODEL_EST_SERVING] = &serving_schema,
-		[MODEL_EST_RATE] = &rate_schema,           [MODEL_EST_THROUGHPUT] = &throughput_schema,
-		[MODEL_EST_SUMMARY] = &summary_schema,     [MODEL_EST_ADVICE] = &advice_schema,
+		[MODEL_EST_WORKLOAD] = &workload_schema,
+		[MODEL_EST_CONFIG] = &config_schema,
+		[MODEL_EST_MEMORY] = &memory_schema,
+		[MODEL_EST_TIME] = &time_schema,
+		[MODEL_EST_INFERENCE] = &inference_schema,
+		[MODEL_EST_SERVING] = &serving_schema,
+		[MODEL_EST_RATE] = &rate_schema,
+		[MODEL_EST_SIMULATION] = &simulation_schema,
+		[MODEL_EST_THROUGHPUT] = &throughput_schema,
+		[MODEL_EST_SUMMARY] = &summary_schema,
+		[MODEL_EST_ADVICE] = &advice_schema,
 	};
 	return (unsigned)part < MODEL_EST_PART_COUNT ? all[part] : NULL;
 }
@@ -289,6 +341,8 @@ static uint64_t fill(enum model_estimate_part part, const struct model_answer *a
 	const struct model_infer *in = &r->infer;
 	const struct model_serving *sv = a->sv;
 	const struct model_queue *q = a->q;
+	const struct servesim_result *sm = a->sim;
+	const struct servesim_sched *sc = a->sched;
 	uint64_t shown = 0;
 	size_t i = 0;
 	switch (part) {
@@ -306,6 +360,8 @@ static uint64_t fill(enum model_estimate_part part, const struct model_answer *a
 		SERVING_FIELDS(FILL) break;
 	case MODEL_EST_RATE:
 		RATE_FIELDS(FILL) break;
+	case MODEL_EST_SIMULATION:
+		SIMULATION_FIELDS(FILL) break;
 	case MODEL_EST_THROUGHPUT:
 		THROUGHPUT_FIELDS(FILL) break;
 	case MODEL_EST_SUMMARY:
@@ -320,7 +376,8 @@ uint64_t model_estimate_row(enum model_estimate_part part, const struct model_an
 {
 	/* the serving and rate parts read answers that only some estimates have */
 	if ((part == MODEL_EST_SERVING && !a->sv) || (part == MODEL_EST_RATE && !a->q) ||
-	    part == MODEL_EST_ADVICE || (unsigned)part >= MODEL_EST_PART_COUNT)
+	    (part == MODEL_EST_SIMULATION && (!a->sim || !a->sched)) || part == MODEL_EST_ADVICE ||
+	    (unsigned)part >= MODEL_EST_PART_COUNT)
 		return 0;
 	return fill(part, a, row);
 }

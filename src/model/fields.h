@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model/model.h"
+#include "model/servesim.h"
 #include "model/serving.h"
 #include "report/field.h"
 
@@ -35,8 +36,12 @@ struct model_answer {
 	int latency_batch;   /* inference: the batch within latency_target_s (0 none);
 					       -1 when no target was asked */
 	double latency_target_s;
-	double ttft_target_s; /* --ttft-target, seconds; 0 none */
-	int replicas_given;   /* the rate's replicas are the user's (--gpus or --dp) */
+	double ttft_target_s;               /* --ttft-target, seconds; 0 none */
+	int replicas_given;                 /* the rate's replicas are the user's (--gpus or --dp) */
+	const struct servesim_result *sim;  /* --arrivals: the simulated run, or NULL */
+	const struct servesim_sched *sched; /* ... and the scheduler it ran */
+	const char *arrivals;               /* ... and the --arrivals given */
+	double tpot_target_s;               /* --tpot-target, seconds; 0 none */
 };
 
 /* The JSON objects of an answer, in the order --json writes them. */
@@ -48,6 +53,7 @@ enum model_estimate_part {
 	MODEL_EST_INFERENCE,  /* "inference": task infer only */
 	MODEL_EST_SERVING,    /* "serving": answers of the serving model only */
 	MODEL_EST_RATE,       /* "rate": with --rate only */
+	MODEL_EST_SIMULATION, /* "simulation": with --arrivals only */
 	MODEL_EST_THROUGHPUT, /* "throughput" */
 	MODEL_EST_SUMMARY,    /* the top-level numbers: MFU, time to train, energy */
 	MODEL_EST_ADVICE,     /* one element of "fit_advice" and "recommendations" */

@@ -218,6 +218,26 @@ done:
 	return 0;
 }
 
+int servesim_load_open(const char *spec, struct servesim_load *l, struct servesim_trace **trace, struct diag *err)
+{
+	char *buf;
+	size_t len;
+	int rc = servesim_load_parse(spec, l, err);
+	*trace = NULL;
+	if (rc <= 0)
+		return rc;
+	if (csv_read_file(spec, &buf, &len, err))
+		return diag_set(err, spec, 0, 0, "arrivals",
+				"not poisson:RATE, burst:N or closed:N, and no trace file can be read there");
+	rc = servesim_trace_parse(spec, buf, len, trace, err);
+	free(buf);
+	if (rc)
+		return -1;
+	l->kind = SERVESIM_TRACE;
+	l->trace = *trace;
+	return 0;
+}
+
 /* ---- cost ---- */
 
 static double interp_dec(const struct servesim *sim, int b)

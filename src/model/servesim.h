@@ -94,6 +94,14 @@ struct servesim_load {
  */
 int servesim_load_parse(const char *spec, struct servesim_load *l, struct diag *err);
 
+/*
+ * servesim_load_parse(), and for a spec that names none of the generators
+ * the trace file at that path: *trace is then set (caller frees) and
+ * l->trace points at it.  Returns 0, or -1 with err (the file's line and
+ * column for a bad row).
+ */
+int servesim_load_open(const char *spec, struct servesim_load *l, struct servesim_trace **trace, struct diag *err);
+
 /* Targets a request meets to count in the goodput; 0: none. */
 struct servesim_slo {
 	double ttft_s, tpot_s;

@@ -66,6 +66,24 @@ static void set_part(json_t *o, const char *key, enum model_estimate_part p, con
 	json_object_set_new(o, key, x);
 }
 
+/* The run over time: arrays of seconds, waiting requests, running sequences and KV-cache use. */
+static json_t *timeline_json(const struct servesim_result *r)
+{
+	json_t *o = json_object(), *t = json_array(), *q = json_array(), *b = json_array(), *k = json_array();
+	int i;
+	for (i = 0; i < r->timeline_n; i++) {
+		json_array_append_new(t, json_real(r->timeline_s[i]));
+		json_array_append_new(q, json_real(r->timeline_queue[i]));
+		json_array_append_new(b, json_real(r->timeline_batch[i]));
+		json_array_append_new(k, json_real(r->timeline_kv_use[i]));
+	}
+	json_object_set_new(o, "t_s", t);
+	json_object_set_new(o, "queue", q);
+	json_object_set_new(o, "batch", b);
+	json_object_set_new(o, "kv_use", k);
+	return o;
+}
+
 static json_t *advice_json(const struct model_advice *adv, size_t n)
 {
 	json_t *arr = json_array();
@@ -99,6 +117,10 @@ json_t *view_estimate_json(const struct model_answer *a)
 		set_part(o, "serving", MODEL_EST_SERVING, a);
 	if (a->q)
 		set_part(o, "rate", MODEL_EST_RATE, a);
+	if (a->sim && a->sched) {
+		set_part(o, "simulation", MODEL_EST_SIMULATION, a);
+		json_object_set_new(json_object_get(o, "simulation"), "timeline", timeline_json(a->sim));
+	}
 	set_part(o, "throughput", MODEL_EST_THROUGHPUT, a);
 	part_into(MODEL_EST_SUMMARY, a, o);
 	x = json_array();
@@ -424,6 +446,36 @@ static void print_rate(FILE *out, const struct model_answer *a)
 	table_done(tb, out);
 }
 
+/* --arrivals: the simulated run's latencies at p50/p90/p99, throughput, goodput and occupancy. */
+static void print_simulation(FILE *out, const struct model_answer *a)
+{
+	const struct servesim_result *r = a->sim;
+	struct table *tb = quantities_new();
+	char b1[FMT_LEN], b2[FMT_LEN], b3[FMT_LEN];
+#define DUR(v, b) fmt_duration(v, FMT_DURATION_PRECISE, b, sizeof(b))
+#define DIST(label, d) quantity(tb, label, "%s / %s / %s", DUR((d).p50, b1), DUR((d).p90, b2), DUR((d).p99, b3))
+	fprintf(out,
+		"\nsimulated: %d requests, %s (%s %s: max %d sequences, %d tokens an iteration, chunked prefill %s)\n",
+		r->requests, a->arrivals, a->sched->engine, a->sched->version, a->sched->max_seqs,
+		a->sched->max_batched_tokens, a->sched->chunked_prefill ? "on" : "off");
+	DIST("time to first token p50/p90/p99", r->ttft);
+	DIST("time per output token p50/p90/p99", r->tpot);
+	DIST("request latency p50/p90/p99", r->e2e);
+	quantity(tb, "output tokens/s (one replica)", "%.0f", r->tokens_per_s);
+	quantity(tb, "requests/s (one replica)", "%.3g", r->requests_per_s);
+	if (a->ttft_target_s > 0 || a->tpot_target_s > 0)
+		quantity(tb, "goodput (meet the targets)", "%.1f%% (%.3g requests/s)", 100 * r->goodput,
+			 r->goodput_per_s);
+	quantity(tb, "running sequences mean / max", "%.1f / %d", r->batch_mean, r->batch_max);
+	quantity(tb, "waiting requests mean / max", "%.1f / %d", r->queue_mean, r->queue_max);
+	quantity(tb, "KV cache in use mean / max", "%.0f%% / %.0f%%", 100 * r->kv_use_mean, 100 * r->kv_use_max);
+	quantity(tb, "iterations, preemptions", "%ld, %ld", r->iterations, r->preemptions);
+	quantity(tb, "makespan", "%s", DUR(r->makespan_s, b1));
+#undef DIST
+#undef DUR
+	table_done(tb, out);
+}
+
 /* ---- text: throughput and advice ---- */
 
 /* "compute, memory bandwidth": the limit keys in words. */
@@ -521,6 +573,8 @@ void view_estimate_print(FILE *out, const struct model_answer *a)
 	}
 	if (a->q)
 		print_rate(out, a);
+	if (a->sim && a->sched)
+		print_simulation(out, a);
 	print_throughput(out, a);
 	print_advice(out, "to make it fit (cheapest first)", a->fix, a->nfix, infer);
 	print_advice(out, "worth turning on", a->rec, a->nrec, infer);

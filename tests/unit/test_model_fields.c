@@ -120,9 +120,10 @@ static char *object_keys(json_t *o)
 
 static void test_schemas(void **state)
 {
-	static const char *const units[] = {"s",         "bytes",      "FLOP",     "TFLOP/s", "GB/s", "tokens/s",
-					    "samples/s", "requests/s", "fraction", "kWh",     "W",    "parameters",
-					    "elements",  "steps",      "cores",    "ratio",   NULL};
+	static const char *const units[] = {"s",        "bytes",      "FLOP",       "TFLOP/s",  "GB/s",
+					    "tokens/s", "samples/s",  "requests/s", "fraction", "kWh",
+					    "W",        "parameters", "elements",   "steps",    "cores",
+					    "ratio",    "sequences",  "requests",   NULL};
 	int p;
 	(void)state;
 	for (p = 0; p < MODEL_EST_PART_COUNT; p++) {
