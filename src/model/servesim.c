@@ -615,7 +615,11 @@ static int admit(struct loop *L)
 static int grow(struct loop *L, int k, long *preempted)
 {
 	struct seq *s = &L->q[L->run[k]];
-	int need = blocks_for(L->sim, s->prompt + s->generated + 1);
+	int need;
+	/* the common case: the token fits the blocks held (no division) */
+	if (s->prompt + s->generated + 1 <= s->blocks * L->sim->block_tokens)
+		return 0;
+	need = blocks_for(L->sim, s->prompt + s->generated + 1);
 	while (need > s->blocks && L->free_blocks < need - s->blocks) {
 		int victim = L->nrun - 1, id = L->run[victim];
 		struct seq *v = &L->q[id];

@@ -128,6 +128,26 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 				req->w->name,
 				req->w->kind == WORKLOAD_TRANSFORMER ? "an encoder" : "a per-sample network");
 	}
+	if (req->engine && req->base.task == MODEL_TASK_INFER && req->w->kind == WORKLOAD_TRANSFORMER &&
+	    req->w->d.causal) {
+		int e = model_engine_from_name(req->engine);
+		if (e < 0) {
+			free(p);
+			return diag_set(err, "", 0, 0, "engine", "no engine '%s'; there are %s", req->engine,
+					model_engine_names_text());
+		}
+		p->engine = (enum model_engine)e;
+		p->simulate = model_engine_info(p->engine)->serving;
+		if (p->simulate &&
+		    servesim_sched_find(model_engine_name(p->engine), req->engine_version, &p->sched, err)) {
+			free(p);
+			return -1;
+		}
+	} else if (req->engine_version) {
+		free(p);
+		return diag_set(err, "", 0, 0, "engine-version",
+				"--engine-version applies to a decoder's inference");
+	}
 	search_defaults(p);
 	if (plan_build_space(p, err)) {
 		plan_free(p);
@@ -150,6 +170,7 @@ void plan_free(struct plan *p)
 	for (i = 0; i < p->nhw; i++)
 		free(p->hw[i].tco);
 	free(p->hw);
+	servesim_sched_release(&p->sched);
 	free(p->fab);
 	free(p->net);
 	free(p->all);

@@ -137,6 +137,13 @@ struct plan_request {
 	int max_batch;         /* largest batch a replica may run; 0: 256 */
 	double ttft_s, tpot_s; /* inference: time to first token / per output token to meet; 0: none */
 	/*
+	 * A decoder's serving engine (model_engine_from_name; a serving one:
+	 * replicas sized by the serving simulation under its scheduler, its
+	 * release engine_version or the newest); NULL or a non-serving engine
+	 * (eager ...): static batches and the M/M/c queue.
+	 */
+	const char *engine, *engine_version;
+	/*
 	 * 1: the narrower layout space (power-of-two micro-batches, vpp 1, 2, 4,
 	 * recompute none or full, tensor parallelism inside a node, no offload,
 	 * no context parallelism), for side-by-side benchmarks; 0: the full one

@@ -10,6 +10,7 @@
 #ifndef GPUSCOPE_PLAN_PLAN_INT_H
 #define GPUSCOPE_PLAN_PLAN_INT_H
 
+#include "model/servesim.h"
 #include "plan/plan.h"
 #include "util/strbuf.h"
 
@@ -31,9 +32,12 @@ struct plan_net {
 struct plan {
 	const struct catalog *cat;
 	struct plan_request req;
-	struct model_config base; /* the request's base, completed */
-	int global_batch;         /* samples per step; 0: micro-batch x dp */
-	double memory_use;        /* share of each GPU's capacity a layout may fill, 0.5-1 */
+	int simulate;                /* inference sized by the serving simulation under sched */
+	enum model_engine engine;    /* its engine */
+	struct servesim_sched sched; /* owned */
+	struct model_config base;    /* the request's base, completed */
+	int global_batch;            /* samples per step; 0: micro-batch x dp */
+	double memory_use;           /* share of each GPU's capacity a layout may fill, 0.5-1 */
 	unsigned precisions;
 
 	struct plan_hw *hw;

@@ -1093,6 +1093,112 @@ static int infer_meets(const struct plan *p, const struct model_result *r)
 	       (!(p->req.tpot_s > 0) || !plan_generates(p) || r->infer.decode_token_s <= p->req.tpot_s);
 }
 
+/*
+ * Requests one simulated replica is fed while its count is searched: enough
+ * for a p99 (the second-worst of 200) at about a millisecond a run.
+ */
+#define SIM_REQUESTS 200
+/* the share of a replica's sustained throughput an offered rate may take and still drain */
+#define SIM_MAX_LOAD 0.95
+
+/* n replicas, each fed a Poisson stream of rate / n: 1 when each keeps up and meets every target. */
+static int sim_meets(const struct plan *p, struct servesim *sim, double capacity, int n, struct servesim_result *r)
+{
+	struct servesim_load l;
+	struct servesim_slo slo = {p->req.ttft_s, p->req.tpot_s};
+	struct diag err;
+	memset(&l, 0, sizeof(l));
+	l.kind = SERVESIM_POISSON;
+	l.rate_per_s = p->req.rate_per_s / n;
+	l.requests = SIM_REQUESTS;
+	l.seed = 1;
+	if (l.rate_per_s > SIM_MAX_LOAD * capacity || servesim_run(sim, &l, &slo, r, &err))
+		return 0;
+	return (!(p->req.ttft_s > 0) || r->ttft.p99 <= p->req.ttft_s) &&
+	       (!(p->req.tpot_s > 0) || r->tpot.p99 <= p->req.tpot_s) &&
+	       (!(p->req.deadline_s > 0) || r->e2e.p99 <= p->req.deadline_s);
+}
+
+/*
+ * A decoder under a serving engine: the fewest replicas of t's layout that
+ * meet the targets at the rate, by the serving simulation (model/servesim.h)
+ * of one replica fed rate / replicas.  The sustained throughput of a burst
+ * bounds the count from below; it grows by half until one meets, then
+ * bisects to within a sixteenth.
+ * Fills t (replicas, the batch the scheduler reaches, the p99 TTFT, memory
+ * as the engine holds it); 0, or -1 when no count up to max_replicas does.
+ */
+static int served_replicas(struct worker *wk, struct plan_choice *t, struct layout *l, int max_replicas)
+{
+	const struct plan *p = wk->p;
+	const struct workload *w = p->req.w;
+	struct model_serving_opts so;
+	struct model_serving sv;
+	struct servesim_load burst;
+	struct servesim_result r, best;
+	struct servesim *sim;
+	struct diag err;
+	double capacity;
+	int lo, hi, ok = 0;
+
+	t->cfg.engine = p->engine;
+	memset(&so, 0, sizeof(so));
+	so.continuous = 1;
+	so.max_seqs = p->sched.max_seqs;
+	wk->st.estimate_calls++;
+	if (model_serving_estimate(w, &t->cfg, &so, &sv, &err) ||
+	    !(sim = servesim_new(w, &t->cfg, &p->sched, &err)))
+		return -1;
+	memset(&burst, 0, sizeof(burst));
+	burst.kind = SERVESIM_BURST;
+	burst.count = burst.requests = SIM_REQUESTS;
+	if (servesim_run(sim, &burst, NULL, &r, &err) || !(r.requests_per_s > 0)) {
+		servesim_free(sim);
+		return -1;
+	}
+	capacity = r.requests_per_s;
+	lo = (int)fmax(1, ceil(p->req.rate_per_s / (SIM_MAX_LOAD * capacity) - 1e-9));
+	if (lo > max_replicas) {
+		servesim_free(sim);
+		return -1;
+	}
+	/* lo may meet; else double to a count that does */
+	hi = lo;
+	while (!(ok = sim_meets(p, sim, capacity, hi, &r)) && hi < max_replicas) {
+		lo = hi;
+		hi = hi + (hi + 1) / 2 < max_replicas ? hi + (hi + 1) / 2 : max_replicas;
+	}
+	wk->st.configs += 2;
+	if (ok) {
+		best = r;
+		/* the fewest in (lo, hi] that meet, to within a sixteenth: lo failed unless lo == hi */
+		while (hi - lo > 1 && hi - lo > hi / 16) {
+			int mid = lo + (hi - lo) / 2;
+			wk->st.configs++;
+			if (sim_meets(p, sim, capacity, mid, &r)) {
+				hi = mid;
+				best = r;
+			} else {
+				lo = mid;
+			}
+		}
+	}
+	servesim_free(sim);
+	if (!ok)
+		return -1;
+	t->replicas = hi;
+	l->mb = (uint32_t)fmax(1, floor(best.batch_mean + 0.5));
+	apply_layout(&t->cfg, l, 0);
+	t->res = sv.at; /* memory as the engine holds it; time from the simulation */
+	t->res.infer.ttft_p99_s = best.ttft.p99;
+	t->res.infer.request_s = best.e2e.p50;
+	/* a replica's throughput: what it sustains full (the burst), as the static path's batch gives */
+	t->res.infer.samples_per_s = t->res.samples_per_s = capacity;
+	t->res.infer.tokens_per_s = t->res.tokens_per_s = capacity * t->cfg.output_len;
+	t->latency_s = best.e2e.p50;
+	return 0;
+}
+
 static void item_infer(struct worker *wk, const struct plan_item *it)
 {
 	struct plan *p = wk->p;
@@ -1154,6 +1260,15 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 					l.vpp = 1;
 					l.ep = 1;
 					l.dp = 1;
+					if (p->simulate) {
+						l.mb = 1;
+						l.seq = seq++;
+						apply_layout(&t.cfg, &l, 0);
+						if (served_replicas(wk, &t, &l, p->req.max_gpus / replica))
+							continue;
+						mem_ok = 1;
+						goto sized;
+					}
 					/* the largest power-of-two batch that fits */
 					for (b = 1; b <= max_batch; b *= 2) {
 						l.mb = (uint32_t)b;
@@ -1217,6 +1332,7 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 								p->req.max_gpus / replica,
 								&t.res.infer.ttft_p99_s);
 					}
+				sized:
 					t.gpus = t.replicas * replica;
 					t.nodes = (uint32_t)((t.gpus + gpn - 1) / gpn);
 					if ((int)t.nodes > hw->max_nodes)
