@@ -26,6 +26,7 @@ int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_fields(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 /*
  * Parses options; exits 0 after --help and 2 on a usage error.  Returns the

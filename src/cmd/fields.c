@@ -17,6 +17,7 @@
 #include "model/fitted.h"
 #include "model/validate.h"
 #include "plan/fields.h"
+#include "profile/profile.h"
 #include "report/field.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -46,7 +47,8 @@ static void collect(void)
 		tco_compare_schema,      tco_flip_schema,          tco_sensitivity_schema,
 		tco_tier_schema,         validate_case_schema,     validate_summary_schema,
 		validate_stats_schema,   validate_source_schema,   fitted_schema,
-		validate_refit_schema,
+		validate_refit_schema,   profile_trace_schema,     profile_step_schema,
+		profile_class_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

@@ -1,0 +1,53 @@
+/*
+ * The field tables of `gpuscope profile` (report/field.h): each figure is
+ * declared once here, and the view writes the table, JSON and CSV from it.
+ */
+#include "profile/profile.h"
+
+#define PROFILE_TRACE_FIELDS(F) \
+	F(file, TEXT, NULL, "the trace read", r->file) \
+	F(gpu, TEXT, NULL, "deviceProperties[0].name; null in the 2021 schema", r->gpu) \
+	F(schema, TEXT, NULL, "kineto (cat kernel, cuda_runtime ...) or kineto-2021 (cat Kernel, Runtime)", \
+	  r->schema) \
+	F(events, INT, NULL, "elements of traceEvents read", (double)r->events) \
+	F(gpu_events, INT, NULL, "kernels, copies and memsets in the trace", (double)r->gpu_events) \
+	F(devices, INT, NULL, "distinct args.device among the GPU events", (double)r->devices) \
+	F(steps, INT, NULL, "ProfilerStep# annotations (1: the whole trace, when there are none)", \
+	  (double)r->nsteps) \
+	F(unassigned, INT, NULL, "GPU events launched outside every step (in no step's figures)", \
+	  (double)r->unassigned)
+
+REPORT_DEFINE(profile_trace_schema, profile_trace_row, "profile-trace", struct profile_result, r,
+	      PROFILE_TRACE_FIELDS)
+
+#define PROFILE_STEP_FIELDS(F) \
+	F(step, TEXT, NULL, "ProfilerStep#N, \"trace\" without steps, \"all steps\" for the total", s->name) \
+	F(wall_s, NUM, "s", "the step annotation's duration (without steps: first GPU start to last GPU end)", \
+	  s->wall_s) \
+	F(gpu_busy_s, NUM, "s", "union of the step's GPU intervals over all streams", s->busy_s) \
+	F(gpu_idle_s, NUM, "s", "wall_s - gpu_busy_s, floored at 0", s->idle_s) \
+	F(gpu_idle, NUM, "fraction", "gpu_idle_s / wall_s", s->idle_frac) \
+	F(kernel_sum_s, NUM, "s", "sum of the step's GPU event durations (streams overlap)", s->kernel_sum_s) \
+	F(comm_s, NUM, "s", "union of the communication kernels", s->comm_s) \
+	F(comm_exposed_s, NUM, "s", "communication while no other GPU work runs", s->comm_exposed_s) \
+	F(comm_overlapped_s, NUM, "s", "comm_s - comm_exposed_s", s->comm_overlap_s) \
+	F(kernels, INT, NULL, "GPU events (kernels, copies, memsets) of the step", (double)s->kernels) \
+	F(bottleneck, TEXT, NULL, "the largest of GPU idle, exposed communication and each kernel class", \
+	  s->bottleneck) \
+	F(bottleneck_share, NUM, "fraction", "the bottleneck's time / wall_s", s->bottleneck_share) \
+	F(max_gain, NUM, "fraction", "speed-up bound if the bottleneck took no time: 1/(1-share) - 1", \
+	  s->max_gain) \
+	F(remedy, TEXT, NULL, "what usually removes the bottleneck", s->remedy)
+
+REPORT_DEFINE(profile_step_schema, profile_step_row, "profile-step", struct profile_step, s, PROFILE_STEP_FIELDS)
+
+#define PROFILE_CLASS_FIELDS(F) \
+	F(step, TEXT, NULL, "the step the class's time belongs to", c->step) \
+	F(class, TEXT, NULL, "gemm, conv, attention, elementwise, norm, memcpy, memset, comm, other", c->cls) \
+	F(sub, TEXT, NULL, "dtype (gemm, conv), collective (comm), direction (memcpy); empty otherwise", c->sub) \
+	F(time_s, NUM, "s", "sum of the durations of the class's GPU events in the step", c->time_s) \
+	F(share, NUM, "fraction", "time_s / the step's wall_s", c->share) \
+	F(kernels, INT, NULL, "GPU events of the class in the step", (double)c->kernels)
+
+REPORT_DEFINE(profile_class_schema, profile_class_row, "profile-class", struct profile_class_time, c,
+	      PROFILE_CLASS_FIELDS)

@@ -1,0 +1,437 @@
+/*
+ * The analysis behind `gpuscope profile` (profile.h; docs/profile.md).
+ *
+ * While the reader streams the trace, three compact arrays are kept: the
+ * step annotations, the launches (correlation id and CPU time, 16 bytes
+ * each) and the GPU events (32 bytes each); nothing else of an event stays.
+ * A GPU event belongs to the step during which the CPU launched it, found
+ * through the correlation id, or, with no launch in the trace, to the step
+ * its own start falls in.  Then, per step, one pass over its events sorted by
+ * start gives every union of intervals the figures need.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "profile/profile.h"
+#include "profile/trace.h"
+#include "util/xalloc.h"
+
+struct step_mark {
+	char *name;
+	double ts, end; /* µs */
+};
+struct launch {
+	long long corr;
+	double ts; /* µs */
+};
+struct gpu_ev {
+	double ts, end; /* µs */
+	int step;       /* index into steps, -1 unassigned, filled after the read */
+	uint16_t bin;   /* class * PROFILE_NSUB + sub */
+	int16_t device;
+	long long corr;
+};
+
+struct collect {
+	struct step_mark *steps;
+	size_t nsteps, asteps;
+	struct launch *launches;
+	size_t nlaunches, alaunches;
+	struct gpu_ev *gpu;
+	size_t ngpu, agpu;
+	int legacy;
+	long long devmask; /* devices 0..62 seen */
+};
+
+#define PUSH(arr, n, a) \
+	do { \
+		if ((n) == (a)) { \
+			(a) = (a) ? 2 * (a) : 1024; \
+			(arr) = xrealloc((arr), (a) * sizeof(*(arr))); \
+		} \
+	} while (0)
+
+static int cat_is(const char *cat, const char *a, const char *b)
+{
+	return !strcmp(cat, a) || (b && !strcmp(cat, b));
+}
+
+static int on_event(const struct trace_event *ev, void *ctx)
+{
+	struct collect *c = ctx;
+	const char *cat = ev->cat;
+	if (ev->ph != 'X' || !isfinite(ev->ts_us) || !isfinite(ev->dur_us) || ev->dur_us < 0)
+		return 0;
+	if (!strcmp(cat, "Kernel") || !strcmp(cat, "Runtime") || !strcmp(cat, "Operator"))
+		c->legacy = 1;
+	if (cat_is(cat, "kernel", "Kernel") || cat_is(cat, "gpu_memcpy", "Memcpy") ||
+	    cat_is(cat, "gpu_memset", "Memset")) {
+		int sub;
+		enum profile_class k = profile_classify(cat, ev->name, ev->collective, &sub);
+		struct gpu_ev *g;
+		PUSH(c->gpu, c->ngpu, c->agpu);
+		g = &c->gpu[c->ngpu++];
+		g->ts = ev->ts_us;
+		g->end = ev->ts_us + ev->dur_us;
+		g->bin = (uint16_t)(k * PROFILE_NSUB + sub);
+		g->device = (int16_t)(ev->device >= 0 && ev->device < 32767 ? ev->device : -1);
+		g->corr = ev->correlation;
+		g->step = -1;
+		if (ev->device >= 0 && ev->device < 63)
+			c->devmask |= 1LL << ev->device;
+	} else if ((cat_is(cat, "cuda_runtime", "Runtime") || !strcmp(cat, "cuda_driver")) &&
+		   ev->correlation >= 0) {
+		PUSH(c->launches, c->nlaunches, c->alaunches);
+		c->launches[c->nlaunches].corr = ev->correlation;
+		c->launches[c->nlaunches++].ts = ev->ts_us;
+	} else if (cat_is(cat, "user_annotation", NULL) && !strncmp(ev->name, "ProfilerStep#", 13)) {
+		PUSH(c->steps, c->nsteps, c->asteps);
+		c->steps[c->nsteps].name = xstrdup(ev->name);
+		c->steps[c->nsteps].ts = ev->ts_us;
+		c->steps[c->nsteps++].end = ev->ts_us + ev->dur_us;
+	}
+	return 0;
+}
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+static int cmp_step(const void *a, const void *b)
+{
+	const struct step_mark *x = a, *y = b;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+static int cmp_gpu(const void *a, const void *b)
+{
+	const struct gpu_ev *x = a, *y = b;
+	if (x->step != y->step)
+		return (x->step > y->step) - (x->step < y->step);
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* The CPU time of the launch with correlation id corr, or NaN. */
+static double launch_ts(const struct collect *c, long long corr)
+{
+	struct launch key = {corr, 0};
+	const struct launch *l;
+	if (corr < 0 || !c->nlaunches)
+		return NAN;
+	l = bsearch(&key, c->launches, c->nlaunches, sizeof(key), cmp_launch);
+	return l ? l->ts : NAN;
+}
+
+/* The last step starting at or before t, if t falls inside it; -1 otherwise. */
+static int step_at(const struct collect *c, double t)
+{
+	size_t lo = 0, hi = c->nsteps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->steps[mid].ts <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || t >= c->steps[lo - 1].end)
+		return -1;
+	return (int)(lo - 1);
+}
+
+/* One union of intervals fed in order of start: the covered length so far. */
+struct cover {
+	double len, start, end; /* µs; end < start while empty */
+};
+static void cover_add(struct cover *u, double ts, double end)
+{
+	if (u->end < u->start || ts > u->end) {
+		if (u->end > u->start)
+			u->len += u->end - u->start;
+		u->start = ts;
+		u->end = end;
+	} else if (end > u->end) {
+		u->end = end;
+	}
+}
+static double cover_len(const struct cover *u)
+{
+	return u->len + (u->end > u->start ? u->end - u->start : 0);
+}
+
+static const struct {
+	const char *what, *remedy;
+} remedies[] = {
+	{"gpu idle",
+	 "the GPU waits for the host: more DataLoader workers with pin_memory=True, "
+	 "decoding on the GPU (DALI), fewer synchronisations (.item(), .cpu()), "
+	 "CUDA Graphs or torch.compile against launch overhead, a larger batch"},
+	{"exposed communication",
+	 "overlap communication with compute: DDP gradient bucketing "
+	 "(bucket_cap_mb), FSDP prefetch, a larger batch per GPU, a faster fabric"},
+	{"matmul in fp32",
+	 "matrix math runs in FP32: enable TF32 (torch.backends.cuda.matmul.allow_tf32) "
+	 "or AMP with bfloat16"},
+	{"matmul",
+	 "compute-bound in matrix math: a larger batch, dimensions in multiples of 64, "
+	 "lower precision (bf16, fp8 where supported), or a GPU with a higher matmul peak"},
+	{"attention",
+	 "fused attention dominates: FlashAttention through scaled_dot_product_attention, "
+	 "packed sequences"},
+	{"memory-bound kernels",
+	 "memory-bound elementwise and normalisation kernels: fuse them "
+	 "(torch.compile), fused optimizers (fused=True), AMP halves their bytes"},
+	{"copies",
+	 "copies: pinned memory with non_blocking=True, keep tensors on the GPU, prefetch "
+	 "the next batch"},
+	{"other kernels", "unclassified kernels: look at the largest ones by name"},
+};
+
+/* The bottleneck's row in remedies[] for a class (bin). */
+static size_t remedy_of_bin(int bin)
+{
+	int k = bin / PROFILE_NSUB, sub = bin % PROFILE_NSUB;
+	switch (k) {
+	case PC_GEMM:
+	case PC_CONV:
+		return !strcmp(profile_sub_name((enum profile_class)k, sub), "fp32") ? 2 : 3;
+	case PC_ATTENTION:
+		return 4;
+	case PC_ELEMENTWISE:
+	case PC_NORM:
+		return 5;
+	case PC_MEMCPY:
+	case PC_MEMSET:
+		return 6;
+	default:
+		return 7;
+	}
+}
+
+/* Names the largest of: idle, exposed communication, each non-communication class. */
+static void name_bottleneck(struct profile_step *s, const double *bins)
+{
+	double best = s->idle_s;
+	size_t which = 0;
+	int b;
+	if (s->comm_exposed_s > best) {
+		best = s->comm_exposed_s;
+		which = 1;
+	}
+	for (b = 0; b < PROFILE_NBINS; b++) {
+		if (b / PROFILE_NSUB == PC_COMM || bins[b] * 1e-6 <= best)
+			continue;
+		best = bins[b] * 1e-6;
+		which = remedy_of_bin(b);
+	}
+	s->bottleneck = remedies[which].what;
+	s->remedy = remedies[which].remedy;
+	s->bottleneck_share = s->wall_s > 0 ? best / s->wall_s : 0;
+	s->max_gain = s->bottleneck_share < 1 ? 1 / (1 - s->bottleneck_share) - 1 : INFINITY;
+}
+
+static int cmp_class(const void *a, const void *b)
+{
+	const struct profile_class_time *x = a, *y = b;
+	return (x->time_s < y->time_s) - (x->time_s > y->time_s);
+}
+
+/* The step's class list from its bins (µs sums) and counts. */
+static void fill_classes(struct profile_step *s, const double *bins, const long long *counts)
+{
+	int b;
+	s->classes = xcalloc(PROFILE_NBINS, sizeof(*s->classes));
+	for (b = 0; b < PROFILE_NBINS; b++) {
+		struct profile_class_time *c;
+		enum profile_class k = (enum profile_class)(b / PROFILE_NSUB);
+		if (!counts[b])
+			continue;
+		c = &s->classes[s->nclasses++];
+		c->step = s->name;
+		c->cls = profile_class_name(k);
+		c->sub = profile_sub_name(k, b % PROFILE_NSUB);
+		c->time_s = bins[b] * 1e-6;
+		c->share = s->wall_s > 0 ? c->time_s / s->wall_s : 0;
+		c->kernels = counts[b];
+	}
+	if (s->nclasses)
+		qsort(s->classes, s->nclasses, sizeof(*s->classes), cmp_class);
+	name_bottleneck(s, bins);
+}
+
+/* Figures of one step from its GPU events g[0..n), sorted by start; bins and counts accumulate (µs). */
+static void analyse_step(struct profile_step *s, const struct gpu_ev *g, size_t n, double *bins, long long *counts)
+{
+	struct cover all = {0, 0, -1}, comm = {0, 0, -1}, rest = {0, 0, -1};
+	double sum = 0, lb[PROFILE_NBINS] = {0};
+	long long lc[PROFILE_NBINS] = {0};
+	size_t i;
+	for (i = 0; i < n; i++) {
+		double d = g[i].end - g[i].ts;
+		cover_add(&all, g[i].ts, g[i].end);
+		cover_add(g[i].bin / PROFILE_NSUB == PC_COMM ? &comm : &rest, g[i].ts, g[i].end);
+		lb[g[i].bin] += d;
+		lc[g[i].bin]++;
+		sum += d;
+	}
+	s->kernels = (long long)n;
+	s->busy_s = cover_len(&all) * 1e-6;
+	s->kernel_sum_s = sum * 1e-6;
+	s->comm_s = cover_len(&comm) * 1e-6;
+	s->comm_exposed_s = (cover_len(&all) - cover_len(&rest)) * 1e-6;
+	s->comm_overlap_s = s->comm_s - s->comm_exposed_s;
+	s->idle_s = s->wall_s > s->busy_s ? s->wall_s - s->busy_s : 0;
+	s->idle_frac = s->wall_s > 0 ? s->idle_s / s->wall_s : 0;
+	for (i = 0; i < PROFILE_NBINS; i++) {
+		bins[i] += lb[i];
+		counts[i] += lc[i];
+	}
+	fill_classes(s, lb, lc);
+}
+
+/* The total over the steps: sums of their figures, classes from the summed bins. */
+static void sum_steps(struct profile_result *r, const double *bins, const long long *counts)
+{
+	struct profile_step *t = &r->total;
+	size_t i;
+	t->name = xstrdup("all steps");
+	for (i = 0; i < r->nsteps; i++) {
+		const struct profile_step *s = &r->steps[i];
+		t->wall_s += s->wall_s;
+		t->busy_s += s->busy_s;
+		t->idle_s += s->idle_s;
+		t->kernel_sum_s += s->kernel_sum_s;
+		t->comm_s += s->comm_s;
+		t->comm_exposed_s += s->comm_exposed_s;
+		t->comm_overlap_s += s->comm_overlap_s;
+		t->kernels += s->kernels;
+	}
+	t->idle_frac = t->wall_s > 0 ? t->idle_s / t->wall_s : 0;
+	fill_classes(t, bins, counts);
+}
+
+static void assign_steps(struct collect *c, struct profile_result *r)
+{
+	size_t i;
+	if (c->nlaunches)
+		qsort(c->launches, c->nlaunches, sizeof(*c->launches), cmp_launch);
+	if (c->nsteps)
+		qsort(c->steps, c->nsteps, sizeof(*c->steps), cmp_step);
+	for (i = 0; i < c->ngpu; i++) {
+		struct gpu_ev *g = &c->gpu[i];
+		double t = launch_ts(c, g->corr);
+		if (!c->nsteps) {
+			g->step = 0;
+			continue;
+		}
+		g->step = step_at(c, isnan(t) ? g->ts : t);
+		if (g->step < 0)
+			r->unassigned++;
+	}
+	if (c->ngpu)
+		qsort(c->gpu, c->ngpu, sizeof(*c->gpu), cmp_gpu);
+}
+
+static void analyse(struct collect *c, struct profile_result *r)
+{
+	double bins[PROFILE_NBINS] = {0};
+	long long counts[PROFILE_NBINS] = {0};
+	size_t i, j, k;
+
+	assign_steps(c, r);
+	r->nsteps = c->nsteps ? c->nsteps : 1;
+	r->steps = xcalloc(r->nsteps, sizeof(*r->steps));
+	if (!c->nsteps) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (i = 0; i < c->ngpu; i++) {
+			lo = fmin(lo, c->gpu[i].ts);
+			hi = fmax(hi, c->gpu[i].end);
+		}
+		r->steps[0].name = xstrdup("trace");
+		r->steps[0].wall_s = c->ngpu ? (hi - lo) * 1e-6 : 0;
+	}
+	for (k = 0; k < c->nsteps; k++) {
+		r->steps[k].name = c->steps[k].name;
+		c->steps[k].name = NULL;
+		r->steps[k].wall_s = (c->steps[k].end - c->steps[k].ts) * 1e-6;
+	}
+	/* events sorted by step (unassigned, -1, first), then start */
+	for (i = 0; i < c->ngpu && c->gpu[i].step < 0; i++)
+		;
+	for (k = 0; k < r->nsteps; k++) {
+		for (j = i; j < c->ngpu && c->gpu[j].step == (int)k; j++)
+			;
+		analyse_step(&r->steps[k], c->gpu + i, j - i, bins, counts);
+		i = j;
+	}
+	sum_steps(r, bins, counts);
+	r->gpu_events = (long long)c->ngpu;
+	r->schema = c->legacy ? "kineto-2021" : "kineto";
+	for (i = 0; i < 63; i++)
+		r->devices += (c->devmask >> i) & 1;
+}
+
+static void collect_free(struct collect *c)
+{
+	size_t i;
+	for (i = 0; i < c->nsteps; i++)
+		free(c->steps[i].name);
+	free(c->steps);
+	free(c->launches);
+	free(c->gpu);
+}
+
+static struct profile_result *run(struct trace_reader *tr, const char *name, struct diag *err)
+{
+	struct collect c;
+	struct profile_result *r;
+	const struct trace_info *info;
+	memset(&c, 0, sizeof(c));
+	if (trace_reader_run(tr, on_event, &c, err)) {
+		collect_free(&c);
+		trace_reader_free(tr);
+		return NULL;
+	}
+	info = trace_reader_info(tr);
+	r = xcalloc(1, sizeof(*r));
+	r->file = xstrdup(name);
+	r->gpu = info->gpu_name ? xstrdup(info->gpu_name) : NULL;
+	r->events = info->events;
+	analyse(&c, r);
+	collect_free(&c);
+	trace_reader_free(tr);
+	return r;
+}
+
+struct profile_result *profile_run(const char *path, struct diag *err)
+{
+	struct trace_reader *tr = trace_reader_open(path, err);
+	return tr ? run(tr, path, err) : NULL;
+}
+
+struct profile_result *profile_run_mem(const char *name, const char *data, size_t len, struct diag *err)
+{
+	return run(trace_reader_mem(name, data, len), name, err);
+}
+
+static void step_free(struct profile_step *s)
+{
+	free(s->name);
+	free(s->classes);
+}
+
+void profile_result_free(struct profile_result *r)
+{
+	size_t i;
+	if (!r)
+		return;
+	for (i = 0; i < r->nsteps; i++)
+		step_free(&r->steps[i]);
+	free(r->steps);
+	step_free(&r->total);
+	free(r->file);
+	free(r->gpu);
+	free(r);
+}

@@ -1,0 +1,95 @@
+/*
+ * Where the time of a PyTorch job goes, from its profiler trace
+ * (profile/trace.h reads it): per step, the GPU's busy time by kernel class,
+ * communication exposed against overlapped, the GPU's idle time, and the
+ * bottleneck with a remedy.  docs/profile.md derives every figure.
+ *
+ * Ownership: profile_run() returns a result the caller frees with
+ * profile_result_free(); every string in it belongs to the result.
+ */
+#ifndef GPUSCOPE_PROFILE_PROFILE_H
+#define GPUSCOPE_PROFILE_PROFILE_H
+
+#include <stddef.h>
+
+#include "report/field.h"
+#include "util/error.h"
+
+/* Kernel classes; each has up to PROFILE_NSUB subclasses (dtype, collective, copy direction). */
+enum profile_class {
+	PC_GEMM,        /* matrix multiplies (cuBLAS, CUTLASS, Tensile), by dtype */
+	PC_CONV,        /* convolutions (cuDNN implicit GEMM, fprop/dgrad/wgrad), by dtype */
+	PC_ATTENTION,   /* fused attention (flash, fmha, SDPA) */
+	PC_ELEMENTWISE, /* elementwise, reductions, softmax, layout copies, optimizer */
+	PC_NORM,        /* batch, layer, group and RMS normalisation */
+	PC_MEMCPY,      /* copies (gpu_memcpy), by direction */
+	PC_MEMSET,      /* gpu_memset */
+	PC_COMM,        /* NCCL/RCCL kernels, by collective */
+	PC_OTHER,       /* kernels no rule names */
+	PC_NCLASSES
+};
+#define PROFILE_NSUB 8
+#define PROFILE_NBINS (PC_NCLASSES * PROFILE_NSUB)
+
+/* The class of a GPU event from its category and name; *sub gets the subclass. */
+enum profile_class profile_classify(const char *cat, const char *name, const char *collective, int *sub);
+/* "gemm", "conv" ... and the subclass: "tf32", "allreduce", "HtoD" ...; "" when the class has none. */
+const char *profile_class_name(enum profile_class c);
+const char *profile_sub_name(enum profile_class c, int sub);
+
+/* The time of one class (and subclass) in a step. */
+struct profile_class_time {
+	const char *step;      /* the step's name (borrowed from the step) */
+	const char *cls, *sub; /* static names */
+	double time_s;         /* sum of the kernels' durations, s */
+	double share;          /* time_s / the step's wall time */
+	long long kernels;     /* kernels (or copies) counted */
+};
+
+struct profile_step {
+	char *name;              /* "ProfilerStep#4", or "trace" when the trace has no steps */
+	double wall_s;           /* the step annotation's duration (the GPU span without steps), s */
+	double busy_s;           /* union of all GPU intervals of the step, s */
+	double idle_s;           /* wall_s - busy_s, floored at 0, s */
+	double idle_frac;        /* idle_s / wall_s */
+	double kernel_sum_s;     /* sum of every GPU event's duration (streams overlap: may exceed busy_s), s */
+	double comm_s;           /* union of the communication kernels, s */
+	double comm_exposed_s;   /* communication while no other GPU work runs, s */
+	double comm_overlap_s;   /* comm_s - comm_exposed_s, s */
+	long long kernels;       /* GPU events of the step */
+	const char *bottleneck;  /* static: "gpu idle", "exposed communication", "gemm tf32" ... */
+	const char *remedy;      /* static text */
+	double bottleneck_share; /* the bottleneck's time / wall_s */
+	double max_gain;         /* speed-up bound if the bottleneck vanished: 1/(1-share) - 1 */
+	struct profile_class_time *classes; /* nonzero bins, largest first */
+	size_t nclasses;
+};
+
+struct profile_result {
+	char *file;
+	char *gpu;            /* deviceProperties[0].name, or NULL */
+	const char *schema;   /* "kineto" (current) or "kineto-2021" (cat Kernel/Runtime) */
+	long long events;     /* traceEvents read */
+	long long gpu_events; /* kernels, copies and sets read */
+	long long unassigned; /* GPU events launched outside every step (in no step's figures) */
+	int devices;          /* distinct args.device of the GPU events */
+	struct profile_step *steps;
+	size_t nsteps;
+	struct profile_step total; /* the steps summed ("all steps"), bottleneck recomputed */
+};
+
+/* Reads and analyses the trace at path; NULL with err filled on any error. */
+struct profile_result *profile_run(const char *path, struct diag *err);
+/* The same over len bytes at data (uncompressed), named name in errors. */
+struct profile_result *profile_run_mem(const char *name, const char *data, size_t len, struct diag *err);
+void profile_result_free(struct profile_result *r);
+
+/* Field tables (profile/fields.c): the trace, a step, a class within a step. */
+const struct report_schema *profile_trace_schema(void);
+void profile_trace_row(const struct profile_result *r, struct report_row *row);
+const struct report_schema *profile_step_schema(void);
+void profile_step_row(const struct profile_step *s, struct report_row *row);
+const struct report_schema *profile_class_schema(void);
+void profile_class_row(const struct profile_class_time *c, struct report_row *row);
+
+#endif

@@ -1,0 +1,126 @@
+#include "view/profile.h"
+
+#include <jansson.h>
+
+#include "report/field.h"
+#include "report/fmt.h"
+#include "report/table.h"
+
+/* Cells of the named fields of row, formatted by their units. */
+static void cells(struct table *tb, const struct report_row *row, const char *const *names)
+{
+	const struct report_schema *s = report_row_schema(row);
+	char b[FMT_LEN];
+	for (; *names; names++)
+		table_cell(tb, report_value_text(row, (size_t)report_field_index(s, *names), b, sizeof(b)));
+}
+
+static void columns(struct table *tb, const char *const *names, size_t nleft)
+{
+	size_t k;
+	for (k = 0; names[k]; k++)
+		table_column(tb, names[k], k < nleft ? ALIGN_LEFT : ALIGN_RIGHT);
+}
+
+static const char *const step_cols[] = {"step",   "wall_s",         "gpu_busy_s", "gpu_idle",
+					"comm_s", "comm_exposed_s", NULL};
+static const char *const class_cols[] = {"class", "sub", "time_s", "share", "kernels", NULL};
+
+static void print_classes(FILE *out, const struct profile_step *s)
+{
+	struct report_row *row = report_row_new(profile_class_schema());
+	struct table *tb = table_new();
+	size_t i;
+	columns(tb, class_cols, 2);
+	for (i = 0; i < s->nclasses; i++) {
+		profile_class_row(&s->classes[i], row);
+		table_row(tb);
+		cells(tb, row, class_cols);
+	}
+	table_print(tb, out, 0);
+	table_free(tb);
+	report_row_free(row);
+}
+
+void view_profile_print(FILE *out, const struct profile_result *r)
+{
+	struct report_row *row = report_row_new(profile_step_schema());
+	struct table *tb = table_new();
+	char b1[FMT_LEN], b2[FMT_LEN];
+	size_t i;
+
+	fprintf(out, "%s: %s, %s schema, %lld events, %lld on the GPU, %zu step%s\n", r->file,
+		r->gpu ? r->gpu : "GPU not named", r->schema, r->events, r->gpu_events, r->nsteps,
+		r->nsteps == 1 ? "" : "s");
+	if (r->unassigned)
+		fprintf(out, "%lld GPU events were launched outside every step and are left out\n", r->unassigned);
+	if (r->devices > 1)
+		fprintf(out, "the trace holds %d devices: their times are added together\n", r->devices);
+	columns(tb, step_cols, 1);
+	for (i = 0; i <= r->nsteps; i++) {
+		if (i == r->nsteps && r->nsteps == 1)
+			break;
+		profile_step_row(i < r->nsteps ? &r->steps[i] : &r->total, row);
+		table_row(tb);
+		cells(tb, row, step_cols);
+	}
+	fprintf(out, "\n");
+	table_print(tb, out, 0);
+	fprintf(out, "\nGPU time by kernel class, %s (share of the wall time; streams overlap)\n",
+		r->nsteps == 1 ? r->steps[0].name : "all steps");
+	print_classes(out, &r->total);
+	fprintf(out,
+		"\nbottleneck: %s, %s of the wall time; removing it would speed the step up by at most %s\n  %s\n",
+		r->total.bottleneck, fmt_pct(r->total.bottleneck_share, 1, b1, sizeof(b1)),
+		fmt_pct(r->total.max_gain, 0, b2, sizeof(b2)), r->total.remedy);
+	table_free(tb);
+	report_row_free(row);
+}
+
+void view_profile_csv(FILE *out, const struct profile_result *r)
+{
+	struct report_row *row = report_row_new(profile_class_schema());
+	size_t i, k;
+	report_csv_header(profile_class_schema(), out);
+	for (i = 0; i <= r->nsteps; i++) {
+		const struct profile_step *s = i < r->nsteps ? &r->steps[i] : &r->total;
+		for (k = 0; k < s->nclasses; k++) {
+			profile_class_row(&s->classes[k], row);
+			report_csv_row(row, out);
+		}
+	}
+	report_row_free(row);
+}
+
+static json_t *step_json(const struct profile_step *s, struct report_row *srow, struct report_row *crow)
+{
+	json_t *o, *a = json_array();
+	size_t k;
+	profile_step_row(s, srow);
+	o = report_row_json(srow);
+	for (k = 0; k < s->nclasses; k++) {
+		profile_class_row(&s->classes[k], crow);
+		json_array_append_new(a, report_row_json(crow));
+	}
+	json_object_set_new(o, "classes", a);
+	return o;
+}
+
+json_t *view_profile_json(const struct profile_result *r)
+{
+	struct report_row *trow = report_row_new(profile_trace_schema());
+	struct report_row *srow = report_row_new(profile_step_schema());
+	struct report_row *crow = report_row_new(profile_class_schema());
+	json_t *o = json_object(), *steps = json_array();
+	size_t i;
+	profile_trace_row(r, trow);
+	json_object_set_new(o, "trace", report_row_json(trow));
+	for (i = 0; i < r->nsteps; i++)
+		json_array_append_new(steps, step_json(&r->steps[i], srow, crow));
+	json_object_set_new(o, "steps", steps);
+	json_object_set_new(o, "total", step_json(&r->total, srow, crow));
+	report_row_free(trow);
+	report_row_free(srow);
+	report_row_free(crow);
+	return o;
+}

@@ -1,0 +1,25 @@
+/*
+ * The output of `gpuscope profile`: the steps of a trace and where their
+ * time goes (profile/profile.h), for a person, as JSON and as CSV, written
+ * from the result's field tables.
+ */
+#ifndef GPUSCOPE_VIEW_PROFILE_H
+#define GPUSCOPE_VIEW_PROFILE_H
+
+#include <stdio.h>
+
+#include "profile/profile.h"
+
+struct json_t;
+
+/* The trace line, the step table, the class breakdown of all steps and the bottleneck. */
+void view_profile_print(FILE *out, const struct profile_result *r);
+/* The class rows of every step and of the total, as CSV (profile-class fields). */
+void view_profile_csv(FILE *out, const struct profile_result *r);
+/*
+ * {"trace": {profile-trace}, "steps": [{profile-step, "classes": [{profile-class}]}],
+ * "total": {profile-step, "classes": [...]}}.  A new reference the caller owns.
+ */
+struct json_t *view_profile_json(const struct profile_result *r);
+
+#endif
