@@ -1,6 +1,7 @@
 #include "view/profile.h"
 
 #include <jansson.h>
+#include <string.h>
 
 #include "report/field.h"
 #include "report/fmt.h"
@@ -42,6 +43,24 @@ static void print_classes(FILE *out, const struct profile_step *s)
 	report_row_free(row);
 }
 
+/* text in lines of at most width columns, broken at spaces, each indented by two */
+static void print_wrapped(FILE *out, const char *text, size_t width)
+{
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+		if (n + 2 > width) {
+			for (cut = width - 2; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (!cut)
+				cut = width - 2;
+		}
+		fprintf(out, "  %.*s\n", (int)cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
 void view_profile_print(FILE *out, const struct profile_result *r)
 {
 	struct report_row *row = report_row_new(profile_step_schema());
@@ -49,7 +68,7 @@ void view_profile_print(FILE *out, const struct profile_result *r)
 	char b1[FMT_LEN], b2[FMT_LEN];
 	size_t i;
 
-	fprintf(out, "%s: %s, %s schema, %lld events, %lld on the GPU, %zu step%s\n", r->file,
+	fprintf(out, "%s\n  %s, %s schema, %lld events, %lld on the GPU, %zu step%s\n", r->file,
 		r->gpu ? r->gpu : "GPU not named", r->schema, r->events, r->gpu_events, r->nsteps,
 		r->nsteps == 1 ? "" : "s");
 	if (r->unassigned)
@@ -70,9 +89,10 @@ void view_profile_print(FILE *out, const struct profile_result *r)
 		r->nsteps == 1 ? r->steps[0].name : "all steps");
 	print_classes(out, &r->total);
 	fprintf(out,
-		"\nbottleneck: %s, %s of the wall time; removing it would speed the step up by at most %s\n  %s\n",
+		"\nbottleneck: %s, %s of the wall time\n(removing it would speed the step up by at most %s)\n",
 		r->total.bottleneck, fmt_pct(r->total.bottleneck_share, 1, b1, sizeof(b1)),
-		fmt_pct(r->total.max_gain, 0, b2, sizeof(b2)), r->total.remedy);
+		fmt_pct(r->total.max_gain, 0, b2, sizeof(b2)));
+	print_wrapped(out, r->total.remedy, 78);
 	table_free(tb);
 	report_row_free(row);
 }

@@ -1,0 +1,122 @@
+#!/bin/bash
+# profile: the public Kineto traces of tests/data/traces.  Every class total,
+# every step's sum and the communication totals must match sums that Python's
+# json module computes here from the same file (within 0.5 %), and hostile or
+# broken traces get a located error, exit 2, and no output.
+. "$TESTS/cli/lib.sh"
+D=$SRCDIR/tests/data/traces
+
+# check_sums TRACE: profile --json against independent sums of the trace's GPU event durations
+check_sums() {
+	expect_rc 0 profile "$D/$1" --json
+	expect_json
+	printf '%s' "$OUT" >"$TMP/p.json"
+	CHECKS=$((CHECKS + 1))
+	python3 - "$D/$1" "$TMP/p.json" <<'PY' || fail "$1: the breakdown disagrees with the trace's own sums"
+import bisect, gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+p = json.load(open(sys.argv[2]))
+gpu_cats = {"kernel", "Kernel", "gpu_memcpy", "Memcpy", "gpu_memset", "Memset"}
+gpu = [e for e in ev if e.get("ph") == "X" and e.get("cat") in gpu_cats]
+launch = {e["args"]["correlation"]: e["ts"] for e in ev if e.get("ph") == "X"
+          and e.get("cat") in ("cuda_runtime", "Runtime", "cuda_driver") and "correlation" in e.get("args", {})}
+steps = sorted((e["ts"], e["ts"] + e["dur"], e["name"]) for e in ev if e.get("ph") == "X"
+               and e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+def step_of(e):
+    if not steps:
+        return "trace"
+    t = launch.get(e.get("args", {}).get("correlation"), e["ts"])
+    i = bisect.bisect_right([s[0] for s in steps], t) - 1
+    return steps[i][2] if i >= 0 and t < steps[i][1] else None
+def close(a, b, what):
+    assert abs(a - b) <= 0.005 * max(abs(b), 1e-9), (what, a, b)
+per_step = {}
+for e in gpu:
+    per_step.setdefault(step_of(e), []).append(e)
+tot = p["total"]
+cls = lambda s, c: sum(x["time_s"] for x in s["classes"] if x["class"] == c)
+for s in p["steps"]:
+    mine = per_step.get(s["step"], [])
+    close(s["kernel_sum_s"], sum(e["dur"] for e in mine) * 1e-6, s["step"] + " sum")
+    close(sum(x["time_s"] for x in s["classes"]), sum(e["dur"] for e in mine) * 1e-6, s["step"] + " classes")
+    assert s["kernels"] == len(mine), (s["step"], s["kernels"], len(mine))
+    assert s["gpu_busy_s"] <= s["kernel_sum_s"] + 1e-12
+    assert abs(s["gpu_idle_s"] - max(0, s["wall_s"] - s["gpu_busy_s"])) < 1e-9
+    if steps:
+        st = [x for x in steps if x[2] == s["step"]][0]
+        close(s["wall_s"], (st[1] - st[0]) * 1e-6, s["step"] + " wall")
+inside = [e for k, v in per_step.items() if k is not None for e in v]
+sums = {
+    "memcpy": sum(e["dur"] for e in inside if "emcpy" in e["cat"]),
+    "memset": sum(e["dur"] for e in inside if "emset" in e["cat"]),
+    "comm": sum(e["dur"] for e in inside if "nccl" in e["name"].lower() or "Collective name" in e.get("args", {})),
+}
+for c, v in sums.items():
+    close(cls(tot, c), v * 1e-6, c)
+close(sum(x["time_s"] for x in tot["classes"]), sum(e["dur"] for e in inside) * 1e-6, "total")
+for coll in ("allreduce", "broadcast"):
+    want = sum(e["dur"] for e in inside if e.get("args", {}).get("Collective name") == coll)
+    got = sum(x["time_s"] for x in tot["classes"] if x["class"] == "comm" and x["sub"] == coll)
+    close(got, want * 1e-6, coll)
+PY
+}
+
+check_sums a100-alexnet.json.gz
+check_sums a100-nccl-2rank.json.gz
+check_sums mi250-rocm.json.gz
+check_sums legacy-2021-inference.json.gz
+
+# golden breakdown of the NCCL run: three steps, all-reduce on its own stream partly hidden
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["trace"]["gpu"] == "NVIDIA A100-PG509-200" and d["trace"]["steps"] == 3
+t = d["total"]
+c = {(x["class"], x["sub"]): x["time_s"] for x in t["classes"]}
+assert abs(c[("comm", "allreduce")] - 0.0468) < 0.0005, c
+assert abs(c[("gemm", "tf32")] - 0.0195) < 0.0005, c
+assert abs(c[("conv", "tf32")] - 0.0158) < 0.0005, c
+assert 0 < t["comm_overlapped_s"] < t["comm_s"] and abs(t["comm_exposed_s"] + t["comm_overlapped_s"] - t["comm_s"]) < 1e-9
+assert t["bottleneck"] == "gpu idle", t["bottleneck"]
+' || fail "the NCCL trace's breakdown moved"
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz"
+expect_out "ProfilerStep#5"
+expect_out "bottleneck: gpu idle"
+expect_out "allreduce"
+expect_width 80
+expect_rc 0 profile "$D/legacy-2021-inference.json.gz"
+expect_out "kineto-2021 schema"
+expect_out "gemm         fp16"
+expect_rc 0 profile "$D/mi250-rocm.json.gz" --csv
+expect_out "step,class,sub,time_s,share,kernels"
+expect_out "ProfilerStep#1,gemm,fp32,"
+
+# broken and hostile traces: a located error, exit 2, nothing on stdout
+bad() {
+	expect_rc 2 profile "$TMP/$1"
+	expect_err "$2"
+	[ -z "$OUT" ] || fail "profile $1 wrote to stdout"
+}
+zcat "$D/mi250-rocm.json.gz" | head -c 30000 >"$TMP/cut.json"
+bad cut.json "expected"
+head -c 3000 "$D/a100-alexnet.json.gz" >"$TMP/cut.json.gz"
+bad cut.json.gz "cut.json.gz:"
+python3 -c 'print("{\"traceEvents\": [{\"args\": " + "[" * 100000)' >"$TMP/deep.json"
+bad deep.json "nesting deeper than 64 levels"
+python3 -c 'print("{\"traceEvents\": [{\"ts\": 1" + "0" * 400 + "}]}")' >"$TMP/huge.json"
+bad huge.json "longer than 64 characters"
+printf '{"traceEvents": [\n {"ph": "X", "dur": [1]}]}' >"$TMP/type.json"
+bad type.json "type.json:2:21: field 'dur': byte 38: expected a number, found '['"
+python3 -c '
+import gzip, sys
+with gzip.open(sys.argv[1], "wb", compresslevel=1) as f:
+    f.write(b"{\"traceEvents\": [{\"name\": \"")
+    for _ in range(5):
+        f.write(b"x" * (1 << 20))
+' "$TMP/long.json.gz"
+bad long.json.gz "a string longer than 4194304 bytes"
+bad no-such.json.gz "cannot open"
+expect_rc 2 profile
+expect_err "expected one trace file"
+finish
