@@ -253,6 +253,11 @@ static int read_string(struct trace_reader *r, struct strbuf *sb, const char *fi
 	}
 }
 
+static inline int is_number_char(int c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
 /* A JSON number; its value into *out unless out is NULL (then only checked). */
 static int read_number(struct trace_reader *r, double *out, const char *field)
 {
@@ -260,7 +265,7 @@ static int read_number(struct trace_reader *r, double *out, const char *field)
 	size_t n = 0, i = 0;
 	int c, digits = 0;
 	skip_ws(r);
-	while ((c = peek(r)) >= 0 && (strchr("0123456789+-.eE", c) && c)) {
+	while ((c = peek(r)) >= 0 && is_number_char(c)) {
 		if (n == TRACE_MAX_NUMBER)
 			return fail(r, field, "a number longer than %d characters", TRACE_MAX_NUMBER);
 		tok[n++] = (char)c;
