@@ -2,7 +2,6 @@
  * gpuscope profile: reads a PyTorch profiler (Kineto) trace, .json or
  * .json.gz, and says where each step's time goes (docs/profile.md).
  */
-#include <jansson.h>
 #include <stdio.h>
 
 #include "cmd/cmd.h"
@@ -13,26 +12,27 @@
 static int json_flag, csv_flag;
 
 static const struct opt profile_opts[] = {
-	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {trace, steps: [... classes], total}"),
 	OPT_FLAG_("csv", &csv_flag, "print the class breakdown of every step as CSV"),
 	OPT_END_(),
 };
 
+#define PROFILE_HELP \
+	"TRACE is a Chrome trace written by torch.profiler (Kineto), plain or gzipped,\n" \
+	"in the current schema (cat kernel, cuda_runtime ...) or the 2021 one (cat\n" \
+	"Kernel, Runtime), from CUDA or ROCm.  Per ProfilerStep# annotation (the whole\n" \
+	"trace when there is none) it gives the GPU's busy and idle time, the time of\n" \
+	"each kernel class (GEMM and convolution by dtype, attention, elementwise,\n" \
+	"normalisation, copies, communication by collective), communication exposed\n" \
+	"against overlapped, and names the bottleneck with its remedy.  The file is read\n" \
+	"as a stream: memory grows with the number of GPU events, not the file's size.\n"
+
 static const struct opts_cmd profile_cmd = {
-	"profile",
-	"TRACE [options]",
-	"Where the time of a PyTorch job goes, from its profiler trace.",
-	"TRACE is a Chrome trace written by torch.profiler (Kineto), plain or gzipped,\n"
-	"in the current schema (cat kernel, cuda_runtime ...) or the 2021 one (cat\n"
-	"Kernel, Runtime), from CUDA or ROCm.  Per ProfilerStep# annotation (the whole\n"
-	"trace when there is none) it gives the GPU's busy and idle time, the time of\n"
-	"each kernel class (GEMM and convolution by dtype, attention, elementwise,\n"
-	"normalisation, copies, communication by collective), communication exposed\n"
-	"against overlapped, and names the bottleneck with its remedy.  The file is read\n"
-	"as a stream: memory grows with the number of GPU events, not the file's size.\n",
-	profile_opts,
-};
+	.name = "profile",
+	.usage = "TRACE [options]",
+	.summary = "Where the time of a PyTorch job goes, from its profiler trace.",
+	.description = PROFILE_HELP,
+	.opts = profile_opts};
 
 int cmd_profile(int argc, char **argv)
 {
@@ -50,15 +50,7 @@ int cmd_profile(int argc, char **argv)
 		diag_format(&err, msg, sizeof(msg));
 		die_code(EXIT_USAGE, "gpuscope profile: %s", msg);
 	}
-	if (fmt == FORMAT_JSON) {
-		json_t *o = view_profile_json(r);
-		report_json_print(o);
-		json_decref(o);
-	} else if (fmt == FORMAT_CSV) {
-		view_profile_csv(stdout, r);
-	} else {
-		view_profile_print(stdout, r);
-	}
+	view_profile_write(stdout, r, fmt);
 	profile_result_free(r);
 	return EXIT_OK;
 }

@@ -122,24 +122,18 @@ static int name_dtype(const char *low)
 	static const char *const fp64[] = {"dgemm", "double", "fp64", "d884", NULL};
 	static const char *const fp32[] = {"sgemm",  "float",  "f32", "fp32", "s1688",
 					   "scudnn", "gcgemm", "fft", NULL};
+	/* the order of the checks: "bf16" holds "f16", "tf32" holds "f32" */
+	static const struct {
+		const char *const *words;
+		int dtype;
+	} order[] = {{fp8, DT_FP8},   {bf16, DT_BF16}, {tf32, DT_TF32}, {fp16, DT_FP16},
+		     {int8, DT_INT8}, {fp64, DT_FP64}, {fp32, DT_FP32}};
 	int t = tensile_dtype(low);
-	if (t != DT_UNKNOWN)
-		return t;
-	if (has(low, fp8))
-		return DT_FP8;
-	if (has(low, bf16))
-		return DT_BF16;
-	if (has(low, tf32))
-		return DT_TF32;
-	if (has(low, fp16))
-		return DT_FP16;
-	if (has(low, int8))
-		return DT_INT8;
-	if (has(low, fp64))
-		return DT_FP64;
-	if (has(low, fp32))
-		return DT_FP32;
-	return DT_UNKNOWN;
+	size_t i;
+	for (i = 0; t == DT_UNKNOWN && i < sizeof(order) / sizeof(order[0]); i++)
+		if (has(low, order[i].words))
+			t = order[i].dtype;
+	return t;
 }
 
 static int collective(const char *low)
@@ -171,15 +165,12 @@ static int collective(const char *low)
 
 static int copy_dir(const char *low)
 {
-	if (strstr(low, "htod"))
-		return CP_HTOD;
-	if (strstr(low, "dtoh"))
-		return CP_DTOH;
-	if (strstr(low, "dtod"))
-		return CP_DTOD;
-	if (strstr(low, "ptop") || strstr(low, "peer"))
-		return CP_PTOP;
-	return CP_OTHER;
+	static const char *const dirs[] = {"htod", "dtoh", "dtod", "ptop"};
+	int k;
+	for (k = 0; k < 4; k++)
+		if (strstr(low, dirs[k]))
+			return CP_HTOD + k;
+	return strstr(low, "peer") ? CP_PTOP : CP_OTHER;
 }
 
 enum profile_class profile_classify(const char *cat, const char *name, const char *coll, int *sub)

@@ -22,8 +22,7 @@ REPORT_DEFINE(profile_trace_schema, profile_trace_row, "profile-trace", struct p
 
 #define PROFILE_STEP_FIELDS(F) \
 	F(step, TEXT, NULL, "ProfilerStep#N, \"trace\" without steps, \"all steps\" for the total", s->name) \
-	F(wall_s, NUM, "s", "the step annotation's duration (without steps: first GPU start to last GPU end)", \
-	  s->wall_s) \
+	F(wall_s, NUM, "s", "the step annotation's dur (no steps: the GPU events' span)", s->wall_s) \
 	F(gpu_busy_s, NUM, "s", "union of the step's GPU intervals over all streams", s->busy_s) \
 	F(gpu_idle_s, NUM, "s", "wall_s - gpu_busy_s, floored at 0", s->idle_s) \
 	F(gpu_idle, NUM, "fraction", "gpu_idle_s / wall_s", s->idle_frac) \

@@ -45,6 +45,9 @@ struct profile_class_time {
 	double share;          /* time_s / the step's wall time */
 	long long kernels;     /* kernels (or copies) counted */
 };
+/* Field tables of the three results (profile/fields.c), each after its struct. */
+const struct report_schema *profile_class_schema(void);
+void profile_class_row(const struct profile_class_time *c, struct report_row *row);
 
 struct profile_step {
 	char *name;              /* "ProfilerStep#4", or "trace" when the trace has no steps */
@@ -64,6 +67,8 @@ struct profile_step {
 	struct profile_class_time *classes; /* nonzero bins, largest first */
 	size_t nclasses;
 };
+const struct report_schema *profile_step_schema(void);
+void profile_step_row(const struct profile_step *s, struct report_row *row);
 
 struct profile_result {
 	char *file;
@@ -77,19 +82,13 @@ struct profile_result {
 	size_t nsteps;
 	struct profile_step total; /* the steps summed ("all steps"), bottleneck recomputed */
 };
+const struct report_schema *profile_trace_schema(void);
+void profile_trace_row(const struct profile_result *r, struct report_row *row);
 
 /* Reads and analyses the trace at path; NULL with err filled on any error. */
 struct profile_result *profile_run(const char *path, struct diag *err);
 /* The same over len bytes at data (uncompressed), named name in errors. */
 struct profile_result *profile_run_mem(const char *name, const char *data, size_t len, struct diag *err);
 void profile_result_free(struct profile_result *r);
-
-/* Field tables (profile/fields.c): the trace, a step, a class within a step. */
-const struct report_schema *profile_trace_schema(void);
-void profile_trace_row(const struct profile_result *r, struct report_row *row);
-const struct report_schema *profile_step_schema(void);
-void profile_step_row(const struct profile_step *s, struct report_row *row);
-const struct report_schema *profile_class_schema(void);
-void profile_class_row(const struct profile_class_time *c, struct report_row *row);
 
 #endif

@@ -29,7 +29,7 @@ struct trace_reader {
 	int ioerr, failed;
 	char *name;
 	struct diag *err;
-	struct strbuf key, val, cat, ename, coll, dtype, gpu;
+	struct strbuf key, val, cat, ename, coll, dtype, gpu; /* released by trace_reader_free() */
 	struct trace_event ev;
 	struct trace_info info;
 	trace_event_fn fn;
@@ -318,10 +318,19 @@ static int read_literal(struct trace_reader *r, const char *word, const char *fi
 	return 0;
 }
 
+typedef int (*member_fn)(struct trace_reader *r, int depth);
+static int read_container(struct trace_reader *r, int depth, int close, member_fn each, const char *field);
+static int skip_value(struct trace_reader *r, int depth, const char *field);
+/* An element or member's value skipped; depth is its container's. */
+static int skip_member(struct trace_reader *r, int depth)
+{
+	return skip_value(r, depth, strbuf_str(&r->key));
+}
+
 /* Checks and skips one value of any type, depth levels deep already. */
 static int skip_value(struct trace_reader *r, int depth, const char *field)
 {
-	int c = skip_ws(r), close;
+	int c = skip_ws(r);
 	if (c == '"')
 		return read_string(r, NULL, field);
 	if (c == '-' || (c >= '0' && c <= '9'))
@@ -334,18 +343,32 @@ static int skip_value(struct trace_reader *r, int depth, const char *field)
 		return read_literal(r, "null", field);
 	if (c != '{' && c != '[')
 		return expected(r, field, "a value");
+	return read_container(r, depth, c == '{' ? '}' : ']', skip_member, field);
+}
+
+/*
+ * Walks an object (close '}') or an array (close ']'), its opening byte
+ * next: calls each(r, depth) for every element, with an object member's
+ * key in r->key and its value next.
+ */
+static int read_container(struct trace_reader *r, int depth, int close, member_fn each, const char *field)
+{
+	static const char *const seps[] = {"',' or '}'", "',' or ']'"};
+	const char *sep = seps[close == ']'];
+	int c;
 	if (depth >= TRACE_MAX_DEPTH)
 		return fail(r, field, "nesting deeper than %d levels", TRACE_MAX_DEPTH);
-	close = c == '{' ? '}' : ']';
-	r->pos++;
+	if (want(r, close == '}' ? '{' : '[', field, close == '}' ? "an object" : "an array"))
+		return -1;
 	if (skip_ws(r) == close) {
 		r->pos++;
 		return 0;
 	}
 	for (;;) {
-		if (close == '}' && (read_string(r, NULL, field) || want(r, ':', field, "':' after a key")))
+		if (close == '}' &&
+		    (read_string(r, &r->key, field) || want(r, ':', strbuf_str(&r->key), "':' after the key")))
 			return -1;
-		if (skip_value(r, depth + 1, field))
+		if (each(r, depth + 1))
 			return -1;
 		c = skip_ws(r);
 		r->pos++;
@@ -353,66 +376,12 @@ static int skip_value(struct trace_reader *r, int depth, const char *field)
 			return 0;
 		if (c != ',') {
 			r->pos--;
-			return expected(r, field, close == '}' ? "',' or '}'" : "',' or ']'");
+			return expected(r, close == '}' ? NULL : field, sep);
 		}
 	}
 }
-
-/*
- * Walks an object's members: calls member(r, key, depth) for each with the
- * key in r->key, its value next.  The opening brace is next on entry.
- */
-typedef int (*member_fn)(struct trace_reader *r, int depth);
-static int read_object(struct trace_reader *r, int depth, member_fn member, const char *what)
-{
-	int c;
-	if (depth >= TRACE_MAX_DEPTH)
-		return fail(r, NULL, "nesting deeper than %d levels", TRACE_MAX_DEPTH);
-	if (want(r, '{', NULL, what))
-		return -1;
-	if (skip_ws(r) == '}') {
-		r->pos++;
-		return 0;
-	}
-	for (;;) {
-		if (read_string(r, &r->key, NULL) || want(r, ':', r->key.buf, "':' after the key"))
-			return -1;
-		if (member(r, depth + 1))
-			return -1;
-		c = skip_ws(r);
-		if (c == '}') {
-			r->pos++;
-			return 0;
-		}
-		if (c != ',')
-			return expected(r, NULL, "',' or '}'");
-		r->pos++;
-	}
-}
-
-/* Elements of an array through elem(r, depth); the opening bracket is next. */
-static int read_array(struct trace_reader *r, int depth, member_fn elem, const char *field)
-{
-	int c;
-	if (want(r, '[', field, "an array"))
-		return -1;
-	if (skip_ws(r) == ']') {
-		r->pos++;
-		return 0;
-	}
-	for (;;) {
-		if (elem(r, depth + 1))
-			return -1;
-		c = skip_ws(r);
-		if (c == ']') {
-			r->pos++;
-			return 0;
-		}
-		if (c != ',')
-			return expected(r, field, "',' or ']'");
-		r->pos++;
-	}
-}
+#define read_object(r, depth, each, what) read_container(r, depth, '}', each, NULL)
+#define read_array(r, depth, each, field) read_container(r, depth, ']', each, field)
 
 /* ---- the trace's structure ---- */
 
@@ -426,8 +395,8 @@ static int number_member(struct trace_reader *r, double *out)
 {
 	int c = skip_ws(r);
 	if (c != '-' && !(c >= '0' && c <= '9'))
-		return expected(r, r->key.buf, "a number");
-	return read_number(r, out, r->key.buf);
+		return expected(r, strbuf_str(&r->key), "a number");
+	return read_number(r, out, strbuf_str(&r->key));
 }
 
 /* args members: numbers and text the analysis reads; anything else (or of another type) is skipped. */
@@ -443,22 +412,22 @@ static int args_member(struct trace_reader *r, int depth)
 						   NULL;
 	double v;
 	if (ip && num) {
-		if (read_number(r, &v, r->key.buf))
+		if (read_number(r, &v, strbuf_str(&r->key)))
 			return -1;
 		*ip = v >= 0 && v < 9e18 ? (long long)v : -1;
 		return 0;
 	}
 	if (num && is_key(r, "In msg nelems"))
-		return read_number(r, &ev->in_nelems, r->key.buf);
+		return read_number(r, &ev->in_nelems, strbuf_str(&r->key));
 	if (c == '"' && is_key(r, "Collective name")) {
 		ev->collective = "";
-		return read_string(r, &r->coll, r->key.buf);
+		return read_string(r, &r->coll, strbuf_str(&r->key));
 	}
 	if (c == '"' && is_key(r, "dtype")) {
 		ev->dtype = "";
-		return read_string(r, &r->dtype, r->key.buf);
+		return read_string(r, &r->dtype, strbuf_str(&r->key));
 	}
-	return skip_value(r, depth, r->key.buf);
+	return skip_value(r, depth, strbuf_str(&r->key));
 }
 
 static int event_member(struct trace_reader *r, int depth)
@@ -480,7 +449,7 @@ static int event_member(struct trace_reader *r, int depth)
 		return number_member(r, &ev->dur_us);
 	if (is_key(r, "args") && skip_ws(r) == '{')
 		return read_object(r, depth, args_member, "an object");
-	return skip_value(r, depth, r->key.buf);
+	return skip_value(r, depth, strbuf_str(&r->key));
 }
 
 static int event_elem(struct trace_reader *r, int depth)
@@ -515,7 +484,7 @@ static int device_member(struct trace_reader *r, int depth)
 		r->info.gpu_name = strbuf_str(&r->gpu);
 		return 0;
 	}
-	return skip_value(r, depth, r->key.buf);
+	return skip_value(r, depth, strbuf_str(&r->key));
 }
 
 static int device_elem(struct trace_reader *r, int depth)
@@ -532,7 +501,7 @@ static int top_member(struct trace_reader *r, int depth)
 		return read_array(r, depth, event_elem, "traceEvents");
 	if (is_key(r, "deviceProperties") && skip_ws(r) == '[')
 		return read_array(r, depth, device_elem, "deviceProperties");
-	return skip_value(r, depth, r->key.buf);
+	return skip_value(r, depth, strbuf_str(&r->key));
 }
 
 /* ---- the reader ---- */
@@ -577,13 +546,12 @@ void trace_reader_free(struct trace_reader *r)
 		gzclose(r->gz);
 	free(r->own);
 	free(r->name);
-	strbuf_release(&r->key);
-	strbuf_release(&r->val);
-	strbuf_release(&r->cat);
-	strbuf_release(&r->ename);
-	strbuf_release(&r->coll);
-	strbuf_release(&r->dtype);
-	strbuf_release(&r->gpu);
+	{
+		struct strbuf *all[] = {&r->key, &r->val, &r->cat, &r->ename, &r->coll, &r->dtype, &r->gpu};
+		size_t i;
+		for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			strbuf_release(all[i]);
+	}
 	free(r);
 }
 

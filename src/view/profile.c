@@ -144,3 +144,21 @@ json_t *view_profile_json(const struct profile_result *r)
 	report_row_free(crow);
 	return o;
 }
+
+void view_profile_write(FILE *out, const struct profile_result *r, enum output_format fmt)
+{
+	json_t *o;
+	switch (fmt) {
+	case FORMAT_JSON:
+		o = view_profile_json(r);
+		report_json_print(o);
+		json_decref(o);
+		return;
+	case FORMAT_CSV:
+		view_profile_csv(out, r);
+		return;
+	case FORMAT_HUMAN:
+	default:
+		view_profile_print(out, r);
+	}
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "profile/profile.h"
+#include "report/table.h"
 
 struct json_t;
 
@@ -21,5 +22,8 @@ void view_profile_csv(FILE *out, const struct profile_result *r);
  * "total": {profile-step, "classes": [...]}}.  A new reference the caller owns.
  */
 struct json_t *view_profile_json(const struct profile_result *r);
+
+/* The result in the format asked for: the functions above, JSON printed through report_json_print(). */
+void view_profile_write(FILE *out, const struct profile_result *r, enum output_format fmt);
 
 #endif
