@@ -365,8 +365,8 @@ static int read_container(struct trace_reader *r, int depth, int close, member_f
 		return 0;
 	}
 	for (;;) {
-		if (close == '}' &&
-		    (read_string(r, &r->key, field) || want(r, ':', strbuf_str(&r->key), "':' after the key")))
+		if (close == '}' && (read_string(r, each == skip_member ? NULL : &r->key, field) ||
+				     want(r, ':', strbuf_str(&r->key), "':' after the key")))
 			return -1;
 		if (each(r, depth + 1))
 			return -1;
