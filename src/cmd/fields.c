@@ -18,6 +18,7 @@
 #include "model/validate.h"
 #include "plan/fields.h"
 #include "profile/profile.h"
+#include "profile/target.h"
 #include "report/field.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -48,7 +49,7 @@ static void collect(void)
 		tco_tier_schema,         validate_case_schema,     validate_summary_schema,
 		validate_stats_schema,   validate_source_schema,   fitted_schema,
 		validate_refit_schema,   profile_trace_schema,     profile_step_schema,
-		profile_class_schema,
+		profile_class_schema,    profile_target_schema,    profile_target_class_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

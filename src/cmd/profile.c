@@ -6,12 +6,17 @@
 
 #include "cmd/cmd.h"
 #include "profile/profile.h"
+#include "profile/target.h"
 #include "util/error.h"
 #include "view/profile.h"
 
 static int json_flag, csv_flag;
+static const char *target_name, *source_name;
 
 static const struct opt profile_opts[] = {
+	OPT_STRING_("target", &target_name, "GPU", "predict the same steps on GPU (catalog key or name)"),
+	OPT_STRING_("source", &source_name, "GPU",
+		    "the traced GPU, when the trace's device name is not in the catalog"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {trace, steps: [... classes], total}"),
 	OPT_FLAG_("csv", &csv_flag, "print the class breakdown of every step as CSV"),
 	OPT_END_(),
@@ -25,7 +30,10 @@ static const struct opt profile_opts[] = {
 	"each kernel class (GEMM and convolution by dtype, attention, elementwise,\n" \
 	"normalisation, copies, communication by collective), communication exposed\n" \
 	"against overlapped, and names the bottleneck with its remedy.  The file is read\n" \
-	"as a stream: memory grows with the number of GPU events, not the file's size.\n"
+	"as a stream: memory grows with the number of GPU events, not the file's size.\n" \
+	"--target GPU scales each class by the ratio of the two GPUs' roofline ceilings\n" \
+	"(matmul peak of its dtype, memory bandwidth, PCIe, GPU link) and keeps the host's\n" \
+	"time; the traced GPU comes from the trace's device name or --source.\n"
 
 static const struct opts_cmd profile_cmd = {
 	.name = "profile",
@@ -34,11 +42,31 @@ static const struct opts_cmd profile_cmd = {
 	.description = PROFILE_HELP,
 	.opts = profile_opts};
 
+/* The traced GPU and the target from the catalog, or death with the resolver's reason. */
+static struct profile_target *predict_on_target(const struct profile_result *r)
+{
+	const struct catalog *cat = load_catalog_or_die();
+	const struct cat_gpu *src, *dst;
+	const char *from = source_name ? source_name : r->gpu;
+	char why[512];
+	if (!from)
+		die_usage("gpuscope profile: the trace does not name its GPU; give it with --source GPU");
+	src = catalog_gpu(cat, from, why, sizeof(why));
+	if (!src)
+		die_usage("gpuscope profile: the traced GPU: %s%s", why,
+			  source_name ? "" : " (name it with --source GPU)");
+	dst = catalog_gpu(cat, target_name, why, sizeof(why));
+	if (!dst)
+		die_usage("gpuscope profile: --target: %s", why);
+	return profile_target_run(r, src, dst);
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	int npos = parse_options_or_exit(&profile_cmd, argc, argv);
 	enum output_format fmt = output_format_from(json_flag, csv_flag, "profile");
 	struct profile_result *r;
+	struct profile_target *t = NULL;
 	struct diag err;
 	char msg[1024];
 
@@ -50,7 +78,10 @@ int cmd_profile(int argc, char **argv)
 		diag_format(&err, msg, sizeof(msg));
 		die_code(EXIT_USAGE, "gpuscope profile: %s", msg);
 	}
-	view_profile_write(stdout, r, fmt);
+	if (target_name)
+		t = predict_on_target(r);
+	view_profile_write(stdout, r, t, fmt);
+	profile_target_free(t);
 	profile_result_free(r);
 	return EXIT_OK;
 }

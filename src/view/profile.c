@@ -27,16 +27,30 @@ static const char *const step_cols[] = {"step",   "wall_s",         "gpu_busy_s"
 					"comm_s", "comm_exposed_s", NULL};
 static const char *const class_cols[] = {"class", "sub", "time_s", "share", "kernels", NULL};
 
-static void print_classes(FILE *out, const struct profile_step *s)
+/* Row i of a result's class list into row, for the printers and JSON below. */
+typedef void (*class_fill_fn)(const void *ctx, size_t i, struct report_row *row);
+static void step_class(const void *ctx, size_t i, struct report_row *row)
 {
-	struct report_row *row = report_row_new(profile_class_schema());
+	profile_class_row(&((const struct profile_step *)ctx)->classes[i], row);
+}
+
+static void target_class(const void *ctx, size_t i, struct report_row *row)
+{
+	profile_target_class_row(&((const struct profile_target *)ctx)->classes[i], row);
+}
+
+/* n rows of schema sc, filled by fill, as a table of the columns cols (the first nleft to the left). */
+static void print_rows(FILE *out, const struct report_schema *sc, const char *const *cols, size_t nleft, size_t n,
+		       class_fill_fn fill, const void *ctx)
+{
+	struct report_row *row = report_row_new(sc);
 	struct table *tb = table_new();
 	size_t i;
-	columns(tb, class_cols, 2);
-	for (i = 0; i < s->nclasses; i++) {
-		profile_class_row(&s->classes[i], row);
+	columns(tb, cols, nleft);
+	for (i = 0; i < n; i++) {
+		fill(ctx, i, row);
 		table_row(tb);
-		cells(tb, row, class_cols);
+		cells(tb, row, cols);
 	}
 	table_print(tb, out, 0);
 	table_free(tb);
@@ -87,7 +101,7 @@ void view_profile_print(FILE *out, const struct profile_result *r)
 	table_print(tb, out, 0);
 	fprintf(out, "\nGPU time by kernel class, %s (share of the wall time; streams overlap)\n",
 		r->nsteps == 1 ? r->steps[0].name : "all steps");
-	print_classes(out, &r->total);
+	print_rows(out, profile_class_schema(), class_cols, 2, r->total.nclasses, step_class, &r->total);
 	fprintf(out,
 		"\nbottleneck: %s, %s of the wall time\n(removing it would speed the step up by at most %s)\n",
 		r->total.bottleneck, fmt_pct(r->total.bottleneck_share, 1, b1, sizeof(b1)),
@@ -112,18 +126,24 @@ void view_profile_csv(FILE *out, const struct profile_result *r)
 	report_row_free(row);
 }
 
-static json_t *step_json(const struct profile_step *s, struct report_row *srow, struct report_row *crow)
+/* head's fields and "classes": [fill(ctx, i) for i < n] as one object. */
+static json_t *with_classes(const struct report_row *head, size_t n, class_fill_fn fill, const void *ctx,
+			    struct report_row *crow)
 {
-	json_t *o, *a = json_array();
-	size_t k;
-	profile_step_row(s, srow);
-	o = report_row_json(srow);
-	for (k = 0; k < s->nclasses; k++) {
-		profile_class_row(&s->classes[k], crow);
+	json_t *o = report_row_json(head), *a = json_array();
+	size_t i;
+	for (i = 0; i < n; i++) {
+		fill(ctx, i, crow);
 		json_array_append_new(a, report_row_json(crow));
 	}
 	json_object_set_new(o, "classes", a);
 	return o;
+}
+
+static json_t *step_json(const struct profile_step *s, struct report_row *srow, struct report_row *crow)
+{
+	profile_step_row(s, srow);
+	return with_classes(srow, s->nclasses, step_class, s, crow);
 }
 
 json_t *view_profile_json(const struct profile_result *r)
@@ -145,20 +165,65 @@ json_t *view_profile_json(const struct profile_result *r)
 	return o;
 }
 
-void view_profile_write(FILE *out, const struct profile_result *r, enum output_format fmt)
+static const char *const target_cols[] = {"class", "sub", "ceiling", "measured_s", "factor", "predicted_s", NULL};
+
+static void print_target(FILE *out, const struct profile_target *t)
+{
+	char b1[FMT_LEN], b2[FMT_LEN];
+	fprintf(out, "\non %s instead of %s\n(each class scaled by its roofline ceiling, the host time kept)\n",
+		t->target, t->source);
+	print_rows(out, profile_target_class_schema(), target_cols, 3, t->nclasses, target_class, t);
+	fprintf(out, "mean step: %s measured, %s predicted (x%.2f)\n",
+		fmt_duration(t->measured_step_s, FMT_DURATION_SHORT, b1, sizeof(b1)),
+		fmt_duration(t->predicted_step_s, FMT_DURATION_SHORT, b2, sizeof(b2)), t->speedup);
+}
+
+static json_t *target_json(const struct profile_target *t)
+{
+	struct report_row *row = report_row_new(profile_target_schema());
+	struct report_row *crow = report_row_new(profile_target_class_schema());
+	json_t *o;
+	profile_target_row(t, row);
+	o = with_classes(row, t->nclasses, target_class, t, crow);
+	report_row_free(row);
+	report_row_free(crow);
+	return o;
+}
+
+static void target_csv(FILE *out, const struct profile_target *t)
+{
+	struct report_row *row = report_row_new(profile_target_class_schema());
+	size_t i;
+	report_csv_header(profile_target_class_schema(), out);
+	for (i = 0; i < t->nclasses; i++) {
+		profile_target_class_row(&t->classes[i], row);
+		report_csv_row(row, out);
+	}
+	report_row_free(row);
+}
+
+void view_profile_write(FILE *out, const struct profile_result *r, const struct profile_target *t,
+			enum output_format fmt)
 {
 	json_t *o;
 	switch (fmt) {
 	case FORMAT_JSON:
 		o = view_profile_json(r);
+		if (t)
+			json_object_set_new(o, "target", target_json(t));
 		report_json_print(o);
 		json_decref(o);
 		return;
 	case FORMAT_CSV:
-		view_profile_csv(out, r);
+		if (t)
+			target_csv(out, t);
+		else
+			view_profile_csv(out, r);
 		return;
 	case FORMAT_HUMAN:
 	default:
 		view_profile_print(out, r);
+		if (t)
+			print_target(out, t);
 	}
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "profile/profile.h"
+#include "profile/target.h"
 #include "report/table.h"
 
 struct json_t;
@@ -23,7 +24,13 @@ void view_profile_csv(FILE *out, const struct profile_result *r);
  */
 struct json_t *view_profile_json(const struct profile_result *r);
 
-/* The result in the format asked for: the functions above, JSON printed through report_json_print(). */
-void view_profile_write(FILE *out, const struct profile_result *r, enum output_format fmt);
+/*
+ * The result in the format asked for: the functions above, JSON printed
+ * through report_json_print().  With a target (or NULL) its prediction
+ * follows: a table, or "target": {profile-target, "classes": [...]} in JSON,
+ * or its class rows as CSV instead of the profile's.
+ */
+void view_profile_write(FILE *out, const struct profile_result *r, const struct profile_target *t,
+			enum output_format fmt);
 
 #endif

@@ -92,6 +92,39 @@ expect_rc 0 profile "$D/mi250-rocm.json.gz" --csv
 expect_out "step,class,sub,time_s,share,kernels"
 expect_out "ProfilerStep#1,gemm,fp32,"
 
+# --target: the traced GPU itself reproduces the measured step; an H100 scales each class
+# by the ratio of the ceilings it names
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --source a100-sxm4-40gb --target a100-sxm4-40gb --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["target"]
+assert abs(t["predicted_step_s"] - t["measured_step_s"]) <= 0.05 * t["measured_step_s"], t
+assert all(c["factor"] == 1 for c in t["classes"])
+' || fail "--target on the traced GPU does not reproduce the step"
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --source a100-sxm4-40gb --target h100-sxm5-80gb --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t = d["target"]
+c = {(x["class"], x["sub"]): x for x in t["classes"]}
+g = c[("gemm", "tf32")]
+assert g["ceiling"] == "tf32 matmul" and g["target_ceiling"] > 2 * g["source_ceiling"], g
+assert abs(g["factor"] - g["source_ceiling"] / g["target_ceiling"]) < 1e-9
+assert abs(g["predicted_s"] - g["measured_s"] * g["factor"]) < 1e-12
+assert c[("elementwise", "")]["ceiling"] == "memory bandwidth"
+assert c[("comm", "allreduce")]["ceiling"] == "GPU link"
+# the host time stays: the step shrinks by less than the GPU work does
+assert t["host_s"] < t["predicted_step_s"] < t["measured_step_s"], t
+' || fail "--target h100-sxm5-80gb does not scale the classes by their ceilings"
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --source a100-sxm4-40gb --target h100-sxm5-80gb
+expect_out "tf32 matmul"
+expect_out "predicted"
+expect_width 80
+expect_rc 2 profile "$D/a100-nccl-2rank.json.gz" --target h100-sxm5-80gb
+expect_err "name it with --source GPU"
+expect_rc 2 profile "$D/legacy-2021-inference.json.gz" --target h100-sxm5-80gb
+expect_err "does not name its GPU"
+
 # broken and hostile traces: a located error, exit 2, nothing on stdout
 bad() {
 	expect_rc 2 profile "$TMP/$1"
