@@ -1331,12 +1331,18 @@ EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(nvmlDevice_t h, unsigned lin
 	rc = link_ok(d, link);
 	if (rc)
 		return rc;
+	/* the last line that applies wins: "LINK COUNTER VALUE AFTER" applies
+	 * once the GPU has had more than AFTER calls (a burst during the run) */
 	*v = 0;
 	for (e = list_head(d, "nvlink_error"); e; e = e->next) {
 		unsigned l;
 		char name[32];
-		unsigned long long x;
-		if (strcmp(e->key, "nvlink_error") || sscanf(e->val, "%u %31s %llu", &l, name, &x) != 3)
+		unsigned long long x, after = 0;
+		int n;
+		if (strcmp(e->key, "nvlink_error"))
+			continue;
+		n = sscanf(e->val, "%u %31s %llu %llu", &l, name, &x, &after);
+		if (n < 3 || (n == 4 && atomic_load(&d->calls) <= after))
 			continue;
 		if (l == link && !strcmp(name, names[counter]))
 			*v = x;
