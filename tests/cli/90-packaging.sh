@@ -1,99 +1,13 @@
 #!/bin/bash
-# What an operator installs: the Helm chart's templates render to the
-# shipped manifests and follow its values; the man pages; the systemd unit
-# (tasks for 72 GPUs, restarts when NVML is missing); the Debian package
+# What an operator installs (the Helm chart is 91-helm.sh's): the man
+# pages; the systemd unit (tasks for 72 GPUs, restarts when NVML is missing); the Debian package
 # (CPack) installs into a clean tree and runs; the image's root file system
 # built with mmdebstrap runs gpuscope as the image's non-root user.  Each
 # part runs only when its tools are present.
 . "$TESTS/cli/lib.sh"
 
-CHART="$SRCDIR/deploy/helm/gpuscope"
-RENDER="$SRCDIR/packaging/render-chart.py"
 FAKE="$BUILDDIR/fake-nvml/libnvidia-ml.so.1"
 SCEN="$SRCDIR/tests/fake-nvml/scenarios"
-
-PY=""
-for p in python3 /usr/bin/python3; do
-	if "$p" -c 'import yaml' 2>/dev/null; then
-		PY=$p
-		break
-	fi
-done
-
-# ---- the Helm chart ----
-if [ -n "$PY" ]; then
-	CHECKS=$((CHECKS + 1))
-	"$PY" "$RENDER" "$CHART" >"$TMP/rendered.yaml" 2>"$TMP/err" || fail "render: $(cat "$TMP/err")"
-	CHECKS=$((CHECKS + 1))
-	diff -u "$SRCDIR/deploy/helm/rendered/gpuscope.yaml" "$TMP/rendered.yaml" >"$TMP/diff" ||
-		fail "deploy/helm/rendered/gpuscope.yaml is not what the chart renders: $(head -30 "$TMP/diff")"
-	# the manifests follow the values, with the defaults and with other values
-	check_chart() {
-		CHECKS=$((CHECKS + 1))
-		"$PY" - "$CHART/values.yaml" "$1" "$2" >"$TMP/check" 2>&1 <<'PYEOF' || fail "chart ($2): $(cat "$TMP/check")"
-import sys, yaml
-values = yaml.safe_load(open(sys.argv[1]))
-for s in sys.argv[3].split(";"):
-    if s:
-        k, v = s.split("=", 1)
-        cur = values
-        for p in k.split(".")[:-1]:
-            cur = cur[p]
-        cur[k.split(".")[-1]] = yaml.safe_load(v)
-docs = {d["kind"]: d for d in yaml.safe_load_all(open(sys.argv[2])) if d}
-ds = docs["DaemonSet"]
-pod = ds["spec"]["template"]["spec"]
-c = pod["containers"][0]
-args = c["args"]
-def need(cond, what):
-    if not cond:
-        raise SystemExit("not so: " + what)
-need(c["image"] == f"{values['image']['repository']}:{values['image']['tag']}", "image from values")
-need(c["ports"][0]["containerPort"] == values["port"], "container port = values.port")
-need(docs["Service"]["spec"]["ports"][0]["port"] == values["port"], "service port = values.port")
-need(f"--listen=:{values['port']}" in args, "--listen on values.port")
-need(f"--names={values['names']}" in args, "--names from values")
-need(pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] != 0, "non-root")
-need(c["securityContext"]["readOnlyRootFilesystem"] is True, "read-only root file system")
-need(c["securityContext"]["allowPrivilegeEscalation"] is False, "no privilege escalation")
-need(c["resources"] == values["resources"], "resources from values")
-need(pod["nodeSelector"] == values["nodeSelector"], "nodeSelector from values")
-mounts = {m["name"]: m for m in c.get("volumeMounts", [])}
-vols = {v["name"]: v for v in pod.get("volumes", [])}
-k8s = values["kubernetes"]["enabled"]
-need(("--kubernetes" in args) == k8s, "--kubernetes follows kubernetes.enabled")
-need(("pod-resources" in mounts) == k8s and ("pod-resources" in vols) == k8s, "pod-resources mount follows kubernetes.enabled")
-if k8s:
-    need(vols["pod-resources"]["hostPath"]["path"] == values["kubernetes"]["podResourcesPath"], "pod-resources hostPath")
-    need(mounts["pod-resources"]["readOnly"] is True, "pod-resources read-only")
-wc = values["webConfig"]["enabled"]
-need(("web-config" in vols) == wc, "web-config volume follows webConfig.enabled")
-need(any(a.startswith("--web-config=") for a in args) == wc, "--web-config follows webConfig.enabled")
-if wc:
-    need(vols["web-config"]["secret"]["secretName"] == values["webConfig"]["secretName"], "secret name")
-need(("ServiceMonitor" in docs) == values["serviceMonitor"]["enabled"], "ServiceMonitor follows serviceMonitor.enabled")
-if "ServiceMonitor" in docs:
-    ep = docs["ServiceMonitor"]["spec"]["endpoints"][0]
-    need(ep["interval"] == values["serviceMonitor"]["interval"], "scrape interval")
-    need(ep.get("scheme", "http") == ("https" if wc else "http"), "scheme follows webConfig.enabled")
-    need(docs["ServiceMonitor"]["spec"]["selector"]["matchLabels"] == docs["Service"]["metadata"]["labels"], "selector")
-for a in values.get("extraArgs", []):
-    need(a in args, f"extra argument {a}")
-PYEOF
-	}
-	check_chart "$TMP/rendered.yaml" ""
-	for set in "webConfig.enabled=true" "serviceMonitor.enabled=false;kubernetes.enabled=false;port=9500" \
-		'extraArgs=["-f","/etc/gpuscope/default-counters.csv"]'; do
-		args=()
-		IFS=';' read -ra kv <<<"$set"
-		for s in "${kv[@]}"; do args+=(--set "$s"); done
-		CHECKS=$((CHECKS + 1))
-		"$PY" "$RENDER" "$CHART" "${args[@]}" >"$TMP/r2.yaml" 2>"$TMP/err" || fail "render --set $set: $(cat "$TMP/err")"
-		check_chart "$TMP/r2.yaml" "$set"
-	done
-else
-	echo "SKIP: the chart checks need Python's yaml"
-fi
 
 # ---- man pages: one per command ----
 for c in $("$GPUSCOPE" --help | awk '/^  [a-z]+  /{print $1}'); do
