@@ -91,7 +91,8 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null && [ -f "$BUILD
 		fail "cpack made no .deb: $(tail -5 "$TMP/cpack.log")"
 	else
 		dpkg-deb -c "$DEB" >"$TMP/files"
-		for f in ./usr/bin/gpuscope ./usr/share/man/man1/gpuscope-export.1 ./usr/share/man/man1/gpuscope-top.1 \
+		for f in ./usr/bin/gpuscope ./usr/share/man/man1/gpuscope-export.1.gz ./usr/share/man/man1/gpuscope-top.1.gz \
+			./usr/share/doc/gpuscope/copyright ./usr/share/doc/gpuscope/changelog.gz \
 			./usr/lib/systemd/system/gpuscope-export.service ./etc/default/gpuscope-export \
 			./etc/gpuscope/default-counters.csv ./etc/gpuscope/web-config.yml; do
 			CHECKS=$((CHECKS + 1))
@@ -108,8 +109,31 @@ if command -v cpack >/dev/null && command -v dpkg-deb >/dev/null && [ -f "$BUILD
 		CHECKS=$((CHECKS + 1))
 		dpkg-deb -e "$DEB" "$TMP/ctl" && grep -q '/etc/gpuscope/web-config.yml' "$TMP/ctl/conffiles" ||
 			fail "the configuration is not marked conffiles"
+		# the maintainer scripts enable the unit on installation and restart it on upgrade
+		CHECKS=$((CHECKS + 1))
+		grep -q 'deb-systemd-helper enable gpuscope-export.service' "$TMP/ctl/postinst" &&
+			grep -q 'deb-systemd-invoke restart gpuscope-export.service' "$TMP/ctl/postinst" &&
+			grep -q 'deb-systemd-invoke stop gpuscope-export.service' "$TMP/ctl/prerm" &&
+			grep -q 'deb-systemd-helper purge gpuscope-export.service' "$TMP/ctl/postrm" ||
+			fail "the maintainer scripts do not enable, restart, stop and purge the unit"
+		CHECKS=$((CHECKS + 1))
+		[ "$(dpkg-deb -f "$DEB" Description | wc -l)" -ge 4 ] ||
+			fail "no long description: $(dpkg-deb -f "$DEB" Description)"
+		if command -v lintian >/dev/null; then
+			CHECKS=$((CHECKS + 1))
+			lintian "$DEB" >"$TMP/lintian" 2>&1
+			grep -qE '^[EW]: ' "$TMP/lintian" && fail "lintian: $(grep -E '^[EW]: ' "$TMP/lintian" | head -20)"
+		else
+			echo "SKIP: lintian is not installed (Debian package lintian, in debian-packages.txt)"
+		fi
 		mkdir -p "$TMP/root"
 		dpkg-deb -x "$DEB" "$TMP/root"
+		CHECKS=$((CHECKS + 1))
+		readelf -S "$TMP/root/usr/bin/gpuscope" | grep -q '\.debug_info\|\.symtab' &&
+			fail "the installed binary is not stripped"
+		CHECKS=$((CHECKS + 1))
+		zcat "$TMP/root/usr/share/man/man1/gpuscope-export.1.gz" | grep -q '^\.TH' ||
+			fail "gpuscope-export.1.gz is not a man page"
 		CHECKS=$((CHECKS + 1))
 		grep -q '^ExecStart=/usr/bin/gpuscope export' "$TMP/root/usr/lib/systemd/system/gpuscope-export.service" ||
 			fail "the unit does not run /usr/bin/gpuscope"
