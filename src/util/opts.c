@@ -50,6 +50,27 @@ static int unknown_opt(const struct opts_cmd *cmd, const char *arg, size_t len)
 	return opts_error(cmd, "unknown option '%s'%s", word, hint);
 }
 
+/* Whether v is a count and "x" alone: "4x", "12X". */
+static int count_times(const char *v)
+{
+	size_t n = strspn(v, "0123456789");
+	return n > 0 && (v[n] == 'x' || v[n] == 'X') && !v[n + 1];
+}
+
+/*
+ * "a b", for a list value given in two arguments; kept for the life of the
+ * process, as argv is (a list's values live as long as the command).
+ */
+static const char *joined(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = xmalloc(la + lb + 2);
+	memcpy(s, a, la);
+	s[la] = ' ';
+	memcpy(s + la + 1, b, lb + 1);
+	return s;
+}
+
 static int set_value(const struct opts_cmd *cmd, const struct opt *o, const char *v)
 {
 	char why[200];
@@ -106,6 +127,14 @@ static int set_value(const struct opts_cmd *cmd, const struct opt *o, const char
 		*(int *)o->value = x;
 		return 0;
 	}
+	case OPT_LIST: {
+		struct opt_list *l = o->value;
+		if (!*v)
+			return opts_error(cmd, "option '--%s' needs a non-empty value", o->name);
+		XGROW(l->v, l->cap, l->n);
+		l->v[l->n++] = v;
+		return 0;
+	}
 	default:
 		BUG("option type %d takes no value", o->type);
 	}
@@ -154,11 +183,31 @@ int opts_parse(const struct opts_cmd *cmd, int argc, char **argv, int *npos)
 		else
 			return opts_error(cmd, "option '--%s' needs a value (%s)", o->name,
 					  o->argh ? o->argh : "VALUE");
+		if (o->type == OPT_LIST && count_times(val) && i + 1 < argc && argv[i + 1][0] != '-')
+			val = joined(val, argv[++i]);
 		if (set_value(cmd, o, val))
 			return -1;
 	}
 	*npos = n;
 	return 0;
+}
+
+/* Help text from column 29, wrapped at spaces to end by column 80, continued at column 29. */
+static void print_help_text(FILE *out, const char *h)
+{
+	const size_t width = 80 - 28;
+	size_t len = strlen(h);
+	while (len > width) {
+		size_t cut = width;
+		while (cut > 0 && h[cut] != ' ')
+			cut--;
+		if (!cut)
+			break;
+		fprintf(out, "%.*s\n%28s", (int)cut, h, "");
+		h += cut + 1;
+		len -= cut + 1;
+	}
+	fprintf(out, "%s\n", h);
 }
 
 void opts_usage(const struct opts_cmd *cmd, FILE *out)
@@ -180,9 +229,10 @@ void opts_usage(const struct opts_cmd *cmd, FILE *out)
 		else
 			snprintf(left, sizeof(left), "--%s %s", o->name, o->argh ? o->argh : "VALUE");
 		if (strlen(left) > 24)
-			fprintf(out, "  %s\n  %-24s  %s\n", left, "", o->help ? o->help : "");
+			fprintf(out, "  %s\n  %-24s  ", left, "");
 		else
-			fprintf(out, "  %-24s  %s\n", left, o->help ? o->help : "");
+			fprintf(out, "  %-24s  ", left);
+		print_help_text(out, o->help ? o->help : "");
 	}
 	fprintf(out, "  %-24s  %s\n", "-h, --help", "show this help");
 }

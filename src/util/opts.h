@@ -26,6 +26,16 @@ enum opt_type {
 	OPT_ENUM,     /* int *: a name turned into its value by `from_name`; an unknown
 			* name is a usage error listing `choices` */
 	OPT_GROUP,    /* a heading in --help; name is the heading */
+	OPT_LIST,     /* struct opt_list *: each use appends its value (pointing into
+			* argv, or malloc()ed when joined); a value that is a count
+			* and "x" alone ("4x") takes the next argument as its rest, so
+			* "--have 4x dgx-a100" is one value "4x dgx-a100" */
+};
+
+/* The values of a repeatable option, in the order given. */
+struct opt_list {
+	const char **v;
+	size_t n, cap;
 };
 
 struct opt {
@@ -92,6 +102,10 @@ struct opt {
 	{ \
 		.type = OPT_ENUM, .name = n, .value = OPT_PTR_(int *, v), .argh = a, .help = h, \
 		.from_name = parse, .choices = names \
+	}
+#define OPT_LIST_(n, v, a, h) \
+	{ \
+		.type = OPT_LIST, .name = n, .value = OPT_PTR_(struct opt_list *, v), .argh = a, .help = h \
 	}
 #define OPT_END_() \
 	{ \
