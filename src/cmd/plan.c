@@ -18,6 +18,7 @@
 #include "cmd/workload_opts.h"
 #include "model/model.h"
 #include "plan/plan.h"
+#include "util/csv.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "util/suggest.h"
@@ -34,6 +35,8 @@ static double latency_target, deadline;
 static double memory_headroom = NAN;
 /* the request, its numbers and flags set by the table below as given (0: not given) */
 static struct plan_request rq;
+/* --have, each value as given: "4x dgx-a100" or "@FILE" */
+static struct opt_list have_list;
 static struct workload_opts wo = {
 	.cmd = "plan",
 	.default_model = "llama2-7b",
@@ -78,6 +81,9 @@ static const struct opt plan_opts[] = {
 	OPT_STRING_("buy", &buy_s, "WHAT", "onprem (default), cloud or cloud:PROVIDER"),
 	OPT_ENUM_("price-tier", &rq.price_tier, "TIER", "cloud: on-demand (default), 1y, 3y or spot",
 		  cat_tier_from_name, CAT_TIER_NAMES),
+	OPT_LIST_("have", &have_list, "N x SERVER",
+		  "onprem, training: servers you own (4x dgx-a100, or @FILE of such lines); plan says "
+		  "what to add; repeatable"),
 	OPT_FLAG_("servers-only", &rq.servers_only, "onprem: catalog servers only, no generic builds"),
 	OPT_FLAG_("no-spares", &rq.no_spares, "train on every GPU of an NVL72/NVL36 rack, none spare"),
 	OPT_FLAG_("include-eol", &rq.include_eol,
@@ -292,6 +298,54 @@ static void check_flags(const struct plan_request *req)
 		    req->rack_kw);
 	if (req->checkpoint_every_s > 0 && infer)
 		DIE("--checkpoint-every is for training");
+	if (have_list.n && (cloud || infer))
+		DIE("--have weighs servers you own for a training run; it does not apply to %s",
+		    cloud ? "--buy cloud (rentals beside them are weighed anyway)" : "--task infer");
+}
+
+/* One --have value into *v: "N x SERVER", or @FILE of such lines; the same server twice adds up. */
+static void add_have(const struct catalog *cat, const char *arg, struct plan_have **v, size_t *n, size_t *cap)
+{
+	struct plan_have one, *got = &one;
+	size_t ngot = 1, i, k;
+	struct diag err;
+	char msg[1024], *buf = NULL;
+	size_t len;
+	int rc;
+
+	diag_clear(&err);
+	if (*arg == '@') {
+		rc = csv_read_file(arg + 1, &buf, &len, &err) ||
+		     plan_have_parse_file(cat, buf, len, arg + 1, &got, &ngot, &err);
+		free(buf);
+	} else {
+		rc = plan_have_parse(cat, arg, NULL, 0, &one, &err);
+	}
+	if (rc) {
+		diag_format(&err, msg, sizeof(msg));
+		DIE("--have: %s", msg);
+	}
+	for (i = 0; i < ngot; i++) {
+		for (k = 0; k < *n && (*v)[k].server != got[i].server; k++)
+			;
+		if (k == *n) {
+			XGROW(*v, *cap, *n);
+			(*v)[(*n)++] = (struct plan_have){got[i].server, 0};
+		}
+		(*v)[k].count += got[i].count;
+	}
+	if (got != &one)
+		free(got);
+}
+
+static void resolve_have(const struct catalog *cat, struct plan_request *req)
+{
+	struct plan_have *v = NULL;
+	size_t i, n = 0, cap = 0;
+	for (i = 0; i < have_list.n; i++)
+		add_have(cat, have_list.v[i], &v, &n, &cap);
+	req->have = v;
+	req->nhave = n;
 }
 
 /* The workload's task, optimizer and amount of work, each flag checked against the task. */
@@ -361,6 +415,7 @@ static void resolve_search(const struct catalog *cat, struct plan_request *req)
 	if (fp8_flag)
 		req->precisions |= 1u << MODEL_FP8;
 	resolve_licence(cat, req);
+	resolve_have(cat, req);
 }
 
 static void progress(void *arg, size_t done, size_t total)
@@ -399,12 +454,38 @@ static void resolve_request(const struct catalog *cat, const struct workload *w,
 
 /* ---- output ---- */
 
-static void write_output(const struct plan *p, enum output_format fmt, const struct plan_explanation *ex)
+/*
+ * With --have: the same workload searched on rented instances, for renting
+ * beside the owned servers; NULL when nothing can be rented.
+ */
+static struct plan *rent_plan(const struct catalog *cat, const struct plan_request *req)
+{
+	struct plan_request r = *req;
+	struct plan *p = NULL;
+	struct diag err;
+
+	r.buy = PLAN_BUY_CLOUD;
+	r.have = NULL;
+	r.nhave = 0;
+	r.servers_only = 0;
+	r.utilisation_pct = r.years = r.rack_kw = r.storage_tb = 0;
+	r.licence = NULL;
+	r.progress = NULL;
+	if (r.objective == PLAN_OBJ_CAPEX)
+		r.objective = PLAN_OBJ_COST;
+	diag_clear(&err);
+	if (plan_run(&p, cat, &r, &err))
+		return NULL;
+	return p;
+}
+
+static void write_output(const struct plan *p, enum output_format fmt, const struct plan_explanation *ex,
+			 const struct plan_have_answer *have)
 {
 	json_t *doc;
 	switch (fmt) {
 	case FORMAT_JSON:
-		doc = view_plan_json(p, ex, all_flag);
+		doc = view_plan_json(p, ex, have, all_flag);
 		report_json_print(doc);
 		json_decref(doc);
 		break;
@@ -412,7 +493,7 @@ static void write_output(const struct plan *p, enum output_format fmt, const str
 		view_plan_csv(stdout, p, all_flag);
 		break;
 	default:
-		view_plan_print(stdout, p, ex);
+		view_plan_print(stdout, p, ex, have);
 		break;
 	}
 }
@@ -424,10 +505,11 @@ int cmd_plan(int argc, char **argv)
 	const struct catalog *cat;
 	struct workload w;
 	struct plan_request req;
-	struct plan *p;
+	struct plan *p, *rented = NULL;
 	struct plan_explanation ex;
+	struct plan_have_answer ha;
 	struct diag err;
-	int have_ex = 0, rc;
+	int have_ex = 0, have_fleet = 0, rc;
 
 	if (npos > 1)
 		DIE("one workload at most, got '%s' and '%s'", argv[0], argv[1]);
@@ -448,9 +530,15 @@ int cmd_plan(int argc, char **argv)
 	}
 	if (!no_explain && plan_nranked(p))
 		have_ex = plan_explain(p, plan_ranked(p, 0), &ex) == 0;
+	if (req.nhave) {
+		rented = rent_plan(cat, &req);
+		have_fleet = plan_have_answer(p, rented, &ha) == 0;
+		if (!have_fleet)
+			DIE("--have: the servers owned cannot be priced to run (a server without power or price)");
+	}
 	if (report_path) {
 		diag_clear(&err);
-		if (view_plan_report(p, have_ex ? &ex : NULL, report_path, &err)) {
+		if (view_plan_report(p, have_ex ? &ex : NULL, have_fleet ? &ha : NULL, report_path, &err)) {
 			char msg[1024];
 			diag_format(&err, msg, sizeof(msg));
 			plan_free(p);
@@ -458,11 +546,15 @@ int cmd_plan(int argc, char **argv)
 			die_code(EXIT_ENV, "gpuscope plan: --report: %s", msg);
 		}
 	}
-	write_output(p, fmt, have_ex ? &ex : NULL);
-	rc = plan_nranked(p) ? EXIT_OK : EXIT_FINDINGS;
+	write_output(p, fmt, have_ex ? &ex : NULL, have_fleet ? &ha : NULL);
+	rc = plan_nranked(p) || (have_fleet && ha.best >= 0) ? EXIT_OK : EXIT_FINDINGS;
 	if (have_ex)
 		plan_explanation_release(&ex);
+	if (have_fleet)
+		plan_have_release(&ha);
+	plan_free(rented);
 	plan_free(p);
 	free((void *)req.gpus);
+	free((void *)req.have);
 	return rc;
 }

@@ -607,6 +607,26 @@ int tco_compute(const struct tco_inputs *in, struct tco_result *out, struct diag
 	return 0;
 }
 
+int tco_keep(const struct tco_inputs *in, struct tco_keep *out, struct diag *err)
+{
+	struct tco_result r;
+
+	memset(out, 0, sizeof(*out));
+	if (tco_inputs_check(in, err))
+		return -1;
+	compute_terms(in, &r);
+	out->servers = r.servers;
+	out->gpus = r.gpus;
+	out->energy_usd_per_year = r.energy_usd_per_year;
+	out->space_usd_per_year = r.space_usd_per_year;
+	out->staff_usd_per_year = r.staff_usd_per_year;
+	out->support_usd_per_year = r.support_usd_per_year;
+	out->usd_per_year = r.opex_usd_per_year;
+	out->gpu_hours_per_year = r.gpus * in->hours_per_year * r.utilisation;
+	out->usd_per_gpu_hour = out->usd_per_year / out->gpu_hours_per_year;
+	return 0;
+}
+
 int tco_compute_with(const struct tco_inputs *in, enum tco_input id, double v, struct tco_result *out,
 		     struct diag *err)
 {

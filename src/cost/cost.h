@@ -242,6 +242,24 @@ struct tco_result {
  */
 int tco_compute(const struct tco_inputs *in, struct tco_result *out, struct diag *err);
 
+/*
+ * Keeping servers already owned: no capex, no residual, no interest; the
+ * running costs of tco_compute() for in's count at its utilisation (power at
+ * the wall with the PUE, space, staff by rack, support at the support % of
+ * the catalog price, as the contract on a server keeps being paid), and the
+ * same spread over the GPU-hours the servers work in a year
+ * (docs/tco.md "Hardware already owned").
+ */
+struct tco_keep {
+	double servers, gpus;
+	double energy_usd_per_year, space_usd_per_year, staff_usd_per_year, support_usd_per_year;
+	double usd_per_year;       /* the four together */
+	double gpu_hours_per_year; /* gpus x hours a year x utilisation */
+	double usd_per_gpu_hour;   /* usd_per_year / gpu_hours_per_year */
+};
+/* Returns 0, or -1 with *err (field = the flag) when an input is out of range or missing. */
+int tco_keep(const struct tco_inputs *in, struct tco_keep *out, struct diag *err);
+
 /* Cumulative cash paid after `month` months, owned (capex first) and rented. */
 double tco_owned_cumulative_usd(const struct tco_result *r, double month);
 double tco_cloud_cumulative_usd(const struct tco_result *r, double month);

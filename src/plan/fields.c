@@ -406,3 +406,73 @@ PLAN_ITEM_SCHEMA(alternative, "plan-alternative", PLAN_ALTERNATIVE_FIELDS, struc
 	F(fits, BOOL, NULL, "it fits in memory", a->fits)
 
 PLAN_ITEM_SCHEMA(optimisation, "plan-optimisation", PLAN_OPTIMISATION_FIELDS, struct model_advice, a)
+
+/* ---- what to add to hardware already owned ---- */
+
+/* The hardware added, "6x8 dgx-a100 (eos)" (the whole pool, for more of the same); NULL: nothing added. */
+static const char *add_hw_text(const struct plan_add *a, struct report_row *row)
+{
+	size_t n;
+	const struct plan_hw *h;
+	if (!a->found || !a->add)
+		return NULL;
+	h = &plan_hw(a->from, &n)[a->add->hw];
+	return report_printf(row, "%ux%d %s", a->add->nodes, h->gpus_per_node, h->label);
+}
+
+#define NAN_UNLESS(a, v) ((a)->found ? (v) : NAN)
+#define PLAN_ADD_FIELDS(F) \
+	F(kind, TEXT, NULL, \
+	  "nothing (the owned servers alone), same (more of an owned type, one pool), other (other " \
+	  "hardware bought beside them) or rent (instances rented beside them)", \
+	  plan_add_kind_name(a->kind)) \
+	F(hardware, TEXT, NULL, "the pool added (same: the whole pool, owned servers in); null: nothing", \
+	  add_hw_text(a, row)) \
+	F(found, BOOL, NULL, "some such choice fits in memory (else the figures are null)", a->found) \
+	F(added_nodes, NUM, NULL, "servers or instances added", NAN_UNLESS(a, a->added_nodes)) \
+	F(owned_servers_at_work, NUM, NULL, "owned servers the job uses", NAN_UNLESS(a, a->owned_nodes)) \
+	F(owned_servers, NUM, NULL, "owned servers in all", (double)a->owned_total) \
+	F(owned_work_share, NUM, "fraction", "share of the work the owned servers do", \
+	  NAN_UNLESS(a, a->owned_share)) \
+	F(time_s, NUM, "s", "the job's time to finish, the pools working together", \
+	  NAN_UNLESS(a, a->hours * 3600)) \
+	F(added_alone_s, NUM, "s", "the added pool alone on the whole job; null: nothing added", \
+	  a->found && a->add ? a->added_alone_hours * 3600 : NAN) \
+	F(owned_usd, NUM, "USD", "the owned servers' running cost over the job (no capex)", \
+	  NAN_UNLESS(a, a->owned_usd)) \
+	F(added_usd, NUM, "USD", "the added hardware's cost over the job: its TCO share, or its rent", \
+	  NAN_UNLESS(a, a->added_usd)) \
+	F(cost_usd, NUM, "USD", "the job's cost: owned_usd + added_usd", NAN_UNLESS(a, a->cost_usd)) \
+	F(capex_usd, NUM, "USD", "capital the addition commits (0: nothing bought)", NAN_UNLESS(a, a->capex_usd)) \
+	F(within_limits, BOOL, NULL, "meets --deadline and --budget", a->found && a->meets)
+
+PLAN_ITEM_SCHEMA(add, "plan-add", PLAN_ADD_FIELDS, struct plan_add, a)
+
+#define PLAN_HAVE_FIELDS(F) \
+	F(owned_usd_per_year, NUM, "USD/year", \
+	  "keeping every owned server a year: power at the wall, space, staff, support", h->owned_usd_per_year) \
+	F(owned_usd_per_gpu_hour, NUM, "USD", "the same per GPU-hour worked at the plan's utilisation", \
+	  h->owned_usd_per_gpu_hour) \
+	F(best, TEXT, NULL, "the kind to take: the cheapest within the limits; null: none is", \
+	  h->best >= 0 ? plan_add_kind_name((enum plan_add_kind)h->best) : NULL) \
+	F(text, TEXT, NULL, "the answer in words", TEXT_OF(h->text))
+
+PLAN_ITEM_SCHEMA(have, "plan-have", PLAN_HAVE_FIELDS, struct plan_have_answer, h)
+
+const char *const plan_add_columns[PLAN_ADD_NCOLUMNS] = {
+	"kind",     "hardware",  "owned_servers_at_work", "owned_work_share", "time_s",
+	"cost_usd", "capex_usd", "within_limits"};
+const char *const plan_add_headings[PLAN_ADD_NCOLUMNS] = {"add",  "hardware", "owned", "share",
+							  "time", "cost",     "capex", "ok"};
+
+void plan_add_cells(const struct plan_add *a, struct report_row *row, char cells[PLAN_ADD_NCOLUMNS][FMT_LEN])
+{
+	size_t k;
+	plan_add_row(a, row);
+	for (k = 0; k < PLAN_ADD_NCOLUMNS; k++) {
+		long i = report_field_index(plan_add_schema(), plan_add_columns[k]);
+		const char *t = report_value_text(row, (size_t)i, cells[k], FMT_LEN);
+		if (t != cells[k])
+			snprintf(cells[k], FMT_LEN, "%s", t ? t : "-");
+	}
+}

@@ -14,6 +14,7 @@
 
 #include "plan/plan.h"
 #include "report/field.h"
+#include "report/fmt.h"
 
 /*
  * "plan": one choice, flat: each object of "ranked", "front", "all" and
@@ -51,5 +52,16 @@ const struct report_schema *plan_alternative_schema(void);
 void plan_alternative_row(const struct plan_note *n, struct report_row *row);
 const struct report_schema *plan_optimisation_schema(void);
 void plan_optimisation_row(const struct model_advice *a, struct report_row *row);
+
+const struct report_schema *plan_add_schema(void);
+void plan_add_row(const struct plan_add *a, struct report_row *row);
+const struct report_schema *plan_have_schema(void);
+void plan_have_row(const struct plan_have_answer *h, struct report_row *row);
+/* The plan-add fields a table of the options shows, in order (human table and HTML). */
+#define PLAN_ADD_NCOLUMNS 8
+extern const char *const plan_add_columns[PLAN_ADD_NCOLUMNS];
+extern const char *const plan_add_headings[PLAN_ADD_NCOLUMNS]; /* their table headings */
+/* The cells of option a's table row, plan_add_columns as report_value_text() writes them; row: plan_add_schema(). */
+void plan_add_cells(const struct plan_add *a, struct report_row *row, char cells[PLAN_ADD_NCOLUMNS][FMT_LEN]);
 
 #endif

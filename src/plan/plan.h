@@ -67,6 +67,28 @@ enum plan_buy {
 	PLAN_BUY_CLOUD, /* catalog cloud instances, on-demand */
 };
 
+/* Servers already owned: `--have 4x dgx-a100`. */
+struct plan_have {
+	const struct cat_server *server; /* catalog-owned */
+	int count;                       /* >= 1 */
+};
+
+/*
+ * One "N x SERVER" ("4x dgx-a100", "4 x dgx-a100", "4 dgx-a100"), the server
+ * resolved as everywhere in gpuscope.  file and line name the text in
+ * errors (file NULL: the flag "--have"; line 0: none), the column counted
+ * from 1 in text.  Returns 0, or -1 with *err at the column.
+ */
+int plan_have_parse(const struct catalog *cat, const char *text, const char *file, int line, struct plan_have *out,
+		    struct diag *err);
+/*
+ * A file of such lines, '#' starting a comment, blank lines skipped; a
+ * server named twice adds up.  Returns 0 with *out (malloc()ed, the
+ * caller's to free) and *n >= 1, or -1 with *err at file:line:column.
+ */
+int plan_have_parse_file(const struct catalog *cat, const char *buf, size_t len, const char *path,
+			 struct plan_have **out, size_t *n, struct diag *err);
+
 struct plan_request {
 	const struct workload *w; /* finished workload; must outlive the plan */
 	/*
@@ -85,6 +107,13 @@ struct plan_request {
 	 * as if the rest of the term were put to other work
 	 */
 	int price_tier;
+	/*
+	 * Servers already owned (owning only): searched whatever their
+	 * lifecycle or --gpu, so that plan_have_answer() can weigh them; the
+	 * ranking itself prices every choice as bought.
+	 */
+	const struct plan_have *have;
+	size_t nhave;
 	const struct cat_gpu *const *gpus; /* only these GPU types; NULL: all */
 	size_t ngpus;
 	const char *ecosystem; /* "cuda", "rocm" ...; NULL: any */
@@ -523,13 +552,66 @@ int plan_explain(const struct plan *p, const struct plan_choice *c, struct plan_
 /* Frees the explanation's text and zeroes it; a zeroed one is a no-op. */
 void plan_explanation_release(struct plan_explanation *ex);
 
+/* ---- what to add to hardware already owned (req->have) ---- */
+
+enum plan_add_kind {
+	PLAN_ADD_NOTHING, /* the owned fleet alone */
+	PLAN_ADD_SAME,    /* more servers of the owned type, one pool with the owned ones */
+	PLAN_ADD_OTHER,   /* other hardware bought, a second pool beside the owned one */
+	PLAN_ADD_RENT,    /* cloud instances rented, a second pool beside the owned one */
+	PLAN_ADD_COUNT
+};
+const char *plan_add_kind_name(enum plan_add_kind k); /* "nothing", "same", "other", "rent" */
+
+/*
+ * One way to run the job with the owned fleet.  Pools that are not one
+ * machine share the work by throughput (each takes the share of the work
+ * it finishes in the common time); docs/plan.md "Hardware already owned".
+ */
+struct plan_add {
+	enum plan_add_kind kind;
+	const struct plan *from;       /* the plan `add` is a choice of (the owned or the rented search) */
+	const struct plan_choice *add; /* what is added (NOTHING: NULL; SAME: the whole pool, owned nodes in) */
+	int added_nodes;               /* servers or instances added */
+	int owned_nodes;               /* owned servers at work, over every owned type */
+	int owned_total;               /* owned servers in all */
+	double owned_share;            /* share of the work the owned servers do, 0-1 */
+	double added_alone_hours;      /* the added pool alone on the whole job (NaN: none) */
+	double hours;                  /* the job's time to finish */
+	double owned_usd;              /* the owned servers' running cost over those hours */
+	double added_usd;              /* the added hardware's cost over them (bought: its TCO share) */
+	double cost_usd;               /* the two together */
+	double capex_usd;              /* capital the addition commits (0: nothing bought) */
+	int meets;                     /* 1: meets the deadline (or there is none) */
+	int found;                     /* 0: no such choice fits (the rest is NaN) */
+};
+
+struct plan_have_answer {
+	struct plan_add opt[PLAN_ADD_COUNT]; /* indexed by kind */
+	int best;                            /* the kind to take: the cheapest that meets the deadline; -1: none */
+	double owned_usd_per_year;           /* keeping the whole owned fleet a year (tco_keep) */
+	double owned_usd_per_gpu_hour;       /* the same per GPU-hour worked */
+	char *text;                          /* the answer in words (malloc()ed) */
+};
+
+/*
+ * What to add to the owned fleet of own's request: the fleet alone, more
+ * of the same, other hardware beside it (from own's search) and instances
+ * rented beside it (from rent, a --buy cloud search of the same workload;
+ * NULL: not weighed).  Returns 0, or -1 (*out zeroed) when own has no
+ * fleet or it cannot be priced.  Free with plan_have_release().
+ */
+int plan_have_answer(const struct plan *own, const struct plan *rent, struct plan_have_answer *out);
+void plan_have_release(struct plan_have_answer *a);
+
 /*
  * Writes the self-contained HTML report: the Pareto front (one colour per
  * GPU type), the memory of the top choices as stacked bars, their step time
- * broken down, the ranked table and the explanation.  title is the
+ * broken down, the ranked table, the explanation and, with have, what to
+ * add to the servers owned.  title is the
  * workload line.  Returns 0, or -1 with *err naming the file.
  */
-int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title, const char *path,
-		     struct diag *err);
+int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const struct plan_have_answer *have,
+		     const char *title, const char *path, struct diag *err);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model/serving.h"
+#include "plan/fields.h"
 #include "plan/plan_int.h"
 #include "report/html.h"
 #include "report/svg.h"
@@ -578,8 +579,30 @@ static void report_tables(const struct plan *p, struct html_doc *d, const struct
 			  "used, rented at on-demand prices; energy: GPUs only. See docs/plan.md.");
 }
 
-int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const char *title, const char *path,
-		     struct diag *err)
+/* What to add to the servers owned: the table of the ways to run the job, and the answer. */
+static void have_section(struct html_doc *d, const struct plan_have_answer *h)
+{
+	struct report_row *row = report_row_new(plan_add_schema());
+	char cells[PLAN_ADD_NCOLUMNS][FMT_LEN];
+	const char *cp[PLAN_ADD_NCOLUMNS];
+	size_t i, k;
+
+	html_heading(d, 2, "What to add to the servers you own");
+	html_paragraph(d, h->text);
+	html_table_begin(d, "have", NULL);
+	html_table_head(d, plan_add_headings, PLAN_ADD_NCOLUMNS);
+	for (i = 0; i < PLAN_ADD_COUNT; i++) {
+		plan_add_cells(&h->opt[i], row, cells);
+		for (k = 0; k < PLAN_ADD_NCOLUMNS; k++)
+			cp[k] = cells[k];
+		html_table_row(d, cp, PLAN_ADD_NCOLUMNS);
+	}
+	html_table_end(d);
+	report_row_free(row);
+}
+
+int plan_report_html(const struct plan *p, const struct plan_explanation *ex, const struct plan_have_answer *have,
+		     const char *title, const char *path, struct diag *err)
 {
 	struct strbuf head = STRBUF_INIT;
 	struct html_doc *d;
@@ -591,6 +614,8 @@ int plan_report_html(const struct plan *p, const struct plan_explanation *ex, co
 	html_heading(d, 1, strbuf_str(&head));
 	strbuf_release(&head);
 	report_head(p, d);
+	if (have)
+		have_section(d, have);
 	rc = report_charts(p, d, n < 10 ? n : 10, err);
 	if (!rc) {
 		report_tables(p, d, ex);

@@ -297,6 +297,16 @@ static int spare_active(const struct plan *p, int n)
 	return a;
 }
 
+/* Whether s is a server the user already owns (--have): searched whatever its lifecycle or GPU. */
+static int is_had(const struct plan *p, const struct cat_server *s)
+{
+	size_t k;
+	for (k = 0; k < p->req.nhave; k++)
+		if (p->req.have[k].server == s)
+			return 1;
+	return 0;
+}
+
 static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, int active)
 {
 	const struct cat_gpu *g = s->gpu ? catalog_get(p->cat, CAT_GPUS, s->gpu) : NULL;
@@ -304,14 +314,15 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 	struct model_config cfg;
 	struct diag err;
 	struct plan_hw *h;
-
 	unsigned life;
+	int had;
 
-	if (!gpu_wanted(p, g) || !cat_has(s->gpu_count) || s->gpu_count < 1)
+	had = !active && is_had(p, s);
+	if ((!had && !gpu_wanted(p, g)) || !g || !cat_has(s->gpu_count) || s->gpu_count < 1)
 		return 0;
 	life = part_life(p, g, s);
 	/* the spare variant of a rack is the rack: it was named already */
-	if (life && !p->req.include_eol) {
+	if (life && !p->req.include_eol && !had) {
 		if (!active)
 			left_out_for_life(p, s->row.key, life, g, s);
 		return 0;

@@ -67,7 +67,7 @@ static const char *task_words(const struct workload *w, enum model_task t)
 	}
 }
 
-/* "Llama 2 7B (6.74B parameters), full fine-tune on 1e9 tokens" */
+/* "Llama 2 7B (6.74B parameters), full fine-tune on 1G tokens" */
 static void title_line(struct strbuf *sb, const struct plan *p)
 {
 	const struct plan_request *req = plan_request_of(p);
@@ -81,7 +81,7 @@ static void title_line(struct strbuf *sb, const struct plan *p)
 		strbuf_addf(sb, "%s requests/s",
 			    fmt_count(req->rate_per_s > 0 ? req->rate_per_s : 1, FMT_COUNT_G3, c, sizeof(c)));
 	else if (b->train_tokens > 0)
-		strbuf_addf(sb, "%s tokens", fmt_count(b->train_tokens, FMT_COUNT_G3, c, sizeof(c)));
+		strbuf_addf(sb, "%s tokens", fmt_count(b->train_tokens, FMT_COUNT_SI_SHORT, c, sizeof(c)));
 	else if (b->epochs > 1)
 		strbuf_addf(sb, "%s %s x %.3g epochs", fmt_count(b->train_samples, FMT_COUNT_G3, c, sizeof(c)),
 			    w->sample_unit, b->epochs);
@@ -565,9 +565,41 @@ static void print_header(FILE *out, const struct plan *p)
 		print_whole_steps(out, p);
 }
 
-void view_plan_print(FILE *out, const struct plan *p, const struct plan_explanation *ex)
+/* What to add to the servers already owned: one row per way of running the job, then the answer. */
+static void print_have(FILE *out, const struct plan_have_answer *h)
+{
+	struct report_row *row = report_row_new(plan_add_schema());
+	struct table *tb = table_new();
+	char cells[PLAN_ADD_NCOLUMNS][FMT_LEN];
+	size_t i, k;
+
+	for (k = 0; k < PLAN_ADD_NCOLUMNS; k++)
+		table_column(tb, plan_add_headings[k], k < 2 ? ALIGN_LEFT : ALIGN_RIGHT);
+	for (i = 0; i < PLAN_ADD_COUNT; i++) {
+		plan_add_cells(&h->opt[i], row, cells);
+		table_row(tb);
+		for (k = 0; k < PLAN_ADD_NCOLUMNS; k++)
+			table_cell(tb, cells[k]);
+	}
+	fprintf(out, "\nWhat to add to the servers you own\n");
+	table_print(tb, out, 80);
+	table_free(tb);
+	report_row_free(row);
+	table_wrap(out, "", h->text, 0, 80);
+	table_wrap(out, "",
+		   "add: nothing, same (more of an owned type, one pool), other (bought beside them), rent "
+		   "(rented beside them); owned: owned servers at work; share: their share of the work; "
+		   "cost: the job, the owned servers at their running cost, the added at their TCO share or "
+		   "rent; capex: what the addition buys; ok: within --deadline and --budget",
+		   0, 80);
+}
+
+void view_plan_print(FILE *out, const struct plan *p, const struct plan_explanation *ex,
+		     const struct plan_have_answer *have)
 {
 	print_header(out, p);
+	if (have)
+		print_have(out, have);
 	if (!plan_nranked(p)) {
 		fprintf(out, "\n");
 		print_no_answer(out, p);
@@ -728,7 +760,32 @@ static json_t *nearest_miss_json(const struct plan *p)
 	return o;
 }
 
-json_t *view_plan_json(const struct plan *p, const struct plan_explanation *ex, int all)
+static json_t *have_json(const struct plan *p, const struct plan_have_answer *h)
+{
+	const struct plan_request *req = plan_request_of(p);
+	json_t *o, *fleet = json_array(), *opts = json_array();
+	struct report_row *row = report_row_new(plan_add_schema());
+	size_t i;
+
+	for (i = 0; i < PLAN_ADD_COUNT; i++) {
+		plan_add_row(&h->opt[i], row);
+		json_array_append_new(opts, report_row_json(row));
+	}
+	report_row_free(row);
+	for (i = 0; i < req->nhave; i++)
+		json_array_append_new(fleet, json_pack("{s:i,s:s}", "count", req->have[i].count, "server",
+						       req->have[i].server->row.key));
+	row = report_row_new(plan_have_schema());
+	plan_have_row(h, row);
+	o = report_row_json(row);
+	report_row_free(row);
+	json_object_set_new(o, "fleet", fleet);
+	json_object_set_new(o, "options", opts);
+	return o;
+}
+
+json_t *view_plan_json(const struct plan *p, const struct plan_explanation *ex,
+		       const struct plan_have_answer *have, int all)
 {
 	json_t *root = json_object();
 	char why[768];
@@ -743,6 +800,7 @@ json_t *view_plan_json(const struct plan *p, const struct plan_explanation *ex, 
 	json_object_set_new(root, "no_layout",
 			    plan_no_layout_reason(p, why, sizeof(why)) ? json_string(why) : json_null());
 	json_object_set_new(root, "explanation", ex ? explanation_json(ex) : json_null());
+	json_object_set_new(root, "have", have ? have_json(p, have) : json_null());
 	if (all)
 		json_object_set_new(root, "all", choices_json(p, ALL_THAT_FIT));
 	return root;
@@ -774,12 +832,13 @@ void view_plan_csv(FILE *out, const struct plan *p, int all)
 
 /* ---- the report ---- */
 
-int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const char *path, struct diag *err)
+int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const struct plan_have_answer *have,
+		     const char *path, struct diag *err)
 {
 	struct strbuf title = STRBUF_INIT;
 	int rc;
 	title_line(&title, p);
-	rc = plan_report_html(p, ex, strbuf_str(&title), path, err);
+	rc = plan_report_html(p, ex, have, strbuf_str(&title), path, err);
 	strbuf_release(&title);
 	return rc;
 }

@@ -17,14 +17,17 @@
 #include "util/error.h"
 
 /* The answer as text, 80 columns. */
-void view_plan_print(FILE *out, const struct plan *p, const struct plan_explanation *ex);
+/* have: what to add to the servers owned (NULL: none given); so for the JSON and the report */
+void view_plan_print(FILE *out, const struct plan *p, const struct plan_explanation *ex,
+		     const struct plan_have_answer *have);
 
 struct json_t;
 /*
  * The --json document (docs/plan.md); all: with "all", every slot that fits.
  * The caller owns the reference.
  */
-struct json_t *view_plan_json(const struct plan *p, const struct plan_explanation *ex, int all);
+struct json_t *view_plan_json(const struct plan *p, const struct plan_explanation *ex,
+			      const struct plan_have_answer *have, int all);
 
 /*
  * The --csv rows: a header and one line per ranked choice (all: per slot
@@ -33,6 +36,7 @@ struct json_t *view_plan_json(const struct plan *p, const struct plan_explanatio
 void view_plan_csv(FILE *out, const struct plan *p, int all);
 
 /* Writes the HTML report to path (plan_report_html()).  Returns 0, or -1 with *err. */
-int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const char *path, struct diag *err);
+int view_plan_report(const struct plan *p, const struct plan_explanation *ex, const struct plan_have_answer *have,
+		     const char *path, struct diag *err);
 
 #endif

@@ -8,7 +8,7 @@ expect_rc 0 plan
 expect_width 80
 expect_no_crash
 expect_out "llama2-7b"
-expect_out "full fine-tune on 1e9 tokens"
+expect_out "full fine-tune on 1G tokens"
 expect_out "Top 10 by cost"
 expect_out "Pareto front, time against cost"
 expect_out "Why #1:"

@@ -1000,7 +1000,7 @@ static void test_report(void **state)
 	p = run(&req);
 	assert_int_equal(plan_explain(p, plan_ranked(p, 0), &ex), 0);
 	diag_clear(&err);
-	assert_int_equal(plan_report_html(p, &ex, "test", path, &err), 0);
+	assert_int_equal(plan_report_html(p, &ex, NULL, "test", path, &err), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);

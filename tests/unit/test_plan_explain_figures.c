@@ -541,7 +541,7 @@ static void check_preset(const struct preset *ps)
 		assert_true(c->nodes > 1);
 
 	f = open_memstream(&out, &len);
-	view_plan_print(f, p, &ex);
+	view_plan_print(f, p, &ex, NULL);
 	fclose(f);
 	n = paragraphs(out, &para);
 	for (i = 0; i < n; i++) {
@@ -664,7 +664,7 @@ static void test_asr_table(void **state)
 	(void)state;
 	assert_non_null(p);
 	f = open_memstream(&out, &len);
-	view_plan_print(f, p, NULL);
+	view_plan_print(f, p, NULL, NULL);
 	fclose(f);
 	at = strstr(out, "utt/s");
 	assert_non_null(at);

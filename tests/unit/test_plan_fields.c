@@ -274,9 +274,10 @@ static void test_document(void **state)
 	(void)state;
 
 	assert_int_equal(plan_explain(p, plan_ranked(p, 0), &ex), 0);
-	doc = view_plan_json(p, &ex, 1);
-	assert_keys(doc,
-		    "workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,all");
+	doc = view_plan_json(p, &ex, NULL, 1);
+	assert_keys(
+		doc,
+		"workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,have,all");
 	assert_keys(json_object_get(doc, "workload"),
 		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
 	assert_keys(json_object_get(doc, "request"),
@@ -306,7 +307,7 @@ static void test_document(void **state)
 	assert_true(json_is_null(json_object_get(doc, "nearest_miss")));
 	assert_true(json_array_size(json_object_get(doc, "all")) >= plan_nranked(p));
 	json_decref(doc);
-	doc = view_plan_json(p, NULL, 0);
+	doc = view_plan_json(p, NULL, NULL, 0);
 	assert_null(json_object_get(doc, "all"));
 	assert_true(json_is_null(json_object_get(doc, "explanation")));
 	json_decref(doc);
@@ -352,7 +353,7 @@ static void test_report_bill(void **state)
 	assert_true(want.len > 320);
 	assert_int_equal(plan_explain(p, c, &ex), 0);
 	diag_clear(&err);
-	assert_int_equal(view_plan_report(p, &ex, path, &err), 0);
+	assert_int_equal(view_plan_report(p, &ex, NULL, path, &err), 0);
 	html = read_all(path);
 	esc = html_escape(strbuf_str(&want));
 	assert_non_null(strstr(html, esc));
