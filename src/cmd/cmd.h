@@ -39,6 +39,15 @@ int parse_options_or_exit(const struct opts_cmd *cmd, int argc, char **argv);
  * loader's located message and exit 2.  The catalog lives until exit.
  */
 const struct catalog *load_catalog_or_die(void);
+/*
+ * One line on stderr when the GPU (or else the server) is past its end of
+ * sale or its architecture is dropped by current CUDA or PyTorch: the fact
+ * and where it comes from.  The command still answers: the part may be the
+ * one a user already owns.
+ */
+void warn_lifecycle(const struct catalog *cat, const struct cat_gpu *g, const struct cat_server *s);
+/* One line on stderr when row r's price_usd is dated over CAT_PRICE_STALE_MONTHS ago. */
+void warn_stale_price(const struct cat_row *r, double price_usd);
 
 /* Picks the output format from --json / --csv flags; dies if both are given. */
 enum output_format output_format_from(int json, int csv, const char *cmdname);

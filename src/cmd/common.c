@@ -2,7 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "catalog/catalog.h"
 #include "cmd/cmd.h"
+#include "util/strbuf.h"
 #include "util/error.h"
 
 struct global_opts global_opts;
@@ -52,4 +54,30 @@ enum output_format output_format_from(int json, int csv, const char *cmdname)
 	if (json && csv)
 		die_usage("gpuscope %s: --json and --csv exclude each other", cmdname);
 	return json ? FORMAT_JSON : csv ? FORMAT_CSV : FORMAT_HUMAN;
+}
+
+void warn_lifecycle(const struct catalog *cat, const struct cat_gpu *g, const struct cat_server *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int now = cat_month_now();
+	const struct cat_row *r = NULL;
+	if (g && cat_gpu_life(g, now)) {
+		cat_gpu_life_text(g, now, &sb);
+		r = &g->row;
+	} else if (s && cat_server_life(cat, s, now)) {
+		cat_server_life_text(cat, s, now, &sb);
+		r = &s->row;
+	}
+	if (r)
+		warning("%s: %s (%s:%d, lifecycle: %s)", r->key, strbuf_str(&sb), r->origin, r->line,
+			cat_life_source(r) ? cat_life_source(r) : "no source given");
+	strbuf_release(&sb);
+}
+
+void warn_stale_price(const struct cat_row *r, double price_usd)
+{
+	if (cat_price_stale(r, price_usd, cat_month_now()))
+		warning("%s: its price is from %s, over %d months old: a buyer pays what the market asks "
+			"today (%s:%d; --price sets it)",
+			r->key, r->as_of, CAT_PRICE_STALE_MONTHS, r->origin, r->line);
 }

@@ -246,30 +246,6 @@ static void flags_request(struct model_request *q)
 	workload_opts_request(&wo, q);
 }
 
-/*
- * One line on stderr when the GPU (or else the server) is past its end of
- * sale or its architecture is dropped by current CUDA or PyTorch: the fact
- * and where it comes from.  The estimate still answers: the part may be
- * the one a user already owns.
- */
-static void warn_lifecycle(const struct catalog *cat, const struct cat_gpu *g, const struct cat_server *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	int now = cat_month_now();
-	const struct cat_row *r = NULL;
-	if (g && cat_gpu_life(g, now)) {
-		cat_gpu_life_text(g, now, &sb);
-		r = &g->row;
-	} else if (s && cat_server_life(cat, s, now)) {
-		cat_server_life_text(cat, s, now, &sb);
-		r = &s->row;
-	}
-	if (r)
-		warning("%s: %s (%s:%d, lifecycle: %s)", r->key, strbuf_str(&sb), r->origin, r->line,
-			cat_life_source(r) ? cat_life_source(r) : "no source given");
-	strbuf_release(&sb);
-}
-
 /* Flags into a request; the resolver decides every default (model.h).  Dies on what cannot run. */
 static void build_config(const struct catalog *cat, const struct workload *w, struct model_config *c)
 {

@@ -147,6 +147,7 @@ static void resolve_build(const struct catalog *cat, struct tco_inputs *in, stru
 	const struct cat_gpu *g = catalog_gpu(cat, gpu_name, why, sizeof(why));
 	if (!g)
 		die_usage("gpuscope tco: --gpu: %s", why);
+	warn_lifecycle(cat, g, NULL);
 	why[0] = 0;
 	diag_clear(&err);
 	if (!tco_inputs_generic(in, cat, g, (double)gpus_flag, why, sizeof(why), &err)) {
@@ -179,6 +180,9 @@ static void resolve_owned(const struct catalog *cat, struct tco_inputs *in, stru
 		diag_clear(&err);
 		if (tco_inputs_server(in, cat, s, &err))
 			die_usage("gpuscope tco: --server: %s", err.msg);
+		warn_lifecycle(cat, NULL, s);
+		if (isnan(flag_value[TCO_IN_PRICE]))
+			warn_stale_price(&s->row, s->price_usd);
 	} else {
 		resolve_build(cat, in, notes);
 	}

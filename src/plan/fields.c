@@ -285,7 +285,11 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 	F(rate_per_s, NUM, "requests/s", "inference: requests per second to serve; null for training", \
 	  req->base.task != MODEL_TASK_INFER ? NAN : \
 	  req->rate_per_s > 0                ? req->rate_per_s : \
-					       1)
+					       1) \
+	F(ttft_target_s, NUM, "s", "inference: time to first token each request must meet; null when not given", \
+	  req->ttft_s > 0 ? req->ttft_s : NAN) \
+	F(tpot_target_s, NUM, "s", "inference: time per output token to meet; null when not given", \
+	  req->tpot_s > 0 ? req->tpot_s : NAN)
 
 PLAN_SCHEMA(request, "plan-request", PLAN_REQUEST_FIELDS)
 

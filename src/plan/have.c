@@ -105,8 +105,8 @@ int plan_have_parse_file(const struct catalog *cat, const char *buf, size_t len,
 		line++;
 		if (memchr(buf + at, '\0', e - at)) {
 			free(v);
-			return diag_set(err, path, line, (int)((const char *)memchr(buf + at, '\0', e - at) -
-							       (buf + at)) + 1,
+			return diag_set(err, path, line,
+					(int)((const char *)memchr(buf + at, '\0', e - at) - (buf + at)) + 1,
 					"have", "a NUL byte: the file is not text");
 		}
 		text = xstrndup(buf + at, e - at);
@@ -163,9 +163,9 @@ struct owned_pool {
 struct fleet {
 	struct owned_pool *pool;
 	size_t n;
-	double rate;   /* jobs an hour the pools do together (sum of 1/hours) */
-	int used;      /* servers at work */
-	int total;     /* servers owned */
+	double rate; /* jobs an hour the pools do together (sum of 1/hours) */
+	int used;    /* servers at work */
+	int total;   /* servers owned */
 	double deadline_h, budget_usd;
 };
 
@@ -267,7 +267,8 @@ static void try_same(const struct plan *p, const struct fleet *f, int k, const s
 	a.added_alone_hours = c->hours;
 	a.owned_nodes = f->used - (o->best ? (int)o->best->nodes : 0) + o->count;
 	a.owned_share = 1 - share * a.hours / c->hours;
-	a.owned_usd = fleet_usd(p, f, a.hours, k) + o->keep.usd_per_gpu_hour * o->count * hw->gpus_per_node * a.hours;
+	a.owned_usd = fleet_usd(p, f, a.hours, k) +
+		      o->keep.usd_per_gpu_hour * o->count * hw->gpus_per_node * a.hours;
 	a.added_usd = c->cost_usd * share * a.hours / c->hours;
 	a.capex_usd = c->has_bom ? c->bom.capex_usd * share : NAN;
 	add_finish(&a, f, a.capex_usd);
@@ -356,8 +357,11 @@ static void fleet_words(const struct plan *p, const struct fleet *f, struct strb
 {
 	size_t k;
 	for (k = 0; k < f->n; k++)
-		strbuf_addf(sb, "%s%dx %s", !k ? "" : k + 1 == f->n ? " and " : ", ", f->pool[k].count,
-			    p->hw[f->pool[k].hw].label);
+		strbuf_addf(sb, "%s%dx %s",
+			    !k            ? "" :
+			    k + 1 == f->n ? " and " :
+					    ", ",
+			    f->pool[k].count, p->hw[f->pool[k].hw].label);
 }
 
 static void answer_text(const struct plan *p, const struct fleet *f, const struct plan_have_answer *a)
@@ -382,18 +386,21 @@ static void answer_text(const struct plan *p, const struct fleet *f, const struc
 	} else if (a->best != PLAN_ADD_NOTHING) {
 		const struct plan_add *b = &a->opt[a->best];
 		const struct plan_hw *h = &b->from->hw[b->add->hw];
-		strbuf_addf(&sb, "; the cheapest way within the limits: add %d x %s (%s)", b->added_nodes, h->label,
+		strbuf_addf(&sb, "; the cheapest way within the limits: add %d x %s (%s)", b->added_nodes,
+			    h->label,
 			    b->kind == PLAN_ADD_SAME ? "more of the same, one pool" :
 			    b->kind == PLAN_ADD_RENT ? "rented beside the owned pool" :
 						       "bought beside the owned pool");
-		strbuf_addf(&sb, ", done in %s for %s", fmt_duration(b->hours * 3600, FMT_DURATION_TEXT, d1, sizeof(d1)),
+		strbuf_addf(&sb, ", done in %s for %s",
+			    fmt_duration(b->hours * 3600, FMT_DURATION_TEXT, d1, sizeof(d1)),
 			    fmt_money(b->cost_usd, FMT_MONEY_SHORT, m1, sizeof(m1)));
 		if (b->kind != PLAN_ADD_SAME)
-			strbuf_addf(&sb,
-				    ", the owned servers doing %.0f%% of the work and the new pool the rest (a "
-				    "framework that trains across unlike pools is needed; the new pool alone takes %s)",
-				    100 * b->owned_share,
-				    fmt_duration(b->added_alone_hours * 3600, FMT_DURATION_TEXT, d2, sizeof(d2)));
+			strbuf_addf(
+				&sb,
+				", the owned servers doing %.0f%% of the work and the new pool the rest (a "
+				"framework that trains across unlike pools is needed; the new pool alone takes %s)",
+				100 * b->owned_share,
+				fmt_duration(b->added_alone_hours * 3600, FMT_DURATION_TEXT, d2, sizeof(d2)));
 	} else {
 		strbuf_addstr(&sb, ": add nothing");
 	}

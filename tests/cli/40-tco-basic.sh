@@ -165,4 +165,10 @@ expect_rc 0 tco --help
 expect_width 80
 expect_out "--electricity"
 expect_out "--report FILE"
+# a part past its end of sale and a price dated over 36 months ago are said on stderr; the answer stands
+expect_rc 0 tco --server dgx-a100
+expect_err "dgx-a100-320gb: end of sale 2023-03"
+expect_err "dgx-a100-320gb: its price is from 2020-05, over 36 months old"
+expect_rc 0 tco --server dgx-a100 --price 150000
+case "$ERR" in *"over 36 months old"*) fail "--price given, yet the stale catalog price is warned of";; esac
 finish

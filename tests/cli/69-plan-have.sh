@@ -63,5 +63,16 @@ expect_rc 2 plan --have 4x dgx-a100 --task infer --model llama3-8b
 expect_err "it does not apply to --task infer"
 expect_rc 2 plan --have 4x dgx-a100 --buy cloud "${args[@]}"
 expect_err "it does not apply to --buy cloud"
+# the help fits 80 columns, --have included; the request JSON carries the serving targets
+expect_rc 0 plan --help
+expect_width 80
+expect_out "--have N x SERVER"
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5 --ttft-target 200ms --tpot-target 50ms --top 1 \
+	--no-explain --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["request"]
+assert abs(r["ttft_target_s"] - 0.2) < 1e-12 and abs(r["tpot_target_s"] - 0.05) < 1e-12, r
+' || fail "the request JSON lacks the TTFT and TPOT targets"
 expect_no_crash
 finish

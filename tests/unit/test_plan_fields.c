@@ -280,9 +280,10 @@ static void test_document(void **state)
 		"workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,have,all");
 	assert_keys(json_object_get(doc, "workload"),
 		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
-	assert_keys(json_object_get(doc, "request"),
-		    "objective,buy,provider,max_gpus,precisions,gpus,ecosystem,include_eol,"
-		    "deadline_s,budget_usd,power_kw,memory_headroom_pct,years,rate_per_s");
+	assert_keys(
+		json_object_get(doc, "request"),
+		"objective,buy,provider,max_gpus,precisions,gpus,ecosystem,include_eol,"
+		"deadline_s,budget_usd,power_kw,memory_headroom_pct,years,rate_per_s,ttft_target_s,tpot_target_s");
 	assert_string_equal(json_string_value(
 				    json_array_get(json_object_get(json_object_get(doc, "request"), "gpus"), 1)),
 			    "a100-sxm4-80gb");

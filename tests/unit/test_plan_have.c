@@ -77,7 +77,8 @@ static void test_parse(void **state)
 	assert_int_equal(v[1].count, 2);
 	free(v);
 	diag_clear(&err);
-	assert_int_equal(plan_have_parse_file(cat, "2x dgx-h100\n3y dgx-h100\n", 24, "fleet.txt", &v, &n, &err), -1);
+	assert_int_equal(plan_have_parse_file(cat, "2x dgx-h100\n3y dgx-h100\n", 24, "fleet.txt", &v, &n, &err),
+			 -1);
 	assert_string_equal(err.file, "fleet.txt");
 	assert_int_equal(err.line, 2);
 	assert_int_equal(err.col, 2);
