@@ -431,6 +431,8 @@ static int shape_load(struct shape *sh, struct diag *err)
 static double shape_at(const struct shape *sh, const double *col, double u)
 {
 	int i;
+	if (sh->n < 2) /* shape_load refuses such a shape */
+		return col[0];
 	for (i = 1; i < sh->n; i++)
 		if (u <= sh->q[i] || i == sh->n - 1) {
 			double f = (u - sh->q[i - 1]) / (sh->q[i] - sh->q[i - 1]);
@@ -517,20 +519,24 @@ static int make_requests(const struct servesim *sim, const struct servesim_load 
 			 struct diag *err)
 {
 	unsigned long long seed = l->seed ? l->seed : 1;
-	struct shape sh;
+	struct shape sh = {0};
 	struct seq *q;
 	double t = 0;
 	int i, want = l->requests;
 	if (l->kind == SERVESIM_TRACE) {
-		if (!l->trace || !l->trace->n)
-			return diag_set(err, "", 0, 0, "arrivals", "the trace holds no requests");
+		if (!l->trace || !l->trace->n) {
+			diag_set(err, "", 0, 0, "arrivals", "the trace holds no requests");
+			return -1;
+		}
 		if (want <= 0 || (size_t)want > l->trace->n)
 			want = (int)fmin(1e8, (double)l->trace->n);
 	} else if (l->kind == SERVESIM_BURST && want <= 0) {
 		want = l->count;
 	}
-	if (want <= 0)
-		return diag_set(err, "", 0, 0, "requests", "no requests to simulate");
+	if (want <= 0) {
+		diag_set(err, "", 0, 0, "requests", "no requests to simulate");
+		return -1;
+	}
 	if (l->lengths == SERVESIM_LEN_SHAREGPT && l->kind != SERVESIM_TRACE && shape_load(&sh, err))
 		return -1;
 	q = xcalloc((size_t)want, sizeof(*q));
