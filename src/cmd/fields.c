@@ -70,6 +70,8 @@ static void collect(void)
 		profile_class_schema,
 		profile_target_schema,
 		profile_target_class_schema,
+		profile_rank_schema,
+		profile_job_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

@@ -3,6 +3,7 @@
  * .json.gz, and says where each step's time goes (docs/profile.md).
  */
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "cmd/cmd.h"
 #include "profile/profile.h"
@@ -33,11 +34,14 @@ static const struct opt profile_opts[] = {
 	"as a stream: memory grows with the number of GPU events, not the file's size.\n" \
 	"--target GPU scales each class by the ratio of the two GPUs' roofline ceilings\n" \
 	"(matmul peak of its dtype, memory bandwidth, PCIe, GPU link) and keeps the host's\n" \
-	"time; the traced GPU comes from the trace's device name or --source.\n"
+	"time; the traced GPU comes from the trace's device name or --source.\n" \
+	"Several traces (one per rank), or a directory of them, compare the ranks: each\n" \
+	"one's mean step, the GPU time it spends on other work than communication, and\n" \
+	"whether one rank (a straggler) makes the others wait in their collectives.\n"
 
 static const struct opts_cmd profile_cmd = {
 	.name = "profile",
-	.usage = "TRACE [options]",
+	.usage = "TRACE... | DIR [options]",
 	.summary = "Where the time of a PyTorch job goes, from its profiler trace.",
 	.description = PROFILE_HELP,
 	.opts = profile_opts};
@@ -61,6 +65,37 @@ static struct profile_target *predict_on_target(const struct profile_result *r)
 	return profile_target_run(r, src, dst);
 }
 
+/* The job of several traces (files, or the traces of one directory), reported; the exit status. */
+static int profile_many(int npos, char **argv, enum output_format fmt)
+{
+	char **listed = NULL;
+	const char *const *paths = (const char *const *)argv;
+	size_t n = (size_t)npos;
+	struct profile_job *j;
+	struct diag err;
+	char msg[1024];
+	diag_clear(&err);
+	if (npos == 1) {
+		listed = profile_dir_traces(argv[0], &n, &err);
+		paths = (const char *const *)listed;
+	}
+	j = listed || npos > 1 ? profile_job_run(paths, n, &err) : NULL;
+	profile_paths_free(listed);
+	if (!j) {
+		diag_format(&err, msg, sizeof(msg));
+		die_code(EXIT_USAGE, "gpuscope profile: %s", msg);
+	}
+	view_profile_job_write(stdout, j, fmt);
+	profile_job_free(j);
+	return EXIT_OK;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	int npos = parse_options_or_exit(&profile_cmd, argc, argv);
@@ -70,8 +105,14 @@ int cmd_profile(int argc, char **argv)
 	struct diag err;
 	char msg[1024];
 
-	if (npos != 1)
-		die_usage("gpuscope profile: expected one trace file, got %d arguments", npos);
+	if (npos < 1)
+		die_usage(
+			"gpuscope profile: expected a trace file, several (one per rank) or a directory of them");
+	if (npos > 1 || is_dir(argv[0])) {
+		if (target_name)
+			die_usage("gpuscope profile: --target predicts one trace; give it one rank's file");
+		return profile_many(npos, argv, fmt);
+	}
 	diag_clear(&err);
 	r = profile_run(argv[0], &err);
 	if (!r) {

@@ -2,6 +2,8 @@
  * The field tables of `gpuscope profile` (report/field.h): each figure is
  * declared once here, and the view writes the table, JSON and CSV from it.
  */
+#include <math.h>
+
 #include "profile/profile.h"
 
 #define PROFILE_TRACE_FIELDS(F) \
@@ -12,6 +14,8 @@
 	F(events, INT, NULL, "elements of traceEvents read", (double)r->events) \
 	F(gpu_events, INT, NULL, "kernels, copies and memsets in the trace", (double)r->gpu_events) \
 	F(devices, INT, NULL, "distinct args.device among the GPU events", (double)r->devices) \
+	F(rank, INT, NULL, "distributedInfo.rank; null when the trace does not say", \
+	  r->rank < 0 ? NAN : (double)r->rank) \
 	F(steps, INT, NULL, "ProfilerStep# annotations (1: the whole trace, when there are none)", \
 	  (double)r->nsteps) \
 	F(unassigned, INT, NULL, "GPU events launched outside every step (in no step's figures)", \
@@ -26,6 +30,10 @@ REPORT_DEFINE(profile_trace_schema, profile_trace_row, "profile-trace", struct p
 	F(gpu_busy_s, NUM, "s", "union of the step's GPU intervals over all streams", s->busy_s) \
 	F(gpu_idle_s, NUM, "s", "wall_s - gpu_busy_s, floored at 0", s->idle_s) \
 	F(gpu_idle, NUM, "fraction", "gpu_idle_s / wall_s", s->idle_frac) \
+	F(idle_launch_s, NUM, "s", "of gpu_idle_s: gaps while the host launched work (no wait)", \
+	  s->idle_launch_s) \
+	F(idle_loader_s, NUM, "s", "of gpu_idle_s: gaps during a DataLoader fetch", s->idle_loader_s) \
+	F(idle_sync_s, NUM, "s", "of gpu_idle_s: gaps during a synchronisation or blocking copy", s->idle_sync_s) \
 	F(kernel_sum_s, NUM, "s", "sum of the step's GPU event durations (streams overlap)", s->kernel_sum_s) \
 	F(comm_s, NUM, "s", "union of the communication kernels", s->comm_s) \
 	F(comm_exposed_s, NUM, "s", "communication while no other GPU work runs", s->comm_exposed_s) \
@@ -46,7 +54,9 @@ REPORT_DEFINE(profile_step_schema, profile_step_row, "profile-step", struct prof
 	F(sub, TEXT, NULL, "dtype (gemm, conv), collective (comm), direction (memcpy); empty otherwise", c->sub) \
 	F(time_s, NUM, "s", "sum of the durations of the class's GPU events in the step", c->time_s) \
 	F(share, NUM, "fraction", "time_s / the step's wall_s", c->share) \
-	F(kernels, INT, NULL, "GPU events of the class in the step", (double)c->kernels)
+	F(kernels, INT, NULL, "GPU events of the class in the step", (double)c->kernels) \
+	F(bytes, NUM, "bytes", "bytes the copies or memsets moved (args.bytes); 0 for kernels", c->bytes) \
+	F(bandwidth, NUM, "GB/s", "bytes / time_s (1e9 bytes); null without bytes", c->bandwidth_gbs)
 
 REPORT_DEFINE(profile_class_schema, profile_class_row, "profile-class", struct profile_class_time, c,
 	      PROFILE_CLASS_FIELDS)

@@ -3,7 +3,7 @@
  *
  * While the reader streams the trace, three compact arrays are kept: the
  * step annotations, the launches (correlation id and CPU time, 16 bytes
- * each) and the GPU events (32 bytes each); nothing else of an event stays.
+ * each) and the GPU events (40 bytes each) and the host intervals that make the GPU wait (16 bytes each); nothing else of an event stays.
  * A GPU event belongs to the step during which the CPU launched it, found
  * through the correlation id, or, with no launch in the trace, to the step
  * its own start falls in.  Then, per step, one pass over its events sorted by
@@ -27,8 +27,13 @@ struct launch {
 	long long corr;
 	double ts; /* µs */
 };
+/* A CPU interval that makes the GPU wait: a synchronisation or a DataLoader fetch. */
+struct span {
+	double ts, end; /* µs */
+};
 struct gpu_ev {
 	double ts, end; /* µs */
+	double bytes;   /* args.bytes of a copy or memset, else 0 */
 	int step;       /* index into steps, -1 unassigned, filled after the read */
 	uint16_t bin;   /* class * PROFILE_NSUB + sub */
 	int16_t device;
@@ -42,6 +47,8 @@ struct collect {
 	size_t nlaunches, alaunches;
 	struct gpu_ev *gpu;
 	size_t ngpu, agpu;
+	struct span *loader, *wait; /* DataLoader fetches; fetches and synchronisations */
+	size_t nloader, aloader, nwait, await_;
 	int legacy;
 	long long devmask; /* devices 0..62 seen */
 };
@@ -59,6 +66,33 @@ static int cat_is(const char *cat, const char *a, const char *b)
 	return !strcmp(cat, a) || (b && !strcmp(cat, b));
 }
 
+/*
+ * Runtime calls during which the host waits for the GPU: the explicit
+ * synchronisations, and the synchronous copies (cudaMemcpy without Async
+ * returns once the copy, and all work before it on the stream, is done).
+ */
+static int is_sync_call(const char *name)
+{
+	if (strstr(name, "Synchronize"))
+		return 1;
+	if (!strncmp(name, "cudaMemcpy", 10) || !strncmp(name, "hipMemcpy", 9))
+		return !strstr(name, "Async");
+	return 0;
+}
+
+/* The DataLoader's __next__, as torch.profiler annotates it: "enumerate(DataLoader)#_...Iter.__next__". */
+static int is_loader(const char *name)
+{
+	return !strncmp(name, "enumerate(DataLoader)", 21);
+}
+
+static void push_span(struct span **arr, size_t *n, size_t *a, double ts, double end)
+{
+	PUSH(*arr, *n, *a);
+	(*arr)[*n].ts = ts;
+	(*arr)[(*n)++].end = end;
+}
+
 static int on_event(const struct trace_event *ev, void *ctx)
 {
 	struct collect *c = ctx;
@@ -67,6 +101,11 @@ static int on_event(const struct trace_event *ev, void *ctx)
 		return 0;
 	if (!strcmp(cat, "Kernel") || !strcmp(cat, "Runtime") || !strcmp(cat, "Operator"))
 		c->legacy = 1;
+	if (is_loader(ev->name)) {
+		push_span(&c->loader, &c->nloader, &c->aloader, ev->ts_us, ev->ts_us + ev->dur_us);
+		push_span(&c->wait, &c->nwait, &c->await_, ev->ts_us, ev->ts_us + ev->dur_us);
+		return 0;
+	}
 	if (cat_is(cat, "kernel", "Kernel") || cat_is(cat, "gpu_memcpy", "Memcpy") ||
 	    cat_is(cat, "gpu_memset", "Memset")) {
 		int sub;
@@ -79,14 +118,18 @@ static int on_event(const struct trace_event *ev, void *ctx)
 		g->bin = (uint16_t)(k * PROFILE_NSUB + sub);
 		g->device = (int16_t)(ev->device >= 0 && ev->device < 32767 ? ev->device : -1);
 		g->corr = ev->correlation;
+		g->bytes = isfinite(ev->bytes) && ev->bytes > 0 ? ev->bytes : 0;
 		g->step = -1;
 		if (ev->device >= 0 && ev->device < 63)
 			c->devmask |= 1LL << ev->device;
-	} else if ((cat_is(cat, "cuda_runtime", "Runtime") || !strcmp(cat, "cuda_driver")) &&
-		   ev->correlation >= 0) {
-		PUSH(c->launches, c->nlaunches, c->alaunches);
-		c->launches[c->nlaunches].corr = ev->correlation;
-		c->launches[c->nlaunches++].ts = ev->ts_us;
+	} else if (cat_is(cat, "cuda_runtime", "Runtime") || !strcmp(cat, "cuda_driver")) {
+		if (is_sync_call(ev->name))
+			push_span(&c->wait, &c->nwait, &c->await_, ev->ts_us, ev->ts_us + ev->dur_us);
+		if (ev->correlation >= 0) {
+			PUSH(c->launches, c->nlaunches, c->alaunches);
+			c->launches[c->nlaunches].corr = ev->correlation;
+			c->launches[c->nlaunches++].ts = ev->ts_us;
+		}
 	} else if (cat_is(cat, "user_annotation", NULL) && !strncmp(ev->name, "ProfilerStep#", 13)) {
 		PUSH(c->steps, c->nsteps, c->asteps);
 		c->steps[c->nsteps].name = xstrdup(ev->name);
@@ -164,10 +207,16 @@ static double cover_len(const struct cover *u)
 static const struct {
 	const char *what, *remedy;
 } remedies[] = {
-	{"gpu idle",
-	 "the GPU waits for the host: more DataLoader workers with pin_memory=True, "
-	 "decoding on the GPU (DALI), fewer synchronisations (.item(), .cpu()), "
-	 "CUDA Graphs or torch.compile against launch overhead, a larger batch"},
+	{"gpu idle: host-bound",
+	 "the GPU waits while the host launches work: CUDA Graphs or torch.compile "
+	 "(mode=\"reduce-overhead\") against launch overhead, fewer and larger kernels, "
+	 "a larger batch per step"},
+	{"gpu idle: data loader",
+	 "the GPU waits for the DataLoader: more workers (num_workers), pin_memory=True, "
+	 "persistent_workers and prefetch_factor, decoding on the GPU (DALI)"},
+	{"gpu idle: synchronisation",
+	 "the GPU waits across host synchronisations: keep .item(), .cpu(), printing and "
+	 "torch.cuda.synchronize() out of the step, copies with non_blocking=True"},
 	{"exposed communication",
 	 "overlap communication with compute: DDP gradient bucketing "
 	 "(bucket_cap_mb), FSDP prefetch, a larger batch per GPU, a faster fabric"},
@@ -188,6 +237,18 @@ static const struct {
 	 "the next batch"},
 	{"other kernels", "unclassified kernels: look at the largest ones by name"},
 };
+enum {
+	REM_LAUNCH,
+	REM_LOADER,
+	REM_SYNC,
+	REM_COMM,
+	REM_FP32,
+	REM_MATMUL,
+	REM_ATTN,
+	REM_MEMBOUND,
+	REM_COPY,
+	REM_OTHER
+};
 
 /* The bottleneck's row in remedies[] for a class (bin). */
 static size_t remedy_of_bin(int bin)
@@ -196,29 +257,36 @@ static size_t remedy_of_bin(int bin)
 	switch (k) {
 	case PC_GEMM:
 	case PC_CONV:
-		return !strcmp(profile_sub_name((enum profile_class)k, sub), "fp32") ? 2 : 3;
+		return !strcmp(profile_sub_name((enum profile_class)k, sub), "fp32") ? REM_FP32 : REM_MATMUL;
 	case PC_ATTENTION:
-		return 4;
+		return REM_ATTN;
 	case PC_ELEMENTWISE:
 	case PC_NORM:
-		return 5;
+		return REM_MEMBOUND;
 	case PC_MEMCPY:
 	case PC_MEMSET:
-		return 6;
+		return REM_COPY;
 	default:
-		return 7;
+		return REM_OTHER;
 	}
 }
 
-/* Names the largest of: idle, exposed communication, each non-communication class. */
+/*
+ * Names the largest of: idle, exposed communication, each non-communication
+ * class.  Idle time takes the remedy of its largest part.
+ */
 static void name_bottleneck(struct profile_step *s, const double *bins)
 {
 	double best = s->idle_s;
-	size_t which = 0;
+	size_t which = REM_LAUNCH;
 	int b;
+	if (s->idle_loader_s > s->idle_launch_s && s->idle_loader_s >= s->idle_sync_s)
+		which = REM_LOADER;
+	else if (s->idle_sync_s > s->idle_launch_s)
+		which = REM_SYNC;
 	if (s->comm_exposed_s > best) {
 		best = s->comm_exposed_s;
-		which = 1;
+		which = REM_COMM;
 	}
 	for (b = 0; b < PROFILE_NBINS; b++) {
 		if (b / PROFILE_NSUB == PC_COMM || bins[b] * 1e-6 <= best)
@@ -238,44 +306,133 @@ static int cmp_class(const void *a, const void *b)
 	return (x->time_s < y->time_s) - (x->time_s > y->time_s);
 }
 
-/* The step's class list from its bins (µs sums) and counts. */
-static void fill_classes(struct profile_step *s, const double *bins, const long long *counts)
+/* Per class (bin): the summed durations (µs), bytes moved and events. */
+struct bins {
+	double us[PROFILE_NBINS], bytes[PROFILE_NBINS];
+	long long n[PROFILE_NBINS];
+};
+
+/* The step's class list from its bins. */
+static void fill_classes(struct profile_step *s, const struct bins *bn)
 {
 	int b;
 	s->classes = xcalloc(PROFILE_NBINS, sizeof(*s->classes));
 	for (b = 0; b < PROFILE_NBINS; b++) {
 		struct profile_class_time *c;
 		enum profile_class k = (enum profile_class)(b / PROFILE_NSUB);
-		if (!counts[b])
+		if (!bn->n[b])
 			continue;
 		c = &s->classes[s->nclasses++];
 		c->step = s->name;
 		c->cls = profile_class_name(k);
 		c->sub = profile_sub_name(k, b % PROFILE_NSUB);
-		c->time_s = bins[b] * 1e-6;
+		c->time_s = bn->us[b] * 1e-6;
 		c->share = s->wall_s > 0 ? c->time_s / s->wall_s : 0;
-		c->kernels = counts[b];
+		c->kernels = bn->n[b];
+		c->bytes = bn->bytes[b];
+		c->bandwidth_gbs = bn->bytes[b] > 0 && c->time_s > 0 ? bn->bytes[b] / c->time_s * 1e-9 : NAN;
 	}
 	if (s->nclasses)
 		qsort(s->classes, s->nclasses, sizeof(*s->classes), cmp_class);
-	name_bottleneck(s, bins);
+	name_bottleneck(s, bn->us);
 }
 
-/* Figures of one step from its GPU events g[0..n), sorted by start; bins and counts accumulate (µs). */
-static void analyse_step(struct profile_step *s, const struct gpu_ev *g, size_t n, double *bins, long long *counts)
+static int cmp_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* Sorts spans and merges the overlapping ones in place: a union as disjoint, ordered intervals. */
+static void merge_spans(struct span *sp, size_t *n)
+{
+	size_t i, m = 0;
+	if (!*n)
+		return;
+	qsort(sp, *n, sizeof(*sp), cmp_span);
+	for (i = 1; i < *n; i++) {
+		if (sp[i].ts <= sp[m].end) {
+			if (sp[i].end > sp[m].end)
+				sp[m].end = sp[i].end;
+		} else {
+			sp[++m] = sp[i];
+		}
+	}
+	*n = m + 1;
+}
+
+/* Length of [a, b) covered by the union u[0..n) (disjoint, ordered), µs. */
+static double overlap(const struct span *u, size_t n, double a, double b)
+{
+	size_t lo = 0, hi = n;
+	double len = 0;
+	while (lo < hi) { /* the first interval ending after a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (u[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && u[lo].ts < b; lo++)
+		len += fmin(b, u[lo].end) - fmax(a, u[lo].ts);
+	return len;
+}
+
+/* The GPU's idle gaps inside a step's window, and how much of them the host spent waiting. */
+struct gaps {
+	double w0, w1;            /* the window, µs */
+	double len, loader, wait; /* gap length in the window; of it under a DataLoader fetch, under any wait */
+	const struct collect *c;
+};
+static void gap_add(struct gaps *g, double a, double b)
+{
+	a = fmax(a, g->w0);
+	b = fmin(b, g->w1);
+	if (b <= a)
+		return;
+	g->len += b - a;
+	g->loader += overlap(g->c->loader, g->c->nloader, a, b);
+	g->wait += overlap(g->c->wait, g->c->nwait, a, b);
+}
+
+/*
+ * Splits the step's idle time I by what the host did during the GPU's gaps
+ * in the window: a DataLoader fetch, else a synchronisation, else launching
+ * (the host was busy with Python and launches).  The gaps inside the window
+ * add up to at least I (GPU work of the step may run past its end), so each
+ * part is I times its share of the gaps.
+ */
+static void split_idle(struct profile_step *s, const struct gaps *g)
+{
+	double loader = 0, sync = 0;
+	if (g->len > 0) {
+		loader = s->idle_s * g->loader / g->len;
+		sync = s->idle_s * (g->wait - g->loader) / g->len;
+	}
+	s->idle_loader_s = loader;
+	s->idle_sync_s = fmax(0, sync);
+	s->idle_launch_s = fmax(0, s->idle_s - s->idle_loader_s - s->idle_sync_s);
+}
+
+/* Figures of one step from its GPU events ev[0..n), sorted by start, in the window of g; bins accumulate. */
+static void analyse_step(struct profile_step *s, const struct gpu_ev *ev, size_t n, struct gaps *g,
+			 struct bins *total)
 {
 	struct cover all = {0, 0, -1}, comm = {0, 0, -1}, rest = {0, 0, -1};
-	double sum = 0, lb[PROFILE_NBINS] = {0};
-	long long lc[PROFILE_NBINS] = {0};
+	double sum = 0;
+	struct bins *bn = xcalloc(1, sizeof(*bn));
 	size_t i;
 	for (i = 0; i < n; i++) {
-		double d = g[i].end - g[i].ts;
-		cover_add(&all, g[i].ts, g[i].end);
-		cover_add(g[i].bin / PROFILE_NSUB == PC_COMM ? &comm : &rest, g[i].ts, g[i].end);
-		lb[g[i].bin] += d;
-		lc[g[i].bin]++;
+		double d = ev[i].end - ev[i].ts;
+		gap_add(g, all.end < all.start ? g->w0 : all.end, ev[i].ts);
+		cover_add(&all, ev[i].ts, ev[i].end);
+		cover_add(ev[i].bin / PROFILE_NSUB == PC_COMM ? &comm : &rest, ev[i].ts, ev[i].end);
+		bn->us[ev[i].bin] += d;
+		bn->bytes[ev[i].bin] += ev[i].bytes;
+		bn->n[ev[i].bin]++;
 		sum += d;
 	}
+	gap_add(g, all.end < all.start ? g->w0 : all.end, g->w1);
 	s->kernels = (long long)n;
 	s->busy_s = cover_len(&all) * 1e-6;
 	s->kernel_sum_s = sum * 1e-6;
@@ -284,15 +441,18 @@ static void analyse_step(struct profile_step *s, const struct gpu_ev *g, size_t 
 	s->comm_overlap_s = s->comm_s - s->comm_exposed_s;
 	s->idle_s = s->wall_s > s->busy_s ? s->wall_s - s->busy_s : 0;
 	s->idle_frac = s->wall_s > 0 ? s->idle_s / s->wall_s : 0;
+	split_idle(s, g);
 	for (i = 0; i < PROFILE_NBINS; i++) {
-		bins[i] += lb[i];
-		counts[i] += lc[i];
+		total->us[i] += bn->us[i];
+		total->bytes[i] += bn->bytes[i];
+		total->n[i] += bn->n[i];
 	}
-	fill_classes(s, lb, lc);
+	fill_classes(s, bn);
+	free(bn);
 }
 
 /* The total over the steps: sums of their figures, classes from the summed bins. */
-static void sum_steps(struct profile_result *r, const double *bins, const long long *counts)
+static void sum_steps(struct profile_result *r, const struct bins *bn)
 {
 	struct profile_step *t = &r->total;
 	size_t i;
@@ -302,6 +462,9 @@ static void sum_steps(struct profile_result *r, const double *bins, const long l
 		t->wall_s += s->wall_s;
 		t->busy_s += s->busy_s;
 		t->idle_s += s->idle_s;
+		t->idle_launch_s += s->idle_launch_s;
+		t->idle_loader_s += s->idle_loader_s;
+		t->idle_sync_s += s->idle_sync_s;
 		t->kernel_sum_s += s->kernel_sum_s;
 		t->comm_s += s->comm_s;
 		t->comm_exposed_s += s->comm_exposed_s;
@@ -309,7 +472,7 @@ static void sum_steps(struct profile_result *r, const double *bins, const long l
 		t->kernels += s->kernels;
 	}
 	t->idle_frac = t->wall_s > 0 ? t->idle_s / t->wall_s : 0;
-	fill_classes(t, bins, counts);
+	fill_classes(t, bn);
 }
 
 static void assign_steps(struct collect *c, struct profile_result *r)
@@ -319,6 +482,8 @@ static void assign_steps(struct collect *c, struct profile_result *r)
 		qsort(c->launches, c->nlaunches, sizeof(*c->launches), cmp_launch);
 	if (c->nsteps)
 		qsort(c->steps, c->nsteps, sizeof(*c->steps), cmp_step);
+	merge_spans(c->loader, &c->nloader);
+	merge_spans(c->wait, &c->nwait);
 	for (i = 0; i < c->ngpu; i++) {
 		struct gpu_ev *g = &c->gpu[i];
 		double t = launch_ts(c, g->corr);
@@ -336,15 +501,14 @@ static void assign_steps(struct collect *c, struct profile_result *r)
 
 static void analyse(struct collect *c, struct profile_result *r)
 {
-	double bins[PROFILE_NBINS] = {0};
-	long long counts[PROFILE_NBINS] = {0};
+	struct bins *bn = xcalloc(1, sizeof(*bn));
+	double lo = INFINITY, hi = -INFINITY;
 	size_t i, j, k;
 
 	assign_steps(c, r);
 	r->nsteps = c->nsteps ? c->nsteps : 1;
 	r->steps = xcalloc(r->nsteps, sizeof(*r->steps));
 	if (!c->nsteps) {
-		double lo = INFINITY, hi = -INFINITY;
 		for (i = 0; i < c->ngpu; i++) {
 			lo = fmin(lo, c->gpu[i].ts);
 			hi = fmax(hi, c->gpu[i].end);
@@ -361,12 +525,18 @@ static void analyse(struct collect *c, struct profile_result *r)
 	for (i = 0; i < c->ngpu && c->gpu[i].step < 0; i++)
 		;
 	for (k = 0; k < r->nsteps; k++) {
+		struct gaps g = {lo, hi, 0, 0, 0, c};
+		if (c->nsteps) {
+			g.w0 = c->steps[k].ts;
+			g.w1 = c->steps[k].end;
+		}
 		for (j = i; j < c->ngpu && c->gpu[j].step == (int)k; j++)
 			;
-		analyse_step(&r->steps[k], c->gpu + i, j - i, bins, counts);
+		analyse_step(&r->steps[k], c->gpu + i, j - i, &g, bn);
 		i = j;
 	}
-	sum_steps(r, bins, counts);
+	sum_steps(r, bn);
+	free(bn);
 	r->gpu_events = (long long)c->ngpu;
 	r->schema = c->legacy ? "kineto-2021" : "kineto";
 	for (i = 0; i < 63; i++)
@@ -381,6 +551,8 @@ static void collect_free(struct collect *c)
 	free(c->steps);
 	free(c->launches);
 	free(c->gpu);
+	free(c->loader);
+	free(c->wait);
 }
 
 static struct profile_result *run(struct trace_reader *tr, const char *name, struct diag *err)
@@ -399,6 +571,8 @@ static struct profile_result *run(struct trace_reader *tr, const char *name, str
 	r->file = xstrdup(name);
 	r->gpu = info->gpu_name ? xstrdup(info->gpu_name) : NULL;
 	r->events = info->events;
+	r->rank = info->rank;
+	r->world_size = info->world_size;
 	analyse(&c, r);
 	collect_free(&c);
 	trace_reader_free(tr);

@@ -419,6 +419,8 @@ static int args_member(struct trace_reader *r, int depth)
 	}
 	if (num && is_key(r, "In msg nelems"))
 		return read_number(r, &ev->in_nelems, strbuf_str(&r->key));
+	if (num && is_key(r, "bytes"))
+		return read_number(r, &ev->bytes, strbuf_str(&r->key));
 	if (c == '"' && is_key(r, "Collective name")) {
 		ev->collective = "";
 		return read_string(r, &r->coll, strbuf_str(&r->key));
@@ -456,7 +458,7 @@ static int event_elem(struct trace_reader *r, int depth)
 {
 	struct trace_event *ev = &r->ev;
 	memset(ev, 0, sizeof(*ev));
-	ev->ts_us = ev->dur_us = ev->in_nelems = NAN;
+	ev->ts_us = ev->dur_us = ev->in_nelems = ev->bytes = NAN;
 	ev->device = ev->stream = ev->correlation = ev->group_size = -1;
 	strbuf_reset(&r->cat);
 	strbuf_reset(&r->ename);
@@ -495,12 +497,29 @@ static int device_elem(struct trace_reader *r, int depth)
 	return read_object(r, depth, device_member, "an object");
 }
 
+/* distributedInfo: the rank and world size, when they are numbers. */
+static int dist_member(struct trace_reader *r, int depth)
+{
+	long long *ip = is_key(r, "rank") ? &r->info.rank : is_key(r, "world_size") ? &r->info.world_size : NULL;
+	int c = skip_ws(r);
+	double v;
+	if (ip && (c == '-' || (c >= '0' && c <= '9'))) {
+		if (read_number(r, &v, strbuf_str(&r->key)))
+			return -1;
+		*ip = v >= 0 && v < 1e9 ? (long long)v : -1;
+		return 0;
+	}
+	return skip_value(r, depth, strbuf_str(&r->key));
+}
+
 static int top_member(struct trace_reader *r, int depth)
 {
 	if (is_key(r, "traceEvents"))
 		return read_array(r, depth, event_elem, "traceEvents");
 	if (is_key(r, "deviceProperties") && skip_ws(r) == '[')
 		return read_array(r, depth, device_elem, "deviceProperties");
+	if (is_key(r, "distributedInfo") && skip_ws(r) == '{')
+		return read_object(r, depth, dist_member, "an object");
 	return skip_value(r, depth, strbuf_str(&r->key));
 }
 
@@ -511,6 +530,7 @@ static struct trace_reader *reader_new(const char *name)
 	struct trace_reader *r = xcalloc(1, sizeof(*r));
 	r->name = xstrdup(name);
 	r->line = 1;
+	r->info.rank = r->info.world_size = -1;
 	return r;
 }
 

@@ -41,6 +41,7 @@ struct trace_event {
 	const char *dtype;      /* args.dtype of a collective: "Float", "BFloat16" ... */
 	double in_nelems;       /* args."In msg nelems" */
 	long long group_size;   /* args."Group size" */
+	double bytes;           /* args.bytes of a copy or memset, bytes */
 };
 
 /* What the file says besides its events; text owned by the reader. */
@@ -48,6 +49,8 @@ struct trace_info {
 	const char *gpu_name; /* deviceProperties[0].name, or NULL (the 2021 schema has none) */
 	int ndevices;         /* elements of deviceProperties */
 	long long events;     /* elements of traceEvents read */
+	long long rank;       /* distributedInfo.rank, or -1 */
+	long long world_size; /* distributedInfo.world_size, or -1 */
 };
 
 /* Returns 0 to go on, or non-zero to stop the read (trace_read() then returns -1). */

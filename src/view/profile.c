@@ -6,6 +6,7 @@
 #include "report/field.h"
 #include "report/fmt.h"
 #include "report/table.h"
+#include "util/strbuf.h"
 
 /* Cells of the named fields of row, formatted by their units. */
 static void cells(struct table *tb, const struct report_row *row, const char *const *names)
@@ -190,16 +191,22 @@ static json_t *target_json(const struct profile_target *t)
 	return o;
 }
 
-static void target_csv(FILE *out, const struct profile_target *t)
+/* n rows of schema sc, filled by fill, as CSV with its header. */
+static void csv_rows(FILE *out, const struct report_schema *sc, size_t n, class_fill_fn fill, const void *ctx)
 {
-	struct report_row *row = report_row_new(profile_target_class_schema());
+	struct report_row *row = report_row_new(sc);
 	size_t i;
-	report_csv_header(profile_target_class_schema(), out);
-	for (i = 0; i < t->nclasses; i++) {
-		profile_target_class_row(&t->classes[i], row);
+	report_csv_header(sc, out);
+	for (i = 0; i < n; i++) {
+		fill(ctx, i, row);
 		report_csv_row(row, out);
 	}
 	report_row_free(row);
+}
+
+static void target_csv(FILE *out, const struct profile_target *t)
+{
+	csv_rows(out, profile_target_class_schema(), t->nclasses, target_class, t);
 }
 
 void view_profile_write(FILE *out, const struct profile_result *r, const struct profile_target *t,
@@ -225,5 +232,89 @@ void view_profile_write(FILE *out, const struct profile_result *r, const struct 
 		view_profile_print(out, r);
 		if (t)
 			print_target(out, t);
+	}
+}
+
+static const char *const rank_cols[] = {"rank",    "step_s",     "compute_s", "comm_exposed_s",
+					"vs_mean", "bottleneck", NULL};
+
+static void job_rank(const void *ctx, size_t i, struct report_row *row)
+{
+	profile_rank_row(&((const struct profile_job *)ctx)->ranks[i], row);
+}
+
+static void print_job(FILE *out, const struct profile_job *j)
+{
+	char b1[FMT_LEN], b2[FMT_LEN], b3[FMT_LEN];
+	struct strbuf sb = STRBUF_INIT;
+	fprintf(out, "%zu ranks", j->nranks);
+	if (j->world_size > 0)
+		fprintf(out, " of a world of %lld", j->world_size);
+	fprintf(out, "%s; mean step %s, the slowest rank (%lld) %s\n\n",
+		j->ranks_from_files ? " (numbered by file: the traces lack distinct ranks)" : "",
+		fmt_duration(j->step_mean_s, FMT_DURATION_SHORT, b1, sizeof(b1)), j->slowest_rank,
+		fmt_duration(j->step_max_s, FMT_DURATION_SHORT, b2, sizeof(b2)));
+	print_rows(out, profile_rank_schema(), rank_cols, 1, j->nranks, job_rank, j);
+	strbuf_addf(&sb,
+		    "verdict: %s. Rank %lld computes the most per step (compute spreads %s across the ranks); "
+		    "the others wait for it %s per step on average. %s.",
+		    j->verdict, j->straggler_rank, fmt_pct(j->compute_spread, 1, b1, sizeof(b1)),
+		    fmt_duration(j->wait_s, FMT_DURATION_SHORT, b3, sizeof(b3)), j->advice);
+	fprintf(out, "\n");
+	print_wrapped(out, strbuf_str(&sb), 78);
+	strbuf_release(&sb);
+}
+
+/* One object of a row's fields, made and freed here. */
+typedef void (*row_fn)(const void *obj, struct report_row *row);
+static json_t *row_object(const struct report_schema *sc, row_fn fill, const void *obj)
+{
+	struct report_row *row = report_row_new(sc);
+	json_t *o;
+	fill(obj, row);
+	o = report_row_json(row);
+	report_row_free(row);
+	return o;
+}
+
+static void rank_fill(const void *k, struct report_row *row)
+{
+	profile_rank_row(k, row);
+}
+
+static void job_fill(const void *j, struct report_row *row)
+{
+	profile_job_row(j, row);
+}
+
+static json_t *job_json(const struct profile_job *j)
+{
+	json_t *o = json_object(), *ranks = json_array();
+	size_t i;
+	json_object_set_new(o, "job", row_object(profile_job_schema(), job_fill, j));
+	for (i = 0; i < j->nranks; i++) {
+		json_t *k = row_object(profile_rank_schema(), rank_fill, &j->ranks[i]);
+		json_object_set_new(k, "profile", view_profile_json(j->ranks[i].r));
+		json_array_append_new(ranks, k);
+	}
+	json_object_set_new(o, "ranks", ranks);
+	return o;
+}
+
+void view_profile_job_write(FILE *out, const struct profile_job *j, enum output_format fmt)
+{
+	json_t *o;
+	switch (fmt) {
+	case FORMAT_JSON:
+		o = job_json(j);
+		report_json_print(o);
+		json_decref(o);
+		return;
+	case FORMAT_CSV:
+		csv_rows(out, profile_rank_schema(), j->nranks, job_rank, j);
+		return;
+	case FORMAT_HUMAN:
+	default:
+		print_job(out, j);
 	}
 }

@@ -33,4 +33,11 @@ struct json_t *view_profile_json(const struct profile_result *r);
 void view_profile_write(FILE *out, const struct profile_result *r, const struct profile_target *t,
 			enum output_format fmt);
 
+/*
+ * A job of several ranks: the job line, one row per rank and the verdict;
+ * {"job": {profile-job}, "ranks": [{profile-rank, "profile": {...}}]} in
+ * JSON; the rank rows as CSV.
+ */
+void view_profile_job_write(FILE *out, const struct profile_job *j, enum output_format fmt);
+
 #endif

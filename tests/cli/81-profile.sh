@@ -45,6 +45,9 @@ for s in p["steps"]:
     if steps:
         st = [x for x in steps if x[2] == s["step"]][0]
         close(s["wall_s"], (st[1] - st[0]) * 1e-6, s["step"] + " wall")
+for s in p["steps"] + [tot]:
+    parts = s["idle_launch_s"] + s["idle_loader_s"] + s["idle_sync_s"]
+    assert abs(parts - s["gpu_idle_s"]) < 1e-9 and min(s["idle_launch_s"], s["idle_loader_s"], s["idle_sync_s"]) >= 0, s
 inside = [e for k, v in per_step.items() if k is not None for e in v]
 sums = {
     "memcpy": sum(e["dur"] for e in inside if "emcpy" in e["cat"]),
@@ -53,6 +56,12 @@ sums = {
 }
 for c, v in sums.items():
     close(cls(tot, c), v * 1e-6, c)
+moved = sum(e.get("args", {}).get("bytes", 0) for e in inside if "emcpy" in e["cat"] or "emset" in e["cat"])
+close(sum(x["bytes"] for x in tot["classes"]), moved, "bytes")
+for x in tot["classes"]:
+    assert (x["bandwidth"] is None) == (x["bytes"] == 0), x
+    if x["bytes"]:
+        close(x["bandwidth"], x["bytes"] / x["time_s"] * 1e-9, "bandwidth")
 close(sum(x["time_s"] for x in tot["classes"]), sum(e["dur"] for e in inside) * 1e-6, "total")
 for coll in ("allreduce", "broadcast"):
     want = sum(e["dur"] for e in inside if e.get("args", {}).get("Collective name") == coll)
@@ -65,6 +74,80 @@ check_sums a100-alexnet.json.gz
 check_sums a100-nccl-2rank.json.gz
 check_sums mi250-rocm.json.gz
 check_sums legacy-2021-inference.json.gz
+check_sums a100-event-sync.json.gz
+check_sums ranks/rank-0.json.gz
+
+# the idle split of the synchronising trace against gaps and waits computed here
+expect_rc 0 profile "$D/a100-event-sync.json.gz" --json
+printf '%s' "$OUT" | python3 -c '
+import gzip, json, sys
+p = json.load(sys.stdin)["steps"][0]
+ev = [e for e in json.load(gzip.open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"]
+st = [e for e in ev if e["name"].startswith("ProfilerStep#")][0]
+w0, w1 = st["ts"], st["ts"] + st["dur"]
+gpu = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e["cat"] in ("kernel", "gpu_memcpy", "gpu_memset"))
+waits = [(e["ts"], e["ts"] + e["dur"]) for e in ev if e["cat"] == "cuda_runtime" and ("Synchronize" in e["name"]
+         or (e["name"].startswith("cudaMemcpy") and "Async" not in e["name"]))]
+gaps, end = [], w0
+for a, b in gpu:
+    if a > end:
+        gaps.append((end, a))
+    end = max(end, b)
+gaps.append((end, w1))
+def inter(a, b, spans):  # length of [a, b) under the union of spans
+    pts, n = sorted((max(a, x), min(b, y)) for x, y in spans if min(b, y) > max(a, x)), 0
+    cur = a
+    for x, y in pts:
+        x = max(x, cur)
+        if y > x:
+            n, cur = n + y - x, y
+    return n
+glen = sum(b - a for a, b in gaps)
+sync = sum(inter(a, b, waits) for a, b in gaps) / glen * p["gpu_idle_s"]
+assert sync > 0 and abs(p["idle_sync_s"] - sync) < 1e-9, (p["idle_sync_s"], sync)
+assert p["idle_loader_s"] == 0 and p["bottleneck"] == "gpu idle: host-bound", p
+' "$D/a100-event-sync.json.gz" || fail "the idle split of the synchronising trace disagrees with its gaps"
+
+# several ranks: a directory or the files; each rank's mean step is its annotations' mean, the
+# straggler computes the most, and the spread follows from the ranks' rows
+for args in "$D/ranks" "$D/ranks/rank-1.json.gz $D/ranks/rank-0.json.gz"; do
+	# shellcheck disable=SC2086 # two file names on purpose
+	expect_rc 0 profile $args --json
+	printf '%s' "$OUT" | python3 -c '
+import gzip, json, sys
+d = json.load(sys.stdin)
+j, ranks = d["job"], d["ranks"]
+assert j["ranks"] == 2 and j["world_size"] == 128 and not j["ranks_from_files"], j
+assert [k["rank"] for k in ranks] == [0, 1], [k["rank"] for k in ranks]
+for k in ranks:
+    ev = json.load(gzip.open(k["file"]))["traceEvents"]
+    durs = [e["dur"] for e in ev if e.get("ph") == "X" and e["name"].startswith("ProfilerStep#")]
+    assert abs(k["step_s"] - sum(durs) / len(durs) * 1e-6) < 1e-9, k
+    t = k["profile"]["total"]
+    assert abs(k["compute_s"] - (t["gpu_busy_s"] - t["comm_exposed_s"]) / len(durs)) < 1e-9, k
+c = [k["compute_s"] for k in ranks]
+mean = sum(c) / len(c)
+assert abs(j["compute_spread"] - (max(c) - min(c)) / mean) < 1e-9, j
+assert j["straggler_rank"] == c.index(max(c)) and j["verdict"] == ("straggler" if j["compute_spread"] > 0.1 else j["verdict"])
+assert abs(j["straggler_wait_s"] - sum(max(c) - x for x in c) / len(c)) < 1e-9, j
+' || fail "profile of two ranks ($args) disagrees with the traces"
+done
+expect_rc 0 profile "$D/ranks"
+expect_out "2 ranks of a world of 128"
+expect_out "verdict: straggler. Rank 1 computes the most"
+expect_width 80
+expect_rc 0 profile "$D/ranks" --csv
+expect_out "rank,file,steps,step_s"
+expect_rc 2 profile "$D/ranks" --target h100-sxm5-80gb
+expect_err "--target predicts one trace"
+mkdir -p "$TMP/empty"
+expect_rc 2 profile "$TMP/empty"
+expect_err "holds no trace"
+cp "$D/ranks/rank-0.json.gz" "$TMP/empty/a.json.gz"
+printf '{"traceEvents": [' >"$TMP/empty/b.json"
+expect_rc 2 profile "$TMP/empty"
+expect_err "b.json:"
+[ -z "$OUT" ] || fail "profile of a directory with a broken trace wrote to stdout"
 
 # golden breakdown of the NCCL run: three steps, all-reduce on its own stream partly hidden
 expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --json
@@ -78,11 +161,11 @@ assert abs(c[("comm", "allreduce")] - 0.0468) < 0.0005, c
 assert abs(c[("gemm", "tf32")] - 0.0195) < 0.0005, c
 assert abs(c[("conv", "tf32")] - 0.0158) < 0.0005, c
 assert 0 < t["comm_overlapped_s"] < t["comm_s"] and abs(t["comm_exposed_s"] + t["comm_overlapped_s"] - t["comm_s"]) < 1e-9
-assert t["bottleneck"] == "gpu idle", t["bottleneck"]
+assert t["bottleneck"] == "gpu idle: host-bound", t["bottleneck"]
 ' || fail "the NCCL trace's breakdown moved"
 expect_rc 0 profile "$D/a100-nccl-2rank.json.gz"
 expect_out "ProfilerStep#5"
-expect_out "bottleneck: gpu idle"
+expect_out "bottleneck: gpu idle: host-bound"
 expect_out "allreduce"
 expect_width 80
 expect_rc 0 profile "$D/legacy-2021-inference.json.gz"
@@ -151,5 +234,5 @@ with gzip.open(sys.argv[1], "wb", compresslevel=1) as f:
 bad long.json.gz "a string longer than 4194304 bytes"
 bad no-such.json.gz "cannot open"
 expect_rc 2 profile
-expect_err "expected one trace file"
+expect_err "expected a trace file"
 finish

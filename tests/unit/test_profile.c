@@ -12,12 +12,22 @@
 #include "profile/trace.h"
 #include "util/strbuf.h"
 
-/* Two steps: a bf16 GEMM and an all-reduce overlapping it by 100 µs, a copy; then one elementwise kernel. */
+/*
+ * Two steps: a bf16 GEMM and an all-reduce overlapping it by 100 µs, a copy
+ * of 1 MB; then one elementwise kernel.  In step 1 the GPU idles over [0,100),
+ * [700,800) and [850,1000): DataLoader fetches cover 90 + 150 µs of that, a
+ * stream synchronisation the other 100 µs, launching the remaining 10 µs.
+ */
 static const char trace[] =
 	"{\"schemaVersion\": 1, \"deviceProperties\": [{\"id\": 0, \"name\": \"Test GPU\"}],\n"
 	"\"traceEvents\": [\n"
 	"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"ts\": 0, \"dur\": 1000},\n"
 	"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#2\", \"ts\": 1000, \"dur\": 500},\n"
+	"{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": "
+	"\"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__\", \"ts\": 0, \"dur\": 90},\n"
+	"{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+	"\"enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__\", \"ts\": 850, \"dur\": 150},\n"
+	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"ts\": 700, \"dur\": 150},\n"
 	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 10, \"dur\": 5,"
 	" \"args\": {\"correlation\": 1}},\n"
 	"{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"ts\": 20, \"dur\": 5,"
@@ -32,7 +42,7 @@ static const char trace[] =
 	" \"dur\": 400, \"args\": {\"device\": 0, \"stream\": 20, \"correlation\": 2, \"Collective name\": "
 	"\"allreduce\", \"In msg nelems\": 1048576, \"Group size\": 8, \"dtype\": \"BFloat16\"}},\n"
 	"{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pinned -> Device)\", \"ts\": 800, \"dur\": 50,"
-	" \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 3}},\n"
+	" \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 3, \"bytes\": 1000000}},\n"
 	"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4>\","
 	" \"ts\": 1200, \"dur\": 100, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 4, \"s\": \"\\u00e9\\ud83d\\ude00\"}}\n"
 	"], \"traceName\": \"x\"}\n";
@@ -71,7 +81,12 @@ static void test_figures(void **state)
 	assert_true(fabs(find(s, "gemm", "bf16")->time_s - 300e-6) < 1e-12);
 	assert_true(fabs(find(s, "comm", "allreduce")->time_s - 400e-6) < 1e-12);
 	assert_true(fabs(find(s, "memcpy", "HtoD")->time_s - 50e-6) < 1e-12);
-	assert_string_equal(s->bottleneck, "gpu idle");
+	assert_true(fabs(find(s, "memcpy", "HtoD")->bandwidth_gbs - 20) < 1e-9); /* 1e6 B / 50 µs */
+	assert_true(isnan(find(s, "gemm", "bf16")->bandwidth_gbs));
+	assert_true(fabs(s->idle_loader_s - 240e-6) < 1e-12);
+	assert_true(fabs(s->idle_sync_s - 100e-6) < 1e-12);
+	assert_true(fabs(s->idle_launch_s - 10e-6) < 1e-12);
+	assert_string_equal(s->bottleneck, "gpu idle: data loader");
 	assert_true(fabs(s->max_gain - (1 / (1 - 0.35) - 1)) < 1e-9);
 	s = &r->steps[1];
 	assert_true(fabs(s->busy_s - 100e-6) < 1e-12);
