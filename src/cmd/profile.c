@@ -12,12 +12,13 @@
 #include "view/profile.h"
 
 static int json_flag, csv_flag;
-static const char *target_name, *source_name;
+static const char *target_name, *source_name, *report_path;
 
 static const struct opt profile_opts[] = {
 	OPT_STRING_("target", &target_name, "GPU", "predict the same steps on GPU (catalog key or name)"),
 	OPT_STRING_("source", &source_name, "GPU",
 		    "the traced GPU, when the trace's device name is not in the catalog"),
+	OPT_STRING_("report", &report_path, "FILE", "also write an HTML report with charts to FILE"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {trace, steps: [... classes], total}"),
 	OPT_FLAG_("csv", &csv_flag, "print the class breakdown of every step as CSV"),
 	OPT_END_(),
@@ -37,7 +38,8 @@ static const struct opt profile_opts[] = {
 	"time; the traced GPU comes from the trace's device name or --source.\n" \
 	"Several traces (one per rank), or a directory of them, compare the ranks: each\n" \
 	"one's mean step, the GPU time it spends on other work than communication, and\n" \
-	"whether one rank (a straggler) makes the others wait in their collectives.\n"
+	"whether one rank (a straggler) makes the others wait in their collectives.\n" \
+	"--report FILE writes the same as an HTML page with charts.\n"
 
 static const struct opts_cmd profile_cmd = {
 	.name = "profile",
@@ -85,6 +87,8 @@ static int profile_many(int npos, char **argv, enum output_format fmt)
 		diag_format(&err, msg, sizeof(msg));
 		die_code(EXIT_USAGE, "gpuscope profile: %s", msg);
 	}
+	if (report_path && view_profile_job_report(j, report_path, &err))
+		die_code(EXIT_ENV, "gpuscope profile: --report: %s", err.msg);
 	view_profile_job_write(stdout, j, fmt);
 	profile_job_free(j);
 	return EXIT_OK;
@@ -121,6 +125,8 @@ int cmd_profile(int argc, char **argv)
 	}
 	if (target_name)
 		t = predict_on_target(r);
+	if (report_path && view_profile_report(r, report_path, &err))
+		die_code(EXIT_ENV, "gpuscope profile: --report: %s", err.msg);
 	view_profile_write(stdout, r, t, fmt);
 	profile_target_free(t);
 	profile_result_free(r);

@@ -92,7 +92,8 @@ char **profile_dir_traces(const char *dir, size_t *n, struct diag *err)
 	closedir(d);
 	if (!*n) {
 		free(paths);
-		diag_set(err, dir, 0, 0, NULL, "the directory holds no trace (no file ending in .json or .json.gz)");
+		diag_set(err, dir, 0, 0, NULL,
+			 "the directory holds no trace (no file ending in .json or .json.gz)");
 		return NULL;
 	}
 	qsort(paths, *n, sizeof(*paths), cmp_str);
@@ -173,13 +174,15 @@ static void judge(struct profile_job *j)
 	}
 	if (j->nranks > 1 && j->compute_spread > STRAGGLER_SPREAD) {
 		j->verdict = "straggler";
-		j->advice = "Compare the straggler's inputs (sequence lengths, batch composition), its data loading and its "
-			    "GPU's clocks, power and temperature (gpuscope check) with the other ranks'";
+		j->advice =
+			"Compare the straggler's inputs (sequence lengths, batch composition), its data loading and its "
+			"GPU's clocks, power and temperature (gpuscope check) with the other ranks'";
 	} else if (j->step_mean_s > 0 && comm / j->step_mean_s > COMM_SHARE) {
 		j->verdict = "exposed communication";
-		j->advice = "The ranks compute alike and the wait is the collectives themselves: overlap them "
-			    "with compute (gradient bucketing, FSDP prefetch), a larger batch per GPU, or a "
-			    "faster fabric";
+		j->advice =
+			"The ranks compute alike and the wait is the collectives themselves: overlap them "
+			"with compute (gradient bucketing, FSDP prefetch), a larger batch per GPU, or a "
+			"faster fabric";
 	} else {
 		j->verdict = "balanced";
 		j->advice = "The ranks compute alike: each rank's own bottleneck is the place to start";

@@ -40,4 +40,14 @@ void view_profile_write(FILE *out, const struct profile_result *r, const struct 
  */
 void view_profile_job_write(FILE *out, const struct profile_job *j, enum output_format fmt);
 
+/*
+ * A self-contained HTML page at path (view/profile_report.c): the bottleneck
+ * and its remedy, each step as a stacked bar (kernel classes, exposed
+ * communication, the idle parts), the class breakdown, the step and class
+ * tables; for a job, a bar per rank and then each rank's sections.  Written
+ * whole or not at all: 0, or -1 with err set.
+ */
+int view_profile_report(const struct profile_result *r, const char *path, struct diag *err);
+int view_profile_job_report(const struct profile_job *j, const char *path, struct diag *err);
+
 #endif

@@ -136,6 +136,29 @@ expect_rc 0 profile "$D/ranks"
 expect_out "2 ranks of a world of 128"
 expect_out "verdict: straggler. Rank 1 computes the most"
 expect_width 80
+# the HTML report: one bar per step whose segments are the JSON's figures, then the tables
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --report "$TMP/p.html" --json
+printf '%s' "$OUT" | python3 -c '
+import json, re, sys
+d = json.load(sys.stdin)
+html = open(sys.argv[1]).read()
+assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
+for s in d["steps"]:
+    bar = "#" + s["step"][len("ProfilerStep#"):]
+    segs = {m.group(1): float(m.group(2)) for m in re.finditer(
+        r"<rect class=\"segment\" data-bar=\"" + bar + r"\" data-series=\"([^\"]+)\" data-value=\"([^\"]+)\"", html)}
+    assert abs(segs["idle: host-bound"] - s["idle_launch_s"] * 1e3) < 1e-6, (bar, segs)
+    assert abs(segs["comm (exposed)"] - s["comm_exposed_s"] * 1e3) < 1e-6, (bar, segs)
+    gemm = sum(c["time_s"] for c in s["classes"] if c["class"] == "gemm") * 1e3
+    assert abs(segs["gemm"] - gemm) < 1e-6, (bar, segs, gemm)
+assert "id=\"profile-step-table\"" in html and d["total"]["bottleneck"] in html
+' "$TMP/p.html" || fail "the profile report's bars disagree with the JSON"
+expect_rc 0 profile "$D/ranks" --report "$TMP/r.html"
+grep -q 'data-bar="rank 1"' "$TMP/r.html" && grep -q 'id="rank1-steps"' "$TMP/r.html" ||
+	fail "the ranks report lacks a rank's bar or sections"
+expect_rc 3 profile "$D/ranks" --report "$TMP/no/such/dir/r.html"
+expect_err "--report"
+[ ! -e "$TMP/no/such/dir/r.html" ] || fail "a failed --report left a file"
 expect_rc 0 profile "$D/ranks" --csv
 expect_out "rank,file,steps,step_s"
 expect_rc 2 profile "$D/ranks" --target h100-sxm5-80gb
