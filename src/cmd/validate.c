@@ -19,7 +19,7 @@
 #define CAL_FILE "cases/calibration.csv"
 
 static int json_flag, csv_flag, by_source_flag, fitted_flag, refit_flag;
-static const char *metric_filter, *set_filter;
+static const char *metric_filter, *set_filter, *engines_file;
 
 static const struct opt validate_opts[] = {
 	OPT_STRING_("metric", &metric_filter, "NAME", "only cases of this metric"),
@@ -27,6 +27,8 @@ static const struct opt validate_opts[] = {
 	OPT_FLAG_("by-source", &by_source_flag, "the errors by source, in or out of sample, instead of the cases"),
 	OPT_FLAG_("fitted", &fitted_flag, "list the fitted constants and the cases each was fitted on"),
 	OPT_FLAG_("refit", &refit_flag, "leave one source out: refit without each source of 5+ cases, predict it"),
+	OPT_STRING_("engines", &engines_file, "FILE",
+		    "simulate serving cases with this engine table (the format of data/serve/engines.csv)"),
 	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {cases: [...], summary: {...}}"),
 	OPT_FLAG_("csv", &csv_flag, "print the cases as CSV"),
@@ -58,7 +60,8 @@ int cmd_validate(int argc, char **argv)
 {
 	int npos = parse_options_or_exit(&validate_cmd, argc, argv);
 	enum output_format fmt = output_format_from(json_flag, csv_flag, "validate");
-	const struct validate_filter filter = {metric_filter, set_filter, NULL, NULL};
+	struct validate_filter filter = {metric_filter, set_filter, NULL, NULL, NULL, NULL, 0};
+	char *engines = NULL;
 	const struct catalog *cat;
 	struct validate_result *res;
 	char *buf = NULL;
@@ -88,6 +91,12 @@ int cmd_validate(int argc, char **argv)
 		data = f->data;
 		len = f->len;
 		name = "data/" CAL_FILE;
+	}
+	if (engines_file) {
+		if (csv_read_file(engines_file, &engines, &filter.engines_len, &err))
+			die_diag(&err);
+		filter.engines = engines;
+		filter.engines_name = engines_file;
 	}
 	cat = load_catalog_or_die();
 	if (refit_flag) {
@@ -119,5 +128,6 @@ int cmd_validate(int argc, char **argv)
 	}
 	validate_result_free(res);
 	free(buf);
+	free(engines);
 	return EXIT_OK;
 }

@@ -39,7 +39,7 @@ struct refit_input {
 /* The median |error| of the cases ctx takes with the constants as they are now; NaN when none. */
 static double median_of(const struct refit_input *in, struct refit_ctx *x, size_t *ncases, size_t *npred)
 {
-	struct validate_filter f = {NULL, NULL, take, x};
+	struct validate_filter f = {NULL, NULL, take, x, NULL, NULL, 0};
 	struct validate_result *r;
 	struct diag err;
 	double m;

@@ -53,22 +53,23 @@ static int sched_row(const struct csv_record *rec, const char *name, struct serv
 	static const struct num_range r_s = {0, 1, 0}, r_n = {1, 1e7, NUM_WHOLE}, r_b = {0, 1, NUM_WHOLE},
 				      r_h = {0, 0.99, 0};
 	double v[7];
-	const struct num_range *rg[7] = {&r_s, &r_s, &r_n, &r_n, &r_b, &r_h, NULL};
-	int idx[7] = {2, 3, 4, 5, 6, 8, -1}, k;
+	const struct num_range *rg[7] = {&r_s, &r_s, &r_s, &r_n, &r_n, &r_b, &r_h};
+	int idx[7] = {2, 3, 4, 5, 6, 7, 9}, k;
 	char why[160];
-	if (rec->nfields != 10)
-		return diag_set(err, name, rec->line, 1, "", "expected 10 fields, got %zu", rec->nfields);
-	for (k = 0; k < 6; k++)
+	if (rec->nfields != 11)
+		return diag_set(err, name, rec->line, 1, "", "expected 11 fields, got %zu", rec->nfields);
+	for (k = 0; k < 7; k++)
 		if (num_parse(rec->fields[idx[k]], NULL, rg[k], &v[k], why, sizeof(why)))
 			return diag_set(err, name, rec->line, rec->cols[idx[k]], "", "%s", why);
-	if (strcmp(rec->fields[7], "recompute"))
-		return diag_set(err, name, rec->line, rec->cols[7], "preemption", "only recompute is modelled");
+	if (strcmp(rec->fields[8], "recompute"))
+		return diag_set(err, name, rec->line, rec->cols[8], "preemption", "only recompute is modelled");
 	s->host_step_s = v[0];
 	s->host_seq_s = v[1];
-	s->max_seqs = (int)v[2];
-	s->max_batched_tokens = (int)v[3];
-	s->chunked_prefill = (int)v[4];
-	s->prefix_hit = v[5];
+	s->host_req_s = v[2];
+	s->max_seqs = (int)v[3];
+	s->max_batched_tokens = (int)v[4];
+	s->chunked_prefill = (int)v[5];
+	s->prefix_hit = v[6];
 	return 0;
 }
 
@@ -83,14 +84,22 @@ int servesim_sched_find(const char *engine, const char *version, struct servesim
 {
 	static const char name[] = "serve/engines.csv";
 	const struct embedded_file *f = embedded_find(name);
+	if (!f) {
+		memset(out, 0, sizeof(*out));
+		return diag_set(err, name, 0, 0, "", "not embedded");
+	}
+	return servesim_sched_find_in(name, f->data, f->len, engine, version, out, err);
+}
+
+int servesim_sched_find_in(const char *name, const char *buf, size_t len, const char *engine, const char *version,
+			   struct servesim_sched *out, struct diag *err)
+{
 	struct csv_reader *r;
 	struct csv_record rec;
 	int rc, found = 0, header = 1;
 	struct strbuf versions = STRBUF_INIT;
 	memset(out, 0, sizeof(*out));
-	if (!f)
-		return diag_set(err, name, 0, 0, "", "not embedded");
-	r = csv_open(name, f->data, f->len, CSV_COMMENTS);
+	r = csv_open(name, buf, len, CSV_COMMENTS);
 	while ((rc = csv_next(r, &rec, err)) == 1) {
 		if (header) {
 			header = 0;
@@ -107,7 +116,7 @@ int servesim_sched_find(const char *engine, const char *version, struct servesim
 		}
 		out->engine = model_engine_name((enum model_engine)model_engine_from_name(rec.fields[0]));
 		out->version = xstrdup(rec.fields[1]);
-		out->source = xstrdup(rec.fields[9]);
+		out->source = xstrdup(rec.fields[10]);
 		found = 1;
 	}
 	csv_free(r);
@@ -454,6 +463,7 @@ static int draw_len(enum servesim_lengths k, const struct shape *sh, const doubl
 
 struct seq {
 	double arrival_s, first_s;
+	double ready_s; /* when the front end hands it to the scheduler: arrival plus its queue and host_req_s */
 	int prompt, output;
 	int todo;      /* prompt tokens still to prefill (a recompute prefills what it had generated too) */
 	int generated; /* output tokens so far */
@@ -572,6 +582,13 @@ static int make_requests(const struct servesim *sim, const struct servesim_load 
 	if (l->kind == SERVESIM_CLOSED)
 		for (i = 0; i < *n && i < l->count; i++)
 			q[i].arrival_s = 0;
+	/* the front end takes requests one at a time in arrival order */
+	for (i = 0, t = 0; i < *n; i++) {
+		q[i].ready_s = isfinite(q[i].arrival_s) ? fmax(q[i].arrival_s, t) + sim->sched.host_req_s :
+							  INFINITY;
+		if (isfinite(q[i].ready_s))
+			t = q[i].ready_s;
+	}
 	*out = q;
 	return 0;
 }
@@ -584,6 +601,7 @@ struct loop {
 	int *run, nrun;
 	int free_blocks;
 	double t;
+	double front_s; /* when the front end is next free */
 };
 
 /* Frees a running sequence's blocks and removes it from the running set (index k). */
@@ -662,6 +680,9 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 	tpot = xcalloc((size_t)L.n, sizeof(double));
 	e2e = xcalloc((size_t)L.n, sizeof(double));
 	L.free_blocks = sim->kv_blocks;
+	for (i = 0; i < L.n; i++)
+		if (isfinite(L.q[i].ready_s))
+			L.front_s = L.q[i].ready_s;
 	o->kv_blocks = sim->kv_blocks;
 	o->block_tokens = sim->block_tokens;
 	t0 = L.q[0].arrival_s;
@@ -671,10 +692,10 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 	while (done < L.n) {
 		int decode = 0, prefill = 0, budget = sim->sched.max_batched_tokens, k, inbatch = 0;
 		double ctx = 0, dt;
-		while (next < L.n && L.q[next].arrival_s <= L.t)
+		while (next < L.n && L.q[next].ready_s <= L.t)
 			ring_push_back(&L.wait, next++);
 		if (!L.nrun && !L.wait.n) {
-			L.t = L.q[next].arrival_s; /* idle until the next arrival */
+			L.t = L.q[next].ready_s; /* idle until the next arrival */
 			continue;
 		}
 		if (!sim->sched.chunked_prefill) {
@@ -819,8 +840,11 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 				/* a closed-loop client sends its next request now */
 				if (load->kind == SERVESIM_CLOSED) {
 					int nx = done + load->count - 1;
-					if (nx < L.n && !isfinite(L.q[nx].arrival_s))
+					if (nx < L.n && !isfinite(L.q[nx].arrival_s)) {
 						L.q[nx].arrival_s = L.t;
+						L.q[nx].ready_s = fmax(L.t, L.front_s) + sim->sched.host_req_s;
+						L.front_s = L.q[nx].ready_s;
+					}
 				}
 			}
 		}

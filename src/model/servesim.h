@@ -26,8 +26,14 @@
 struct servesim_sched {
 	const char *engine;
 	char *version, *source;
-	double host_step_s;     /* CPU time of one iteration besides kernel launches */
-	double host_seq_s;      /* ... and per sequence in it */
+	double host_step_s; /* CPU time of one iteration besides kernel launches */
+	double host_seq_s;  /* ... and per sequence in it */
+	/*
+	 * CPU time of the front end per request, s (HTTP, chat template,
+	 * tokenising and detokenising): requests pass it one at a time before
+	 * the scheduler sees them, so it bounds the requests/s of short ones.
+	 */
+	double host_req_s;
 	int max_seqs;           /* running sequences at most */
 	int max_batched_tokens; /* tokens one iteration processes at most (prefill + decode) */
 	int chunked_prefill;    /* 1: prompts in chunks, decode first; 0: whole prompts, prefill first */
@@ -39,6 +45,13 @@ struct servesim_sched {
  * -1 with err (field "engine-version") naming the versions there are.
  */
 int servesim_sched_find(const char *engine, const char *version, struct servesim_sched *out, struct diag *err);
+/*
+ * The same from an engine table in buf[0..len) of the format of
+ * data/serve/engines.csv (`name` for messages): a table of one's own
+ * releases, or trial values while fitting them (`validate --engines`).
+ */
+int servesim_sched_find_in(const char *name, const char *buf, size_t len, const char *engine, const char *version,
+			   struct servesim_sched *out, struct diag *err);
 /* Frees version and source; a zeroed row is a no-op. */
 void servesim_sched_release(struct servesim_sched *s);
 

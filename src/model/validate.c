@@ -15,6 +15,7 @@
 #include "model/fitted.h"
 #include "model/model.h"
 #include "model/serving.h"
+#include "model/servesim.h"
 #include "util/csv.h"
 #include "util/num.h"
 #include "util/strbuf.h"
@@ -120,7 +121,11 @@ static int bool_cell(const struct row *r, const char *name)
 	X(gpus_per_node) \
 	X(infer_batch) \
 	X(prompt_len) \
-	X(output_len)
+	X(output_len) \
+	X(head_dim) \
+	X(requests) \
+	X(max_seqs) \
+	X(max_batched_tokens)
 /* clang-format on */
 
 struct counts {
@@ -304,7 +309,8 @@ static int transformer_of_dims(const struct counts *n, struct workload *w, struc
 /* The dimension columns given over a transformer preset's; 1 when any was. */
 static int override_dims(const struct counts *n, struct workload *w)
 {
-	if (!(n->layers || n->hidden || n->heads || n->kv_heads || n->ffn_hidden || n->vocab || n->experts))
+	if (!(n->layers || n->hidden || n->heads || n->kv_heads || n->ffn_hidden || n->vocab || n->experts ||
+	      n->head_dim))
 		return 0;
 	if (n->layers)
 		w->d.layers = (int)n->layers;
@@ -316,6 +322,8 @@ static int override_dims(const struct counts *n, struct workload *w)
 		w->d.heads = (int)n->heads;
 		w->d.head_dim = 0;
 	}
+	if (n->head_dim)
+		w->d.head_dim = (int)n->head_dim;
 	if (n->kv_heads)
 		w->d.kv_heads = (int)n->kv_heads;
 	else if (n->heads && w->d.kv_heads > w->d.heads)
@@ -590,9 +598,115 @@ static double result_metric(const struct row *r, const struct model_result *res,
 	return NAN;
 }
 
+/* One statistic of a simulated distribution: the case's statistic column, the median when empty. */
+static int sim_stat(const struct row *r, const struct servesim_dist *d, double *v, struct strbuf *why)
+{
+	const char *st = cell(r, "statistic");
+	if (!*st || !strcmp(st, "p50"))
+		*v = d->p50;
+	else if (!strcmp(st, "mean"))
+		*v = d->mean;
+	else if (!strcmp(st, "p90"))
+		*v = d->p90;
+	else if (!strcmp(st, "p99"))
+		*v = d->p99;
+	else
+		return skip(why, "statistic '%s' is not mean, p50, p90 or p99", st);
+	return 0;
+}
+
+/* The metric from a simulated run (output tokens/s, requests/s, TTFT, TPOT, end to end). */
+static double sim_metric(const struct row *r, const struct servesim_result *o, const struct model_config *c,
+			 const char *m, struct strbuf *why)
+{
+	double v = NAN;
+	if (!strcmp(m, "tokens_per_s"))
+		return o->tokens_per_s;
+	if (!strcmp(m, "tokens_per_s_per_gpu"))
+		return o->tokens_per_s / c->gpus;
+	if (!strcmp(m, "samples_per_s"))
+		return o->requests_per_s;
+	if (strcmp(m, "first_token_ms") && strcmp(m, "token_latency_ms") && strcmp(m, "latency_ms")) {
+		skip(why, "metric '%s' is not one the serving simulation gives", m);
+		return NAN;
+	}
+	if (sim_stat(r,
+		     !strcmp(m, "first_token_ms")   ? &o->ttft :
+		     !strcmp(m, "token_latency_ms") ? &o->tpot :
+						      &o->e2e,
+		     &v, why))
+		return NAN;
+	return v * 1e3;
+}
+
+/* The arrival columns: the load (spec, requests, lengths) a simulated case was run under. */
+static int sim_load(const struct row *r, const struct counts *n, struct servesim_load *l, struct strbuf *why)
+{
+	const char *len = cell(r, "lengths");
+	struct diag err;
+	memset(l, 0, sizeof(*l));
+	diag_clear(&err);
+	if (servesim_load_parse(cell(r, "arrivals"), l, &err))
+		return skip(why, "arrivals '%s' is not poisson:RATE, burst:N or closed:N", cell(r, "arrivals"));
+	l->requests = (int)n->requests;
+	if (l->kind != SERVESIM_BURST && l->requests < 1)
+		return skip(why, "arrivals '%s' needs the requests column", cell(r, "arrivals"));
+	l->seed = 1;
+	if (!*len || !strcmp(len, "fixed"))
+		l->lengths = SERVESIM_LEN_FIXED;
+	else if (!strcmp(len, "uniform"))
+		l->lengths = SERVESIM_LEN_UNIFORM;
+	else if (!strcmp(len, "sharegpt"))
+		l->lengths = SERVESIM_LEN_SHAREGPT;
+	else
+		return skip(why, "lengths '%s' is not fixed, uniform or sharegpt", len);
+	return 0;
+}
+
+/*
+ * A case with arrivals: one replica simulated request by request under its
+ * engine release's scheduler (the table of the filter, else the shipped one),
+ * the case's max_seqs and max_batched_tokens over the release's defaults.
+ */
+static double predict_sim(const struct row *r, const struct counts *n, const struct workload *w,
+			  const struct model_config *c, const struct validate_filter *f, const char *m,
+			  struct strbuf *why)
+{
+	const char *ver = cell(r, "engine_version");
+	struct servesim_sched sc;
+	struct servesim_load l;
+	struct servesim_result o;
+	struct servesim *sim;
+	struct diag err;
+	double v = NAN;
+
+	if (sim_load(r, n, &l, why))
+		return NAN;
+	diag_clear(&err);
+	if (f->engines ? servesim_sched_find_in(f->engines_name, f->engines, f->engines_len,
+						model_engine_name(c->engine), *ver ? ver : NULL, &sc, &err) :
+			 servesim_sched_find(model_engine_name(c->engine), *ver ? ver : NULL, &sc, &err)) {
+		skip(why, "%s", err.msg);
+		return NAN;
+	}
+	if (n->max_seqs)
+		sc.max_seqs = (int)n->max_seqs;
+	if (n->max_batched_tokens)
+		sc.max_batched_tokens = (int)n->max_batched_tokens;
+	sim = servesim_new(w, c, &sc, &err);
+	if (!sim || servesim_run(sim, &l, NULL, &o, &err))
+		skip(why, "%s", err.msg);
+	else
+		v = sim_metric(r, &o, c, m, why);
+	servesim_free(sim);
+	servesim_sched_release(&sc);
+	return v;
+}
+
 /* The request resolved as estimate resolves it, then estimated (or served) and the metric read. */
-static double predict_model(const struct catalog *cat, const struct row *r, const struct workload *w,
-			    struct model_request *q, const char *m, struct strbuf *why)
+static double predict_model(const struct catalog *cat, const struct validate_filter *f, const struct row *r,
+			    const struct counts *n, const struct workload *w, struct model_request *q,
+			    const char *m, struct strbuf *why)
 {
 	struct model_serving_opts so;
 	struct model_serving sv;
@@ -607,6 +721,12 @@ static double predict_model(const struct catalog *cat, const struct row *r, cons
 	diag_clear(&err);
 	if (model_resolve(w, cat, q, &c, NULL, &err)) {
 		skip(why, "%s", err.msg);
+		return NAN;
+	}
+	if (serving && *cell(r, "arrivals"))
+		return predict_sim(r, n, w, &c, f, m, why);
+	if (*cell(r, "arrivals")) {
+		skip(why, "arrivals apply to a decoder served by a serving engine");
 		return NAN;
 	}
 	if (serving) {
@@ -625,7 +745,8 @@ static double predict_model(const struct catalog *cat, const struct row *r, cons
 }
 
 /* The model's figure for one case's metric; NaN with the reason in why when it cannot say. */
-static double predict(const struct catalog *cat, const struct row *r, const char *m, struct strbuf *why)
+static double predict(const struct catalog *cat, const struct validate_filter *f, const struct row *r,
+		      const char *m, struct strbuf *why)
 {
 	struct counts n;
 	struct model_request q;
@@ -641,7 +762,7 @@ static double predict(const struct catalog *cat, const struct row *r, const char
 		return predict_bench(cat, r, &q, n.gpus, m, why);
 	if (case_workload(r, &n, &w, why) || request_task(r, &n, &q, why))
 		return NAN;
-	return predict_model(cat, r, &w, &q, m, why);
+	return predict_model(cat, f, r, &n, &w, &q, m, why);
 }
 
 /* ---- the file ---- */
@@ -675,7 +796,8 @@ void validate_source_key(const char *cell, struct strbuf *out)
 }
 
 /* One row into a case, predicted unless its value is not a measurement. */
-static void read_case(const struct catalog *cat, const struct row *r, int line, struct validate_case *vc)
+static void read_case(const struct catalog *cat, const struct validate_filter *f, const struct row *r, int line,
+		      struct validate_case *vc)
 {
 	/* every metric is a positive size, rate or time; a tiny one would make the error infinite */
 	static const struct num_range measured_range = {1e-6, 1e15, 0};
@@ -697,7 +819,7 @@ static void read_case(const struct catalog *cat, const struct row *r, int line, 
 		vc->predicted = NAN;
 		strbuf_addf(&why, "line %d: value: %s", line, msg);
 	} else {
-		vc->predicted = predict(cat, r, vc->metric, &why);
+		vc->predicted = predict(cat, f, r, vc->metric, &why);
 	}
 	vc->reason = strbuf_detach(&why, NULL);
 }
@@ -750,7 +872,7 @@ static int read_cases(const struct catalog *cat, const char *file, const char *d
 				continue;
 		}
 		XGROW(res->cases, cap, res->ncases + 1);
-		read_case(cat, &r, rec.line, &res->cases[res->ncases++]);
+		read_case(cat, f, &r, rec.line, &res->cases[res->ncases++]);
 	}
 	if (!rc && !have_header)
 		rc = diag_set(err, file, 0, 0, NULL, "no header line");

@@ -86,6 +86,12 @@ struct validate_filter {
 	/* only cases it returns 1 for (before they are predicted); NULL takes every one */
 	int (*take)(const char *id, const char *set, const char *source, void *ctx);
 	void *ctx;
+	/*
+	 * An engine table in place of data/serve/engines.csv for the simulated
+	 * serving cases (its text, borrowed; engines_name for messages), or NULL.
+	 */
+	const char *engines, *engines_name;
+	size_t engines_len;
 };
 
 /*

@@ -25,7 +25,7 @@ python3 -c "import sys; sys.exit(0 if $old * 1.5 < $new else 1)" || fail "vllm 0
 
 # Poisson at a low rate: no queue, goodput 1 under loose targets; the table names the release
 expect_rc 0 estimate $M --arrivals poisson:2 --requests 300 --ttft-target 1s --tpot-target 100ms
-expect_out "simulated: 300 requests, poisson:2 (vllm 0.8"
+expect_out "simulated: 300 requests, poisson:2 (vllm 0.11"
 expect_out "100.0% ("
 
 # a closed loop of 16 clients keeps 16 running
@@ -47,7 +47,7 @@ expect_err "bad.csv:3:5: field 'prompt_tokens'"
 expect_rc 2 estimate $M --arrivals poisson:0
 expect_err "arrivals"
 expect_rc 2 estimate $M --arrivals burst:10 --engine vllm --engine-version 0.1
-expect_err "there are 0.8, 0.6, 0.5"
+expect_err "there are 0.11, 0.8, 0.6, 0.5"
 expect_rc 2 estimate $M --requests 10
 expect_err "go with --arrivals"
 

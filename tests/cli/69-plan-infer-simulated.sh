@@ -17,5 +17,5 @@ assert c["network"] == "none", c["network"]
 assert c["batch"] > 8 and c["replicas"] >= 2, c
 ' || fail "simulated sizing"
 expect_rc 2 plan llama3-70b --task infer --engine vllm --engine-version 0.1 --gpu h100-sxm5-80gb
-expect_err "there are 0.8, 0.6, 0.5"
+expect_err "there are 0.11, 0.8, 0.6, 0.5"
 finish

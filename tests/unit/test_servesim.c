@@ -5,7 +5,9 @@
  * linearly with the position in the queue; a closed loop of one client
  * runs requests back to back; the same seed gives the same figures; an
  * older vLLM release, CPU-bound at 256 sequences, is slower; trace files
- * are refused with file, line and column.
+ * are refused with file, line and column; a front end of 10 ms a request
+ * spaces a burst 10 ms apart.  The loop is tested on vLLM 0.8's row, which
+ * has no front-end cost.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,7 +106,7 @@ static void test_one_request_is_the_analytical_one(void **state)
 	llama(&w, &c, 1024, 128);
 	c.batch = 1;
 	assert_int_equal(model_estimate(&w, &c, &a), 0);
-	sim = sim_of(&w, &c, NULL, -1, 0);
+	sim = sim_of(&w, &c, "0.8", -1, 0);
 	run(sim, SERVESIM_BURST, 1, 0, 1, &r);
 	assert_int_equal(r.requests, 1);
 	assert_int_equal(r.iterations, 128);
@@ -151,7 +153,7 @@ static void test_closed_loop_of_one_runs_back_to_back(void **state)
 	struct servesim *sim;
 	(void)state;
 	llama(&w, &c, 512, 32);
-	sim = sim_of(&w, &c, NULL, -1, 0);
+	sim = sim_of(&w, &c, "0.8", -1, 0);
 	run(sim, SERVESIM_BURST, 1, 0, 1, &one);
 	run(sim, SERVESIM_CLOSED, 1, 0, 5, &five);
 	assert_int_equal(five.requests, 5);
@@ -172,7 +174,7 @@ static void test_poisson_is_seeded_and_queues_under_load(void **state)
 	struct servesim *sim;
 	(void)state;
 	llama(&w, &c, 512, 128);
-	sim = sim_of(&w, &c, NULL, -1, 0);
+	sim = sim_of(&w, &c, "0.8", -1, 0);
 	run(sim, SERVESIM_POISSON, 0, 2, 2000, &a);
 	run(sim, SERVESIM_POISSON, 0, 2, 2000, &b);
 	assert_memory_equal(&a, &b, sizeof(a));
@@ -203,6 +205,40 @@ static void test_older_vllm_is_host_bound(void **state)
 	assert_true(v6.tokens_per_s > 1.5 * v5.tokens_per_s);
 }
 
+/*
+ * The front end takes requests one at a time: 200 one-token requests at
+ * once behind 10 ms each reach the scheduler 10 ms apart, so the run takes
+ * at least 2 s, and the last waits about 2 s for its first token.  The row
+ * comes from a table of one's own (servesim_sched_find_in).
+ */
+static void test_front_end_serialises_requests(void **state)
+{
+	static const char table[] =
+		"engine,version,host_step_s,host_seq_s,host_req_s,max_seqs,max_batched_tokens,chunked_prefill,"
+		"preemption,prefix_hit,source\n"
+		"vllm,9.9,0.5e-3,2e-6,10e-3,256,8192,1,recompute,0,mine\n";
+	struct servesim_sched s;
+	struct servesim *sim;
+	struct servesim_result r;
+	struct workload w;
+	struct model_config c;
+	struct diag err;
+	(void)state;
+	diag_clear(&err);
+	llama(&w, &c, 16, 1);
+	assert_int_equal(servesim_sched_find_in("mine.csv", table, strlen(table), "vllm", NULL, &s, &err), 0);
+	assert_true(s.host_req_s == 10e-3 && !strcmp(s.version, "9.9") && !strcmp(s.source, "mine"));
+	sim = servesim_new(&w, &c, &s, &err);
+	servesim_sched_release(&s);
+	assert_non_null(sim);
+	run(sim, SERVESIM_BURST, 200, 0, 200, &r);
+	servesim_free(sim);
+	assert_true(r.makespan_s >= 2.0 && r.makespan_s < 2.1);
+	assert_true(r.ttft.p99 > 1.9 && r.ttft.p50 > 0.9 && r.ttft.p50 < 1.1);
+	assert_int_equal(servesim_sched_find_in("mine.csv", table, strlen(table), "vllm", "0.8", &s, &err), -1);
+	assert_non_null(strstr(err.msg, "there are 9.9"));
+}
+
 static void test_rows_and_traces(void **state)
 {
 	struct servesim_sched s;
@@ -219,7 +255,7 @@ static void test_rows_and_traces(void **state)
 	servesim_sched_release(&s);
 	assert_int_equal(servesim_sched_find("vllm", "0.1", &s, &err), -1);
 	assert_string_equal(err.field, "engine-version");
-	assert_non_null(strstr(err.msg, "0.8, 0.6, 0.5"));
+	assert_non_null(strstr(err.msg, "0.11, 0.8, 0.6, 0.5"));
 	assert_int_equal(servesim_trace_parse("log.csv", good, strlen(good), &t, &err), 0);
 	assert_true(t->n == 2 && t->req[1].prompt == 200 && t->req[1].arrival_s == 0.5);
 	servesim_trace_free(t);
@@ -246,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_poisson_is_seeded_and_queues_under_load),
 		cmocka_unit_test(test_older_vllm_is_host_bound),
 		cmocka_unit_test(test_rows_and_traces),
+		cmocka_unit_test(test_front_end_serialises_requests),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

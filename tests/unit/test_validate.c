@@ -189,7 +189,7 @@ static void test_median_and_within(void **state)
 static void test_filter(void **state)
 {
 	struct diag err;
-	struct validate_filter f = {"tokens_per_s", NULL, NULL, NULL};
+	struct validate_filter f = {"tokens_per_s", NULL, NULL, NULL, NULL, NULL, 0};
 	struct validate_result *r = run(cases_csv, &f, &err);
 	(void)state;
 	assert_int_equal(r->ncases, 3);
