@@ -15,6 +15,7 @@
  * model_estimate at a grid of batches, made once in servesim_new().
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -602,7 +603,106 @@ struct loop {
 	int free_blocks;
 	double t;
 	double front_s; /* when the front end is next free */
+	/* time-weighted sums over the run, and the timeline: a sample every sample_dt from t0 */
+	double w_batch, w_queue, w_kv, t0, sample_dt;
+	int tl;
+	long tokens;
 };
+
+/* One iteration of dt with inbatch sequences: the time-weighted state, the maxima and the timeline. */
+static void record(struct loop *L, struct servesim_result *o, double dt, int inbatch)
+{
+	const struct servesim *sim = L->sim;
+	double kv = (double)(sim->kv_blocks - L->free_blocks) / sim->kv_blocks;
+	int i;
+	o->iterations++;
+	L->w_batch += dt * inbatch;
+	L->w_queue += dt * L->wait.n;
+	L->w_kv += dt * kv;
+	if (inbatch > o->batch_max)
+		o->batch_max = inbatch;
+	if (L->wait.n > o->queue_max)
+		o->queue_max = L->wait.n;
+	if (kv > o->kv_use_max)
+		o->kv_use_max = kv;
+	if (L->sample_dt == 0)
+		L->sample_dt = dt > 0 ? dt : 1e-6;
+	while (L->tl < SERVESIM_TIMELINE && L->t >= L->t0 + L->tl * L->sample_dt) {
+		o->timeline_s[L->tl] = L->t - L->t0;
+		o->timeline_queue[L->tl] = L->wait.n;
+		o->timeline_batch[L->tl] = inbatch;
+		o->timeline_kv_use[L->tl] = kv;
+		L->tl++;
+	}
+	if (L->tl == SERVESIM_TIMELINE) {
+		/* keep every other sample and halve the rate */
+		for (i = 0; i < SERVESIM_TIMELINE / 2; i++) {
+			o->timeline_s[i] = o->timeline_s[2 * i];
+			o->timeline_queue[i] = o->timeline_queue[2 * i];
+			o->timeline_batch[i] = o->timeline_batch[2 * i];
+			o->timeline_kv_use[i] = o->timeline_kv_use[2 * i];
+		}
+		L->tl = SERVESIM_TIMELINE / 2;
+		L->sample_dt *= 2;
+	}
+}
+
+/*
+ * Runs of plain decode steps in one go.  With nothing waiting and every
+ * running sequence past its prompt, the iterations until the next event (a
+ * completion, an arrival reaching the scheduler, or the cache running out of
+ * free blocks) decode the same sequences one token each: their lengths are
+ * known without visiting the sequences, so only the clock advances, step by
+ * step with the same cost function, and the sequences are brought up to
+ * date once at the end.  Stops one step before the first completion, which
+ * the full loop then runs.  Returns the steps taken (0: not such a run).
+ */
+static int fast_forward(struct loop *L, struct servesim_result *o, int next)
+{
+	const struct servesim *sim = L->sim;
+	double ctx = 0;
+	long need = 0;
+	int k, j, left = INT32_MAX, bt = sim->block_tokens;
+	if (L->wait.n || L->nrun < 1 || (sim->sched.chunked_prefill && L->nrun > sim->sched.max_batched_tokens))
+		return 0;
+	for (k = 0; k < L->nrun; k++) {
+		const struct seq *s = &L->q[L->run[k]];
+		if (s->todo > 0)
+			return 0;
+		if (s->output - s->generated < left)
+			left = s->output - s->generated;
+		ctx += s->prompt + s->generated;
+	}
+	/*
+	 * Steps that leave the first completion to the full loop, and that the
+	 * free blocks cover: j steps take each sequence at most ceil(j / bt) new
+	 * blocks, so j <= (free / running) x bt never runs out.
+	 */
+	left -= 1;
+	if (left > L->free_blocks / L->nrun * bt)
+		left = L->free_blocks / L->nrun * bt;
+	if (left < 2)
+		return 0;
+	for (j = 0; j < left && !(next < L->n && L->q[next].ready_s <= L->t); j++) {
+		double dt = servesim_iteration_s(sim, L->nrun, ctx, 0, L->nrun);
+		record(L, o, dt, L->nrun);
+		L->t += dt;
+		ctx += L->nrun;
+	}
+	for (k = 0; k < L->nrun; k++) {
+		struct seq *s = &L->q[L->run[k]];
+		int b;
+		s->generated += j;
+		b = blocks_for(sim, s->prompt + s->generated);
+		if (b > s->blocks) {
+			need += b - s->blocks;
+			s->blocks = b;
+		}
+	}
+	L->free_blocks -= (int)need;
+	L->tokens += (long)j * L->nrun;
+	return j;
+}
 
 /* Frees a running sequence's blocks and removes it from the running set (index k). */
 static void drop_running(struct loop *L, int k)
@@ -663,9 +763,8 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 		 struct servesim_result *o, struct diag *err)
 {
 	struct loop L;
-	double *ttft, *tpot, *e2e, w_batch = 0, w_queue = 0, w_kv = 0, t0 = 0, sample_dt;
-	int done = 0, next = 0, good = 0, i, *chunk, tl = 0;
-	long tokens = 0;
+	double *ttft, *tpot, *e2e;
+	int done = 0, next = 0, good = 0, i, *chunk;
 
 	memset(o, 0, sizeof(*o));
 	memset(&L, 0, sizeof(L));
@@ -685,9 +784,7 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 			L.front_s = L.q[i].ready_s;
 	o->kv_blocks = sim->kv_blocks;
 	o->block_tokens = sim->block_tokens;
-	t0 = L.q[0].arrival_s;
-	/* timeline: a sample every sample_dt, doubled (and thinned) when the run outgrows the samples */
-	sample_dt = 0;
+	L.t0 = L.q[0].arrival_s;
 
 	while (done < L.n) {
 		int decode = 0, prefill = 0, budget = sim->sched.max_batched_tokens, k, inbatch = 0;
@@ -698,6 +795,8 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 			L.t = L.q[next].ready_s; /* idle until the next arrival */
 			continue;
 		}
+		if (fast_forward(&L, o, next))
+			continue;
 		if (!sim->sched.chunked_prefill) {
 			/* prefill first: whole prompts while they fit the budget (the first always) */
 			int admitted = 0;
@@ -776,37 +875,7 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 			continue;
 		}
 		dt = servesim_iteration_s(sim, decode, ctx, prefill, inbatch);
-		o->iterations++;
-		/* time-weighted state over the iteration */
-		w_batch += dt * inbatch;
-		w_queue += dt * L.wait.n;
-		w_kv += dt * (double)(sim->kv_blocks - L.free_blocks) / sim->kv_blocks;
-		if (inbatch > o->batch_max)
-			o->batch_max = inbatch;
-		if (L.wait.n > o->queue_max)
-			o->queue_max = L.wait.n;
-		if ((double)(sim->kv_blocks - L.free_blocks) / sim->kv_blocks > o->kv_use_max)
-			o->kv_use_max = (double)(sim->kv_blocks - L.free_blocks) / sim->kv_blocks;
-		if (sample_dt == 0)
-			sample_dt = dt > 0 ? dt : 1e-6;
-		while (tl < SERVESIM_TIMELINE && L.t >= t0 + tl * sample_dt) {
-			o->timeline_s[tl] = L.t - t0;
-			o->timeline_queue[tl] = L.wait.n;
-			o->timeline_batch[tl] = inbatch;
-			o->timeline_kv_use[tl] = (double)(sim->kv_blocks - L.free_blocks) / sim->kv_blocks;
-			tl++;
-		}
-		if (tl == SERVESIM_TIMELINE) {
-			/* keep every other sample and halve the rate */
-			for (i = 0; i < SERVESIM_TIMELINE / 2; i++) {
-				o->timeline_s[i] = o->timeline_s[2 * i];
-				o->timeline_queue[i] = o->timeline_queue[2 * i];
-				o->timeline_batch[i] = o->timeline_batch[2 * i];
-				o->timeline_kv_use[i] = o->timeline_kv_use[2 * i];
-			}
-			tl = SERVESIM_TIMELINE / 2;
-			sample_dt *= 2;
-		}
+		record(&L, o, dt, inbatch);
 		L.t += dt;
 		/* outcomes */
 		for (k = 0; k < L.nrun; k++) {
@@ -823,7 +892,7 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 			if (s->first_s < 0)
 				s->first_s = L.t;
 			s->generated++;
-			tokens++;
+			L.tokens++;
 			if (s->generated >= s->output) {
 				double first = s->first_s - s->arrival_s, per = 0;
 				if (s->output > 1)
@@ -850,15 +919,15 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 		}
 	}
 	o->requests = done;
-	o->makespan_s = L.t - t0;
-	o->timeline_n = tl;
+	o->makespan_s = L.t - L.t0;
+	o->timeline_n = L.tl;
 	if (o->makespan_s > 0) {
-		o->tokens_per_s = tokens / o->makespan_s;
+		o->tokens_per_s = L.tokens / o->makespan_s;
 		o->requests_per_s = done / o->makespan_s;
 		o->goodput_per_s = good / o->makespan_s;
-		o->batch_mean = w_batch / o->makespan_s;
-		o->queue_mean = w_queue / o->makespan_s;
-		o->kv_use_mean = w_kv / o->makespan_s;
+		o->batch_mean = L.w_batch / o->makespan_s;
+		o->queue_mean = L.w_queue / o->makespan_s;
+		o->kv_use_mean = L.w_kv / o->makespan_s;
 	}
 	o->goodput = done ? (double)good / done : 0;
 	dist_of(ttft, done, &o->ttft);
