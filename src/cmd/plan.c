@@ -70,9 +70,9 @@ static const struct opt plan_opts[] = {
 	WORKLOAD_OPT_PROMPT_LEN(wo),
 	WORKLOAD_OPT_OUTPUT_LEN(wo),
 	OPT_INT_("max-batch", &max_batch, "N", "largest batch a replica may run (default 256)", 1, 1000000),
-	OPT_STRING_(
-		"engine", &rq.engine, "NAME",
-		"a decoder's serving engine (vllm, sglang ...): replicas sized by simulating it request by request"),
+	OPT_STRING_("engine", &rq.engine, "NAME",
+		    "a decoder's serving engine (vllm, the default; sglang ...): replicas sized by simulating it "
+		    "request by request; static: the static-batch model"),
 	OPT_STRING_("engine-version", &rq.engine_version, "V",
 		    "the engine release whose scheduler runs (data/serve/engines.csv; default the newest)"),
 	OPT_GROUP_("what to search"),

@@ -769,6 +769,18 @@ int plan_queue_of(const struct plan *p, const struct plan_choice *c, struct mode
 	memset(q, 0, sizeof(*q));
 	if (p->base.task != MODEL_TASK_INFER || !c->fits)
 		return -1;
+	if (p->simulate) {
+		/* the serving simulation's figures (search.c served_replicas): no queue model of its own */
+		double rate = p->req.rate_per_s > 0 ? p->req.rate_per_s : 1;
+		q->replicas = c->replicas;
+		q->slots = c->cfg.batch;
+		q->rate_per_s = rate;
+		q->capacity_per_s = c->replicas * c->res.infer.samples_per_s;
+		q->utilisation = q->capacity_per_s > 0 ? rate / q->capacity_per_s : INFINITY;
+		q->ttft_p99_s = c->res.infer.ttft_p99_s;
+		q->wait_p99_s = fmax(0, q->ttft_p99_s - c->res.infer.prefill_s);
+		return 0;
+	}
 	/* each replica runs batches of cfg.batch (dp 1): the search's own queue (search.c) */
 	model_queue_at(p->req.rate_per_s > 0 ? p->req.rate_per_s : 1, c->replicas, c->cfg.batch,
 		       c->res.infer.request_s, c->res.infer.prefill_s, q);

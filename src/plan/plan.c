@@ -107,6 +107,8 @@ static void search_defaults(struct plan *p)
 int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req, struct diag *err)
 {
 	struct plan *p = xcalloc(1, sizeof(*p));
+	const char *engine;
+	int decoder_infer;
 	*out = NULL;
 	p->cat = cat;
 	p->req = *req;
@@ -120,6 +122,9 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 		return diag_set(err, "", 0, 0, "memory-headroom",
 				"%g %% of each GPU's memory kept free is not 0-100", 100 - req->memory_use_pct);
 	}
+	decoder_infer = req->base.task == MODEL_TASK_INFER && req->w->kind == WORKLOAD_TRANSFORMER &&
+			req->w->d.causal;
+	engine = req->engine ? req->engine : PLAN_DEFAULT_ENGINE;
 	if (req->tpot_s > 0 && req->base.task == MODEL_TASK_INFER && !plan_generates(p)) {
 		free(p);
 		return diag_set(err, "", 0, 0, "tpot-target",
@@ -128,12 +133,19 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 				req->w->name,
 				req->w->kind == WORKLOAD_TRANSFORMER ? "an encoder" : "a per-sample network");
 	}
-	if (req->engine && req->base.task == MODEL_TASK_INFER && req->w->kind == WORKLOAD_TRANSFORMER &&
-	    req->w->d.causal) {
-		int e = model_engine_from_name(req->engine);
+	if (decoder_infer && !strcmp(engine, PLAN_STATIC_ENGINE)) {
+		/* the static-batch model: batches of a power of two and the M/M/c queue */
+		if (req->engine_version) {
+			free(p);
+			return diag_set(
+				err, "", 0, 0, "engine-version",
+				"--engine-version names a serving engine's release; --engine static has none");
+		}
+	} else if (decoder_infer) {
+		int e = model_engine_from_name(engine);
 		if (e < 0) {
 			free(p);
-			return diag_set(err, "", 0, 0, "engine", "no engine '%s'; there are %s", req->engine,
+			return diag_set(err, "", 0, 0, "engine", "no engine '%s'; there are %s, or static", engine,
 					model_engine_names_text());
 		}
 		p->engine = (enum model_engine)e;

@@ -89,6 +89,15 @@ int plan_have_parse(const struct catalog *cat, const char *text, const char *fil
 int plan_have_parse_file(const struct catalog *cat, const char *buf, size_t len, const char *path,
 			 struct plan_have **out, size_t *n, struct diag *err);
 
+/*
+ * A decoder's inference is sized by simulating vLLM (its newest release row)
+ * unless an engine is named: the most deployed open serving engine, and the
+ * one whose newest row is fitted on measured runs under load
+ * (data/cases/serving.csv).  "static" keeps the static-batch model.
+ */
+#define PLAN_DEFAULT_ENGINE "vllm"
+#define PLAN_STATIC_ENGINE "static"
+
 struct plan_request {
 	const struct workload *w; /* finished workload; must outlive the plan */
 	/*
@@ -168,8 +177,9 @@ struct plan_request {
 	/*
 	 * A decoder's serving engine (model_engine_from_name; a serving one:
 	 * replicas sized by the serving simulation under its scheduler, its
-	 * release engine_version or the newest); NULL or a non-serving engine
-	 * (eager ...): static batches and the M/M/c queue.
+	 * release engine_version or the newest); NULL: PLAN_DEFAULT_ENGINE;
+	 * PLAN_STATIC_ENGINE or a non-serving engine (eager ...): static
+	 * batches and the M/M/c queue.
 	 */
 	const char *engine, *engine_version;
 	/*

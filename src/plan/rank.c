@@ -67,7 +67,9 @@ static int choice_bom(const struct plan *p, const struct plan_choice *c, struct 
 		/* rail-optimised: one NIC per GPU, spares cabled so a spare tray takes over at once */
 		in.ports_per_node = hw->gpus_per_node + hw->spare_per_node;
 		in.ports_in_node_price = 0;
-	} else if (hw->own_link) {
+	} else if (hw->own_link &&
+		   !(p->base.task == MODEL_TASK_INFER && c->cfg.tp * c->cfg.pp <= hw->gpus_per_node)) {
+		/* a serving replica inside one node talks to no other: no scale-out fabric for it */
 		in.net = hw->own_link;
 		in.ports_per_node = hw->own_ports_per_node;
 		in.ports_in_node_price = 1;

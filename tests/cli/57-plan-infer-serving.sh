@@ -18,7 +18,8 @@ expect_out "--mig 1"
 expect_rc 0 plan gnn --task infer --rate 2000 --latency-target 5ms
 expect_out "Why #1"
 
-# TTFT and TPOT targets bound the batch of every replica; the heading says them
+# TTFT and TPOT targets bound the batch of every replica (simulated under vLLM, the default); the
+# heading says them
 expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys, subprocess, os
@@ -35,7 +36,8 @@ expect_out "TTFT 500ms, TPOT 30ms"
 
 # at a rate, the p99 TTFT waits for a free slot (Erlang C over a replica's batch
 # slots, each held a request's life): the replicas keep that wait within the target
-expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --json
+# (the static-batch model, --engine static; a decoder is otherwise sized by simulating vLLM)
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --engine static --json
 printf '%s' "$OUT" >"$TMP/rate30.json"
 printf '%s' "$OUT" | python3 -c '
 import json, math, os, subprocess, sys
@@ -75,7 +77,7 @@ s = d["explanation"]["sizing"]
 for w in ("p99 TTFT", "target 1.00 s", "TPOT", "of their capacity", "requests at once"):
     assert w in s, (w, s)
 ' || fail "plan p99 TTFT, TPOT or utilisation"
-expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --engine static
 expect_width 80
 sizeline=$(printf '%s\n' "$OUT" | sed -n '/^  size /,/^  buy /p' | tr -s ' \n' ' ')
 CHECKS=$((CHECKS + 1))

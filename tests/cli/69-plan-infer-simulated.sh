@@ -2,7 +2,8 @@
 # plan --task infer --engine: replicas sized by the serving simulation.  On
 # H100 servers Llama 3 70B at 50 requests/s within a 1 s TTFT takes no more
 # than twice the 56 GPUs (7 x 8) estimate's continuous-batching queue needs,
-# with no scale-out fabric between independent replicas.
+# with no scale-out fabric between independent replicas; that is the default
+# without --engine, and --engine static keeps the static-batch model.
 . "$TESTS/cli/lib.sh"
 
 expect_rc 0 plan llama3-70b --task infer --rate 50 --ttft-target 1s --engine vllm --gpu h100-sxm5-80gb --json
@@ -16,6 +17,29 @@ assert 8 <= c["gpus"] <= 112, c["gpus"]
 assert c["network"] == "none", c["network"]
 assert c["batch"] > 8 and c["replicas"] >= 2, c
 ' || fail "simulated sizing"
+# the default for a decoder: the same sizing without --engine, no fabric bought for
+# independent replicas, and within 2x of what estimate's queue needs under vLLM
+expect_rc 0 estimate --model llama3-70b --task infer --gpu h100-sxm5-80gb --tp 8 --engine vllm --rate 50 \
+	--ttft-target 1s --json
+need=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rate"]["replicas"] * 8)')
+expect_rc 0 plan llama3-70b --task infer --rate 50 --ttft-target 1s --gpu h100-sxm5-80gb --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["ranked"][0]
+assert 0 < c["gpus"] <= 2 * '"$need"', (c["gpus"], '"$need"')
+assert c["network"] == "none" and c["bom"]["fabric_usd"] == 0 and c["bom"]["switch_tiers"] == 0, c["bom"]
+assert "--engine vllm" in c["estimate_args"] and 0 < c["ttft_p99_s"] <= 1.0, c
+assert 0 < c["utilisation"] < 1, c
+' || fail "default sizing"
+# the static-batch model on request: batches of a power of two, the M/M/c queue
+expect_rc 0 plan llama3-8b --task infer --rate 30 --gpu h100-sxm5-80gb --engine static --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["ranked"][0]
+assert c["batch"] & (c["batch"] - 1) == 0 and "--engine vllm" not in c["estimate_args"], c
+' || fail "--engine static"
+expect_rc 2 plan llama3-8b --task infer --engine static --engine-version 0.6
+expect_err "--engine static has none"
 expect_rc 2 plan llama3-70b --task infer --engine vllm --engine-version 0.1 --gpu h100-sxm5-80gb
 expect_err "there are 0.11, 0.8, 0.6, 0.5"
 finish

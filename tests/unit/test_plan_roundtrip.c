@@ -339,6 +339,8 @@ static void request_of(const struct plan_case *k, struct workload *w, struct pla
 	req->precisions = 1u << MODEL_BF16;
 	req->deadline_s = k->task == MODEL_TASK_INFER ? k->latency_s : 0;
 	req->rate_per_s = k->rate_per_s;
+	/* the static-batch model, whose batches the lines time (the simulated sizing has tests/cli/69) */
+	req->engine = PLAN_STATIC_ENGINE;
 	req->max_batch = k->max_batch;
 	req->top = k->top;
 	if (k->gpu) {
