@@ -40,8 +40,9 @@ char *html_escape(const char *text)
 	char *out;
 	if (!text)
 		return xstrdup("");
+	/* the bytes of each replacement below: "&amp;" and "&#39;" 5, "&lt;" and "&gt;" 4, "&quot;" 6 */
 	for (s = text; *s; s++)
-		n += *s == '&' ? 5 : *s == '<' || *s == '>' ? 4 : *s == '"' || *s == '\'' ? 5 : 1;
+		n += *s == '&' || *s == '\'' ? 5 : *s == '<' || *s == '>' ? 4 : *s == '"' ? 6 : 1;
 	out = xmalloc(n + 1);
 	for (s = text; *s; s++) {
 		const char *r = NULL;

@@ -181,6 +181,10 @@ static void test_escaping_and_empty(void **state)
 	e = html_escape("<a href='x'>&</a>");
 	assert_string_equal(e, "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;");
 	free(e);
+	/* a double quote takes six bytes: a text of them only fills the buffer exactly */
+	e = html_escape("\"\"\"");
+	assert_string_equal(e, "&quot;&quot;&quot;");
+	free(e);
 	e = html_escape(NULL);
 	assert_string_equal(e, "");
 	free(e);
