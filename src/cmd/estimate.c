@@ -40,7 +40,7 @@ static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero = -1, micro_batch
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
 static long max_seqs, mig;
 /* the serving simulation (--arrivals) */
-static const char *arrivals_s, *engine_version_s;
+static const char *arrivals_s, *engine_version_s, *report_path;
 static long sim_requests, max_batched_tokens, sim_seed = 1;
 static double sim_duration;
 static int chunked = MODEL_UNSET, lengths = MODEL_UNSET;
@@ -152,6 +152,8 @@ static const struct opt estimate_opts[] = {
 		  "prompt and output lengths: fixed, uniform or sharegpt (default fixed)", lengths_from_name,
 		  "fixed, uniform, sharegpt"),
 	OPT_INT_("seed", &sim_seed, "N", "the simulation's random seed (1)", 0, 2147483647),
+	OPT_STRING_("report", &report_path, "FILE",
+		    "write an HTML report of the run and its latency against load (8 simulated rates)"),
 	OPT_GROUP_("other inputs"),
 	OPT_STRING_("input-shape", &shape_s, "SHAPE", "per-sample input: 224x224, 128x128x128, 240000"),
 	OPT_INT_("mig", &mig, "N", "run on an N-slice MIG instance (1g ... 7g) of the GPU", 1, 8),
@@ -429,8 +431,10 @@ static void die_diag(const struct diag *err)
  * engine release's scheduler (model/servesim.h), the flags overriding the
  * release's defaults.  The scheduler's strings are owned by *s.
  */
+#define REPORT_POINTS 8
+
 static void simulate(const struct workload *w, const struct model_config *c, struct servesim_sched *s,
-		     struct servesim_result *r)
+		     struct servesim_result *r, struct servesim_point *curve)
 {
 	struct servesim_load l;
 	struct servesim_trace *trace = NULL;
@@ -460,7 +464,8 @@ static void simulate(const struct workload *w, const struct model_config *c, str
 	l.lengths = lengths >= 0 ? (enum servesim_lengths)lengths : SERVESIM_LEN_FIXED;
 	l.seed = (unsigned long long)sim_seed;
 	sim = servesim_new(w, c, s, &err);
-	if (!sim || servesim_run(sim, &l, &slo, r, &err))
+	if (!sim || servesim_run(sim, &l, &slo, r, &err) ||
+	    (report_path && servesim_curve(sim, &l, 0, REPORT_POINTS, curve, &err)))
 		die_diag(&err);
 	servesim_free(sim);
 	servesim_trace_free(trace);
@@ -478,6 +483,8 @@ int cmd_estimate(int argc, char **argv)
 	struct model_queue q;
 	struct servesim_sched sched;
 	struct servesim_result sim;
+	struct servesim_point curve[REPORT_POINTS];
+	struct diag err;
 	struct model_answer a = {.w = &w,
 				 .c = &c,
 				 .r = &r,
@@ -535,7 +542,7 @@ int cmd_estimate(int argc, char **argv)
 			die_usage(
 				"gpuscope estimate: --arrivals simulates a decoder served with continuous batching "
 				"(--task infer, a serving --engine)");
-		simulate(&w, &c, &sched, &sim);
+		simulate(&w, &c, &sched, &sim, curve);
 		a.sim = &sim;
 		a.sched = &sched;
 	} else if (sim_requests || sim_duration > 0 || engine_version_s || max_batched_tokens || chunked >= 0 ||
@@ -544,6 +551,8 @@ int cmd_estimate(int argc, char **argv)
 			"gpuscope estimate: --requests, --duration, --engine-version, --max-batched-tokens, "
 			"--chunked-prefill and --lengths go with --arrivals");
 	}
+	if (report_path && !arrivals_s)
+		die_usage("gpuscope estimate: --report draws a serving simulation: give --arrivals");
 	a.host_gib = host_gib;
 	if (json_flag) {
 		json_t *o = view_estimate_json(&a);
@@ -552,6 +561,9 @@ int cmd_estimate(int argc, char **argv)
 	} else {
 		view_estimate_print(stdout, &a);
 	}
+	diag_clear(&err);
+	if (report_path && view_estimate_report(&a, curve, REPORT_POINTS, report_path, &err))
+		die_code(EXIT_ENV, "gpuscope estimate: --report: %s", err.msg);
 	servesim_sched_release(&sched);
 	model_advice_release(fix, a.nfix);
 	model_advice_release(rec, a.nrec);

@@ -936,3 +936,38 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 	free(L.q), free(L.wait.v), free(L.run), free(chunk), free(ttft), free(tpot), free(e2e);
 	return 0;
 }
+
+int servesim_curve(struct servesim *sim, const struct servesim_load *like, double capacity_per_s, int n,
+		   struct servesim_point *out, struct diag *err)
+{
+	struct servesim_load l = *like;
+	struct servesim_result r;
+	int i;
+	if (n < 1 || n > SERVESIM_CURVE_MAX)
+		return diag_set(err, "", 0, 0, "report", "1 to %d points of latency against load",
+				SERVESIM_CURVE_MAX);
+	if (l.requests < 1)
+		l.requests = l.kind == SERVESIM_BURST && l.count > 0 ? l.count : 1000;
+	l.trace = NULL;
+	l.duration_s = 0;
+	if (!(capacity_per_s > 0)) {
+		l.kind = SERVESIM_BURST;
+		l.count = l.requests;
+		if (servesim_run(sim, &l, NULL, &r, err))
+			return -1;
+		capacity_per_s = r.requests_per_s;
+	}
+	l.kind = SERVESIM_POISSON;
+	for (i = 0; i < n; i++) {
+		l.rate_per_s = capacity_per_s * (i + 1) / n;
+		if (servesim_run(sim, &l, NULL, &r, err))
+			return -1;
+		out[i].rate_per_s = l.rate_per_s;
+		out[i].ttft = r.ttft;
+		out[i].tpot = r.tpot;
+		out[i].tokens_per_s = r.tokens_per_s;
+		/* still queueing at the end: the last sample's queue holds more than a tenth of the requests */
+		out[i].saturated = r.timeline_n > 0 && r.timeline_queue[r.timeline_n - 1] > 0.1 * l.requests;
+	}
+	return 0;
+}

@@ -184,4 +184,24 @@ double servesim_iteration_s(const struct servesim *sim, int decode, double conte
 int servesim_run(struct servesim *sim, const struct servesim_load *load, const struct servesim_slo *slo,
 		 struct servesim_result *out, struct diag *err);
 
+/* One point of the latency against load: Poisson arrivals at rate_per_s. */
+struct servesim_point {
+	double rate_per_s;
+	struct servesim_dist ttft, tpot; /* s */
+	double tokens_per_s;
+	int saturated; /* 1: the queue grew over the whole run (the rate is past what the replica sustains) */
+};
+
+#define SERVESIM_CURVE_MAX 16
+
+/*
+ * The latency against load of one replica: n Poisson runs (n at most
+ * SERVESIM_CURVE_MAX) of `like`'s requests, lengths and seed, at rates from
+ * 1/n to 1 x `capacity_per_s` in even steps (0: the requests/s a burst of
+ * them sustains, as plan bounds its replicas).  Returns 0 with out[0..n), or
+ * -1 with err.
+ */
+int servesim_curve(struct servesim *sim, const struct servesim_load *like, double capacity_per_s, int n,
+		   struct servesim_point *out, struct diag *err);
+
 #endif

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "report/fmt.h"
+#include "report/html.h"
+#include "report/svg.h"
 #include "report/table.h"
 #include "util/error.h"
 #include "util/strbuf.h"
@@ -614,4 +616,83 @@ void view_estimate_presets(FILE *out)
 		table_cell(tb, w.sample_unit);
 	}
 	table_done(tb, out);
+}
+
+/* ---- HTML report ---- */
+
+/* TTFT and TPOT, p50 and p99, against the offered rate (log time: the two differ by 100x). */
+static struct svg_chart *chart_load(const struct servesim_point *pts, int n)
+{
+	struct svg_chart *c = svg_chart_new(SVG_LINE, "latency-against-load", "Latency against load, one replica");
+	int s[4], i;
+	svg_chart_size(c, 820, 460);
+	svg_axis(c, 'x', "offered rate", "requests/s", SVG_SCALE_LINEAR);
+	svg_axis(c, 'y', "latency", "s", SVG_SCALE_LOG);
+	s[0] = svg_series(c, "TTFT p50");
+	s[1] = svg_series(c, "TTFT p99");
+	s[2] = svg_series(c, "TPOT p50");
+	s[3] = svg_series(c, "TPOT p99");
+	for (i = 0; i < n; i++) {
+		const double v[4] = {pts[i].ttft.p50, pts[i].ttft.p99, pts[i].tpot.p50, pts[i].tpot.p99};
+		int k;
+		for (k = 0; k < 4; k++)
+			if (v[k] > 0)
+				svg_point(c, s[k], pts[i].rate_per_s, v[k], pts[i].saturated ? "saturated" : NULL,
+					  0);
+	}
+	return c;
+}
+
+int view_estimate_report(const struct model_answer *a, const struct servesim_point *pts, int n, const char *path,
+			 struct diag *err)
+{
+	static const char *const head[] = {"requests/s", "TTFT p50", "TTFT p99",
+					   "TPOT p50",   "TPOT p99", "output tokens/s"};
+	struct strbuf sb = STRBUF_INIT;
+	struct html_doc *d;
+	struct svg_chart *c;
+	char b[6][FMT_LEN];
+	int i, rc;
+	strbuf_addf(&sb, "gpuscope estimate: %s on %s, served by %s %s", a->w->name, a->c->gpu->row.key,
+		    a->sched->engine, a->sched->version);
+	d = html_new(strbuf_str(&sb));
+	html_heading(d, 1, strbuf_str(&sb));
+	strbuf_reset(&sb);
+	strbuf_addf(&sb,
+		    "One replica of %d GPU%s, %d prompt and %d output tokens (means). Simulated: %d requests, %s: "
+		    "TTFT p50 %s, p99 %s; TPOT p50 %s; %s output tokens/s.",
+		    a->c->gpus, a->c->gpus == 1 ? "" : "s", a->c->prompt_len, a->c->output_len, a->sim->requests,
+		    a->arrivals, fmt_duration(a->sim->ttft.p50, FMT_DURATION_TEXT, b[0], sizeof(b[0])),
+		    fmt_duration(a->sim->ttft.p99, FMT_DURATION_TEXT, b[1], sizeof(b[1])),
+		    fmt_duration(a->sim->tpot.p50, FMT_DURATION_TEXT, b[2], sizeof(b[2])),
+		    fmt_count(a->sim->tokens_per_s, FMT_COUNT_GROUPED, b[3], sizeof(b[3])));
+	html_paragraph(d, strbuf_str(&sb));
+	html_heading(d, 2, "Latency against load");
+	html_paragraph(d,
+		       "Poisson arrivals at rates up to what the replica sustains full (a burst of the same "
+		       "requests), each simulated request by request (docs/model.md, \"Serving simulation\"). "
+		       "Past the knee the queue grows and the TTFT with it; points marked saturated were "
+		       "still queueing at the end of the run.");
+	c = chart_load(pts, n);
+	rc = html_chart(d, c, err);
+	svg_chart_free(c);
+	html_table_begin(d, "load-points", "The simulated points");
+	html_table_head(d, head, 6);
+	for (i = 0; i < n && !rc; i++) {
+		const char *cells[6];
+		snprintf(b[0], sizeof(b[0]), "%.3g%s", pts[i].rate_per_s, pts[i].saturated ? " (saturated)" : "");
+		cells[0] = b[0];
+		cells[1] = fmt_duration(pts[i].ttft.p50, FMT_DURATION_TEXT, b[1], sizeof(b[1]));
+		cells[2] = fmt_duration(pts[i].ttft.p99, FMT_DURATION_TEXT, b[2], sizeof(b[2]));
+		cells[3] = fmt_duration(pts[i].tpot.p50, FMT_DURATION_TEXT, b[3], sizeof(b[3]));
+		cells[4] = fmt_duration(pts[i].tpot.p99, FMT_DURATION_TEXT, b[4], sizeof(b[4]));
+		cells[5] = fmt_count(pts[i].tokens_per_s, FMT_COUNT_GROUPED, b[5], sizeof(b[5]));
+		html_table_row(d, cells, 6);
+	}
+	html_table_end(d);
+	if (!rc)
+		rc = html_write_file(d, path, err);
+	html_free(d);
+	strbuf_release(&sb);
+	return rc;
 }

@@ -22,4 +22,13 @@ struct json_t;
 /* The --json document, one object per schema of model/fields.h; the caller owns the reference. */
 struct json_t *view_estimate_json(const struct model_answer *a);
 
+/*
+ * --report with --arrivals: a self-contained HTML page of the simulated run
+ * and its latency against load (TTFT and TPOT p50 and p99 at the n points of
+ * servesim_curve), drawn with the tree's SVG charts.  0, or -1 with err
+ * (nothing written).
+ */
+int view_estimate_report(const struct model_answer *a, const struct servesim_point *pts, int n, const char *path,
+			 struct diag *err);
+
 #endif
