@@ -43,7 +43,7 @@ static long max_seqs, mig;
 static const char *arrivals_s, *engine_version_s, *report_path;
 static long sim_requests, max_batched_tokens, sim_seed = 1;
 static double sim_duration;
-static int chunked = MODEL_UNSET, lengths = MODEL_UNSET;
+static int chunked = MODEL_UNSET, lengths = MODEL_UNSET, preemption = MODEL_UNSET;
 static double host_gib;          /* host memory per server: --host-memory, else the server's */
 static struct model_notes notes; /* what the resolver chose unasked */
 static struct workload_opts wo = {.cmd = "estimate", .model_hint = "use --model", .output_len = -1};
@@ -63,6 +63,11 @@ static int lengths_from_name(const char *v)
 	       !strcmp(v, "uniform")  ? SERVESIM_LEN_UNIFORM :
 	       !strcmp(v, "sharegpt") ? SERVESIM_LEN_SHAREGPT :
 					-1;
+}
+
+static int preemption_from_name(const char *v)
+{
+	return !strcmp(v, "recompute") ? 0 : !strcmp(v, "swap") ? 1 : -1;
 }
 
 static int batching_from_name(const char *v)
@@ -148,6 +153,10 @@ static const struct opt estimate_opts[] = {
 		 1, 10000000),
 	OPT_ENUM_("chunked-prefill", &chunked, "on|off", "prompts in chunks beside decode (default the release's)",
 		  on_off_from_name, "on, off"),
+	OPT_ENUM_("preemption", &preemption, "KIND",
+		  "a sequence preempted for cache room: recompute (its prompt again) or swap (its cache to host "
+		  "memory and back); default the release's",
+		  preemption_from_name, "recompute, swap"),
 	OPT_ENUM_("lengths", &lengths, "KIND",
 		  "prompt and output lengths: fixed, uniform or sharegpt (default fixed)", lengths_from_name,
 		  "fixed, uniform, sharegpt"),
@@ -457,6 +466,8 @@ static void simulate(const struct workload *w, const struct model_config *c, str
 		s->max_batched_tokens = (int)max_batched_tokens;
 	if (chunked >= 0)
 		s->chunked_prefill = chunked;
+	if (preemption >= 0)
+		s->swap = preemption;
 	l.requests = sim_requests ? (int)sim_requests : l.kind == SERVESIM_TRACE ? 0 : 1000;
 	if (l.kind == SERVESIM_BURST && !sim_requests)
 		l.requests = l.count;
@@ -546,10 +557,10 @@ int cmd_estimate(int argc, char **argv)
 		a.sim = &sim;
 		a.sched = &sched;
 	} else if (sim_requests || sim_duration > 0 || engine_version_s || max_batched_tokens || chunked >= 0 ||
-		   lengths >= 0) {
+		   lengths >= 0 || preemption >= 0) {
 		die_usage(
 			"gpuscope estimate: --requests, --duration, --engine-version, --max-batched-tokens, "
-			"--chunked-prefill and --lengths go with --arrivals");
+			"--chunked-prefill, --preemption and --lengths go with --arrivals");
 	}
 	if (report_path && !arrivals_s)
 		die_usage("gpuscope estimate: --report draws a serving simulation: give --arrivals");

@@ -209,6 +209,8 @@ enum {
 	  ALWAYS) \
 	F(chunked_prefill, BOOL, NULL, "prompts in chunks beside decode (else whole, before it)", \
 	  sc->chunked_prefill, ALWAYS) \
+	F(preemption, TEXT, NULL, "a preempted sequence's cache: recompute or swap (to host memory and back)", \
+	  sc->swap ? "swap" : "recompute", ALWAYS) \
 	F(requests, INT, NULL, "requests simulated, one replica", sm->requests, ALWAYS) \
 	F(makespan_s, NUM, "s", "first arrival to last completion", sm->makespan_s, ALWAYS) \
 	F(ttft_p50_s, NUM, "s", "time to first token, median", sm->ttft.p50, ALWAYS) \

@@ -42,6 +42,7 @@ struct servesim {
 	double prefill_tok_s;  /* GPU time per prompt token in a batch */
 	double prefill_base_s; /* GPU time of a prefill-only iteration besides its tokens (weights, launches) */
 	double host_kernels_s; /* host time launching one iteration's kernels */
+	double swap_token_s;   /* copying one token's KV cache between a GPU and host memory, s */
 	int grid_n;
 	int grid_b[GRID_MAX];
 	double grid_dec_s[GRID_MAX]; /* decode GPU time of a batch of grid_b sequences at ctx0 */
@@ -62,8 +63,9 @@ static int sched_row(const struct csv_record *rec, const char *name, struct serv
 	for (k = 0; k < 7; k++)
 		if (num_parse(rec->fields[idx[k]], NULL, rg[k], &v[k], why, sizeof(why)))
 			return diag_set(err, name, rec->line, rec->cols[idx[k]], "", "%s", why);
-	if (strcmp(rec->fields[8], "recompute"))
-		return diag_set(err, name, rec->line, rec->cols[8], "preemption", "only recompute is modelled");
+	if (strcmp(rec->fields[8], "recompute") && strcmp(rec->fields[8], "swap"))
+		return diag_set(err, name, rec->line, rec->cols[8], "preemption", "not recompute or swap");
+	s->swap = !strcmp(rec->fields[8], "swap");
 	s->host_step_s = v[0];
 	s->host_seq_s = v[1];
 	s->host_req_s = v[2];
@@ -344,6 +346,10 @@ struct servesim *servesim_new(const struct workload *w, const struct model_confi
 		sim->grid_dec_s[sim->grid_n++] = rb.infer.decode_gpu_s;
 		b = fmax(b + 1, ceil(b * 1.5));
 	}
+	/* swap preemption: one token's KV bytes per GPU over its host link (every GPU copies its share at once) */
+	sim->swap_token_s = sv.kv_bytes_per_token / (model_h2d_gbps(cfg->gpu) * 1e9);
+	if (!(sim->swap_token_s >= 0) || !isfinite(sim->swap_token_s))
+		sim->swap_token_s = 0;
 	/* KV reads past (or short of) the mean context: one token's bytes per GPU at the paged-read rate */
 	{
 		struct hw h;
@@ -469,6 +475,7 @@ struct seq {
 	int todo;      /* prompt tokens still to prefill (a recompute prefills what it had generated too) */
 	int generated; /* output tokens so far */
 	int blocks;    /* KV blocks held */
+	int swapped;   /* tokens whose KV cache is in host memory (swap preemption), to copy back on admission */
 };
 
 /* ring of request indices: preempted ones go back to the front */
@@ -603,6 +610,7 @@ struct loop {
 	int free_blocks;
 	double t;
 	double front_s; /* when the front end is next free */
+	double swap_s;  /* KV copies to or from host memory the coming iteration waits for */
 	/* time-weighted sums over the run, and the timeline: a sample every sample_dt from t0 */
 	double w_batch, w_queue, w_kv, t0, sample_dt;
 	int tl;
@@ -726,6 +734,8 @@ static int admit(struct loop *L)
 		return 0;
 	s->blocks = need;
 	L->free_blocks -= need;
+	L->swap_s += s->swapped * L->sim->swap_token_s;
+	s->swapped = 0;
 	L->run[L->nrun++] = ring_front(&L->wait);
 	ring_pop(&L->wait);
 	return 1;
@@ -748,7 +758,13 @@ static int grow(struct loop *L, int k, long *preempted)
 		int victim = L->nrun - 1, id = L->run[victim];
 		struct seq *v = &L->q[id];
 		drop_running(L, victim);
-		v->todo = v->prompt + v->generated;
+		if (L->sim->sched.swap) {
+			/* its cache goes to host memory and comes back whole: nothing to prefill again */
+			v->swapped = v->prompt + v->generated;
+			L->swap_s += v->swapped * L->sim->swap_token_s;
+		} else {
+			v->todo = v->prompt + v->generated;
+		}
 		ring_push_front(&L->wait, id);
 		(*preempted)++;
 		if (victim == k)
@@ -874,7 +890,8 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 			}
 			continue;
 		}
-		dt = servesim_iteration_s(sim, decode, ctx, prefill, inbatch);
+		dt = servesim_iteration_s(sim, decode, ctx, prefill, inbatch) + L.swap_s;
+		L.swap_s = 0;
 		record(&L, o, dt, inbatch);
 		L.t += dt;
 		/* outcomes */

@@ -37,6 +37,7 @@ struct servesim_sched {
 	int max_seqs;           /* running sequences at most */
 	int max_batched_tokens; /* tokens one iteration processes at most (prefill + decode) */
 	int chunked_prefill;    /* 1: prompts in chunks, decode first; 0: whole prompts, prefill first */
+	int swap;               /* preemption: 1 swaps the KV cache to host memory and back; 0 recomputes it */
 	double prefix_hit;      /* share of prompt tokens the prefix cache already holds, 0-1 */
 };
 
@@ -143,7 +144,7 @@ struct servesim_result {
 	double kv_use_mean;   /* share of KV-cache blocks held, time-weighted */
 	double kv_use_max;    /* the most held at once */
 	long iterations;      /* engine iterations run */
-	long preemptions;     /* sequences preempted (recomputed) for KV-cache room */
+	long preemptions;     /* sequences preempted (recomputed, or swapped out) for KV-cache room */
 	int kv_blocks;        /* the cache's blocks, one replica */
 	int block_tokens;     /* tokens a block holds */
 	int timeline_n;       /* samples below, at even times over the makespan */

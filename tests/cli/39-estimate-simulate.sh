@@ -3,7 +3,7 @@
 # with a TTFT that grows (p99 well past p50), an older vLLM release is slower
 # at the same load, a closed loop keeps its clients running, a trace file's
 # bad cell is refused with its position, and the flags that need --arrivals
-# say so.
+# say so; --preemption swap runs and says so.
 . "$TESTS/cli/lib.sh"
 
 M="--model llama3-8b --task infer --gpu h100-sxm5-80gb --prompt-len 256 --output-len 256"
@@ -50,5 +50,13 @@ expect_rc 2 estimate $M --arrivals burst:10 --engine vllm --engine-version 0.1
 expect_err "there are 0.11, 0.8, 0.6, 0.5"
 expect_rc 2 estimate $M --requests 10
 expect_err "go with --arrivals"
+expect_rc 2 estimate $M --preemption swap
+expect_err "--preemption"
+# swap preemption is the release's default overridden; the JSON says which ran
+expect_rc 0 estimate $M --arrivals burst:20 --preemption swap --json
+printf '%s' "$OUT" | python3 -c 'import json,sys; assert json.load(sys.stdin)["simulation"]["preemption"] == "swap"' ||
+	fail "--preemption swap"
+expect_rc 2 estimate $M --arrivals burst:20 --preemption later
+expect_err "recompute, swap"
 
 finish

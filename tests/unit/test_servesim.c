@@ -239,6 +239,42 @@ static void test_front_end_serialises_requests(void **state)
 	assert_non_null(strstr(err.msg, "there are 9.9"));
 }
 
+/*
+ * A burst that outgrows the cache preempts under either policy; swapping
+ * copies the cache out and back instead of prefilling it again, so it
+ * completes every request with a different makespan, and a preempted
+ * sequence's first token is not produced twice (every TTFT is the same).
+ */
+static void test_swap_preemption(void **state)
+{
+	struct servesim *sim;
+	struct servesim_result rc, sw;
+	struct workload w;
+	struct model_config c;
+	(void)state;
+	llama(&w, &c, 256, 2048);
+	sim = sim_of(&w, &c, "0.11", -1, 0);
+	run(sim, SERVESIM_BURST, 600, 0, 600, &rc);
+	servesim_free(sim);
+	{
+		struct servesim_sched s;
+		struct diag err;
+		diag_clear(&err);
+		assert_int_equal(servesim_sched_find("vllm", "0.11", &s, &err), 0);
+		s.swap = 1;
+		sim = servesim_new(&w, &c, &s, &err);
+		servesim_sched_release(&s);
+		assert_non_null(sim);
+	}
+	run(sim, SERVESIM_BURST, 600, 0, 600, &sw);
+	servesim_free(sim);
+	assert_true(rc.preemptions > 0 && sw.preemptions > 0);
+	assert_int_equal(rc.requests, 600);
+	assert_int_equal(sw.requests, 600);
+	assert_true(fabs(rc.makespan_s - sw.makespan_s) > 1e-3 * rc.makespan_s);
+	assert_true(fabs(rc.ttft.p50 - sw.ttft.p50) < 1e-9);
+}
+
 static void test_rows_and_traces(void **state)
 {
 	struct servesim_sched s;
@@ -283,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_older_vllm_is_host_bound),
 		cmocka_unit_test(test_rows_and_traces),
 		cmocka_unit_test(test_front_end_serialises_requests),
+		cmocka_unit_test(test_swap_preemption),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
