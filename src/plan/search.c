@@ -1157,6 +1157,11 @@ static int served_replicas(struct worker *wk, struct plan_choice *t, struct layo
 		return -1;
 	}
 	capacity = r.requests_per_s;
+	/* the bound in double first: a rate far past the replicas allowed must not overflow the count */
+	if (p->req.rate_per_s / (SIM_MAX_LOAD * capacity) > max_replicas) {
+		servesim_free(sim);
+		return -1;
+	}
 	lo = (int)fmax(1, ceil(p->req.rate_per_s / (SIM_MAX_LOAD * capacity) - 1e-9));
 	if (lo > max_replicas) {
 		servesim_free(sim);

@@ -75,7 +75,8 @@ expect_rc 0 estimate "${M[@]}" --engine eager --batch 8 --rate 5 --json
 printf '%s' "$OUT" | python3 -c "$erlang_check" || fail "static batch rate view disagrees with Erlang C"
 
 # plan and estimate size replicas with the same queue: a plan's replica at its share of the rate
-expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --json
+# (the static-batch model's queue; the simulated sizing has tests/cli/69)
+expect_rc 0 plan llama3-8b --task infer --gpu h100-sxm5-80gb --rate 30 --ttft-target 1s --engine static --json
 printf '%s' "$OUT" | python3 -c '
 import json, os, subprocess, sys
 c = json.load(sys.stdin)["ranked"][0]
