@@ -793,6 +793,8 @@ static const char *batch_bound(const struct plan *p, const struct plan_choice *c
 	struct model_config cfg = c->cfg;
 	struct model_memory m;
 	int max_batch = p->req.max_batch > 0 ? p->req.max_batch : 256;
+	if (p->simulate)
+		return "the mean the simulated scheduler reaches";
 	/* the search doubles the batch while it fits, then halves it until the targets are met */
 	if (2 * cfg.batch > max_batch)
 		return "the --max-batch limit";

@@ -31,6 +31,10 @@ assert c["network"] == "none" and c["bom"]["fabric_usd"] == 0 and c["bom"]["swit
 assert "--engine vllm" in c["estimate_args"] and 0 < c["ttft_p99_s"] <= 1.0, c
 assert 0 < c["utilisation"] < 1, c
 ' || fail "default sizing"
+# the explanation says where the batch comes from: the scheduler, not a power of two that fits
+expect_rc 0 plan llama3-70b --task infer --rate 50 --ttft-target 1s --gpu h100-sxm5-80gb
+OUT=$(printf '%s' "$OUT" | tr -s ' \n' ' ')
+expect_out "(the mean the simulated scheduler reaches)"
 # the static-batch model on request: batches of a power of two, the M/M/c queue
 expect_rc 0 plan llama3-8b --task infer --rate 30 --gpu h100-sxm5-80gb --engine static --json
 printf '%s' "$OUT" | python3 -c '
