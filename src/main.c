@@ -30,6 +30,8 @@ static const struct command commands[] = {
 	{"check", cmd_check, "inspect this host's GPU stack and hardware health", "setup"},
 	{"export", cmd_export, "Prometheus exporter for GPU metrics (dcgm-exporter compatible)", "run"},
 	{"top", cmd_top, "live view of the GPUs, their processes and their errors", "run"},
+	{"bench", cmd_bench, "measure GEMM, memory, copies, collectives and launches of this host's GPUs",
+	 "measure"},
 	{"profile", cmd_profile, "where a PyTorch job's time goes, from its profiler trace", "run"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -27,6 +27,7 @@ int cmd_export(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_fields(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /*
  * Parses options; exits 0 after --help and 2 on a usage error.  Returns the
@@ -48,6 +49,23 @@ const struct catalog *load_catalog_or_die(void);
 void warn_lifecycle(const struct catalog *cat, const struct cat_gpu *g, const struct cat_server *s);
 /* One line on stderr when row r's price_usd is dated over CAT_PRICE_STALE_MONTHS ago. */
 void warn_stale_price(const struct cat_row *r, double price_usd);
+
+/*
+ * --calibration FILE and --no-calibration, for the commands that predict:
+ * measured ceilings from `gpuscope bench` in place of the catalog's.
+ */
+extern const char *calibration_file;
+extern int no_calibration;
+#define CALIBRATION_OPTS \
+	OPT_STRING_("calibration", &calibration_file, "FILE", \
+		    "measured ceilings from 'gpuscope bench --output FILE' (default: bench --save's file)"), \
+		OPT_FLAG_("no-calibration", &no_calibration, "ignore bench --save's calibration file")
+/*
+ * Loads --calibration FILE, else the default file when it exists, into the
+ * model, saying so on stderr ("estimate: calibration: ..."); dies with the
+ * file, line, column and field of a bad one (exit 2).
+ */
+void use_calibration_or_die(const char *cmdname, const struct catalog *cat);
 
 /* Picks the output format from --json / --csv flags; dies if both are given. */
 enum output_format output_format_from(int json, int csv, const char *cmdname);

@@ -1,11 +1,15 @@
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalog/catalog.h"
 #include "cmd/cmd.h"
+#include "bench/calib.h"
 #include "util/strbuf.h"
 #include "util/error.h"
+#include "util/xalloc.h"
 
 struct global_opts global_opts;
 
@@ -80,4 +84,30 @@ void warn_stale_price(const struct cat_row *r, double price_usd)
 		warning("%s: its price is from %s, over %d months old: a buyer pays what the market asks "
 			"today (%s:%d; --price sets it)",
 			r->key, r->as_of, CAT_PRICE_STALE_MONTHS, r->origin, r->line);
+}
+
+const char *calibration_file;
+int no_calibration;
+
+void use_calibration_or_die(const char *cmdname, const struct catalog *cat)
+{
+	struct model_calibration cal;
+	struct diag err;
+	char *path = calibration_file ? xstrdup(calibration_file) : bench_calibration_default_path(), *summary;
+	char msg[1024];
+	if (!path || (!calibration_file && (no_calibration || access(path, F_OK)))) {
+		free(path);
+		return;
+	}
+	diag_clear(&err);
+	if (bench_calibration_load(path, cat, &cal, &summary, &err)) {
+		diag_format(&err, msg, sizeof(msg));
+		free(path);
+		die_code(EXIT_USAGE, "gpuscope %s: calibration: %s", cmdname, msg);
+	}
+	model_calibration_use(&cal);
+	fprintf(stderr, "%s: calibration: measured ceilings of %s replace the catalog's for %s (%s)\n", cmdname,
+		summary, cal.gpu->row.key, path);
+	free(summary);
+	free(path);
 }

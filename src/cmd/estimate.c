@@ -176,6 +176,7 @@ static const struct opt estimate_opts[] = {
 		  "on, off"),
 	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON (fields in docs/estimate.md)"),
+	CALIBRATION_OPTS,
 	OPT_END_(),
 };
 
@@ -517,6 +518,7 @@ int cmd_estimate(int argc, char **argv)
 		die_usage("gpuscope estimate: unexpected argument '%s'; the workload is --model NAME", argv[0]);
 	workload_opts_load(&wo, &w);
 	cat = load_catalog_or_die();
+	use_calibration_or_die("estimate", cat);
 	build_config(cat, &w, &c);
 	if (serve(&w, &c, &sv))
 		a.sv = &sv;

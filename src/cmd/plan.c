@@ -117,6 +117,7 @@ static const struct opt plan_opts[] = {
 	OPT_FLAG_("all", &all_flag, "with --json/--csv: every hardware x count searched"),
 	OPT_STRING_("report", &report_path, "FILE", "write a self-contained HTML report with charts"),
 	OPT_FLAG_("no-explain", &no_explain, "skip the explanation of the first choice"),
+	CALIBRATION_OPTS,
 	OPT_END_(),
 };
 
@@ -519,6 +520,7 @@ int cmd_plan(int argc, char **argv)
 		wo.model = argv[0];
 	}
 	cat = load_catalog_or_die();
+	use_calibration_or_die("plan", cat);
 	workload_opts_load(&wo, &w);
 	resolve_request(cat, &w, &req);
 

@@ -32,6 +32,7 @@ static const struct opt validate_opts[] = {
 	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {cases: [...], summary: {...}}"),
 	OPT_FLAG_("csv", &csv_flag, "print the cases as CSV"),
+	CALIBRATION_OPTS,
 	OPT_END_(),
 };
 
@@ -99,6 +100,7 @@ int cmd_validate(int argc, char **argv)
 		filter.engines_name = engines_file;
 	}
 	cat = load_catalog_or_die();
+	use_calibration_or_die("validate", cat);
 	if (refit_flag) {
 		struct validate_refit *rf;
 		if (by_source_flag || metric_filter || set_filter)

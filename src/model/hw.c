@@ -66,6 +66,28 @@ double emax_of(const struct cat_gpu *g, enum model_precision p)
 	return emax_from(model_vendor_eff(g), g, p);
 }
 
+/*
+ * Measured ceilings in place of the catalog's (model/calib.c): emax from the
+ * GEMM bench measured at c's precision (and the attention matmuls' own), the
+ * stream rate from its HBM copy, both scaled as the catalog's are (the
+ * training GEMM share and the framework share of the stream).  A MIG
+ * instance keeps the whole GPU's fraction; its share of SMs and memory
+ * slices applies after.
+ */
+static void calibrate(const struct model_config *c, const struct model_vendor_eff *v, struct hw *h)
+{
+	const struct model_calibration *cal = model_calibration_of(c->gpu);
+	double e;
+	if (!cal)
+		return;
+	if ((e = model_calibration_emax(cal, c->precision)) > 0)
+		h->emax = e * TUNE_TRAIN_GEMM;
+	if ((e = model_calibration_emax(cal, attn_precision_of(c))) > 0)
+		h->attn_emax = e * TUNE_TRAIN_GEMM;
+	if (cal->hbm_gbps > 0)
+		h->bw = cal->hbm_gbps * 1e9 * v->fw_bw;
+}
+
 int hw_of(const struct model_config *c, struct hw *h)
 {
 	const struct cat_gpu *g = c->gpu;
@@ -87,6 +109,7 @@ int hw_of(const struct model_config *c, struct hw *h)
 		h->attn_peak = peak_of(g, attn_precision_of(c));
 		h->attn_emax = emax_from(v, g, attn_precision_of(c)) * TUNE_TRAIN_GEMM;
 	}
+	calibrate(c, v, h);
 	h->mem = (g->memory_gib > 0 ? g->memory_gib : 0) * 1073741824.0 * TUNE_USABLE_MEM;
 	h->tdp_w = g->tdp_w > 0 ? g->tdp_w : 300;
 	h->idle_w = g->idle_w > 0 ? g->idle_w : h->tdp_w * 0.12;

@@ -702,4 +702,45 @@ double model_h2d_gbps(const struct cat_gpu *gpu);
  */
 double model_allreduce_busbw_gbps(const struct model_config *cfg);
 
+
+/* One GEMM of a transformer layer (or its output layer), for `bench --model`. */
+struct model_gemm {
+	const char *label; /* "qkv", "attn-out", "mlp-up", "mlp-down", "logits" (static) */
+	double m, n, k;    /* m = tokens of the micro-batch */
+};
+/*
+ * The forward GEMMs of one layer of w (and its output layer) at micro_batch
+ * sequences of seq_len tokens, without tensor parallelism: at most 5 into
+ * out; returns how many (0 for a per-sample workload).
+ */
+size_t model_workload_gemms(const struct workload *w, int micro_batch, int seq_len, struct model_gemm out[5]);
+
+/* ---------------------------------------------------------------------------
+ * Measured ceilings (`gpuscope bench`'s calibration file, docs/bench.md).
+ */
+
+/* What bench measured on one GPU type.  A figure <= 0 or NaN was not measured. */
+struct model_calibration {
+	const struct cat_gpu *gpu;                /* the type the figures replace (catalog row) */
+	double gemm_tflops[MODEL_FP8 + 1];        /* best GEMM by precision, TFLOP/s */
+	double gemm_shape[MODEL_FP8 + 1][3];      /* its m, n, k */
+	double hbm_gbps;                          /* HBM stream (copy) rate, GB/s */
+};
+
+/*
+ * From now on the model takes c's figures for c->gpu in place of the
+ * catalog's peak x generation fraction (GEMM) and stream bandwidth (HBM);
+ * c is copied.  NULL forgets every calibration.  Call it before any
+ * prediction runs (not thread-safe against them).
+ */
+void model_calibration_use(const struct model_calibration *c);
+/* The calibration in use for g, or NULL (valid until the next model_calibration_use). */
+const struct model_calibration *model_calibration_of(const struct cat_gpu *g);
+/*
+ * The large-GEMM fraction of dense peak that the measured figure at
+ * precision p implies once the model's shape and wave losses at its shape
+ * are taken out; NaN when p was not measured.
+ */
+double model_calibration_emax(const struct model_calibration *c, enum model_precision p);
+
 #endif
