@@ -127,9 +127,8 @@ static char *default_path_or_die(void)
 	char *p = bench_calibration_default_path(), *slash;
 	if (!p)
 		die("gpuscope bench: --save: no $HOME or $XDG_CONFIG_HOME to save under; use --output FILE");
-	/* make the directory (one level: gpuscope/) when missing */
-	slash = strrchr(p, '/');
-	if (slash && slash != p) {
+	/* make the directories when missing, as mkdir -p */
+	for (slash = strchr(p + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
 		*slash = '\0';
 		if (mkdir(p, 0755) && errno != EEXIST)
 			die("gpuscope bench: --save: cannot create %s: %s", p, strerror(errno));

@@ -20,9 +20,10 @@ static void header(FILE *out, const struct bench_result *r, const struct cat_gpu
 	size_t i;
 	version_text(lt, sizeof(lt), r->cublaslt_version, 10000);
 	version_text(nc, sizeof(nc), r->nccl_version, r->nccl_version >= 20900 ? 10000 : 1000);
-	fprintf(out, "gpuscope bench: %zu x %s%s%s%s, driver %s, CUDA %d.%d, cuBLASLt %s, NCCL %s\n", r->ngpus,
-		r->ngpus ? r->gpus[0].name : "no GPU", type ? " (" : "", type ? type->row.key : "", type ? ")" : "",
-		r->driver_version ? r->driver_version : "?", r->cuda_driver / 1000, r->cuda_driver % 1000 / 10, lt, nc);
+	fprintf(out, "gpuscope bench: %zu x %s%s%s%s\n", r->ngpus, r->ngpus ? r->gpus[0].name : "no GPU",
+		type ? " (" : "", type ? type->row.key : "", type ? ")" : "");
+	fprintf(out, "driver %s, CUDA %d.%d, cuBLASLt %s, NCCL %s\n", r->driver_version ? r->driver_version : "?",
+		r->cuda_driver / 1000, r->cuda_driver % 1000 / 10, lt, nc);
 	for (i = 0; i < r->nskipped; i++)
 		fprintf(out, "skipped: %s\n", r->skipped[i]);
 }
@@ -196,7 +197,9 @@ void view_bench_write(FILE *out, const struct bench_result *r, const struct cat_
 {
 	size_t i;
 	if (fmt == FORMAT_JSON) {
-		report_json_print(result_json(r, type, v, nv));
+		json_t *j = result_json(r, type, v, nv);
+		report_json_print(j);
+		json_decref(j);
 	} else if (fmt == FORMAT_CSV) {
 		struct report_row *row = report_row_new(bench_row_schema());
 		report_csv_header(bench_row_schema(), out);
