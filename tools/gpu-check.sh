@@ -57,4 +57,5 @@ run_part() {
 run_part check bash tools/gpu-check/check_vs_nvidia_smi.sh
 run_part export bash tools/gpu-check/export_vs_nvidia_smi.sh
 run_part pytorch python3 tools/gpu-check/pytorch_check.py --gpuscope "$GPUSCOPE"
+run_part bench bash tools/gpu-check/bench_vs_pytorch.sh
 exit $rc

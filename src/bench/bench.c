@@ -123,8 +123,8 @@ static int open_devices(struct bench_ctx *b)
 		g->index = i;
 		g->clock_max_sm_mhz = g->power_default_limit_w = g->power_limit_w = NAN;
 		g->ecc = -1;
-		if (cu->DeviceGet(&d->dev, i) || cu->PrimaryCtxRetain(&d->ctx, d->dev) || cu->CtxSetCurrent(d->ctx) ||
-		    cu->StreamCreate(&d->stream, CU_STREAM_NON_BLOCKING))
+		if (cu->DeviceGet(&d->dev, i) || cu->PrimaryCtxRetain(&d->ctx, d->dev) ||
+		    cu->CtxSetCurrent(d->ctx) || cu->StreamCreate(&d->stream, CU_STREAM_NON_BLOCKING))
 			return diag_set(b->err, "", 0, 0, "", "cannot open a context on CUDA device %d", i);
 		b->ndevs = i + 1;
 		b->r->ngpus = (size_t)i + 1;
@@ -151,7 +151,8 @@ static int load_kernels(struct bench_ctx *b)
 	    (rc = cu->ModuleGetFunction(&b->f_copy, b->module, "gs_copy")) ||
 	    (rc = cu->ModuleGetFunction(&b->f_empty, b->module, "gs_empty")) ||
 	    (rc = cu->EventCreate(&b->e0, CU_EVENT_DEFAULT)) || (rc = cu->EventCreate(&b->e1, CU_EVENT_DEFAULT)))
-		return diag_set(b->err, "", 0, 0, "", "the driver did not take the PTX kernels (CUDA error %d)", rc);
+		return diag_set(b->err, "", 0, 0, "", "the driver did not take the PTX kernels (CUDA error %d)",
+				rc);
 	return 0;
 }
 
@@ -166,7 +167,8 @@ void bench_set_expected(struct bench_result *r, const struct cat_gpu *g)
 		if (!strcmp(row->test, "gemm")) {
 			int p = model_precision_from_name(row->dtype);
 			if (p >= 0)
-				row->expected = model_gemm_tflops(g, (enum model_precision)p, row->m, row->n, row->k);
+				row->expected = model_gemm_tflops(g, (enum model_precision)p, row->m, row->n,
+								  row->k);
 		} else if (!strncmp(row->test, "hbm-", 4)) {
 			row->expected = model_hbm_gbps(g);
 		} else if (!strcmp(row->test, "h2d") || !strcmp(row->test, "d2h")) {
@@ -242,8 +244,10 @@ int bench_run(const struct bench_opts *o, struct bench_result **out, struct diag
 	r->date = xstrdup(date);
 	b.libs = bench_libs_open(o->lib_dirs);
 	if (!b.libs->cuda_h) {
-		bench_skip(r, "everything skipped: %s %s", bench_lib_label(BENCH_LIB_CUDA), b.libs->error[BENCH_LIB_CUDA]);
-		diag_set(err, "", 0, 0, "", "%s %s", bench_lib_label(BENCH_LIB_CUDA), b.libs->error[BENCH_LIB_CUDA]);
+		bench_skip(r, "everything skipped: %s %s", bench_lib_label(BENCH_LIB_CUDA),
+			   b.libs->error[BENCH_LIB_CUDA]);
+		diag_set(err, "", 0, 0, "", "%s %s", bench_lib_label(BENCH_LIB_CUDA),
+			 b.libs->error[BENCH_LIB_CUDA]);
 		goto out;
 	}
 	r->lib_cuda = xstrdup(b.libs->path[BENCH_LIB_CUDA]);

@@ -48,8 +48,8 @@ struct bench_opts {
 
 /* NVML readings while a figure was taken: the lowest clocks, the highest power, every reason seen. */
 struct bench_clocks {
-	int valid;           /* 0: NVML gave nothing (no library, an unmatched device) */
-	double sm_mhz;       /* NaN when not read */
+	int valid;     /* 0: NVML gave nothing (no library, an unmatched device) */
+	double sm_mhz; /* NaN when not read */
 	double mem_mhz;
 	double power_w;
 	double power_limit_w;
@@ -88,10 +88,10 @@ struct bench_gpu {
 };
 
 struct bench_result {
-	char *driver_version; /* NVML's "550.54.15"; NULL without NVML */
-	int cuda_driver;      /* cuDriverGetVersion: 12040 */
-	long cublaslt_version; /* cublasLtGetVersion: 130000; 0 without it */
-	int nccl_version;      /* ncclGetVersion: 22105; 0 without it */
+	char *driver_version;                     /* NVML's "550.54.15"; NULL without NVML */
+	int cuda_driver;                          /* cuDriverGetVersion: 12040 */
+	long cublaslt_version;                    /* cublasLtGetVersion: 130000; 0 without it */
+	int nccl_version;                         /* ncclGetVersion: 22105; 0 without it */
 	char *lib_cuda, *lib_cublaslt, *lib_nccl; /* files loaded, or NULL (owned) */
 	struct bench_gpu *gpus;
 	size_t ngpus;

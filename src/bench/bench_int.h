@@ -16,7 +16,11 @@ struct bench_libs {
 	char *path[3];  /* file loaded, or NULL */
 	char *error[3]; /* why not, or NULL */
 };
-enum { BENCH_LIB_CUDA, BENCH_LIB_CUBLASLT, BENCH_LIB_NCCL };
+enum {
+	BENCH_LIB_CUDA,
+	BENCH_LIB_CUBLASLT,
+	BENCH_LIB_NCCL
+};
 
 /* Loads what it finds; never fails as a whole.  Free with bench_libs_close. */
 struct bench_libs *bench_libs_open(const char *dirs);

@@ -114,8 +114,11 @@ int bench_calibration_write(const struct bench_result *r, const struct cat_gpu *
 		json_object_set_new(one, "k", json_integer((json_int_t)x->k));
 		json_object_set_new(gemm, prec_names[p], one);
 		if (g) {
-			double peak = p == MODEL_FP32 ? g->fp32_tflops : p == MODEL_TF32 ? g->tf32_tflops :
-				      p == MODEL_FP16 ? g->fp16_tflops : p == MODEL_BF16 ? g->bf16_tflops : g->fp8_tflops;
+			double peak = p == MODEL_FP32 ? g->fp32_tflops :
+				      p == MODEL_TF32 ? g->tf32_tflops :
+				      p == MODEL_FP16 ? g->fp16_tflops :
+				      p == MODEL_BF16 ? g->bf16_tflops :
+							g->fp8_tflops;
 			if (peak > 0)
 				set_num(eff, prec_names[p], x->tflops / peak);
 		}
@@ -143,7 +146,8 @@ int bench_calibration_write(const struct bench_result *r, const struct cat_gpu *
 	json_object_set_new(root, "clocks", clocks_json(clk_row));
 	if (!any && !(hbm > 0)) {
 		json_decref(root);
-		return diag_set(err, "", 0, 0, "", "neither a GEMM nor the HBM copy was measured: nothing to calibrate");
+		return diag_set(err, "", 0, 0, "",
+				"neither a GEMM nor the HBM copy was measured: nothing to calibrate");
 	}
 	text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	json_decref(root);
@@ -201,7 +205,8 @@ static int field_error(const struct reader *rd, const char *const *path, const c
 	size_t i, used = 0;
 	for (i = 0; path[i]; i++)
 		used += (size_t)snprintf(name + (used < sizeof(name) ? used : sizeof(name)),
-					 used < sizeof(name) ? sizeof(name) - used : 0, "%s%s", i ? "." : "", path[i]);
+					 used < sizeof(name) ? sizeof(name) - used : 0, "%s%s", i ? "." : "",
+					 path[i]);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
@@ -249,7 +254,8 @@ static int parse_gemm(const struct reader *rd, json_t *gemm, struct model_calibr
 		for (p = 0; p <= MODEL_FP8 && strcmp(prec_names[p], key); p++)
 			;
 		if (p > MODEL_FP8)
-			return field_error(rd, path, "'%s' is not a GEMM dtype (fp32, tf32, fp16, bf16, fp8)", key);
+			return field_error(rd, path, "'%s' is not a GEMM dtype (fp32, tf32, fp16, bf16, fp8)",
+					   key);
 		if (!json_is_object(v))
 			return field_error(rd, path, "expected an object {tflops, m, n, k}");
 		{
@@ -257,12 +263,15 @@ static int parse_gemm(const struct reader *rd, json_t *gemm, struct model_calibr
 			const char *mp[] = {"ceilings", "gemm", key, "m", NULL};
 			const char *np[] = {"ceilings", "gemm", key, "n", NULL};
 			const char *kp[] = {"ceilings", "gemm", key, "k", NULL};
-			if (get_pos(rd, v, tp, &out->gemm_tflops[p]) || get_pos(rd, v, mp, &out->gemm_shape[p][0]) ||
-			    get_pos(rd, v, np, &out->gemm_shape[p][1]) || get_pos(rd, v, kp, &out->gemm_shape[p][2]))
+			if (get_pos(rd, v, tp, &out->gemm_tflops[p]) ||
+			    get_pos(rd, v, mp, &out->gemm_shape[p][0]) ||
+			    get_pos(rd, v, np, &out->gemm_shape[p][1]) ||
+			    get_pos(rd, v, kp, &out->gemm_shape[p][2]))
 				return -1;
 			if (isnan(out->gemm_tflops[p]))
 				return field_error(rd, tp, "missing");
-			if (isnan(out->gemm_shape[p][0]) || isnan(out->gemm_shape[p][1]) || isnan(out->gemm_shape[p][2]))
+			if (isnan(out->gemm_shape[p][0]) || isnan(out->gemm_shape[p][1]) ||
+			    isnan(out->gemm_shape[p][2]))
 				return field_error(rd, path, "needs its shape: m, n and k");
 		}
 	}

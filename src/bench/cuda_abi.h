@@ -123,7 +123,8 @@ typedef struct ncclComm *ncclComm_t;
 	X(CUresult, EventSynchronize, (CUevent e), "cuEventSynchronize", NULL) \
 	X(CUresult, EventElapsedTime, (float *ms, CUevent start, CUevent end), "cuEventElapsedTime_v2", \
 	  "cuEventElapsedTime") \
-	X(CUresult, StreamBeginCapture, (CUstream s, int mode), "cuStreamBeginCapture_v2", "cuStreamBeginCapture") \
+	X(CUresult, StreamBeginCapture, (CUstream s, int mode), "cuStreamBeginCapture_v2", \
+	  "cuStreamBeginCapture") \
 	X(CUresult, StreamEndCapture, (CUstream s, CUgraph * g), "cuStreamEndCapture", NULL) \
 	X(CUresult, GraphInstantiate, (CUgraphExec * e, CUgraph g, unsigned long long flags), \
 	  "cuGraphInstantiateWithFlags", NULL) \
@@ -146,7 +147,8 @@ typedef struct ncclComm *ncclComm_t;
 	X(cublasStatus_t, LayoutDestroy, (cublasLtMatrixLayout_t l), "cublasLtMatrixLayoutDestroy", NULL) \
 	X(cublasStatus_t, PrefCreate, (cublasLtMatmulPreference_t * p), "cublasLtMatmulPreferenceCreate", NULL) \
 	X(cublasStatus_t, PrefDestroy, (cublasLtMatmulPreference_t p), "cublasLtMatmulPreferenceDestroy", NULL) \
-	X(cublasStatus_t, PrefSetAttribute, (cublasLtMatmulPreference_t p, int attr, const void *buf, size_t size), \
+	X(cublasStatus_t, PrefSetAttribute, \
+	  (cublasLtMatmulPreference_t p, int attr, const void *buf, size_t size), \
 	  "cublasLtMatmulPreferenceSetAttribute", NULL) \
 	X(cublasStatus_t, AlgoGetHeuristic, \
 	  (cublasLtHandle_t h, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b, \
@@ -154,10 +156,10 @@ typedef struct ncclComm *ncclComm_t;
 	   cublasLtMatmulHeuristicResult_t *out, int *got), \
 	  "cublasLtMatmulAlgoGetHeuristic", NULL) \
 	X(cublasStatus_t, Matmul, \
-	  (cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A, cublasLtMatrixLayout_t a, \
-	   const void *B, cublasLtMatrixLayout_t b, const void *beta, const void *C, cublasLtMatrixLayout_t c, \
-	   void *D, cublasLtMatrixLayout_t dd, const cublasLtMatmulAlgo_t *algo, void *ws, size_t ws_bytes, \
-	   CUstream s), \
+	  (cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A, \
+	   cublasLtMatrixLayout_t a, const void *B, cublasLtMatrixLayout_t b, const void *beta, const void *C, \
+	   cublasLtMatrixLayout_t c, void *D, cublasLtMatrixLayout_t dd, const cublasLtMatmulAlgo_t *algo, \
+	   void *ws, size_t ws_bytes, CUstream s), \
 	  "cublasLtMatmul", NULL)
 
 #define BENCH_NCCL_SYMBOLS(X) \

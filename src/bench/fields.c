@@ -18,8 +18,10 @@ static const char *reasons_of(const struct bench_row *r, struct report_row *row)
 }
 
 #define BENCH_ROW_FIELDS(F) \
-	F(test, TEXT, NULL, "gemm, hbm-read, hbm-write, hbm-copy, h2d, d2h, p2p, all-reduce, all-gather, " \
-	  "reduce-scatter, launch or graph", r->test) \
+	F(test, TEXT, NULL, \
+	  "gemm, hbm-read, hbm-write, hbm-copy, h2d, d2h, p2p, all-reduce, all-gather, " \
+	  "reduce-scatter, launch or graph", \
+	  r->test) \
 	F(gpu, INT, NULL, "CUDA device ordinal; null for collectives over every GPU", or_nan(r->gpu)) \
 	F(peer, INT, NULL, "p2p: the destination GPU", or_nan(r->peer)) \
 	F(dtype, TEXT, NULL, "gemm: fp32, tf32, fp16, bf16 or fp8; collectives: fp32", r->dtype) \

@@ -53,8 +53,8 @@ static void *open_globs(const char *name, char **path)
 	static const char *const roots_env[] = {"VIRTUAL_ENV", "CONDA_PREFIX", NULL};
 	static const char *const tails[] = {"lib/python3*/site-packages/nvidia/*/lib",
 					    "lib/python3*/dist-packages/nvidia/*/lib",
-					    "lib/python3*/site-packages/torch/lib", "lib/python3*/dist-packages/torch/lib",
-					    NULL};
+					    "lib/python3*/site-packages/torch/lib",
+					    "lib/python3*/dist-packages/torch/lib", NULL};
 	const char *roots[6];
 	char *home = NULL;
 	void *h = NULL;
@@ -157,7 +157,8 @@ struct bench_libs *bench_libs_open(const char *dirs)
 	void **hs[3] = {&l->cuda_h, &l->lt_h, &l->nccl_h};
 	void *tables[3] = {&l->cu, &l->lt, &l->nccl};
 	const char *const *names[3] = {cuda_names, lt_names, nccl_names};
-	size_t counts[3] = {sizeof(cuda_names) / sizeof(cuda_names[0]) / 2, sizeof(lt_names) / sizeof(lt_names[0]) / 2,
+	size_t counts[3] = {sizeof(cuda_names) / sizeof(cuda_names[0]) / 2,
+			    sizeof(lt_names) / sizeof(lt_names[0]) / 2,
 			    sizeof(nccl_names) / sizeof(nccl_names[0]) / 2};
 	int k;
 	if (!dirs && getenv("GPUSCOPE_BENCH_LIBS") && *getenv("GPUSCOPE_BENCH_LIBS"))

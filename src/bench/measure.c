@@ -68,7 +68,7 @@ void bench_sample(struct bench_ctx *b, const struct bench_dev *d, struct bench_c
 }
 
 double bench_timed(struct bench_ctx *b, struct bench_dev *d, bench_op op, void *arg, int reps, const char *what,
-		    struct bench_clocks *clk)
+		   struct bench_clocks *clk)
 {
 	const struct bench_cuda_api *cu = &b->libs->cu;
 	float ms = 0;
@@ -128,9 +128,9 @@ static int gemm_op(struct bench_ctx *b, struct bench_dev *d, void *arg)
 {
 	struct gemm_run *g = arg;
 	static const float one = 1, zero = 0;
-	return b->libs->lt.Matmul(g->h, g->desc, &one, (void *)(uintptr_t)g->A, g->a, (void *)(uintptr_t)g->B, g->bl,
-				  &zero, (void *)(uintptr_t)g->C, g->c, (void *)(uintptr_t)g->C, g->c, &g->algo.algo,
-				  (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, d->stream);
+	return b->libs->lt.Matmul(g->h, g->desc, &one, (void *)(uintptr_t)g->A, g->a, (void *)(uintptr_t)g->B,
+				  g->bl, &zero, (void *)(uintptr_t)g->C, g->c, (void *)(uintptr_t)g->C, g->c,
+				  &g->algo.algo, (void *)(uintptr_t)g->ws, GEMM_WORKSPACE, d->stream);
 }
 
 /* Fills n bytes at p with the write kernel's finite pattern (zeros would draw less power). */
@@ -169,7 +169,8 @@ static void gemm_one(struct bench_ctx *b, struct bench_dev *d, cublasLtHandle_t 
 		goto out; /* no kernel for this dtype on this part: not a failure */
 	if (cu->MemAlloc(&g.A, (size_t)(m * k * t->bytes)) || cu->MemAlloc(&g.B, (size_t)(k * n * t->bytes)) ||
 	    cu->MemAlloc(&g.C, (size_t)(m * n * out_bytes)) || cu->MemAlloc(&g.ws, GEMM_WORKSPACE)) {
-		bench_skip(b->r, "gemm %s %.0fx%.0fx%.0f on GPU %d: out of device memory", t->name, m, n, k, d->index);
+		bench_skip(b->r, "gemm %s %.0fx%.0fx%.0f on GPU %d: out of device memory", t->name, m, n, k,
+			   d->index);
 		goto out;
 	}
 	if (fill(b, d, g.A, m * k * t->bytes) || fill(b, d, g.B, k * n * t->bytes))
@@ -230,8 +231,8 @@ void bench_gemm(struct bench_ctx *b)
 				gemm_one(b, d, h, &dtypes[t], sizes[s], sizes[s], sizes[s], NULL);
 		for (s = 0; i == 0 && s < b->o->nshapes; s++)
 			for (t = 2; t < 4; t++)
-				gemm_one(b, d, h, &dtypes[t], b->o->shapes[s].m, b->o->shapes[s].n, b->o->shapes[s].k,
-					 b->o->shapes[s].label);
+				gemm_one(b, d, h, &dtypes[t], b->o->shapes[s].m, b->o->shapes[s].n,
+					 b->o->shapes[s].k, b->o->shapes[s].label);
 		b->libs->lt.Destroy(h);
 	}
 }
@@ -292,7 +293,7 @@ void bench_hbm(struct bench_ctx *b)
 			row->gbps = row->bytes / secs / 1e9;
 			row->clk = clk;
 		}
-next:
+	next:
 		if (k.a)
 			cu->MemFree(k.a);
 		if (k.b2)

@@ -17,7 +17,11 @@
 #include "bench/bench_int.h"
 #include "util/xalloc.h"
 
-enum { ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER };
+enum {
+	ALL_REDUCE,
+	ALL_GATHER,
+	REDUCE_SCATTER
+};
 static const char *const names[] = {"all-reduce", "all-gather", "reduce-scatter"};
 
 struct coll_run {
@@ -65,7 +69,8 @@ void bench_nccl(struct bench_ctx *b)
 		goto out;
 	}
 	for (i = 0; i < b->ndevs; i++)
-		if (cu->CtxSetCurrent(b->devs[i].ctx) || cu->MemAlloc(&c.send[i], max) || cu->MemAlloc(&c.recv[i], max)) {
+		if (cu->CtxSetCurrent(b->devs[i].ctx) || cu->MemAlloc(&c.send[i], max) ||
+		    cu->MemAlloc(&c.recv[i], max)) {
 			bench_skip(b->r, "collectives: cannot allocate 2 GiB on GPU %d", i);
 			goto out;
 		}

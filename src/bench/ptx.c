@@ -142,5 +142,4 @@ const char bench_ptx[] =
 	".visible .entry gs_empty()\n"
 	"{\n"
 	"\tret;\n"
-	"}\n"
-	;
+	"}\n";

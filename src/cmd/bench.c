@@ -22,7 +22,8 @@ static const char *output_s, *model_s, *only_s, *nvml_s, *libs_s, *type_s, *base
 static long micro_batch = 1, seq_len;
 
 static const struct opt bench_opts[] = {
-	OPT_FLAG_("quick", &quick, "one large shape per dtype, fewer sizes; verdict against the catalog or --baseline"),
+	OPT_FLAG_("quick", &quick,
+		  "one large shape per dtype, fewer sizes; verdict against the catalog or --baseline"),
 	OPT_STRING_("baseline", &baseline_s, "FILE", "--quick: a calibration file of a good GPU of the fleet"),
 	OPT_STRING_("model", &model_s, "NAME", "also time this model's layer GEMMs (preset or config.json)"),
 	OPT_INT_("micro-batch", &micro_batch, "N", "--model: sequences per micro-batch (default 1)", 1, 65536),
@@ -32,7 +33,8 @@ static const struct opt bench_opts[] = {
 	OPT_STRING_("output", &output_s, "FILE", "write the calibration file there"),
 	OPT_FLAG_("save", &save, "write the calibration file to the default place (docs/bench.md)"),
 	OPT_STRING_("nvml", &nvml_s, "PATH", "libnvidia-ml to load for clocks and power"),
-	OPT_STRING_("lib-dir", &libs_s, "DIRS", "look for libcuda, cuBLASLt and NCCL only there (also $GPUSCOPE_BENCH_LIBS)"),
+	OPT_STRING_("lib-dir", &libs_s, "DIRS",
+		    "look for libcuda, cuBLASLt and NCCL only there (also $GPUSCOPE_BENCH_LIBS)"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {gpus, libraries, skipped, results: [...], quick}"),
 	OPT_FLAG_("csv", &csv_flag, "print the results as CSV"),
 	OPT_FLAG_("print-ptx", &print_ptx, "print the PTX kernels bench ships and exit"),
@@ -70,8 +72,9 @@ static unsigned parts_or_die(const char *s)
 			if (strlen(names[i].name) == len && !strncmp(names[i].name, s, len))
 				break;
 		if (i == sizeof(names) / sizeof(names[0]))
-			die_usage("gpuscope bench: --only: '%.*s' is not a part (gemm, hbm, host, p2p, nccl, launch)",
-				  (int)len, s);
+			die_usage(
+				"gpuscope bench: --only: '%.*s' is not a part (gemm, hbm, host, p2p, nccl, launch)",
+				(int)len, s);
 		bits |= names[i].bit;
 	}
 	return bits;
@@ -90,7 +93,11 @@ static size_t model_shapes_or_die(struct bench_shape *out)
 		diag_format(&err, msg, sizeof(msg));
 		die_usage("gpuscope bench: --model: %s", msg);
 	}
-	n = model_workload_gemms(&w, (int)micro_batch, seq_len ? (int)seq_len : w.d.seq_len > 0 ? w.d.seq_len : 2048, g);
+	n = model_workload_gemms(&w, (int)micro_batch,
+				 seq_len         ? (int)seq_len :
+				 w.d.seq_len > 0 ? w.d.seq_len :
+						   2048,
+				 g);
 	if (!n)
 		die_usage("gpuscope bench: --model %s has no transformer layers to time", model_s);
 	for (i = 0; i < n; i++)
@@ -105,7 +112,8 @@ static void write_calibration_or_die(const struct bench_result *r, const struct 
 	char msg[1024];
 	diag_clear(&err);
 	if (!type)
-		die_code(EXIT_USAGE, "gpuscope bench: the GPU '%s' is not in the catalog: name it with --gpu-type GPU",
+		die_code(EXIT_USAGE,
+			 "gpuscope bench: the GPU '%s' is not in the catalog: name it with --gpu-type GPU",
 			 r->ngpus ? r->gpus[0].name : "?");
 	if (outfile_open(&o, path, &err))
 		goto fail;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "catalog/fields.h"
+#include "bench/bench.h"
 #include "cmd/cmd.h"
 #include "cost/fields.h"
 #include "host/fields.h"
@@ -72,6 +73,7 @@ static void collect(void)
 		profile_target_class_schema,
 		profile_rank_schema,
 		profile_job_schema,
+		bench_row_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

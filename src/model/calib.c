@@ -57,7 +57,8 @@ double model_calibration_emax(const struct model_calibration *c, enum model_prec
 	k = c->gemm_shape[p][2];
 	if (!(peak > 0) || !(m > 0) || !(n > 0) || !(k > 0))
 		return NAN;
-	shape = m / (m + x0) * n / (n + x0) * k / (k + x0) * model_gemm_wave_eff(g->sm_count > 0 ? g->sm_count : 0, m, n, k);
+	shape = m / (m + x0) * n / (n + x0) * k / (k + x0) *
+		model_gemm_wave_eff(g->sm_count > 0 ? g->sm_count : 0, m, n, k);
 	return c->gemm_tflops[p] * 1e12 / (peak * shape);
 }
 

@@ -721,10 +721,10 @@ size_t model_workload_gemms(const struct workload *w, int micro_batch, int seq_l
 
 /* What bench measured on one GPU type.  A figure <= 0 or NaN was not measured. */
 struct model_calibration {
-	const struct cat_gpu *gpu;                /* the type the figures replace (catalog row) */
-	double gemm_tflops[MODEL_FP8 + 1];        /* best GEMM by precision, TFLOP/s */
-	double gemm_shape[MODEL_FP8 + 1][3];      /* its m, n, k */
-	double hbm_gbps;                          /* HBM stream (copy) rate, GB/s */
+	const struct cat_gpu *gpu;           /* the type the figures replace (catalog row) */
+	double gemm_tflops[MODEL_FP8 + 1];   /* best GEMM by precision, TFLOP/s */
+	double gemm_shape[MODEL_FP8 + 1][3]; /* its m, n, k */
+	double hbm_gbps;                     /* HBM stream (copy) rate, GB/s */
 };
 
 /*

@@ -59,7 +59,10 @@ static void print_table(FILE *out, const struct bench_result *r)
 	for (i = 0; i < r->nrows; i++) {
 		const struct bench_row *x = &r->rows[i];
 		char a[FMT_LEN], b[FMT_LEN], c[FMT_LEN], reasons[256];
-		double v = x->tflops > 0 ? x->tflops : x->busbw_gbps > 0 ? x->busbw_gbps : x->gbps > 0 ? x->gbps : x->latency_s;
+		double v = x->tflops > 0     ? x->tflops :
+			   x->busbw_gbps > 0 ? x->busbw_gbps :
+			   x->gbps > 0       ? x->gbps :
+					       x->latency_s;
 		table_row(t);
 		if (x->label)
 			table_cellf(t, "%s %s", x->dtype, x->label);
@@ -76,7 +79,10 @@ static void print_table(FILE *out, const struct bench_result *r)
 		table_cell(t, size_text(x, a, sizeof(a)));
 		table_cell(t, value_text(x, v, b, sizeof(b)));
 		table_cell(t, value_text(x, x->expected, c, sizeof(c)));
-		table_cell(t, x->tflops > 0 ? "TFLOP/s" : x->latency_s > 0 ? "us" : x->busbw_gbps > 0 ? "GB/s bus" : "GB/s");
+		table_cell(t, x->tflops > 0     ? "TFLOP/s" :
+			      x->latency_s > 0  ? "us" :
+			      x->busbw_gbps > 0 ? "GB/s bus" :
+						  "GB/s");
 		if (x->clk.sm_mhz > 0)
 			table_cellf(t, "%.0f", x->clk.sm_mhz);
 		else
@@ -85,7 +91,10 @@ static void print_table(FILE *out, const struct bench_result *r)
 			table_cellf(t, "%.0f", x->clk.power_w);
 		else
 			table_cell(t, NULL);
-		table_cell(t, x->clk.valid ? (*bench_reasons_text(x->clk.reasons, reasons, sizeof(reasons)) ? reasons : "none") : NULL);
+		table_cell(t, x->clk.valid ?
+				      (*bench_reasons_text(x->clk.reasons, reasons, sizeof(reasons)) ? reasons :
+												       "none") :
+				      NULL);
 	}
 	table_print(t, out, 0);
 	table_free(t);
@@ -113,13 +122,14 @@ void view_bench_verdicts(FILE *out, const struct bench_verdict *v, size_t nv, co
 			continue;
 		}
 		if (v[i].slower_pct >= BENCH_QUICK_SLOW_PCT)
-			fprintf(out, "gpu %d: this GPU is %.0f %% slower than its peers", v[i].gpu, v[i].slower_pct);
+			fprintf(out, "gpu %d: this GPU is %.0f %% slower than its peers", v[i].gpu,
+				v[i].slower_pct);
 		else
 			fprintf(out, "gpu %d: its host link is %.0f %% slower than its peers", v[i].gpu,
 				100 * (1 - v[i].host_ratio));
-		fprintf(out, " (GEMM %s, HBM %s, host copies %s of %s); likely cause: %s\n", pct(v[i].gemm_ratio, a, sizeof(a)),
-			pct(v[i].hbm_ratio, b, sizeof(b)), pct(v[i].host_ratio, c, sizeof(c)), ref,
-			v[i].cause ? v[i].cause : "none that NVML shows");
+		fprintf(out, " (GEMM %s, HBM %s, host copies %s of %s); likely cause: %s\n",
+			pct(v[i].gemm_ratio, a, sizeof(a)), pct(v[i].hbm_ratio, b, sizeof(b)),
+			pct(v[i].host_ratio, c, sizeof(c)), ref, v[i].cause ? v[i].cause : "none that NVML shows");
 	}
 }
 
@@ -137,7 +147,8 @@ static json_t *gpus_json(const struct bench_result *r)
 		json_object_set_new(o, "sms", json_integer(g->sms));
 		json_object_set_new(o, "pcie_width", g->pcie_width ? json_integer(g->pcie_width) : json_null());
 		json_object_set_new(o, "pcie_gen", g->pcie_gen ? json_integer(g->pcie_gen) : json_null());
-		json_object_set_new(o, "power_limit_w", isfinite(g->power_limit_w) ? json_real(g->power_limit_w) : json_null());
+		json_object_set_new(o, "power_limit_w",
+				    isfinite(g->power_limit_w) ? json_real(g->power_limit_w) : json_null());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -152,9 +163,12 @@ static json_t *verdicts_json(const struct bench_verdict *v, size_t nv)
 		json_object_set_new(o, "gpu", json_integer(v[i].gpu));
 		json_object_set_new(o, "flagged", json_boolean(v[i].flagged));
 		json_object_set_new(o, "slower_pct", json_real(v[i].slower_pct));
-		json_object_set_new(o, "gemm_ratio", isfinite(v[i].gemm_ratio) ? json_real(v[i].gemm_ratio) : json_null());
-		json_object_set_new(o, "hbm_ratio", isfinite(v[i].hbm_ratio) ? json_real(v[i].hbm_ratio) : json_null());
-		json_object_set_new(o, "host_ratio", isfinite(v[i].host_ratio) ? json_real(v[i].host_ratio) : json_null());
+		json_object_set_new(o, "gemm_ratio",
+				    isfinite(v[i].gemm_ratio) ? json_real(v[i].gemm_ratio) : json_null());
+		json_object_set_new(o, "hbm_ratio",
+				    isfinite(v[i].hbm_ratio) ? json_real(v[i].hbm_ratio) : json_null());
+		json_object_set_new(o, "host_ratio",
+				    isfinite(v[i].host_ratio) ? json_real(v[i].host_ratio) : json_null());
 		json_object_set_new(o, "cause", v[i].cause ? json_string(v[i].cause) : json_null());
 		json_array_append_new(a, o);
 	}

@@ -53,7 +53,8 @@ FAKE_API cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d)
 	free(d);
 	return 0;
 }
-FAKE_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, int attr, const void *buf, size_t size)
+FAKE_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, int attr, const void *buf,
+						       size_t size)
 {
 	if (size != sizeof(int))
 		return 7; /* CUBLAS_STATUS_INVALID_VALUE */
@@ -63,8 +64,8 @@ FAKE_API cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, i
 		memcpy(&d->transb, buf, sizeof(int));
 	return 0;
 }
-FAKE_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l, int type, uint64_t rows, uint64_t cols,
-						   int64_t ld)
+FAKE_API cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l, int type, uint64_t rows,
+						   uint64_t cols, int64_t ld)
 {
 	if (ld < (int64_t)rows)
 		return 7;
@@ -91,8 +92,8 @@ FAKE_API cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference
 	free(p);
 	return 0;
 }
-FAKE_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p, int attr, const void *buf,
-							     size_t size)
+FAKE_API cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p, int attr,
+							     const void *buf, size_t size)
 {
 	if (attr == BENCH_CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES && size == sizeof(uint64_t))
 		memcpy(&p->ws, buf, sizeof(uint64_t));
@@ -121,7 +122,8 @@ FAKE_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cubla
 {
 	*got = 0;
 	/* fp8 needs A transposed (the "TN" layout), as on Hopper */
-	if (!(peak_of(d->compute, a->type) > 0) || (a->type == BENCH_CUDA_R_8F_E4M3 && d->transa != BENCH_CUBLAS_OP_T))
+	if (!(peak_of(d->compute, a->type) > 0) ||
+	    (a->type == BENCH_CUDA_R_8F_E4M3 && d->transa != BENCH_CUBLAS_OP_T))
 		return 15; /* CUBLAS_STATUS_NOT_SUPPORTED */
 	if (want < 1)
 		return 7;
@@ -131,11 +133,11 @@ FAKE_API cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cubla
 	return 0;
 }
 
-FAKE_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha, const void *A,
-				       cublasLtMatrixLayout_t a, const void *B, cublasLtMatrixLayout_t b,
-				       const void *beta, const void *C, cublasLtMatrixLayout_t c, void *D,
-				       cublasLtMatrixLayout_t dd, const cublasLtMatmulAlgo_t *algo, void *ws,
-				       size_t ws_bytes, CUstream s)
+FAKE_API cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t d, const void *alpha,
+				       const void *A, cublasLtMatrixLayout_t a, const void *B,
+				       cublasLtMatrixLayout_t b, const void *beta, const void *C,
+				       cublasLtMatrixLayout_t c, void *D, cublasLtMatrixLayout_t dd,
+				       const cublasLtMatmulAlgo_t *algo, void *ws, size_t ws_bytes, CUstream s)
 {
 	/* D is m x n; op(A) is m x k: A's layout is k x m when transposed */
 	double m = (double)dd->rows, n = (double)dd->cols;

@@ -29,10 +29,11 @@
 #define MAXGPU 16
 
 static const char *const keys[] = {
-	"gpus", "name", "sms", "cc_major", "cc_minor", "mem_gib", "driver_version", "clock_khz", "clock_share",
-	"peak_fp32", "peak_tf32", "peak_fp16", "peak_bf16", "peak_fp8", "gemm_eff", "gemm_x0", "hbm_gbps",
-	"copy_eff", "h2d_gbps", "d2h_gbps", "p2p_gbps", "p2p_none", "bus_gbps", "nccl_lat_us", "launch_us",
-	"graph_us", "cublaslt_version", "nccl_version", NULL};
+	"gpus",      "name",        "sms",         "cc_major",  "cc_minor",  "mem_gib",          "driver_version",
+	"clock_khz", "clock_share", "peak_fp32",   "peak_tf32", "peak_fp16", "peak_bf16",        "peak_fp8",
+	"gemm_eff",  "gemm_x0",     "hbm_gbps",    "copy_eff",  "h2d_gbps",  "d2h_gbps",         "p2p_gbps",
+	"p2p_none",  "bus_gbps",    "nccl_lat_us", "launch_us", "graph_us",  "cublaslt_version", "nccl_version",
+	NULL};
 
 static struct {
 	int loaded, bad;

@@ -56,7 +56,8 @@ static void run_ops(void)
 	int i;
 	for (i = 0; i < nops; i++) {
 		double now = fakecuda_now(ops[i].s);
-		double ti = fakecuda_num("nccl_lat_us", 20) * 1e-6 + ops[i].bus_bytes / (fakecuda_num("bus_gbps", 360) * 1e9);
+		double ti = fakecuda_num("nccl_lat_us", 20) * 1e-6 +
+			    ops[i].bus_bytes / (fakecuda_num("bus_gbps", 360) * 1e9);
 		if (now > start)
 			start = now;
 		if (ti > t)
@@ -94,7 +95,10 @@ FAKE_API ncclResult_t ncclGroupEnd(void)
 }
 static double elem_bytes(int type)
 {
-	return type == 7 || type == 2 || type == 3 ? 4 : type == 6 || type == 9 ? 2 : type == 8 || type == 4 || type == 5 ? 8 : 1;
+	return type == 7 || type == 2 || type == 3 ? 4 :
+	       type == 6 || type == 9              ? 2 :
+	       type == 8 || type == 4 || type == 5 ? 8 :
+						     1;
 }
 FAKE_API ncclResult_t ncclAllReduce(const void *sb, void *rb, size_t count, int type, int op, ncclComm_t c,
 				    CUstream s)
