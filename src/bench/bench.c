@@ -144,6 +144,8 @@ static int load_kernels(struct bench_ctx *b)
 {
 	const struct bench_cuda_api *cu = &b->libs->cu;
 	int rc;
+	if (!b->devs || !b->ndevs)
+		return -1;
 	cu->CtxSetCurrent(b->devs[0].ctx);
 	if ((rc = cu->ModuleLoadData(&b->module, bench_ptx)) ||
 	    (rc = cu->ModuleGetFunction(&b->f_read, b->module, "gs_read")) ||

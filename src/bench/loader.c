@@ -23,6 +23,13 @@
 #include "bench/bench_int.h"
 #include "util/xalloc.h"
 
+/* The variable's value, or NULL when it is unset or empty. */
+static const char *env_set(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : NULL;
+}
+
 static const char *const sonames[3][5] = {
 	{"libcuda.so.1", NULL},
 	{"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so.11", NULL},
@@ -55,15 +62,15 @@ static void *open_globs(const char *name, char **path)
 					    "lib/python3*/dist-packages/nvidia/*/lib",
 					    "lib/python3*/site-packages/torch/lib",
 					    "lib/python3*/dist-packages/torch/lib", NULL};
-	const char *roots[6];
+	const char *roots[6], *v;
 	char *home = NULL;
 	void *h = NULL;
 	size_t nr = 0, r, t, i;
 	for (i = 0; roots_env[i]; i++)
-		if (getenv(roots_env[i]) && *getenv(roots_env[i]))
-			roots[nr++] = getenv(roots_env[i]);
-	if (getenv("HOME") && *getenv("HOME"))
-		roots[nr++] = home = xasprintf("%s/.local", getenv("HOME"));
+		if ((v = env_set(roots_env[i])))
+			roots[nr++] = v;
+	if ((v = env_set("HOME")))
+		roots[nr++] = home = xasprintf("%s/.local", v);
 	roots[nr++] = "/usr/local";
 	roots[nr++] = "/usr";
 	for (r = 0; r < nr && !h; r++)
@@ -83,6 +90,7 @@ static void *open_globs(const char *name, char **path)
 
 static void *open_lib(const char *dirs, int which, char **path, char **why)
 {
+	const char *cuda_home;
 	const char *const *names = sonames[which];
 	void *h = NULL;
 	size_t i;
@@ -103,8 +111,8 @@ static void *open_lib(const char *dirs, int which, char **path, char **why)
 			*path = xstrdup(names[i]);
 			break;
 		}
-		if (getenv("CUDA_HOME") && *getenv("CUDA_HOME")) {
-			char *lib = xasprintf("%s/lib64", getenv("CUDA_HOME"));
+		if ((cuda_home = env_set("CUDA_HOME"))) {
+			char *lib = xasprintf("%s/lib64", cuda_home);
 			h = open_in(lib, names[i], path);
 			free(lib);
 		}
@@ -161,8 +169,8 @@ struct bench_libs *bench_libs_open(const char *dirs)
 			    sizeof(lt_names) / sizeof(lt_names[0]) / 2,
 			    sizeof(nccl_names) / sizeof(nccl_names[0]) / 2};
 	int k;
-	if (!dirs && getenv("GPUSCOPE_BENCH_LIBS") && *getenv("GPUSCOPE_BENCH_LIBS"))
-		dirs = getenv("GPUSCOPE_BENCH_LIBS");
+	if (!dirs)
+		dirs = env_set("GPUSCOPE_BENCH_LIBS");
 	/* the driver first: cuBLASLt and NCCL need it loaded */
 	for (k = 0; k < 3; k++) {
 		*hs[k] = open_lib(dirs, k, &l->path[k], &l->error[k]);
