@@ -78,7 +78,9 @@ static const struct opt plan_opts[] = {
 	OPT_GROUP_("what to search"),
 	OPT_STRING_("gpu", &gpu_s, "A,B,...", "only these GPU types (a100 matches every A100)"),
 	OPT_STRING_("ecosystem", &ecosystem_s, "NAME", "cuda, rocm, synapseai or any (default any)"),
-	OPT_STRING_("buy", &buy_s, "WHAT", "onprem (default), cloud or cloud:PROVIDER"),
+	OPT_STRING_("buy", &buy_s, "WHAT", "any (default: owned and rented), onprem, cloud or cloud:PROVIDER"),
+	OPT_POSITIVE_("runs-per-year", &rq.runs_per_year, "N",
+		      "training: runs like this a year owned hardware is bought for (any: default 1)", 0, 1e6),
 	OPT_ENUM_("price-tier", &rq.price_tier, "TIER", "cloud: on-demand (default), 1y, 3y or spot",
 		  cat_tier_from_name, CAT_TIER_NAMES),
 	OPT_LIST_("have", &have_list, "N x SERVER",
@@ -127,7 +129,8 @@ static const struct opts_cmd plan_cmd = {
 	"Search GPUs, servers, counts, networks and layouts; rank them and explain why.",
 	"WORKLOAD is a preset name or a config.json (as --model).  With no arguments,\n"
 	"plan the headline case: a full fine-tune of Llama 2 7B in bf16 on 1e9 tokens,\n"
-	"on hardware you would own.\n"
+	"on hardware you would own or rent: owned hardware is charged for the runs a\n"
+	"year it would be bought for (--runs-per-year, default 1) unless --buy onprem.\n"
 	"\nExamples:\n"
 	"  gpuscope plan\n"
 	"  gpuscope plan llama3-70b --task pretrain --tokens 15e12 --deadline 90d --fp8\n"
@@ -244,21 +247,42 @@ static unsigned parse_precisions(const char *list)
 	return mask;
 }
 
-/* --buy onprem | cloud | cloud:PROVIDER, the provider as the catalog spells it. */
+/*
+ * Whether a flag that only sizes a purchase was given: the servers owned,
+ * catalog servers only, the rack's power, the storage or licences bought,
+ * the cheapest purchase as the objective.  Without --buy they ask to own.
+ */
+static int purchase_flags(const struct plan_request *req)
+{
+	return have_list.n || req->servers_only || req->rack_kw > 0 || req->storage_tb > 0 ||
+	       (licence_s && strcasecmp(licence_s, "none")) || req->objective == PLAN_OBJ_CAPEX;
+}
+
+/*
+ * --buy any | onprem | cloud | cloud:PROVIDER, the provider as the catalog
+ * spells it; when not given, any, or onprem with a flag that only sizes a
+ * purchase (purchase_flags: --have weighs renting beside the servers
+ * owned anyway).
+ */
 static void parse_buy(const struct catalog *cat, struct plan_request *req)
 {
-	static const char *const kinds[] = {"onprem", "cloud", "cloud:any"};
+	static const char *const kinds[] = {"any", "onprem", "owned", "cloud", "cloud:any"};
 	const char *prov, **names = NULL;
 	size_t i, k, n = catalog_count(cat, CAT_CLOUDS), np = 0, cap = 0;
 	struct strbuf list = STRBUF_INIT;
 	char hint[256];
 
-	req->buy = PLAN_BUY_OWN;
-	if (!buy_s || !strcmp(buy_s, "onprem") || !strcmp(buy_s, "own"))
+	req->buy = PLAN_BUY_ANY;
+	if ((!buy_s && purchase_flags(req)) ||
+	    (buy_s && (!strcmp(buy_s, "onprem") || !strcmp(buy_s, "own") || !strcmp(buy_s, "owned")))) {
+		req->buy = PLAN_BUY_OWN;
+		return;
+	}
+	if (!buy_s || !strcmp(buy_s, "any"))
 		return;
 	if (strncmp(buy_s, "cloud", 5) || (buy_s[5] && buy_s[5] != ':'))
-		DIE("--buy '%s' is not onprem, cloud or cloud:PROVIDER%s", buy_s,
-		    suggest_hint(buy_s, kinds, 3, hint, sizeof(hint)));
+		DIE("--buy '%s' is not any, onprem (owned), cloud or cloud:PROVIDER%s", buy_s,
+		    suggest_hint(buy_s, kinds, 5, hint, sizeof(hint)));
 	req->buy = PLAN_BUY_CLOUD;
 	prov = buy_s[5] == ':' ? buy_s + 6 : "any";
 	if (!*prov || !strcmp(prov, "any"))
@@ -299,6 +323,12 @@ static void check_flags(const struct plan_request *req)
 		    req->rack_kw);
 	if (req->checkpoint_every_s > 0 && infer)
 		DIE("--checkpoint-every is for training");
+	if (req->runs_per_year > 0 && (cloud || infer))
+		DIE("--runs-per-year prices owned hardware for a training run; it does not apply to %s",
+		    cloud ? "--buy cloud" : "--task infer");
+	if (have_list.n && req->buy == PLAN_BUY_ANY)
+		DIE("--have weighs servers you own against buying and renting more; give --buy onprem or "
+		    "leave --buy out");
 	if (have_list.n && (cloud || infer))
 		DIE("--have weighs servers you own for a training run; it does not apply to %s",
 		    cloud ? "--buy cloud (rentals beside them are weighed anyway)" : "--task infer");

@@ -170,7 +170,13 @@
 	F(train_steps, NUM, NULL, "optimizer steps of the run, whole and at least one (inference: 0)", \
 	  infer ? 0 : c->res.train_steps) \
 	F(hours, NUM, "h", "the run's wall time (inference: 1)", c->hours) \
-	F(cost_usd, NUM, "USD", "cost of the run (inference: per hour)", c->cost_usd) \
+	F(cost_usd, NUM, "USD", \
+	  "cost of the run (inference: per hour); owned, the larger of share_usd and the yearly cost of " \
+	  "owning over runs_per_year", \
+	  c->cost_usd) \
+	F(share_usd, NUM, "USD", \
+	  "owned: the run's TCO share at the utilisation, other paid work filling the rest; null when rented", \
+	  c->share_usd) \
 	F(usd_per_gpu_hour, NUM, "USD", "the rate per GPU-hour", hw->cost.usd_per_gpu_hour) \
 	F(cost_basis, TEXT, NULL, "owned or rented", hw->cost.kind == COST_OWNED ? "owned" : "rented") \
 	F(energy_kwh, NUM, "kWh", "GPU energy of the run (inference: per hour)", c->energy_kwh) \
@@ -260,7 +266,11 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 /* The JSON adds "precisions" and "gpus", lists of names, after max_gpus. */
 #define PLAN_REQUEST_FIELDS(F) \
 	F(objective, TEXT, NULL, "time, cost, energy, balanced or capex", plan_objective_name(req->objective)) \
-	F(buy, TEXT, NULL, "onprem or cloud", req->buy == PLAN_BUY_CLOUD ? "cloud" : "onprem") \
+	F(buy, TEXT, NULL, "any (owned and rented together), onprem or cloud", buy_names[req->buy]) \
+	F(runs_per_year, NUM, "runs/year", \
+	  "training: runs like this one a year owned hardware is charged for (--runs-per-year; any: default " \
+	  "1); null when none applies (renting, inference, onprem without the flag)", \
+	  plan_runs_per_year(p) > 0 ? plan_runs_per_year(p) : NAN) \
 	F(provider, TEXT, NULL, "the cloud provider asked for; null: any", req->provider) \
 	F(max_gpus, INT, NULL, "largest GPU count searched", req->max_gpus) \
 	F(ecosystem, TEXT, NULL, "cuda, rocm, synapseai, oneapi or any", req->ecosystem ? req->ecosystem : "any") \
@@ -290,6 +300,8 @@ void plan_workload_row(const struct plan *p, struct report_row *row)
 	  req->ttft_s > 0 ? req->ttft_s : NAN) \
 	F(tpot_target_s, NUM, "s", "inference: time per output token to meet; null when not given", \
 	  req->tpot_s > 0 ? req->tpot_s : NAN)
+
+static const char *const buy_names[] = {"onprem", "cloud", "any"};
 
 PLAN_SCHEMA(request, "plan-request", PLAN_REQUEST_FIELDS)
 
@@ -359,8 +371,20 @@ void plan_closest_fit_row(const struct plan *p, const struct plan_choice *c, str
 	F(rent_usd_per_gpu_hour, NUM, "USD", "its on-demand price a GPU-hour", ex->rent.rent_usd_per_gpu_hour) \
 	F(rent_usd, NUM, "USD", "the run on the same GPUs rented on demand (inference: an hour)", \
 	  ex->rent.rent_usd) \
-	F(own_usd, NUM, "USD", "the run on the same GPUs owned, at own_utilisation_pct (inference: an hour)", \
+	F(own_usd, NUM, "USD", \
+	  "the run on the same GPUs owned, at own_priced_pct: what the ranking charges (inference: an hour)", \
 	  ex->rent.own_usd) \
+	F(own_share_usd, NUM, "USD", "the run owned at own_utilisation_pct, other paid work filling the rest", \
+	  ex->rent.own_share_usd) \
+	F(own_usd_per_year, NUM, "USD/year", \
+	  "owning the GPUs a year at own_priced_pct: the whole account over the service life, per year", \
+	  ex->rent.own_usd_per_year) \
+	F(own_priced_pct, NUM, "%", \
+	  "the utilisation own_usd is priced at: own_utilisation_pct, or what runs_per_year such runs keep " \
+	  "busy when less", \
+	  ex->rent.own_pct) \
+	F(runs_per_year, NUM, "runs/year", "training: the runs a year owned hardware is charged for; null: none", \
+	  ex->rent.runs_per_year > 0 ? ex->rent.runs_per_year : NAN) \
 	F(own_capex_usd, NUM, "USD", "the capital owning them commits: the bill of materials", \
 	  ex->rent.own_capex_usd) \
 	F(own_utilisation_pct, NUM, "%", "the share of hours the owned GPUs work that own_usd assumes", \

@@ -242,6 +242,45 @@ double plan_service_years(const struct plan *p)
 	return NAN;
 }
 
+double plan_runs_per_year(const struct plan *p)
+{
+	if (p->base.task == MODEL_TASK_INFER || p->req.buy == PLAN_BUY_CLOUD)
+		return 0;
+	if (p->req.runs_per_year > 0)
+		return p->req.runs_per_year;
+	return p->req.buy == PLAN_BUY_ANY ? PLAN_RUNS_PER_YEAR_DEFAULT : 0;
+}
+
+double plan_owned_utilisation(const struct plan *p, double util_pct, double hours)
+{
+	double n = plan_runs_per_year(p), busy;
+	if (!(n > 0) || !(hours > 0))
+		return util_pct;
+	busy = 100 * n * hours / TCO_HOURS_PER_YEAR;
+	return busy < util_pct ? busy : util_pct;
+}
+
+void plan_searched_words(const struct plan *p, struct strbuf *sb)
+{
+	const char *tier = cat_tier_name((enum cat_tier)p->req.price_tier);
+	double n = plan_runs_per_year(p);
+
+	if (p->req.buy == PLAN_BUY_CLOUD) {
+		strbuf_addstr(sb, p->req.provider ? p->req.provider : "cloud instances");
+		/* the prices instances are rented at, said unless a provider alone is named at on-demand */
+		if (!p->req.provider || p->req.price_tier != CAT_TIER_ON_DEMAND)
+			strbuf_addf(sb, " at %s prices", tier);
+		return;
+	}
+	strbuf_addstr(sb, p->req.buy == PLAN_BUY_ANY ? "owned and rented hardware (" : "owned hardware (");
+	strbuf_addstr(sb, "catalog servers and generic builds, priced by TCO");
+	if (n > 0)
+		strbuf_addf(sb, " for %g run%s like this a year (--runs-per-year)", n, n == 1 ? "" : "s");
+	if (p->req.buy == PLAN_BUY_ANY)
+		strbuf_addf(sb, "; cloud instances at %s prices", tier);
+	strbuf_addch(sb, ')');
+}
+
 const char *plan_violation_names(unsigned violates, char *buf, size_t len)
 {
 	/* the rack bit is no constraint of the request's: the answer names the rack (view/plan.c) */

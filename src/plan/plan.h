@@ -65,7 +65,18 @@ int plan_objective_from_name(const char *s); /* -1 when unknown */
 enum plan_buy {
 	PLAN_BUY_OWN,   /* catalog servers and generic builds, priced by TCO */
 	PLAN_BUY_CLOUD, /* catalog cloud instances, on-demand */
+	PLAN_BUY_ANY,   /* both, owned and rented choices ranked together */
 };
+
+/*
+ * Runs like the request's a year that owned hardware is charged for under
+ * PLAN_BUY_ANY when the request gives none (training): one, the job alone.
+ * An owned choice then pays the larger of its TCO share at --utilisation
+ * and its yearly ownership cost over the runs a year (docs/plan.md "Rent or
+ * buy"), so a purchase made for one short job is not priced as if other
+ * paid work filled the rest of its hours.
+ */
+#define PLAN_RUNS_PER_YEAR_DEFAULT 1.0
 
 /* Servers already owned: `--have 4x dgx-a100`. */
 struct plan_have {
@@ -116,6 +127,14 @@ struct plan_request {
 	 * as if the rest of the term were put to other work
 	 */
 	int price_tier;
+	/*
+	 * Training: runs like this one a year that owned hardware is bought
+	 * for; an owned choice is charged at the utilisation they give when it
+	 * is below --utilisation (plan_runs_per_year()).  0: none under
+	 * PLAN_BUY_OWN (the hardware does other paid work),
+	 * PLAN_RUNS_PER_YEAR_DEFAULT under PLAN_BUY_ANY.
+	 */
+	double runs_per_year;
 	/*
 	 * Servers already owned (owning only): searched whatever their
 	 * lifecycle or --gpu, so that plan_have_answer() can weigh them; the
@@ -305,6 +324,7 @@ struct plan_choice {
 	/* training: one run; inference: one hour at the request rate */
 	double hours; /* training: time to finish; inference: 1 */
 	double cost_usd;
+	double share_usd;          /* owned: the TCO share at --utilisation (cost_usd >= it); NaN: rented */
 	double energy_kwh;         /* GPUs only (the model's power) */
 	double power_kw;           /* full-load power of all the servers */
 	double latency_s;          /* inference: one request's latency */
@@ -364,11 +384,33 @@ int plan_memory_fits(const struct plan *p, const struct model_memory *m);
  */
 double plan_service_years(const struct plan *p);
 /*
+ * The runs a year owned choices are charged for (struct plan_request
+ * runs_per_year, its default applied); 0 when none applies: inference,
+ * renting, or owning with none given.
+ */
+double plan_runs_per_year(const struct plan *p);
+/*
+ * The utilisation, %, owned hardware is priced at for a run of hours:
+ * util_pct, or the share of the year runs_per_year such runs keep it busy
+ * (100 x N x hours / 8766) when that is less; util_pct when no runs a year
+ * apply.
+ */
+double plan_owned_utilisation(const struct plan *p, double util_pct, double hours);
+/*
  * The names of the constraints in violates (PLAN_VIOL_*) but the rack's,
  * "deadline;life", joined by ';' in bit order ("" for none), into buf;
  * returns buf.
  */
 const char *plan_violation_names(unsigned violates, char *buf, size_t len);
+
+/*
+ * What was searched and how it is priced, appended to sb: "owned and
+ * rented hardware (catalog servers and generic builds, priced by TCO for 1
+ * run like this a year (--runs-per-year); cloud instances at on-demand
+ * prices)", "cloud instances at 3y prices", "aws".
+ */
+struct strbuf;
+void plan_searched_words(const struct plan *p, struct strbuf *sb);
 
 /*
  * Hardware the search left out and why ("servers or instances without a
@@ -507,11 +549,15 @@ struct plan_rent_buy {
 	int same_count;               /* it has the owned server's GPU count (else compared per GPU-hour) */
 	double rent_usd_per_gpu_hour; /* its on-demand price a GPU-hour */
 	double rent_usd;              /* the run rented (inference: an hour of serving) */
-	double own_usd;               /* the run owned, at utilisation_pct (inference: an hour) */
-	double own_capex_usd;         /* the capital owning commits: the bill of materials */
-	double utilisation_pct;       /* the utilisation own_usd assumes (--utilisation) */
-	double years;                 /* the service life owning is priced over */
-	double breakeven_pct;         /* owning costs less above this utilisation; NaN: never (or no instance) */
+	double own_usd;               /* the run owned, at own_pct (inference: an hour) */
+	double own_share_usd;         /* the run's TCO share at utilisation_pct, other work filling the rest */
+	double own_usd_per_year;      /* owning the GPUs a year at own_pct: the whole account / years */
+	double own_pct;               /* the utilisation own_usd is priced at (plan_owned_utilisation) */
+	double runs_per_year;   /* the runs a year that sets own_pct (0: none; then own_pct = utilisation_pct) */
+	double own_capex_usd;   /* the capital owning commits: the bill of materials */
+	double utilisation_pct; /* the utilisation own_usd assumes (--utilisation) */
+	double years;           /* the service life owning is priced over */
+	double breakeven_pct;   /* owning costs less above this utilisation; NaN: never (or no instance) */
 	double breakeven_hours_per_year; /* the GPUs' busy hours a year at that utilisation */
 	double breakeven_jobs_per_year;  /* training: runs like this one a year at that utilisation */
 };

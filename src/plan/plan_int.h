@@ -114,6 +114,13 @@ enum plan_cmp plan_compare_steps(double alt_s, double cur_s, char *buf, size_t l
 /* rank.c: scores, constraints, ranking, front. */
 void plan_rank(struct plan *p);
 void plan_score_choice(const struct plan *p, struct plan_choice *c);
+/*
+ * Owned hardware of inputs in for a run of hours, a GPU-hour: *share at the
+ * inputs' utilisation, *charged at plan_owned_utilisation() (the larger);
+ * both left as they are when in cannot be priced.
+ */
+void plan_owned_rates(const struct plan *p, const struct tco_inputs *in, double hours, double *share,
+		      double *charged);
 /* The bill of materials' fabric (switches, NICs, optics, cables) for nodes of hw on fabric f. */
 double plan_fabric_capex(const struct plan *p, size_t hw, uint32_t nodes, int fabric);
 

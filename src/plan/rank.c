@@ -180,6 +180,30 @@ static double spare_kwh(const struct plan *p, const struct plan_choice *c)
 }
 
 /*
+ * The rates a GPU-hour of owned hardware with inputs in costs for a run of
+ * hours: *share at the inputs' utilisation (other paid work fills the rest
+ * of the hours), *charged at the utilisation the runs a year give where
+ * that is less (plan_owned_utilisation; docs/plan.md "Rent or buy").  Left
+ * as they are when the inputs cannot be priced.
+ */
+void plan_owned_rates(const struct plan *p, const struct tco_inputs *in, double hours, double *share,
+		      double *charged)
+{
+	struct tco_inputs x = *in;
+	struct diag err;
+	double r;
+
+	diag_clear(&err);
+	if (!cost_owned_usd_per_gpu_hour(&x, &r, &err))
+		*share = *charged = r;
+	x.value[TCO_IN_UTILISATION] = plan_owned_utilisation(p, in->value[TCO_IN_UTILISATION], hours);
+	diag_clear(&err);
+	if (x.value[TCO_IN_UTILISATION] < in->value[TCO_IN_UTILISATION] &&
+	    !cost_owned_usd_per_gpu_hour(&x, &r, &err))
+		*charged = r;
+}
+
+/*
  * Cost of owned hardware: the whole account of cost/cost.h for this many
  * nodes and their bill of materials (fabric, storage, cooling, racks) as
  * $/GPU-hour at the TCO utilisation, times GPUs paid for x hours; rented:
@@ -189,7 +213,8 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
 	double paid = (double)c->nodes * (hw->gpus_per_node + hw->spare_per_node), t;
-	double miss = 0, rate = hw->cost.usd_per_gpu_hour;
+	double miss = 0, rate = hw->cost.usd_per_gpu_hour, share_rate, mig = 1, cs, ms;
+	struct tco_inputs in;
 	int rack_ok = 1;
 
 	c->has_bom = 0;
@@ -201,22 +226,14 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		rack_ok = choice_bom(p, c, &c->bom) == 0;
 		c->has_bom = rack_ok;
 		if (rack_ok) {
-			struct tco_inputs in = *hw->tco;
-			struct diag err;
-			double r;
+			in = *hw->tco;
 			in.value[TCO_IN_COUNT] = c->bom.servers;
 			tco_inputs_bom(&in, &c->bom, 1);
-			diag_clear(&err);
-			if (!cost_owned_usd_per_gpu_hour(&in, &r, &err))
-				rate = r;
 		}
 	}
-	if (hw->mig) {
-		/* a MIG instance pays its share of the GPU; the other slices serve other work */
-		double cs, ms;
-		if (!model_mig_share(hw->gpu, hw->mig, &cs, &ms))
-			rate *= cs;
-	}
+	/* a MIG instance pays its share of the GPU; the other slices serve other work */
+	if (hw->mig && !model_mig_share(hw->gpu, hw->mig, &cs, &ms))
+		mig = cs;
 	if (p->base.task == MODEL_TASK_INFER) {
 		c->hours = 1;
 		c->energy_kwh = c->res.power_w * c->gpus / 1000;
@@ -234,7 +251,11 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 		c->energy_kwh = c->res.energy_kwh / c->gp.goodput;
 	}
 	c->energy_kwh += spare_kwh(p, c);
-	c->cost_usd = rate * paid * c->hours;
+	share_rate = rate;
+	if (c->has_bom)
+		plan_owned_rates(p, &in, c->hours, &share_rate, &rate);
+	c->cost_usd = rate * mig * paid * c->hours;
+	c->share_usd = hw->cloud ? NAN : share_rate * mig * paid * c->hours;
 	c->power_kw = c->nodes * hw->node_power_kw;
 	t = time_metric(p, c);
 	c->violates = 0;

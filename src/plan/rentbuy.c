@@ -29,6 +29,7 @@ static void rent_buy_clear(struct plan_rent_buy *rb)
 	memset(rb, 0, sizeof(*rb));
 	rb->rent_usd_per_gpu_hour = rb->rent_usd = rb->own_usd = rb->own_capex_usd = NAN;
 	rb->utilisation_pct = rb->years = rb->breakeven_pct = NAN;
+	rb->own_share_usd = rb->own_usd_per_year = rb->own_pct = NAN;
 	rb->breakeven_jobs_per_year = rb->breakeven_hours_per_year = NAN;
 }
 
@@ -76,6 +77,14 @@ static const char *runs_words(double v, char *buf, size_t len)
 	return buf;
 }
 
+/* "1 run", "12 runs", "2.5 runs" */
+static const char *runs_count(double n, char *buf, size_t len)
+{
+	char v[FMT_LEN];
+	snprintf(buf, len, "%s run%s", runs_words(n, v, sizeof(v)), n == 1 ? "" : "s");
+	return buf;
+}
+
 /* The verdict: whether and when owning costs less, in the figures of rb. */
 static void verdict(const struct plan *p, const struct plan_choice *c, const struct plan_rent_buy *rb,
 		    struct strbuf *sb)
@@ -100,12 +109,42 @@ static void verdict(const struct plan *p, const struct plan_choice *c, const str
 	}
 	strbuf_addf(sb, "with %s runs like this one a year",
 		    runs_words(rb->breakeven_jobs_per_year, a, sizeof(a)));
+	if (rb->runs_per_year > 0)
+		strbuf_addf(sb, ": at %s a year (--runs-per-year), %s",
+			    runs_count(rb->runs_per_year, a, sizeof(a)),
+			    rb->runs_per_year >= rb->breakeven_jobs_per_year ? "buy" : "rent");
 	/* this run alone, once in the life, is 1 / years runs a year */
-	if (rb->breakeven_jobs_per_year * rb->years <= 1)
+	else if (rb->breakeven_jobs_per_year * rb->years <= 1)
 		strbuf_addf(sb, ": this run alone, %s of work, keeps them that busy: buy",
 			    fmt_duration(c->hours * 3600, FMT_DURATION_TEXT, b, sizeof(b)));
 	else
 		strbuf_addstr(sb, ": for this run alone, rent");
+}
+
+/*
+ * The owned side: "$99.5k as the 1 run a year it is bought for (busy 0.014%
+ * of the hours, $99.5k a year to own), with $438k committed up front ($32
+ * were other paid work to keep it 70% busy)" where the runs a year set the
+ * price, else "$32 at 70% utilisation, with $438k committed up front".
+ */
+static void owned_words(const struct plan *p, const struct plan_rent_buy *rb, struct strbuf *sb)
+{
+	char o[FMT_LEN], k[FMT_LEN], y[FMT_LEN], sh[FMT_LEN], n[FMT_LEN];
+	const char *per = p->base.task == MODEL_TASK_INFER ? " an hour" : "";
+
+	fmt_money(rb->own_usd, FMT_MONEY_SHORT, o, sizeof(o));
+	fmt_money(rb->own_capex_usd, FMT_MONEY_SHORT, k, sizeof(k));
+	if (!(rb->runs_per_year > 0) || !(rb->own_pct < rb->utilisation_pct)) {
+		strbuf_addf(sb, "%s%s at %.0f%% utilisation, with %s committed up front", o, per,
+			    rb->utilisation_pct, k);
+		return;
+	}
+	strbuf_addf(sb,
+		    "%s as the %s a year it is bought for (busy %.2g%% of the hours, %s a year to own), with %s "
+		    "committed up front (%s were other paid work to keep it %.0f%% busy)",
+		    o, runs_count(rb->runs_per_year, n, sizeof(n)), rb->own_pct,
+		    fmt_money(rb->own_usd_per_year, FMT_MONEY_SHORT, y, sizeof(y)), k,
+		    fmt_money(rb->own_share_usd, FMT_MONEY_SHORT, sh, sizeof(sh)), rb->utilisation_pct);
 }
 
 static void rent_buy_text(const struct plan *p, const struct plan_choice *c, const struct plan_rent_buy *rb,
@@ -113,29 +152,24 @@ static void rent_buy_text(const struct plan *p, const struct plan_choice *c, con
 {
 	const struct plan_hw *hw = &p->hw[c->hw];
 	struct strbuf sb = STRBUF_INIT;
-	char r[FMT_LEN], rate[FMT_LEN], o[FMT_LEN], k[FMT_LEN];
+	char r[FMT_LEN], rate[FMT_LEN];
 	int infer = p->base.task == MODEL_TASK_INFER;
 	const char *per = infer ? " an hour" : "";
 
-	fmt_money(rb->own_usd, FMT_MONEY_SHORT, o, sizeof(o));
-	fmt_money(rb->own_capex_usd, FMT_MONEY_SHORT, k, sizeof(k));
 	if (!rb->instance) {
-		strbuf_addf(&sb,
-			    "no catalog instance rents %s GPUs; owned, %s %s%s at %.0f%% utilisation, with %s "
-			    "committed up front",
-			    hw->gpu->row.key, infer ? "serving costs" : "the run costs", o, per,
-			    rb->utilisation_pct, k);
+		strbuf_addf(&sb, "no catalog instance rents %s GPUs; owned, %s ", hw->gpu->row.key,
+			    infer ? "serving costs" : "the run costs");
+		owned_words(p, rb, &sb);
 		*out = strbuf_detach(&sb, NULL);
 		return;
 	}
 	fmt_money(rb->rent_usd, FMT_MONEY_SHORT, r, sizeof(r));
 	fmt_money(rb->rent_usd_per_gpu_hour, FMT_MONEY_CENTS, rate, sizeof(rate));
-	strbuf_addf(&sb,
-		    "%s %s%s rented on demand (%s at %s a GPU-hour%s); owned%s, %s%s at %.0f%% utilisation, "
-		    "with %s committed up front; ",
+	strbuf_addf(&sb, "%s %s%s rented on demand (%s at %s a GPU-hour%s); owned%s, ",
 		    infer ? "serving costs" : "the run costs", r, per, rb->instance, rate,
-		    rb->same_count ? "" : ", priced per GPU-hour", hw->cloud ? " as a generic build" : "", o, per,
-		    rb->utilisation_pct, k);
+		    rb->same_count ? "" : ", priced per GPU-hour", hw->cloud ? " as a generic build" : "");
+	owned_words(p, rb, &sb);
+	strbuf_addstr(&sb, "; ");
 	if (hw->cloud && c->nodes > 1)
 		strbuf_addstr(&sb, "(that build's bill has no scale-out fabric) ");
 	verdict(p, c, rb, &sb);
@@ -147,7 +181,7 @@ int plan_rent_or_buy(const struct plan *p, const struct plan_choice *c, struct p
 	const struct plan_hw *hw = &p->hw[c->hw];
 	const struct cat_cloud *inst;
 	struct tco_inputs in;
-	struct tco_result r;
+	struct tco_result r, yr;
 	struct diag err;
 	double paid, share = 1, cs, ms;
 
@@ -173,8 +207,22 @@ int plan_rent_or_buy(const struct plan *p, const struct plan_choice *c, struct p
 		return -1;
 	rb->utilisation_pct = in.value[TCO_IN_UTILISATION];
 	rb->years = in.value[TCO_IN_YEARS];
-	/* owned choices: the plan's own cost, identical to r's rate x GPU-hours */
-	rb->own_usd = hw->cloud ? r.usd_per_gpu_hour * share * paid * c->hours : c->cost_usd;
+	rb->runs_per_year = plan_runs_per_year(p);
+	rb->own_pct = plan_owned_utilisation(p, rb->utilisation_pct, c->hours);
+	if (hw->cloud) {
+		double at_share = r.usd_per_gpu_hour, charged = r.usd_per_gpu_hour;
+		plan_owned_rates(p, &in, c->hours, &at_share, &charged);
+		rb->own_usd = charged * share * paid * c->hours;
+		rb->own_share_usd = at_share * share * paid * c->hours;
+	} else {
+		/* owned choices: the plan's own cost, identical to the rates x GPU-hours */
+		rb->own_usd = c->cost_usd;
+		rb->own_share_usd = c->share_usd;
+	}
+	/* a year of owning at the utilisation own_usd is priced at: the whole account over the life */
+	diag_clear(&err);
+	if (!tco_compute_with(&in, TCO_IN_UTILISATION, rb->own_pct, &yr, &err))
+		rb->own_usd_per_year = yr.total_usd / rb->years;
 	if (inst) {
 		rb->instance = inst->row.key;
 		rb->rent_usd_per_gpu_hour = r.cloud_usd_per_gpu_hour;

@@ -411,6 +411,44 @@ static void bom_table(struct html_doc *d, const struct bom *b)
 
 static void explanation_tables(struct html_doc *d, const struct plan_explanation *ex);
 
+/*
+ * Rent or buy: the explanation's sentence, and its figures from the
+ * explanation's own fields (plan/fields.c), each with its help line.
+ */
+static void rent_buy_section(struct html_doc *d, const struct plan_explanation *ex)
+{
+	static const char *const keys[] = {"rent_instance",          "rent_usd",      "own_usd",
+					   "own_usd_per_year",       "own_capex_usd", "own_share_usd",
+					   "own_priced_pct",         "runs_per_year", "breakeven_utilisation_pct",
+					   "breakeven_jobs_per_year"};
+	static const char *const head[] = {"figure", "value", "what it is"};
+	const struct report_schema *s = plan_explanation_schema();
+	struct report_row *row;
+	char buf[FMT_LEN];
+	size_t k;
+
+	if (!ex->rent_text || !*ex->rent_text)
+		return;
+	html_heading(d, 3, "Rent or buy");
+	html_paragraph(d, ex->rent_text);
+	row = report_row_new(s);
+	plan_explanation_row(ex, row);
+	html_table_begin(d, "rent-buy", NULL);
+	html_table_head(d, head, 3);
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		long i = report_field_index(s, keys[k]);
+		const char *cells[3];
+		if (i < 0)
+			continue;
+		cells[0] = keys[k];
+		cells[1] = report_value_text(row, (size_t)i, buf, sizeof(buf));
+		cells[2] = s->fields[i].help;
+		html_table_row(d, cells, 3);
+	}
+	html_table_end(d);
+	report_row_free(row);
+}
+
 static void explanation(const struct plan *p, struct html_doc *d, const struct plan_explanation *ex)
 {
 	char rent[1024];
@@ -449,6 +487,7 @@ static void explanation(const struct plan *p, struct html_doc *d, const struct p
 		html_heading(d, 3, "Bill of materials");
 		html_paragraph(d, bom_rented_text(&c->bom, rent, sizeof(rent)));
 	}
+	rent_buy_section(d, ex);
 	explanation_tables(d, ex);
 }
 
@@ -497,24 +536,21 @@ static void explanation_tables(struct html_doc *d, const struct plan_explanation
 /* The title, what was searched and, when nothing was ranked, the nearest miss. */
 static void report_head(const struct plan *p, struct html_doc *d)
 {
-	char t[FMT_LEN], lay[96], money[FMT_LEN], rented[64], kw[FMT_LEN], g[4][FMT_LEN];
+	char t[FMT_LEN], lay[96], money[FMT_LEN], kw[FMT_LEN], g[4][FMT_LEN];
 	const struct plan_choice *m = plan_nearest_miss(p);
+	struct strbuf what = STRBUF_INIT;
 
-	snprintf(rented, sizeof(rented), "cloud instances, %s prices",
-		 cat_tier_name((enum cat_tier)p->req.price_tier));
+	plan_searched_words(p, &what);
 	paragraphf(d, 0,
 		   "Searched %zu hardware options (%s) up to %s GPUs: %s configurations decided with "
 		   "%s memory and %s time model calls in %s on %d threads. Objective: %s.",
-		   p->nhw,
-		   p->req.buy == PLAN_BUY_CLOUD ?
-			   rented :
-			   "catalog servers and generic builds, priced by total cost of ownership",
-		   fmt_count(p->req.max_gpus, FMT_COUNT_GROUPED, g[0], sizeof(g[0])),
+		   p->nhw, strbuf_str(&what), fmt_count(p->req.max_gpus, FMT_COUNT_GROUPED, g[0], sizeof(g[0])),
 		   fmt_count((double)p->stats.configs, FMT_COUNT_GROUPED, g[1], sizeof(g[1])),
 		   fmt_count((double)p->stats.memory_calls, FMT_COUNT_GROUPED, g[2], sizeof(g[2])),
 		   fmt_count((double)p->stats.estimate_calls, FMT_COUNT_GROUPED, g[3], sizeof(g[3])),
 		   fmt_duration(p->stats.wall_s, FMT_DURATION_TEXT, t, sizeof(t)), p->stats.threads,
 		   plan_objective_name(p->req.objective));
+	strbuf_release(&what);
 	if (p->skipped)
 		paragraphf(d, 1, "Left out: %s.", p->skipped);
 	if (plan_nranked(p))

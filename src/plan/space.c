@@ -87,10 +87,10 @@ static void compose_skipped(struct plan *p)
  * and its GPU's (owning only: an instance is rented, not bought) and its
  * GPU's architecture dropped by current CUDA or PyTorch (catalog/life.c).
  */
-static unsigned part_life(const struct plan *p, const struct cat_gpu *g, const struct cat_server *s)
+static unsigned part_life(const struct plan *p, const struct cat_gpu *g, const struct cat_server *s, int rented)
 {
 	unsigned life = s ? cat_server_life(p->cat, s, p->req.now_month) : cat_gpu_life(g, p->req.now_month);
-	return p->req.buy == PLAN_BUY_CLOUD ? life & CAT_LIFE_UNSUPPORTED : life;
+	return rented ? life & CAT_LIFE_UNSUPPORTED : life;
 }
 
 /*
@@ -320,7 +320,7 @@ static int add_server(struct plan *p, size_t *cap, const struct cat_server *s, i
 	had = !active && is_had(p, s);
 	if ((!had && !gpu_wanted(p, g)) || !g || !cat_has(s->gpu_count) || s->gpu_count < 1)
 		return 0;
-	life = part_life(p, g, s);
+	life = part_life(p, g, s, 0);
 	/* the spare variant of a rack is the rack: it was named already */
 	if (life && !p->req.include_eol && !had) {
 		if (!active)
@@ -490,7 +490,7 @@ static int add_generic(struct plan *p, size_t *cap, const struct cat_gpu *g)
 					       NULL;
 	int variant;
 	char short_name[64];
-	unsigned life = part_life(p, g, NULL);
+	unsigned life = part_life(p, g, NULL, 0);
 
 	if (left_out_for_life(p, g->row.key, life, g, NULL))
 		return 0;
@@ -637,7 +637,7 @@ static int add_cloud(struct plan *p, size_t *cap, const struct cat_cloud *c)
 
 	if (!provider_wanted(p, c) || !gpu_wanted(p, g) || !cat_has(c->gpu_count) || c->gpu_count < 1)
 		return 0;
-	life = part_life(p, g, NULL);
+	life = part_life(p, g, NULL, 1);
 	if (left_out_for_life(p, c->row.key, life, g, NULL))
 		return 0;
 	h = new_hw(p, cap);
@@ -882,19 +882,7 @@ int plan_build_space(struct plan *p, struct diag *err)
 	size_t i, cap = 0;
 	const struct catalog *cat = p->cat;
 
-	if (p->req.buy == PLAN_BUY_CLOUD) {
-		size_t n = catalog_count(cat, CAT_CLOUDS);
-		int any_provider = 0;
-		for (i = 0; i < n; i++) {
-			const struct cat_cloud *c = catalog_cloud_at(cat, i);
-			any_provider |= provider_wanted(p, c);
-			add_cloud(p, &cap, c);
-		}
-		if (!any_provider)
-			return diag_set(err, "", 0, 0, "buy",
-					"no cloud instances from provider '%s' in the catalog",
-					p->req.provider ? p->req.provider : "any");
-	} else {
+	if (p->req.buy != PLAN_BUY_CLOUD) {
 		size_t n = catalog_count(cat, CAT_SERVERS);
 		for (i = 0; i < n; i++) {
 			const struct cat_server *s = catalog_server_at(cat, i);
@@ -914,6 +902,19 @@ int plan_build_space(struct plan *p, struct diag *err)
 				add_mig(p, &cap);
 		}
 	}
+	if (p->req.buy != PLAN_BUY_OWN) {
+		size_t n = catalog_count(cat, CAT_CLOUDS);
+		int any_provider = 0;
+		for (i = 0; i < n; i++) {
+			const struct cat_cloud *c = catalog_cloud_at(cat, i);
+			any_provider |= provider_wanted(p, c);
+			add_cloud(p, &cap, c);
+		}
+		if (!any_provider)
+			return diag_set(err, "", 0, 0, "buy",
+					"no cloud instances from provider '%s' in the catalog",
+					p->req.provider ? p->req.provider : "any");
+	}
 	compose_skipped(p);
 	if (!p->nhw) {
 		if (p->req.ecosystem && strcasecmp(p->req.ecosystem, "any"))
@@ -922,7 +923,9 @@ int plan_build_space(struct plan *p, struct diag *err)
 					p->skipped ? "; left out: " : "", plan_skipped(p));
 		return diag_set(err, "", 0, 0, p->req.ngpus ? "gpu" : "buy",
 				"no %s hardware to search with the GPUs asked for%s%s",
-				p->req.buy == PLAN_BUY_CLOUD ? "rentable" : "priced",
+				p->req.buy == PLAN_BUY_CLOUD ? "rentable" :
+				p->req.buy == PLAN_BUY_OWN   ? "priced" :
+							       "priced or rentable",
 				p->skipped ? "; left out: " : "", plan_skipped(p));
 	}
 	build_fabrics(p);

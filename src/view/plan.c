@@ -384,9 +384,11 @@ static void missed_words(struct strbuf *names, struct strbuf *why, const struct 
 		/* what the budget caps (plan_committed_usd) */
 		fmt_money(req->budget_usd, FMT_MONEY_SHORT, usd, sizeof(usd));
 		snprintf(budget, sizeof(budget), "budget (%s %s)", usd,
-			 req->buy != PLAN_BUY_CLOUD ? "to buy" :
-			 is_infer(p)                ? "an hour rented" :
-						      "to rent the run");
+			 req->buy == PLAN_BUY_OWN ? "to buy" :
+			 req->buy == PLAN_BUY_ANY ? (is_infer(p) ? "to buy, or an hour rented" :
+								   "to buy or to rent the run") :
+			 is_infer(p)              ? "an hour rented" :
+						    "to rent the run");
 		what[k++] = budget;
 	}
 	if (req->power_kw > 0)
@@ -440,7 +442,10 @@ static void print_nearest_miss(FILE *out, const struct plan *p, const struct pla
 	if (plan_fastest(p) && (req->deadline_s > 0 || req->ttft_s > 0 || req->tpot_s > 0))
 		print_overall(out, p, "fastest", plan_fastest(p));
 	if (plan_least_committed(p) && req->budget_usd > 0)
-		print_overall(out, p, req->buy == PLAN_BUY_CLOUD ? "cheapest" : "smallest purchase",
+		print_overall(out, p,
+			      req->buy == PLAN_BUY_OWN   ? "smallest purchase" :
+			      req->buy == PLAN_BUY_CLOUD ? "cheapest" :
+							   "least committed",
 			      plan_least_committed(p));
 }
 
@@ -544,13 +549,8 @@ static void print_header(FILE *out, const struct plan *p)
 	fprintf(out, "gpuscope plan: %s\n", strbuf_str(&sb));
 	strbuf_reset(&sb);
 	target_words(&sb, p);
-	strbuf_addf(&sb, "; %s",
-		    req->buy == PLAN_BUY_CLOUD ?
-			    (req->provider ? req->provider : "cloud instances") :
-			    "owned hardware (catalog servers and generic builds, priced by TCO)");
-	/* the prices instances are rented at, said unless a provider alone is named at on-demand */
-	if (req->buy == PLAN_BUY_CLOUD && (!req->provider || req->price_tier != CAT_TIER_ON_DEMAND))
-		strbuf_addf(&sb, " at %s prices", cat_tier_name((enum cat_tier)req->price_tier));
+	strbuf_addstr(&sb, "; ");
+	plan_searched_words(p, &sb);
 	strbuf_addf(&sb,
 		    "; objective %s; up to %d GPUs, %.3g%% of each one's memory kept free; searched %s "
 		    "configurations of %zu hardware options in %s on %d threads",

@@ -12,7 +12,7 @@ expect_err "nosuchgpu"
 expect_rc 2 plan --buy cloud:awz
 expect_err "did you mean 'aws'"
 expect_rc 2 plan --buy rent
-expect_err "onprem, cloud or cloud:PROVIDER"
+expect_err "any, onprem (owned), cloud or cloud:PROVIDER"
 expect_rc 2 plan --objective tme
 expect_err "did you mean 'time'"
 expect_rc 2 plan --precision bf61
@@ -53,9 +53,12 @@ assert m and m["meets_constraints"] is False and m["violates"] == "deadline"
 assert m["time_to_finish_s"] > 86400 and m["miss"] > 1
 ' || fail "impossible deadline JSON"
 
-# a budget below the smallest purchase
+# a budget below the smallest purchase or rental
 expect_rc 1 plan --budget 1
-expect_out "no configuration meets the budget"
+expect_out "no configuration meets the budget (\$1.00 to buy or to rent the run)"
+expect_out "least committed overall: 1x8 gpu-8x-b200-sxm6"
+expect_rc 1 plan --buy onprem --budget 1
+expect_out "no configuration meets the budget (\$1.00 to buy)"
 expect_out "smallest purchase overall"
 # both at once
 expect_rc 1 plan --budget 1 --deadline 1m

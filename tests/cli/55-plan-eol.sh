@@ -20,20 +20,26 @@ lo = d["search"]["left_out"]
 for want in ("past their end of sale (--include-eol keeps them): ", "b100-sxm-192gb (2024-08)",
              "a40-48gb (2022-10)", "dgx-a100-320gb, dgx-a100-640gb (2023-03)",
              "dropped by current CUDA or PyTorch releases (--include-eol keeps them): ",
-             "v100-sxm2-16gb", "v100s-pcie-32gb (volta: the last CUDA 12, PyTorch 2.14)", "dgx-1"):
+             "v100-sxm2-16gb", "v100s-pcie-32gb, p3.2xlarge", "dgx-1",
+             "gpu-8x-v100 (volta: the last CUDA 12, PyTorch 2.14)"):
     assert want in lo, (want, lo)
+# a rented instance is not bought: its end of sale keeps none out, only its GPU dropped by CUDA/PyTorch
+eos = lo.split("past their end of sale (--include-eol keeps them): ")[1].split(";")[0]
+assert eos == "dgx-a100-320gb, dgx-a100-640gb (2023-03), a40-48gb (2022-10), a100-pcie-40gb (2021-06), " \
+    "b100-sxm-192gb (2024-08)", eos
+assert not any(c["lifecycle"] for c in listed)
 ' || fail "the default plan lists a part past its end of sale or dropped by CUDA/PyTorch"
 
 # the same GPUs asked for by name: left out too, and --include-eol brings each back, marked
 G=v100-sxm2-32gb,b100-sxm-192gb,a40-48gb,h100-sxm5-80gb
-expect_rc 0 plan --gpu $G --max-gpus 8 --top 20 --no-explain --json
+expect_rc 0 plan --buy onprem --gpu $G --max-gpus 8 --top 20 --no-explain --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 gpus = {c["gpu"] for c in d["ranked"]}
 assert gpus == {"h100-sxm5-80gb"}, gpus
 ' || fail "plan --gpu ranks a part left out by its lifecycle"
-expect_rc 0 plan --gpu $G --max-gpus 8 --top 20 --include-eol --no-explain --json
+expect_rc 0 plan --buy onprem --gpu $G --max-gpus 8 --top 20 --include-eol --no-explain --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

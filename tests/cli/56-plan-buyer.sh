@@ -5,7 +5,7 @@
 . "$TESTS/cli/lib.sh"
 
 # a 20-minute job: one node of at most 8 GPUs, with its bill of materials
-expect_rc 0 plan unet3d --samples 300 --epochs 4000 --json
+expect_rc 0 plan unet3d --buy onprem --samples 300 --epochs 4000 --json
 expect_json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
@@ -21,7 +21,7 @@ for c in d["ranked"] + d["front"]:
 alt = [a for a in d["explanation"]["alternatives"] if a["kind"] == "capex"]
 assert alt and "not worth" in alt[0]["text"], alt
 ' || fail "unet3d: first choice or bill of materials"
-expect_rc 0 plan unet3d --samples 300 --epochs 4000
+expect_rc 0 plan unet3d --buy onprem --samples 300 --epochs 4000
 expect_width 80
 # data parallelism of a 31M-parameter net: PCIe does as well, and the note says so (no "TP=1 all-reduce")
 expect_out "this job barely uses the"
@@ -31,7 +31,7 @@ expect_out "vol/s"
 expect_out "  buy          "
 
 # shapes that exist: no SXM/OAM part in nodes of 1 or 2, GB200 only in NVLink domains
-expect_rc 0 plan llama2-7b --json --all --max-gpus 256
+expect_rc 0 plan llama2-7b --buy onprem --json --all --max-gpus 256
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -46,7 +46,7 @@ for c in d["all"]:
 ' || fail "a searched shape cannot be bought"
 
 # ResNet-50 on ImageNet: one node without a deadline
-expect_rc 0 plan resnet50 --task pretrain --samples 1281167 --epochs 90 --json
+expect_rc 0 plan resnet50 --buy onprem --task pretrain --samples 1281167 --epochs 90 --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 c = json.load(sys.stdin)["ranked"][0]
@@ -54,7 +54,7 @@ assert c["nodes"] == 1, (c["hardware"], c["nodes"])
 ' || fail "resnet50 is not on one node"
 
 # Llama 3 70B pretraining within 90 days: capex, racks, kW per rack, switch tiers, goodput
-expect_rc 0 plan llama3-70b --task pretrain --tokens 15e12 --deadline 90d --json
+expect_rc 0 plan llama3-70b --buy onprem --task pretrain --tokens 15e12 --deadline 90d --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 c = json.load(sys.stdin)["ranked"][0]
@@ -65,12 +65,12 @@ assert 0.5 < c["goodput"] < 1 and c["interruptions"] > 0 and c["checkpoint_write
 assert abs(c["hours"] * c["goodput"] - c["ideal_hours"]) < 1e-6 * c["hours"]
 assert c["hours"] * 3600 <= 90 * 86400
 ' || fail "llama3-70b: bill of materials or goodput"
-expect_rc 0 plan llama3-70b --task pretrain --tokens 15e12 --deadline 90d
+expect_rc 0 plan llama3-70b --buy onprem --task pretrain --tokens 15e12 --deadline 90d
 expect_out "goodput"
 expect_out "spine"
 
 # a fixed checkpoint interval is used as given
-expect_rc 0 plan llama3-70b --task pretrain --tokens 15e12 --deadline 90d --checkpoint-every 6h --json
+expect_rc 0 plan llama3-70b --buy onprem --task pretrain --tokens 15e12 --deadline 90d --checkpoint-every 6h --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 c = json.load(sys.stdin)["ranked"][0]
@@ -88,9 +88,9 @@ assert all(c["meets_constraints"] for c in r)
 ' || fail "--objective capex"
 
 # bad input: a clear message and the closest choice
-expect_rc 1 plan resnet50 --task pretrain --samples 1281167 --epochs 90 --budget 1
+expect_rc 1 plan resnet50 --buy onprem --task pretrain --samples 1281167 --epochs 90 --budget 1
 expect_out "no configuration meets the budget (\$1.00 to buy); the nearest miss is"
-expect_rc 1 plan llama3-70b --task pretrain --tokens 15e12 --deadline 2d
+expect_rc 1 plan llama3-70b --buy onprem --task pretrain --tokens 15e12 --deadline 2d
 expect_out "no configuration meets the deadline; the nearest miss is"
 expect_rc 1 plan llama3-70b --task pretrain --tokens 15e12 --gpu b200-sxm-180gb --rack-kw 10
 expect_out "no configuration meets the rack-power limit (--rack-kw); one"

@@ -28,7 +28,7 @@ expect_width 80
 expect_rc 0 plan llama2-13b --buy cloud --report "$TMP/r.html"
 grep -q "nothing to buy: " "$TMP/r.html" || fail "report: no rented bill"
 # owned choices say they are bought
-expect_rc 0 plan unet3d --samples 300 --epochs 4000 --json
+expect_rc 0 plan unet3d --buy onprem --samples 300 --epochs 4000 --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

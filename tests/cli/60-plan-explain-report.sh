@@ -26,7 +26,7 @@ expect_out "it would not fit"
 # context parallelism at 131,072 tokens: the ring, and the activations of a whole sequence without it
 # (filling the GPUs, no headroom: the layout that needs per-op recompute and offload besides)
 R="$TMP/cp.html"
-expect_rc 0 plan llama3-8b --task pretrain --seq-len 131072 --gpu h100-sxm5-80gb --max-gpus 64 --memory-headroom 0 \
+expect_rc 0 plan llama3-8b --buy onprem --task pretrain --seq-len 131072 --gpu h100-sxm5-80gb --max-gpus 64 --memory-headroom 0 \
 	--json --report "$R"
 printf '%s' "$OUT" | python3 -c '
 import json, sys

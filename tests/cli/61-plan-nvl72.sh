@@ -27,13 +27,13 @@ print(c["estimate_args"] + "\t%.17g" % c["step_s"] + "\t%d" % c["rank"])
 '
 
 # Llama 3 8B pretraining on GB200 only: before, 0 configurations and no reason
-expect_rc 0 plan --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb --json
+expect_rc 0 plan --buy onprem --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb --json
 IFS=$'\t' read -r args step rank < <(printf '%s' "$OUT" | python3 -c "$check_spares" 512)
 CHECKS=$((CHECKS + 1))
 [ "$rank" = 1 ] || fail "llama3-8b on gb200: the rack with spares is not first"
 case "$args" in *"--server gb200-nvl72 "*"--gpus-per-node 64 "*) ;; *) fail "estimate line: $args";; esac
 estimate_agrees "$args" "$step"
-expect_rc 0 plan --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb
+expect_rc 0 plan --buy onprem --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb
 expect_width 80
 expect_out "gb200-nvl72 +8 "
 expect_out "+N GPUs a node holds spare"
@@ -41,13 +41,13 @@ expect_out "  spares       64 of each node's 72 GPUs train"
 expect_out "  buy          "
 
 # Llama 3 70B pretraining over the whole catalog ranks the rack, spares and bill shown
-expect_rc 0 plan --model llama3-70b --task pretrain --tokens 15e12 --json --no-explain
+expect_rc 0 plan --buy onprem --model llama3-70b --task pretrain --tokens 15e12 --json --no-explain
 IFS=$'\t' read -r args step rank < <(printf '%s' "$OUT" | python3 -c "$check_spares" 512)
 CHECKS=$((CHECKS + 1))
 [ -n "$rank" ] && [ "$rank" -ge 1 ] || fail "llama3-70b: gb200-nvl72 not ranked"
 estimate_agrees "$args" "$step"
 # the architecture line of a 16-rack choice is whole (it was cut at 256 bytes)
-expect_rc 0 plan --model llama3-70b --task pretrain --tokens 15e12 --deadline 90d --gpu gb200-186gb
+expect_rc 0 plan --buy onprem --model llama3-70b --task pretrain --tokens 15e12 --deadline 90d --gpu gb200-186gb
 expect_out "               cross the network"
 
 # a batch of a multiple of 72 lets all 72 GPUs train; the batch is exactly the one given; a
@@ -71,7 +71,7 @@ assert spare["energy_kwh"] > whole["energy_kwh"] * 64 / 72
 ' || fail "--global-batch 576: all 72 GPUs, or the spares priced unlike the rack"
 
 # no layout of 72 GPUs divides the default batch: the reason and the nearest batches, exit 1
-expect_rc 1 plan --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb --no-spares
+expect_rc 1 plan --buy onprem --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb --no-spares
 expect_width 80
 expect_out "no layout of 72 GPUs (1x72 gb200-nvl72) divides the default global batch of 512"
 expect_out "multiple of 9"
@@ -79,7 +79,7 @@ expect_out "try --global-batch 504 or 576 (multiples of 72)"
 expect_out "without --no-spares"
 case "$OUT" in *"nothing could be evaluated"*) fail "an empty answer without a reason";; esac
 # an explicit batch is kept, or refused with the reason
-expect_rc 1 plan --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb --no-spares \
+expect_rc 1 plan --buy onprem --model llama3-8b --task pretrain --tokens 1e12 --gpu gb200-186gb --no-spares \
 	--global-batch 500 --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys

@@ -33,8 +33,21 @@ assert d["ranked"]
 assert all(c["cost_usd"] <= 60 for c in d["ranked"] + d["front"]), [c["cost_usd"] for c in d["ranked"]]
 ' || fail "--task infer --buy cloud --budget 60 lists more than \$60 an hour"
 
-# nothing meets it: the answer names what the budget caps and the smallest purchase
-expect_rc 1 plan llama3-8b --task lora --budget 1000
+# owning or renting (the default): a rental commits what the run costs, within $1,000
+expect_rc 0 plan llama3-8b --task lora --budget 1000 --no-explain --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["request"]["buy"] == "any" and d["request"]["budget_usd"] == 1000
+c = d["ranked"][0]
+assert c["cost_basis"] == "rented" and c["capex_usd"] is None and c["cost_usd"] <= 1000, c
+for x in d["ranked"]:
+    assert (x["cost_usd"] if x["cost_basis"] == "rented" else x["capex_usd"]) <= 1000, x["hardware"]
+' || fail "--budget 1000 under --buy any commits more than \$1,000"
+CHECKS=$((CHECKS + 1))
+
+# nothing owned meets it: the answer names what the budget caps and the smallest purchase
+expect_rc 1 plan llama3-8b --task lora --budget 1000 --buy onprem
 flat=$(printf '%s' "$OUT" | tr -s ' \n' ' ')
 for want in "no configuration meets the budget (\$1k to buy); the nearest miss is" "to buy)," \
 	"smallest purchase overall:"; do

@@ -34,7 +34,8 @@ static const char choice_keys[] =
 	"reserve_bytes,context_bytes,microbatches_in_flight,step_s,compute_s,gemm_s,attention_s,memory_bound_s,"
 	"recompute_s,optimizer_s,tp_comm_s,ep_comm_s,pp_bubble_s,pp_p2p_s,dp_comm_s,dp_comm_total_s,zero_comm_s,"
 	"data_s,overhead_s,tokens_per_s,samples_per_s,mfu,mfu_tflops_per_gpu,hfu_tflops_per_gpu,peak_tflops,"
-	"latency_s,ttft_p99_s,tpot_s,utilisation,capacity_per_s,time_to_finish_s,train_steps,hours,cost_usd,usd_per_gpu_hour,"
+	"latency_s,ttft_p99_s,tpot_s,utilisation,capacity_per_s,time_to_finish_s,train_steps,hours,cost_usd,share_usd,"
+	"usd_per_gpu_hour,"
 	"cost_basis,energy_kwh,gpu_power_w,power_kw,score,on_front,meets_constraints,violates,miss,"
 	"fabric_best_step_s,capex_usd,bom_frontend_usd,bom_oob_usd,bom_power_distribution_usd,bom_install_usd,"
 	"bom_staff_engineers,bom_staff_usd_per_year,bom_licence_usd_per_year,goodput,ideal_hours,checkpoint_bytes,checkpoint_write_s,checkpoint_every_s,"
@@ -119,7 +120,7 @@ static void test_choice_keys(void **state)
 {
 	char *h = csv_header();
 	(void)state;
-	assert_int_equal(plan_choice_schema()->nfields, 103);
+	assert_int_equal(plan_choice_schema()->nfields, 104);
 	assert_int_equal(strlen(h), strlen(choice_keys) + 1);
 	assert_memory_equal(h, choice_keys, strlen(choice_keys));
 	free(h);
@@ -282,7 +283,7 @@ static void test_document(void **state)
 		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
 	assert_keys(
 		json_object_get(doc, "request"),
-		"objective,buy,provider,max_gpus,precisions,gpus,ecosystem,include_eol,"
+		"objective,buy,runs_per_year,provider,max_gpus,precisions,gpus,ecosystem,include_eol,"
 		"deadline_s,budget_usd,power_kw,memory_headroom_pct,years,rate_per_s,ttft_target_s,tpot_target_s");
 	assert_string_equal(json_string_value(
 				    json_array_get(json_object_get(json_object_get(doc, "request"), "gpus"), 1)),
@@ -294,7 +295,8 @@ static void test_document(void **state)
 	assert_keys(
 		json_object_get(doc, "explanation"),
 		"architecture,architecture_text,sizing,rent_or_buy,rent_instance,rent_usd_per_gpu_hour,rent_usd,"
-		"own_usd,own_capex_usd,own_utilisation_pct,breakeven_utilisation_pct,breakeven_hours_per_year,"
+		"own_usd,own_share_usd,own_usd_per_year,own_priced_pct,runs_per_year,own_capex_usd,own_utilisation_pct,"
+		"breakeven_utilisation_pct,breakeven_hours_per_year,"
 		"breakeven_jobs_per_year,compute_share,"
 		"comm_share,bubble_share,data_share,other_share,alternatives,optimisations");
 	first = json_array_get(json_object_get(doc, "ranked"), 0);
