@@ -60,6 +60,8 @@ static void collect(void)
 		tco_flip_schema,
 		tco_sensitivity_schema,
 		tco_tier_schema,
+		tco_keep_schema,
+		tco_keep_tier_schema,
 		validate_case_schema,
 		validate_summary_schema,
 		validate_stats_schema,

@@ -12,13 +12,16 @@
 #include "cmd/cmd.h"
 #include "cost/bom.h"
 #include "cost/cost.h"
+#include "plan/plan.h"
 #include "report/table.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 #include "view/tco.h"
 
 static int json_flag, rack_unit_space, no_cloud, tier_flag = -1;
-static const char *server_name, *gpu_name, *cloud_name, *precision_name, *report_path;
+static const char *server_name, *gpu_name, *cloud_name, *precision_name, *report_path, *have_s;
+/* --have as given: "4x dgx-a100" (a bare count joins its next word) */
+static struct opt_list have_list;
 static long gpus_flag;
 static double rack_kw_flag, storage_tb_flag = -1;
 static double flag_value[TCO_NINPUTS];
@@ -31,6 +34,8 @@ static const struct opt tco_opts[] = {
 	OPT_STRING_("server", &server_name, "NAME", "a catalog server (gpuscope catalog servers)"),
 	NUM(TCO_IN_COUNT, "count", "N", "number of servers (default 1)"),
 	OPT_STRING_("gpu", &gpu_name, "NAME", "a generic build of this GPU instead of --server"),
+	OPT_LIST_("have", &have_list, "N x SERVER",
+		  "servers already owned (4x dgx-a100): a year of keeping them, no capex, against renting"),
 	OPT_INT_("gpus", &gpus_flag, "N", "GPUs in the generic build", 1, 1024),
 	NUM(TCO_IN_PRICE, "price", "USD", "price per server (default: catalog)"),
 	NUM(TCO_IN_POWER, "power-kw", "KW", "full-load power per server, kW (default: catalog)"),
@@ -79,7 +84,8 @@ static const struct opts_cmd tco_cmd = {
 	"  gpuscope tco --server dgx-h100 --cloud p5.48xlarge\n"
 	"  gpuscope tco --server dgx-a100-320gb --utilisation 40 --electricity 0.15\n"
 	"  gpuscope tco --server gb200-nvl72 --count 16 --price-tier 3y\n"
-	"  gpuscope tco --gpu l40s --gpus 4 --years 4 --report tco.html\n",
+	"  gpuscope tco --gpu l40s --gpus 4 --years 4 --report tco.html\n"
+	"  gpuscope tco --have 4x dgx-a100 --price-tier 1y\n",
 	tco_opts,
 };
 
@@ -100,8 +106,17 @@ static void check_flag_table(void)
 
 static void check_usage(int npos, char **argv)
 {
+	if (have_list.n > 1)
+		die_usage("gpuscope tco: --have once: one server type and its count (plan --have takes several)");
+	have_s = have_list.n ? have_list.v[0] : NULL;
 	if (npos > 0)
 		die_usage("gpuscope tco: unexpected argument '%s'", argv[0]);
+	if (have_s && (server_name || gpu_name || gpus_flag || !isnan(flag_value[TCO_IN_COUNT]) || report_path))
+		die_usage(
+			"gpuscope tco: --have names the servers and their count; it excludes --server, --gpu, "
+			"--gpus, --count and --report");
+	if (have_s)
+		return;
 	if (!!server_name == !!gpu_name)
 		die_usage("gpuscope tco: give --server NAME, or --gpu NAME with --gpus N");
 	if (gpu_name && !gpus_flag)
@@ -264,6 +279,47 @@ static void apply_flags(struct tco_inputs *in)
 
 /* ---- command ---- */
 
+/*
+ * tco --have N x SERVER: the servers' inputs as --server SERVER --count N,
+ * kept a year (no bill of materials is bought: staff by rack, as plan
+ * --have keeps them) against renting their GPUs at each tier.
+ */
+static int run_keep(const struct catalog *cat, struct tco_inputs *in, struct strbuf *notes)
+{
+	struct plan_have h;
+	struct tco_keep k;
+	struct view_tco_keep v;
+	struct diag err;
+	char msg[1024];
+
+	diag_clear(&err);
+	if (plan_have_parse(cat, have_s, NULL, 0, &h, &err)) {
+		diag_format(&err, msg, sizeof(msg));
+		die_usage("gpuscope tco: --have: %s", msg);
+	}
+	diag_clear(&err);
+	if (tco_inputs_server(in, cat, h.server, &err))
+		die_usage("gpuscope tco: --have: %s", err.msg);
+	flag_value[TCO_IN_COUNT] = h.count;
+	resolve_cloud(cat, in, notes);
+	apply_flags(in);
+	diag_clear(&err);
+	if (tco_keep(in, &k, &err))
+		die_input(in, &err);
+	v.in = in;
+	v.k = &k;
+	v.notes = strbuf_str(notes);
+	if (output_format_from(json_flag, 0, "tco") == FORMAT_JSON) {
+		json_t *o = view_tco_keep_json(&v);
+		report_json_print(o);
+		json_decref(o);
+	} else {
+		view_tco_keep_print(stdout, &v);
+	}
+	strbuf_release(notes);
+	return EXIT_OK;
+}
+
 int cmd_tco(int argc, char **argv)
 {
 	static struct bom bill; /* the bill of materials of the servers owned */
@@ -285,6 +341,8 @@ int cmd_tco(int argc, char **argv)
 	(void)tco_inputs_init(&in, v.cat, &err);
 	if (rack_unit_space)
 		in.space = TCO_SPACE_RACK_UNIT;
+	if (have_s)
+		return run_keep(v.cat, &in, &notes);
 	resolve_owned(v.cat, &in, &notes);
 	resolve_cloud(v.cat, &in, &notes);
 	apply_flags(&in);

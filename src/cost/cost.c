@@ -644,6 +644,68 @@ const char *tco_flip_side(const struct tco_inputs *in, const struct tco_result *
 	return tco_savings_with(in, id, x + fmax(fabs(x) * 0.01, 1e-6)) > 0 ? "above" : "below";
 }
 
+/*
+ * in compared with tier t of its instance instead, into *x: the catalog's
+ * price at t, no discount, every hour paid for a term (the tier compared
+ * with keeps its own price, a quote or --reserved included).  0, or -1 when
+ * the instance has no price at t.
+ */
+static int at_tier(const struct tco_inputs *in, enum cat_tier t, struct tco_inputs *x)
+{
+	double price;
+	*x = *in;
+	if (t == in->cloud_tier)
+		return 0;
+	price = in->cloud ? cat_cloud_usd_per_hour(in->cloud, t) : NAN;
+	if (!cat_has(price))
+		return -1;
+	x->value[TCO_IN_CLOUD_PRICE] = price;
+	x->value[TCO_IN_DISCOUNT] = 0;
+	x->cloud_reserved = cat_tier_committed(t);
+	x->cloud_tier = t;
+	return 0;
+}
+
+size_t tco_keep_tiers(const struct tco_inputs *in, struct tco_keep_tier out[CAT_NTIERS])
+{
+	size_t n = 0;
+	int t;
+	if (!in->cloud_key)
+		return 0;
+	for (t = 0; t < CAT_NTIERS; t++) {
+		struct tco_inputs x, e;
+		struct tco_result r, r0, r1;
+		struct tco_keep_tier *o;
+		double d0, d1, years = in->value[TCO_IN_YEARS];
+		if (at_tier(in, (enum cat_tier)t, &x))
+			continue;
+		compute_terms(&x, &r);
+		o = &out[n++];
+		o->tier = (enum cat_tier)t;
+		o->committed = x.cloud_reserved;
+		o->usd_per_hour = x.value[TCO_IN_CLOUD_PRICE] * (1 - x.value[TCO_IN_DISCOUNT] / 100);
+		o->cloud_usd_per_gpu_hour = r.cloud_usd_per_gpu_hour;
+		o->rent_usd_per_year = r.cloud_total_usd / years;
+		o->keep_usd_per_year = r.opex_usd_per_year;
+		o->savings_usd_per_year = o->rent_usd_per_year - o->keep_usd_per_year;
+		/* rent - keep is linear in the utilisation: its root from the two ends */
+		e = x;
+		e.value[TCO_IN_UTILISATION] = 0;
+		compute_terms(&e, &r0);
+		e.value[TCO_IN_UTILISATION] = 100;
+		compute_terms(&e, &r1);
+		d0 = r0.cloud_total_usd / years - r0.opex_usd_per_year;
+		d1 = r1.cloud_total_usd / years - r1.opex_usd_per_year;
+		o->breakeven_utilisation_pct = NAN;
+		o->own_when = NULL;
+		if (d0 != d1 && d0 / (d0 - d1) > 0 && d0 / (d0 - d1) < 1) {
+			o->breakeven_utilisation_pct = 100 * d0 / (d0 - d1);
+			o->own_when = d1 > d0 ? "above" : "below";
+		}
+	}
+	return n;
+}
+
 size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTIERS])
 {
 	double on_demand_savings = NAN;
@@ -652,18 +714,11 @@ size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTI
 	if (!in->cloud_key)
 		return 0;
 	for (t = 0; t < CAT_NTIERS; t++) {
-		struct tco_inputs x = *in;
+		struct tco_inputs x;
 		struct tco_tier_result *o;
 		struct tco_result r;
-		if ((enum cat_tier)t != in->cloud_tier) {
-			double price = in->cloud ? cat_cloud_usd_per_hour(in->cloud, (enum cat_tier)t) : NAN;
-			if (!cat_has(price))
-				continue;
-			x.value[TCO_IN_CLOUD_PRICE] = price;
-			x.value[TCO_IN_DISCOUNT] = 0;
-			x.cloud_reserved = cat_tier_committed((enum cat_tier)t);
-			x.cloud_tier = (enum cat_tier)t;
-		}
+		if (at_tier(in, (enum cat_tier)t, &x))
+			continue;
 		compute_terms(&x, &r);
 		o = &out[n++];
 		o->tier = (enum cat_tier)t;

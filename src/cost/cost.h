@@ -326,6 +326,29 @@ struct tco_tier_result {
  */
 size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTIERS]);
 
+/*
+ * Keeping servers already owned (tco_keep) against renting the same GPUs a
+ * year at one price tier of in's instance (docs/tco.md "Hardware already
+ * owned"): on-demand and spot pay the GPU-hours worked, a 1y or 3y term
+ * every hour of whole instances.  No capex on either side.
+ */
+struct tco_keep_tier {
+	enum cat_tier tier;
+	int committed;                    /* 1: every hour of the year is paid */
+	double usd_per_hour;              /* the instance at this tier, after any discount */
+	double cloud_usd_per_gpu_hour;    /* that price / its GPUs */
+	double rent_usd_per_year;         /* the same GPUs rented a year at this tier */
+	double keep_usd_per_year;         /* keeping the owned ones (tco_keep's usd_per_year) */
+	double savings_usd_per_year;      /* rent - keep (> 0: keeping pays) */
+	double breakeven_utilisation_pct; /* where rent = keep; NaN: no such point within 0-100 % */
+	const char *own_when;             /* "above" or "below" it keeping wins; NULL without one */
+};
+/*
+ * One result per tier the instance has a price at, in tier order; returns
+ * how many (0 without an instance to compare with).
+ */
+size_t tco_keep_tiers(const struct tco_inputs *in, struct tco_keep_tier out[CAT_NTIERS]);
+
 /* The sensitivity grid: savings at 5 utilisations x 5 electricity prices. */
 #define TCO_GRID_UTIL 5
 #define TCO_GRID_ELEC 5

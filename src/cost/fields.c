@@ -140,6 +140,34 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	  "the utilisation at which the decision flips; null: none in 0-100 %", t->breakeven_utilisation_pct) \
 	F(own_when, TEXT, NULL, "above or below that utilisation owning wins; null without one", t->own_when)
 
+/* Keeping servers already owned (tco --have): a year's running cost, no capex. */
+#define TCO_KEEP_FIELDS(F) \
+	F(servers, NUM, "servers", "servers owned", k->servers) \
+	F(gpus, NUM, "GPUs", "their GPUs", k->gpus) \
+	F(energy_usd_per_year, NUM, "USD/year", "power at the wall with the PUE", k->energy_usd_per_year) \
+	F(space_usd_per_year, NUM, "USD/year", "colocation space", k->space_usd_per_year) \
+	F(staff_usd_per_year, NUM, "USD/year", "operations staff", k->staff_usd_per_year) \
+	F(support_usd_per_year, NUM, "USD/year", "support contract at the support % of the catalog price", \
+	  k->support_usd_per_year) \
+	F(usd_per_year, NUM, "USD/year", "the four together: keeping the servers a year", k->usd_per_year) \
+	F(gpu_hours_per_year, NUM, "GPU-h/year", "GPU-hours worked a year at the utilisation", \
+	  k->gpu_hours_per_year) \
+	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "usd_per_year / gpu_hours_per_year", k->usd_per_gpu_hour)
+
+/* tco --have: keeping them against one price tier of the instance. */
+#define TCO_KEEP_TIER_FIELDS(F) \
+	F(tier, TEXT, NULL, "on-demand, 1y, 3y or spot", cat_tier_name(t->tier)) \
+	F(usd_per_hour, NUM, "USD/h", "the instance at this tier", t->usd_per_hour) \
+	F(pricing, TEXT, NULL, "on-demand (the hours used are paid) or reserved (1y, 3y: every hour)", \
+	  t->committed ? "reserved" : "on-demand") \
+	F(usd_per_gpu_hour, NUM, "USD/GPU-h", "instance price / GPUs", t->cloud_usd_per_gpu_hour) \
+	F(rent_usd_per_year, NUM, "USD/year", "the same GPUs rented a year at this tier", t->rent_usd_per_year) \
+	F(keep_usd_per_year, NUM, "USD/year", "keeping the owned servers a year", t->keep_usd_per_year) \
+	F(savings_usd_per_year, NUM, "USD/year", "rent - keep (> 0: keeping pays)", t->savings_usd_per_year) \
+	F(breakeven_utilisation_pct, NUM, "%", "the utilisation at which rent = keep; null: none in 0-100 %", \
+	  t->breakeven_utilisation_pct) \
+	F(own_when, TEXT, NULL, "above or below that utilisation keeping wins; null without one", t->own_when)
+
 /*
  * One schema and its setter per table: X(lower, UPPER, name, (the setter's
  * parameters)); the setters are declared in cost/fields.h.
@@ -157,7 +185,9 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	  (const struct tco_inputs *in, const struct tco_result *r, enum tco_input id, struct report_row *row)) \
 	X(tco_sensitivity, TCO_SENSITIVITY, "tco-sensitivity", \
 	  (const struct tco_point *p, struct report_row *row)) \
-	X(tco_tier, TCO_TIER, "tco-tier", (const struct tco_tier_result *t, struct report_row *row))
+	X(tco_tier, TCO_TIER, "tco-tier", (const struct tco_tier_result *t, struct report_row *row)) \
+	X(tco_keep, TCO_KEEP, "tco-keep", (const struct tco_keep *k, struct report_row *row)) \
+	X(tco_keep_tier, TCO_KEEP_TIER, "tco-keep-tier", (const struct tco_keep_tier *t, struct report_row *row))
 
 #define SCHEMA_DEFINE(lower, UPPER, name, params) \
 	static const struct report_field lower##_fields[] = {UPPER##_FIELDS(REPORT_FIELD_DECL)}; \

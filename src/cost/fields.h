@@ -38,6 +38,11 @@ const struct report_schema *tco_sensitivity_schema(void);
 /* tiers[]: owning against one price tier of the instance (absent without a cloud) */
 const struct report_schema *tco_tier_schema(void);
 
+/* tco --have: keeping servers already owned a year (struct tco_keep) */
+const struct report_schema *tco_keep_schema(void);
+/* tco --have, tiers[]: keeping them against one price tier of the instance */
+const struct report_schema *tco_keep_tier_schema(void);
+
 void tco_row(const struct tco_inputs *in, struct report_row *row);
 /* The citation field is left unset (null) where the input has none. */
 void tco_input_row(const struct catalog *cat, const struct tco_inputs *in, enum tco_input id,
@@ -49,5 +54,7 @@ void tco_flip_row(const struct tco_inputs *in, const struct tco_result *r, enum 
 		  struct report_row *row);
 void tco_sensitivity_row(const struct tco_point *p, struct report_row *row);
 void tco_tier_row(const struct tco_tier_result *t, struct report_row *row);
+void tco_keep_row(const struct tco_keep *k, struct report_row *row);
+void tco_keep_tier_row(const struct tco_keep_tier *t, struct report_row *row);
 
 #endif

@@ -36,4 +36,18 @@ struct json_t *view_tco_json(const struct view_tco *v);
  */
 int view_tco_report(const struct view_tco *v, const char *path, struct diag *err);
 
+/*
+ * tco --have: keeping servers already owned a year (no capex) against
+ * renting the same GPUs at each price tier of the instance in names (none:
+ * the keeping alone); everything borrowed.
+ */
+struct view_tco_keep {
+	const struct tco_inputs *in; /* the owned servers, the instance and the tier named */
+	const struct tco_keep *k;
+	const char *notes; /* lines for the reader, each ending in '\n'; "" when none */
+};
+void view_tco_keep_print(FILE *out, const struct view_tco_keep *v);
+/* {"keep": tco-keep, "cloud": instance and tier, "tiers": [tco-keep-tier], "verdict", "notes"} */
+struct json_t *view_tco_keep_json(const struct view_tco_keep *v);
+
 #endif
