@@ -15,7 +15,7 @@
 PUBLISHED_USD=50429440
 BAND=0.15
 
-CLUSTER="llama3-70b --task pretrain --tokens 15e12 --gpu h100-sxm5 --max-gpus 1024 --objective time"
+CLUSTER="llama3-70b --task pretrain --tokens 15e12 --gpu h100-sxm5 --max-gpus 1024 --objective time --buy onprem"
 
 # shellcheck disable=SC2086
 expect_rc 0 plan $CLUSTER --json
