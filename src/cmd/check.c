@@ -4,7 +4,9 @@
  * the fields in host/fields.c and the text in view/check.c; this file
  * parses options, runs the check and picks what to print.
  */
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,20 +25,25 @@ enum fmt {
 	FMT_TABLE,
 	FMT_JSON,
 	FMT_CSV,
-	FMT_PROM
+	FMT_PROM,
+	FMT_NPD,
+	FMT_NHC,
+	FMT_SLURM
 };
 
-static int json_flag, csv_flag, all_flag, no_python, no_libs;
-static const char *lib_dir_opt, *root_opt, *nvml_opt, *kmsg_opt, *python_opt = "python3", *output_opt;
+static int json_flag, csv_flag, all_flag, no_python, no_libs, slurm_flag;
+static const char *lib_dir_opt, *root_opt, *nvml_opt, *kmsg_opt, *python_opt, *output_opt;
+static const char *node_opt, *scontrol_opt = "scontrol";
 static const char *workload_opt;
 static int format_opt = -1, symptom_opt = -1, task_opt = MODEL_TASK_FINETUNE, precision_opt = -1;
 static long gpu_opt = -1, micro_batch_opt = 0, seq_len_opt = 0, zero_opt = 0;
-static double python_timeout_s = 60, events_wait_s = 0;
+static double python_timeout_s = 60, events_wait_s = 0, deadline_s = 40;
+static long message_max_opt = 0;
 
 /* --format: the names in enum fmt's order */
 static int format_from_name(const char *s)
 {
-	static const char *const names[] = {"table", "json", "csv", "prom"};
+	static const char *const names[] = {"table", "json", "csv", "prom", "npd", "nhc", "slurm"};
 	return names_index(names, sizeof(names) / sizeof(names[0]), s);
 }
 
@@ -74,11 +81,22 @@ static const struct opt check_opts[] = {
 	OPT_GROUP_("output"),
 	OPT_FLAG_("json", &json_flag, "print JSON (docs/check.md describes the fields)"),
 	OPT_FLAG_("csv", &csv_flag, "print the checks as CSV"),
-	OPT_ENUM_("format", &format_opt, "F", "table, json, csv, or prom (node_exporter textfile format)",
-		  format_from_name, "table, json, csv, prom"),
+	OPT_ENUM_("format", &format_opt, "F",
+		  "table, json, csv, prom (node_exporter textfile), npd (node-problem-detector plugin), nhc "
+		  "(one line for NHC), slurm (HealthCheckProgram: drains and resumes the node)",
+		  format_from_name, "table, json, csv, prom, npd, nhc, slurm"),
 	OPT_STRING_("output", &output_opt, "FILE",
 		    "write to FILE (atomically: for node_exporter's textfile directory)"),
 	OPT_FLAG_("all", &all_flag, "list every check of every GPU (default: one line per healthy GPU)"),
+	OPT_GROUP_("fleet engines (--format npd, nhc, slurm)"),
+	OPT_FLAG_("slurm", &slurm_flag, "the same as --format slurm"),
+	OPT_STRING_("node", &node_opt, "NAME", "slurm: the node (default $SLURMD_NODENAME, else hostname -s)"),
+	OPT_STRING_("scontrol", &scontrol_opt, "PATH", "slurm: the scontrol to run (default scontrol)"),
+	OPT_DURATION_RANGE_("deadline", &deadline_s, "TIME",
+			    "give up after TIME with nothing changed, exit 2 (default 40s, within slurmd's 60 s)",
+			    1, 3600),
+	OPT_INT_("message-max", &message_max_opt, "N",
+		 "cut the message to N bytes (default 80 for npd, as its max_output_length, else 256)", 16, 4096),
 	OPT_END_(),
 };
 
@@ -262,6 +280,89 @@ static int cmd_report(const struct check_report *r, enum fmt f)
 	return check_exit_code(r);
 }
 
+/* ---- fleet engines ---- */
+
+static int fleet_format(enum fmt f)
+{
+	return f == FMT_NPD || f == FMT_NHC || f == FMT_SLURM;
+}
+
+/* The Slurm node name: --node, $SLURMD_NODENAME (slurmd sets it), else the short host name. */
+static const char *slurm_node(struct strbuf *buf)
+{
+	const char *env = getenv("SLURMD_NODENAME");
+	char host[256];
+	if (node_opt)
+		return node_opt;
+	if (env && *env)
+		return env;
+	if (gethostname(host, sizeof(host)))
+		die("gpuscope check: cannot read the host name: %m; give --node");
+	host[sizeof(host) - 1] = '\0';
+	strbuf_add(buf, host, strcspn(host, "."));
+	return strbuf_str(buf);
+}
+
+/*
+ * The message of node-problem-detector (exit 0 OK, 1 NonOK), of NHC (exit
+ * 1 takes the node offline), or Slurm's drain reason; each acts on a
+ * failed check only, and warnings are named while everything passes.
+ */
+static int cmd_fleet(const struct check_report *r, enum fmt f)
+{
+	struct strbuf line = STRBUF_INIT, node = STRBUF_INIT;
+	int fail = check_has_failure(r), rc = fail ? EXIT_FINDINGS : EXIT_OK;
+	size_t max = message_max_opt ? (size_t)message_max_opt : f == FMT_NPD ? 80 : 256;
+	check_summary(r, max, &line);
+	if (f == FMT_SLURM) {
+		struct check_slurm_opts so = {slurm_node(&node), scontrol_opt, 10000};
+		enum check_slurm_done done;
+		struct diag err;
+		if (check_slurm_apply(&so, fail ? strbuf_str(&line) : NULL, &done, &err)) {
+			fprintf(stderr, "gpuscope check: node %s: %s\n", so.node, err.msg);
+			rc = EXIT_ENV;
+		}
+		fprintf(out, "gpuscope: node %s %s: %s\n", so.node, check_slurm_done_name(done),
+			strbuf_str(&line));
+	} else {
+		fprintf(out, "%s\n", strbuf_str(&line));
+	}
+	strbuf_release(&line);
+	strbuf_release(&node);
+	return rc;
+}
+
+/* Written from the SIGALRM handler, so it is made before the check starts. */
+static char *deadline_msg;
+static size_t deadline_len;
+static int deadline_fd;
+
+static void deadline_hit(int sig)
+{
+	(void)sig;
+	/* nothing more to do when even this write fails */
+	if (write(deadline_fd, deadline_msg, deadline_len) < 0)
+		_exit(2);
+	_exit(2);
+}
+
+/*
+ * A fleet engine kills a check that runs too long and takes nothing from
+ * it; this ends it first, with exit 2 (node-problem-detector's Unknown)
+ * and the node's state unchanged.  A hung GPU is the exporter's to report.
+ */
+static void arm_deadline(enum fmt f)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_addf(&sb, "%sthe check did not finish in %g s (a hung GPU or driver?); nothing changed\n",
+		    f == FMT_SLURM ? "gpuscope check: " : "gpuscope: ", deadline_s);
+	deadline_msg = strbuf_detach(&sb, &deadline_len);
+	/* npd and NHC read the message on stdout; slurmd logs nothing of it */
+	deadline_fd = f == FMT_SLURM ? 2 : 1;
+	signal(SIGALRM, deadline_hit);
+	alarm((unsigned)(deadline_s + 0.999));
+}
+
 /* ---- options ---- */
 
 /* The output from --format, --json and --csv; dies when they disagree. */
@@ -275,8 +376,20 @@ static enum fmt output_format(int topo)
 			die_usage("gpuscope check: --format and --json/--csv exclude each other");
 		f = (enum fmt)format_opt;
 	}
-	if ((topo || symptom_opt >= 0) && (f == FMT_CSV || f == FMT_PROM))
+	if (slurm_flag) {
+		if (format_opt >= 0 && format_opt != FMT_SLURM)
+			die_usage("gpuscope check: --slurm and --format exclude each other");
+		f = FMT_SLURM;
+	}
+	if ((topo || symptom_opt >= 0) && f != FMT_TABLE && f != FMT_JSON)
 		die_usage("gpuscope check: %s prints a table or --json", topo ? "topo" : "--symptom");
+	if (fleet_format(f) && output_opt)
+		die_usage("gpuscope check: --format %s prints to stdout; --output is for the other formats",
+			  f == FMT_NPD ? "npd" :
+			  f == FMT_NHC ? "nhc" :
+					 "slurm");
+	if (!fleet_format(f) && (node_opt || message_max_opt))
+		die_usage("gpuscope check: --node and --message-max go with --format npd, nhc or slurm");
 	return f;
 }
 
@@ -320,17 +433,24 @@ int cmd_check(int argc, char **argv)
 	o.root = root_opt;
 	o.nvml_path = nvml_opt;
 	o.kmsg_path = kmsg_opt;
-	o.python = no_python || topo ? NULL : python_opt;
+	/* a health check runs every minute beside jobs: PyTorch only when asked for */
+	o.python = no_python || topo ? NULL : python_opt ? python_opt : fleet_format(f) ? NULL : "python3";
 	o.python_timeout_ms = (unsigned)(python_timeout_s * 1000);
 	o.events_wait_ms = (unsigned)(events_wait_s * 1000);
 	o.skip_libs = no_libs || topo;
 	o.lib_dirs = lib_dir_opt;
 
+	if (fleet_format(f))
+		arm_deadline(f);
 	r = check_run(&o);
+	alarm(0);
 	open_output();
-	rc = topo ? cmd_topo(r, f) : symptom_opt >= 0 ? cmd_symptom(r, f) : cmd_report(r, f);
+	rc = topo             ? cmd_topo(r, f) :
+	     symptom_opt >= 0 ? cmd_symptom(r, f) :
+	     fleet_format(f)  ? cmd_fleet(r, f) :
+				cmd_report(r, f);
 	close_output();
-	if (rc == EXIT_ENV)
+	if (rc == EXIT_ENV && !fleet_format(f))
 		say_no_gpu(r);
 	check_report_free(r);
 	return rc;

@@ -16,6 +16,7 @@
 
 #include "gpu/gpu.h"
 #include "host/host.h"
+#include "util/strbuf.h"
 
 enum check_status {
 	CHECK_OK = 0,
@@ -133,6 +134,77 @@ void check_report_free(struct check_report *r);
 int check_exit_code(const struct check_report *r);
 /* Counts by status into n[4] (indexed by enum check_status). */
 void check_count(const struct check_report *r, size_t n[4]);
+
+/* ---- findings grouped across GPUs (host/fleet.c) ---- */
+
+/*
+ * Items of one check id, status and remedy on several GPUs: 72 GPUs with
+ * persistence off are one group.  Host items are groups of their own.
+ */
+struct check_group {
+	size_t item;      /* the group's first item, an index into r->items */
+	int *gpus;        /* owned: its GPUs, ascending; NULL for a host item */
+	size_t ngpus;     /* 0 for a host item */
+	int same_finding; /* every item of the group reads the same finding */
+};
+/*
+ * The groups of r's items whose status is at least `min` (CHECK_WARN:
+ * what needs action), in the items' order; *g is malloc()ed, free it with
+ * check_groups_free().  Returns the count.
+ */
+size_t check_groups(const struct check_report *r, enum check_status min, struct check_group **g);
+void check_groups_free(struct check_group *g, size_t n);
+/* GPU indexes as runs: "0-3,5,7-71". */
+void check_gpu_list(const int *gpus, size_t n, struct strbuf *out);
+
+/*
+ * One line for a fleet engine's message: "gpuscope: 2 failures: xid, gpu
+ * 1: ...; gpu status, gpu 1: ..." (the failures, grouped), or the
+ * warnings when no check failed, or "gpuscope: 25 checks ok on 2 GPUs".
+ * No control characters; cut to at most max bytes (>= 16) at a character
+ * boundary, ending in "~" when cut.
+ */
+void check_summary(const struct check_report *r, size_t max, struct strbuf *out);
+/* Does a check fail (the condition a fleet engine acts on)? */
+int check_has_failure(const struct check_report *r);
+
+/* ---- Slurm's HealthCheckProgram (host/slurm.c) ---- */
+
+/* A node as `scontrol -o show node NAME` prints it. */
+struct check_slurm_node {
+	char *state;  /* owned: "IDLE+DRAIN"; NULL when not printed */
+	char *reason; /* owned: the reason without its "[user@time]" stamp; NULL when none */
+	int drain;    /* the state has DRAIN (draining or drained) */
+};
+/* Parses one node's line; -1 when it has no State=.  Release with check_slurm_node_release(). */
+int check_slurm_parse_node(const char *text, struct check_slurm_node *out);
+void check_slurm_node_release(struct check_slurm_node *n);
+
+/* The reason gpuscope drains with starts with this, so it resumes only its own drains. */
+#define CHECK_SLURM_REASON_PREFIX "gpuscope:"
+
+enum check_slurm_done {
+	SLURM_HEALTHY,  /* nothing to do */
+	SLURM_DRAINED,  /* drained it now */
+	SLURM_STILL,    /* already drained by gpuscope, for the same reason */
+	SLURM_NOT_OURS, /* drained by someone else: reason left alone */
+	SLURM_RESUMED,  /* a drain gpuscope set is cleared */
+};
+const char *check_slurm_done_name(enum check_slurm_done d);
+
+struct check_slurm_opts {
+	const char *node;     /* the node's Slurm name */
+	const char *scontrol; /* the scontrol to run (a path or a name on $PATH) */
+	unsigned timeout_ms;  /* for each scontrol call */
+};
+/*
+ * Reads the node's state, then drains it with `reason` (not NULL: a
+ * critical finding) unless someone else drained it, or resumes it when
+ * reason is NULL and the drain is gpuscope's.  Returns 0 with *done, or
+ * -1 with err->msg saying which scontrol call failed and how.
+ */
+int check_slurm_apply(const struct check_slurm_opts *o, const char *reason, enum check_slurm_done *done,
+		      struct diag *err);
 
 /* ---- topology (gpuscope check topo) ---- */
 

@@ -281,6 +281,26 @@ int host_cudnn_decode(long v, int *major, int *minor, int *patch);
 /* NCCL: X*1000+Y*100+Z up to 2.8, X*10000+Y*100+Z from 2.9. */
 int host_nccl_decode(long v, int *major, int *minor, int *patch);
 
+/* ---- child processes ---- */
+
+struct host_child {
+	int status;    /* waitpid() status */
+	int timed_out; /* killed (SIGKILL) at the time limit */
+	char *out;     /* owned: stdout, NUL-terminated, the first 1 MiB; NULL when it printed nothing */
+	size_t len;
+};
+/*
+ * Runs argv[0] (a path, or a name searched on $PATH, or /bin:/usr/bin
+ * without one) with stdin on /dev/null, reading its stdout (and its stderr
+ * with_stderr, else stderr goes to /dev/null) for at most timeout_ms.  Returns 0 when it was started (*c filled, even when
+ * it could not be executed: status 127) and -1 with errno when no pipe or
+ * fork could be had.  Release *c with host_child_release() after 0.
+ */
+int host_run(const char *const argv[], unsigned timeout_ms, int with_stderr, struct host_child *c);
+/* Did the child exit by itself with this code? */
+int host_child_exited(const struct host_child *c, int code);
+void host_child_release(struct host_child *c);
+
 /* ---- PyTorch ---- */
 
 struct host_torch {

@@ -6,16 +6,11 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <link.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "host/host.h"
@@ -270,100 +265,34 @@ int host_parse_torch(const char *text, struct host_torch *out)
 	return 0;
 }
 
-static uint64_t ms_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 int host_probe_torch(const char *python, unsigned timeout_ms, struct host_torch *out)
 {
-	int fds[2], status = 0;
-	pid_t pid;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	uint64_t deadline = ms_now() + timeout_ms;
-	int timed_out = 0;
+	const char *argv[] = {python, "-c", torch_script, NULL};
+	struct host_child c;
 
 	memset(out, 0, sizeof(*out));
 	out->python = xstrdup(python);
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		set_text(&out->error, xasprintf("pipe: %s", strerror(errno)));
+	if (host_run(argv, timeout_ms, 0, &c)) {
+		set_text(&out->error, xasprintf("cannot start '%s': %s", python, strerror(errno)));
 		return -1;
 	}
-	pid = fork();
-	if (pid < 0) {
-		set_text(&out->error, xasprintf("fork: %s", strerror(errno)));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(fds[1], 1);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 2);
-		}
-		execlp(python, python, "-c", torch_script, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		struct pollfd pf = {fds[0], POLLIN, 0};
-		uint64_t now = ms_now();
-		ssize_t r;
-		int pr;
-		if (now >= deadline) {
-			timed_out = 1;
-			break;
-		}
-		pr = poll(&pf, 1, (int)(deadline - now));
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr <= 0) {
-			timed_out = pr == 0;
-			break;
-		}
-		if (len + 4096 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			buf = xrealloc(buf, cap + 1);
-		}
-		r = read(fds[0], buf + len, cap - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-		if (len > (1u << 20))
-			break;
-	}
-	close(fds[0]);
-	if (timed_out)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out) {
-		free(buf);
+	if (c.timed_out) {
+		host_child_release(&c);
 		out->python_found = 1;
 		set_text(&out->error, xasprintf("'%s' did not answer within %u ms", python, timeout_ms));
 		return 0;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && len == 0) {
-		free(buf);
+	if (host_child_exited(&c, 127) && c.len == 0) {
+		host_child_release(&c);
 		set_text(&out->error, xasprintf("'%s' not found", python));
 		return -1;
 	}
-	if (!buf) {
-		out->python_found = 1;
-		set_text(&out->error, xasprintf("'%s' printed nothing", python));
-		return 0;
-	}
-	buf[len] = '\0';
-	host_parse_torch(buf, out);
 	out->python_found = 1;
-	free(buf);
+	if (!c.out)
+		set_text(&out->error, xasprintf("'%s' printed nothing", python));
+	else
+		host_parse_torch(c.out, out);
+	host_child_release(&c);
 	return 0;
 }
 
