@@ -44,6 +44,8 @@ static const struct opt export_opts[] = {
 	OPT_DURATION_("xid-window", &cfg.xid_window_s, "DURATION",
 		      "DCGM_EXP_XID_ERRORS_COUNT window (default 5m)"),
 	OPT_FLAG_("no-hostname", &cfg.no_hostname, "no hostname labels (dcgm-exporter's -n)"),
+	OPT_STRING_("hostname-label", &cfg.hostname_label, "NAME",
+		    "dcgm names' host label: Hostname (default) or hostname (dcgm-exporter 4.x)"),
 	OPT_GROUP_("kubernetes"),
 	OPT_FLAG_("kubernetes", &cfg.kubernetes, "pod labels (default: on when the socket exists)"),
 	OPT_STRING_("pod-resources-kubelet-socket", &cfg.kubelet_socket, "PATH",

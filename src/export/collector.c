@@ -523,6 +523,7 @@ static void build_view(struct collector *c, struct xview *v, double now_wall)
 	v->ngpus = c->nslots;
 	v->gpus = xcalloc(c->nslots ? c->nslots : 1, sizeof(*v->gpus));
 	v->hostname = c->o.hostname;
+	v->hostname_label = c->o.hostname_label ? c->o.hostname_label : "Hostname";
 	v->xid_window_s = c->o.xid_window_s;
 	v->processes = c->o.processes;
 	v->counters = c->o.counters;

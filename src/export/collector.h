@@ -40,6 +40,7 @@ struct collector_opts {
 	int events;                      /* take XIDs and lost-GPU reports from the library */
 	const char *kmsg_path;           /* NULL: no kernel log */
 	const char *hostname;            /* NULL: no hostname label */
+	const char *hostname_label;      /* its name under the dcgm names: "Hostname" or "hostname" */
 	const struct counters *counters; /* -f FILE: only its fields (lives as long as the collector) */
 	struct kube *kube;               /* --kubernetes: pod labels; NULL: none (outlives the collector) */
 };

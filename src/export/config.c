@@ -37,6 +37,12 @@ int export_config_check(const struct export_config *c, enum names_mode *names, s
 	/* dcgm-exporter's -f implies its names, unless --names says otherwise */
 	if (c->collectors && !c->names)
 		*names = NAMES_DCGM;
+	if (!c->hostname_label ||
+	    (strcmp(c->hostname_label, "Hostname") && strcmp(c->hostname_label, "hostname"))) {
+		snprintf(err, err_len, "option '--hostname-label' must be Hostname or hostname, got '%s'",
+			 c->hostname_label ? c->hostname_label : "");
+		return -1;
+	}
 	if (listen_addr_parse(c->listen, addr, why, sizeof(why))) {
 		snprintf(err, err_len, "option '--listen': %s", why);
 		return -1;
@@ -112,6 +118,7 @@ void export_collector_opts(const struct export_config *c, enum names_mode names,
 	co->events = !c->once;
 	co->kmsg_path = (!c->kmsg || !strcmp(c->kmsg, "none") || c->once) ? NULL : c->kmsg;
 	co->hostname = hostname_label(c);
+	co->hostname_label = c->hostname_label;
 	co->kube = kube;
 }
 

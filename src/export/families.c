@@ -42,6 +42,7 @@ enum scope {
 	SC_GPU,        /* one per answering GPU */
 	SC_ALL,        /* one per GPU, answering or not (up, lost) */
 	SC_LINK,       /* one per NVLink: label link */
+	SC_ONE_LINK,   /* one per GPU, of the link the entry names (dcgm's *_L0 ... fields) */
 	SC_REASON,     /* one per clock event reason bit: label reason */
 	SC_XID,        /* one per XID code seen: label xid (any GPU, lost ones too) */
 	SC_XID_WINDOW, /* dcgm's windowed XID count: labels xid, window_size_in_ms */
@@ -55,6 +56,9 @@ enum scope {
 /* Entry flags. */
 #define F_DCGM_FLOOR 0x1 /* dcgm value is an integer count of its unit (MiB) */
 #define F_DCGM_MIG 0x2   /* dcgm: on a MIG-enabled GPU, one series per MIG device instead */
+/* SC_ONE_LINK: the link, kept in the flags' high bits */
+#define F_LINK(n) ((unsigned)(n) << 8)
+#define LINK_OF(f) ((f)->flags >> 8)
 
 typedef int (*getter)(const struct xgpu *g, unsigned sub, double *raw);
 
@@ -115,6 +119,16 @@ struct fam {
 		*raw = sum; \
 		return any; \
 	}
+
+/* dcgm's DCGM_FI_DEV_NVLINK_BANDWIDTH_Ln: bytes over link n, transmit plus receive. */
+static int get_link_bytes(const struct xgpu *g, unsigned link, double *raw)
+{
+	const struct gpu_link_sample *l = &g->s.links[link];
+	if (link >= g->s.nlinks || link >= GPU_MAX_NVLINKS || !GPU_LINK_HAS(l, tx_kib) || !GPU_LINK_HAS(l, rx_kib))
+		return 0;
+	*raw = ((double)l->tx_kib + (double)l->rx_kib) * 1024.0;
+	return 1;
+}
 
 static int get_up(const struct xgpu *g, unsigned sub, double *raw)
 {
@@ -543,6 +557,32 @@ static const struct fam fams[] = {
 	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL", G, 1, SC_GPU, 0, get_nvlink_rate,
 	 NULL,
 	 "NVLink throughput over all links, transmit plus receive, KiB/s divided by 1000 as DCGM reports it."},
+#define BW_LINK(n) \
+	{ \
+		NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_NVLINK_BANDWIDTH_L" #n, C, 1, SC_ONE_LINK, F_LINK(n), \
+			get_link_bytes, NULL, \
+			"The number of bytes of active NVLink rx or tx data including both header and payload." \
+	}
+	/* NVLink 4 has 18 links per GPU, NVLink 5 18; DCGM names L0 to L17 */
+	BW_LINK(0),
+	BW_LINK(1),
+	BW_LINK(2),
+	BW_LINK(3),
+	BW_LINK(4),
+	BW_LINK(5),
+	BW_LINK(6),
+	BW_LINK(7),
+	BW_LINK(8),
+	BW_LINK(9),
+	BW_LINK(10),
+	BW_LINK(11),
+	BW_LINK(12),
+	BW_LINK(13),
+	BW_LINK(14),
+	BW_LINK(15),
+	BW_LINK(16),
+	BW_LINK(17),
+#undef BW_LINK
 	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_NVLINK_CRC_FLIT_ERROR_COUNT_TOTAL", C, 1, SC_GPU, 0,
 	 get_links_crc_flit, NULL, "Total number of NVLink flow-control CRC errors."},
 	{NULL, G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_NVLINK_CRC_DATA_ERROR_COUNT_TOTAL", C, 1, SC_GPU, 0,
@@ -618,6 +658,31 @@ static void pod_labels(struct strbuf *b, const struct xpod *p)
 	expo_label(b, 0, "pod", p->pod);
 }
 
+/*
+ * dcgm-exporter's label fields: DCGM_FI_DRIVER_VERSION by default, the
+ * others when a counters file lists them (its default file has them
+ * commented out).  A field the GPU does not report is left out, not "".
+ */
+static void label_fields(const struct xview *v, const struct xgpu *g, struct strbuf *b)
+{
+	static const char *const names[] = {"DCGM_FI_DRIVER_VERSION", "DCGM_FI_DEV_SERIAL",
+					    "DCGM_FI_DEV_VBIOS_VERSION"};
+	size_t i;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *val = NULL;
+		if (v->counters ? !counters_find(v->counters, names[i], NULL, NULL) : i > 0)
+			continue;
+		if (i == 0)
+			val = g->have_static ? g->st.driver_version : "";
+		else if (i == 1 && ST_HAS(g, serial) && g->st.serial[0])
+			val = g->st.serial;
+		else if (i == 2 && ST_HAS(g, vbios_version) && g->st.vbios_version[0])
+			val = g->st.vbios_version;
+		if (val)
+			expo_label(b, 0, names[i], val);
+	}
+}
+
 static void build_labels(const struct xview *v, const struct xgpu *g, struct glabels *l)
 {
 	char num[32];
@@ -637,9 +702,8 @@ static void build_labels(const struct xview *v, const struct xgpu *g, struct gla
 	expo_label(&l->dcgm, 0, "device", num);
 	expo_label(&l->dcgm, 0, "modelName", g->have_static ? g->st.name : "");
 	if (v->hostname)
-		expo_label(&l->dcgm, 0, "Hostname", v->hostname);
-	if (!v->counters || counters_find(v->counters, "DCGM_FI_DRIVER_VERSION", NULL, NULL))
-		expo_label(&l->dcgm, 0, "DCGM_FI_DRIVER_VERSION", g->have_static ? g->st.driver_version : "");
+		expo_label(&l->dcgm, 0, v->hostname_label ? v->hostname_label : "Hostname", v->hostname);
+	label_fields(v, g, &l->dcgm);
 	pod_labels(&l->dcgm, &g->pod);
 	pod_labels(&l->native, &g->pod);
 }
@@ -754,6 +818,10 @@ static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct x
 			snprintf(a, sizeof(a), "%u", i);
 			expo_sample2(w, labels, "link", a, cl, cv, scaled(raw, scale, f->flags, dcgm));
 		}
+		return;
+	case SC_ONE_LINK:
+		if (f->get(g, LINK_OF(f), &raw))
+			expo_sample(w, labels, NULL, NULL, raw);
 		return;
 	case SC_REASON:
 		for (i = 0; i < NREASONS; i++)
@@ -885,6 +953,10 @@ static int entry_has_series(const struct fam *f, const struct xview *v, int dcgm
 			for (i = 0; i < g->s.nlinks && i < GPU_MAX_NVLINKS; i++)
 				if (f->get(g, i, &raw))
 					return 1;
+			break;
+		case SC_ONE_LINK:
+			if (f->get(g, LINK_OF(f), &raw))
+				return 1;
 			break;
 		case SC_REASON:
 			for (i = 0; i < NREASONS; i++)

@@ -112,6 +112,7 @@ struct xview {
 	struct xgpu *gpus;
 	struct xstats stats;
 	const char *hostname;
+	const char *hostname_label; /* "Hostname" (dcgm-exporter before 4.x) or "hostname" */
 	double xid_window_s;
 	int processes;                   /* --processes: per-process series */
 	const struct counters *counters; /* -f FILE: only its fields; NULL: every family */
