@@ -31,6 +31,26 @@
 #define WHAT_FAST (GPU_SAMPLE_BASIC | GPU_SAMPLE_HEALTH | GPU_SAMPLE_THROTTLE | GPU_SAMPLE_NVLINK)
 /* Static facts (MIG mode, ECC mode, power limit) can change; read them again this often. */
 #define STATIC_REFRESH_S 60.0
+/*
+ * Worker threads: one per GPU up to this many; 72 GPUs share 8 (a fast
+ * pass is a few ms per GPU, a PCIe pass 40 ms: 72 x 45 ms / 8 = 0.4 s of
+ * the 1 s interval).  Each thread stuck in a call that does not return
+ * gets a stand-in, up to WORKERS_SPARE of them, so a hung GPU never holds
+ * the others' collection; a stuck thread that comes back leaves again.
+ */
+#define WORKERS_MAX 8
+#define WORKERS_SPARE 8
+/* A lost GPU is looked for again (a new handle by UUID) this often, in seconds. */
+#define REVIVE_S 5.0
+/* The second GPM sample after a first one, in seconds: the first readings average this long. */
+#define GPM_AGAIN_S 0.1
+
+/* What a worker does with the slot it takes. */
+enum job {
+	JOB_FAST, /* the readings */
+	JOB_GPM,  /* the second GPM sample after a first one */
+	JOB_SLOW, /* the PCIe throughput windows */
+};
 
 /* What a worker read; guarded by the collector's lock once stored. */
 struct result {
@@ -53,21 +73,23 @@ struct slot {
 	struct collector *c;
 	unsigned idx;
 	struct gpu_device *dev;
-	pthread_t thread;
-	int started;
 	/* guarded by c->lock */
 	uint64_t job_gen, done_gen;
-	int busy;
+	int busy;     /* a worker holds it: no other may call the library for this GPU */
+	int slow_due; /* the PCIe pass waits for a worker */
+	int gpm_due;  /* the second GPM sample is wanted at gpm_at (CLOCK_MONOTONIC) */
+	double gpm_at;
 	double busy_since;
 	int stalled;
-	int exited;
-	int lost; /* reported by status() or the event thread */
+	int lost;         /* reported by status() or the event thread */
+	double revive_at; /* CLOCK_MONOTONIC of the next look for a lost GPU */
+	uint64_t revived; /* times the GPU came back */
 	struct result res;
 	int pcie_valid;
 	uint64_t pcie_tx, pcie_rx;
 	double slow_duration_s;
 	uint64_t errors;
-	/* worker-private scratch */
+	/* the holding worker's scratch */
 	struct gpu_sample scratch;
 	struct gpu_static scratch_st;
 	double static_at;
@@ -76,8 +98,19 @@ struct slot {
 	int prev_valid;
 };
 
+struct worker {
+	struct collector *c;
+	pthread_t thread;
+	int started; /* guarded by c->lock from here on */
+	int exited;
+};
+
 struct collector {
 	struct collector_opts o;
+	struct worker workers[WORKERS_MAX + WORKERS_SPARE];
+	unsigned nworkers; /* running: started and not exited */
+	unsigned pool;     /* the workers wanted while none is stuck */
+	unsigned next_job; /* round robin over the slots */
 	pthread_mutex_t lock;
 	pthread_cond_t work;  /* workers wait for jobs */
 	pthread_cond_t done;  /* the publisher waits for workers */
@@ -183,21 +216,21 @@ static void read_comm(unsigned pid, char *buf, size_t len)
  * compute instances share the GI's counters) instead of the whole GPU.
  */
 /*
- * gpm() of one device or GPU instance.  Its first call only takes a sample;
- * then a second one 100 ms later gives the first collection its readings.
+ * gpm() of one device or GPU instance.  Its first call only takes a
+ * sample: *again says so, and a GPM pass GPM_AGAIN_S later (another job,
+ * so no worker sleeps) gives the collection its readings.
  */
-static int gpm_call(const struct gpu_backend *b, struct gpu_device *dev, unsigned gi, struct gpu_gpm *out)
+static int gpm_call(const struct gpu_backend *b, struct gpu_device *dev, unsigned gi, struct gpu_gpm *out,
+		    int *again)
 {
 	int rc = b->gpm(dev, gi, out);
-	if (rc == GPU_OK && !GPU_GPM_HAS(out, interval_s)) {
-		struct timespec ts = {0, 100 * 1000000L};
-		nanosleep(&ts, NULL);
-		rc = b->gpm(dev, gi, out);
-	}
+	if (rc == GPU_OK && !GPU_GPM_HAS(out, interval_s))
+		*again = 1;
 	return rc;
 }
 
-static void worker_gpm(struct slot *sl, struct result *r)
+/* The profiling readings of r's GPU (or of each of its MIG GPU instances); *again as gpm_call(). */
+static void worker_gpm(struct slot *sl, struct result *r, int *again)
 {
 	const struct gpu_backend *b = sl->c->o.backend;
 	size_t i, k;
@@ -207,7 +240,7 @@ static void worker_gpm(struct slot *sl, struct result *r)
 		return;
 	}
 	if (!r->nmig) {
-		r->gpm_rc = gpm_call(b, sl->dev, GPU_NO_INSTANCE, &r->gpm);
+		r->gpm_rc = gpm_call(b, sl->dev, GPU_NO_INSTANCE, &r->gpm, again);
 		if (r->gpm_rc != GPU_OK)
 			snprintf(r->gpm_why, sizeof(r->gpm_why), "%s", b->last_error());
 		return;
@@ -222,7 +255,7 @@ static void worker_gpm(struct slot *sl, struct result *r)
 			r->mig_gpm[i] = r->mig_gpm[k];
 			continue;
 		}
-		rc = gpm_call(b, sl->dev, r->mig[i].gpu_instance, &r->mig_gpm[i]);
+		rc = gpm_call(b, sl->dev, r->mig[i].gpu_instance, &r->mig_gpm[i], again);
 		if (rc == GPU_OK)
 			r->gpm_rc = GPU_OK;
 		else
@@ -232,7 +265,7 @@ static void worker_gpm(struct slot *sl, struct result *r)
 		r->gpm_why[0] = '\0';
 }
 
-static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
+static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors, int *gpm_again)
 {
 	const struct gpu_backend *b = sl->c->o.backend;
 	double now = mono_now();
@@ -299,78 +332,193 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors)
 			}
 		}
 	}
-	worker_gpm(sl, r);
+	worker_gpm(sl, r, gpm_again);
+}
+
+/*
+ * The next slot with work (lock held), round robin: every fast pass, then
+ * the GPM passes that are due, then the PCIe passes, so the slow calls never
+ * delay a GPU's readings; NULL when none.  *wake: the earliest GPM pass not
+ * yet due (0: none).  A slot a worker holds is never given to another.
+ */
+static struct slot *take_job(struct collector *c, enum job *job, double *wake)
+{
+	double now = mono_now();
+	unsigned k, i;
+	*wake = 0;
+	for (k = JOB_FAST; k <= JOB_SLOW; k++)
+		for (i = 0; i < c->nslots; i++) {
+			struct slot *sl = &c->slots[(c->next_job + i) % c->nslots];
+			int due = k == JOB_FAST ? sl->job_gen != sl->done_gen :
+				  k == JOB_GPM  ? sl->gpm_due && sl->gpm_at <= now :
+						  sl->slow_due;
+			if (k == JOB_GPM && sl->gpm_due && sl->gpm_at > now && !sl->busy &&
+			    (!*wake || sl->gpm_at < *wake))
+				*wake = sl->gpm_at;
+			if (sl->busy || !due)
+				continue;
+			c->next_job = (sl->idx + 1) % c->nslots;
+			*job = (enum job)k;
+			return sl;
+		}
+	return NULL;
+}
+
+/* Workers inside a call that has run past the timeout (lock held). */
+static unsigned stuck_workers(const struct collector *c)
+{
+	unsigned i, n = 0;
+	for (i = 0; i < c->nslots; i++)
+		n += c->slots[i].busy && c->slots[i].stalled;
+	return n;
+}
+
+/*
+ * A lost GPU that may have come back (a reset, a re-seated board): a new
+ * handle by its UUID.  Called without the lock, by the slot's worker.
+ */
+static int revive(struct slot *sl, const char *uuid)
+{
+	const struct gpu_backend *b = sl->c->o.backend;
+	if (!b->revive || b->revive(sl->dev, uuid) != GPU_OK)
+		return 0;
+	sl->static_at = 0; /* read who it is again */
+	return 1;
+}
+
+/* The fast readings of a slot the worker holds (lock held on entry and on return). */
+static void fast_pass(struct slot *sl, struct result *r)
+{
+	struct collector *c = sl->c;
+	uint64_t gen = sl->job_gen, errors = 0;
+	double now = mono_now();
+	int try_revive = sl->lost && now >= sl->revive_at, revived = 0, gpm_again = 0;
+	char uuid[GPU_UUID_LEN] = "";
+
+	if (try_revive) {
+		sl->revive_at = now + REVIVE_S;
+		if (sl->res.have_static)
+			memcpy(uuid, sl->res.st.uuid, sizeof(uuid));
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (try_revive)
+		revived = revive(sl, uuid);
+	worker_fast(sl, r, &errors, &gpm_again);
+	pthread_mutex_lock(&c->lock);
+	sl->gpm_due = gpm_again && !c->stop;
+	sl->gpm_at = mono_now() + GPM_AGAIN_S;
+	if (revived) {
+		sl->lost = 0;
+		sl->revived++;
+	}
+	/* the readings replace the last ones; the static facts stay */
+	result_free(&sl->res);
+	sl->res.have = r->have;
+	sl->res.rc = r->rc;
+	sl->res.s = r->s;
+	sl->res.mig = r->mig;
+	sl->res.nmig = r->nmig;
+	sl->res.gpm = r->gpm;
+	sl->res.mig_gpm = r->mig_gpm;
+	sl->res.gpm_rc = r->gpm_rc;
+	memcpy(sl->res.gpm_why, r->gpm_why, sizeof(sl->res.gpm_why));
+	sl->res.procs = r->procs;
+	sl->res.nprocs = r->nprocs;
+	memset(r, 0, sizeof(*r));
+	if (sl->res.rc == GPU_ERR_LOST ||
+	    (c->o.backend->status && c->o.backend->status(sl->dev) == GPU_STATUS_LOST))
+		sl->lost = 1;
+	sl->errors += errors;
+	sl->done_gen = gen;
+	sl->busy = 0;
+	sl->stalled = 0;
+	/* the slow call, once the fast readings are in */
+	sl->slow_due = c->o.pcie_throughput && !sl->lost && sl->res.rc == GPU_OK && !c->stop;
+	pthread_cond_broadcast(&c->done);
+}
+
+/* The second GPM sample of a slot the worker holds (lock held): the profiling readings. */
+static void gpm_pass(struct slot *sl, struct result *r)
+{
+	struct collector *c = sl->c;
+	int again = 0;
+	sl->gpm_due = 0;
+	memset(r, 0, sizeof(*r));
+	/* the MIG list is the slot's own: only its holder writes it */
+	r->mig = sl->res.mig;
+	r->nmig = sl->res.nmig;
+	pthread_mutex_unlock(&c->lock);
+	worker_gpm(sl, r, &again);
+	pthread_mutex_lock(&c->lock);
+	free(sl->res.mig_gpm);
+	sl->res.gpm = r->gpm;
+	sl->res.mig_gpm = r->mig_gpm;
+	sl->res.gpm_rc = r->gpm_rc;
+	memcpy(sl->res.gpm_why, r->gpm_why, sizeof(sl->res.gpm_why));
+	memset(r, 0, sizeof(*r));
+	sl->busy = 0;
+	sl->stalled = 0;
+	pthread_cond_broadcast(&c->done);
+}
+
+/* The PCIe throughput pass (two 20 ms windows) of a slot the worker holds (lock held). */
+static void slow_pass(struct slot *sl)
+{
+	struct collector *c = sl->c;
+	double t0 = mono_now();
+	int rc;
+	sl->slow_due = 0;
+	pthread_mutex_unlock(&c->lock);
+	rc = c->o.backend->sample(sl->dev, GPU_SAMPLE_PCIE_THROUGHPUT, &sl->scratch);
+	pthread_mutex_lock(&c->lock);
+	sl->busy = 0;
+	sl->stalled = 0;
+	sl->slow_duration_s = mono_now() - t0;
+	if (rc == GPU_OK && GPU_SAMPLE_HAS(&sl->scratch, pcie_tx_bytes_per_s) &&
+	    GPU_SAMPLE_HAS(&sl->scratch, pcie_rx_bytes_per_s)) {
+		sl->pcie_valid = 1;
+		sl->pcie_tx = sl->scratch.pcie_tx_bytes_per_s;
+		sl->pcie_rx = sl->scratch.pcie_rx_bytes_per_s;
+	} else {
+		sl->pcie_valid = 0;
+		if (rc == GPU_ERR_LOST)
+			sl->lost = 1;
+	}
+	pthread_cond_broadcast(&c->done);
 }
 
 static void *worker_main(void *arg)
 {
-	struct slot *sl = arg;
-	struct collector *c = sl->c;
+	struct worker *wk = arg;
+	struct collector *c = wk->c;
 	struct result *r = xcalloc(1, sizeof(*r));
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stop) {
-		uint64_t gen, errors = 0;
-		double t0;
-		while (!c->stop && sl->job_gen == sl->done_gen)
-			pthread_cond_wait(&c->work, &c->lock);
-		if (c->stop)
-			break;
-		gen = sl->job_gen;
+		enum job job = JOB_FAST;
+		double wake;
+		struct slot *sl = take_job(c, &job, &wake);
+		if (!sl) {
+			/* a stand-in leaves once the worker it stood in for is back */
+			if (c->nworkers > c->pool + stuck_workers(c))
+				break;
+			if (wake > 0)
+				wait_until(c, &c->work, wake);
+			else
+				pthread_cond_wait(&c->work, &c->lock);
+			continue;
+		}
 		sl->busy = 1;
 		sl->busy_since = mono_now();
-		pthread_mutex_unlock(&c->lock);
-
-		worker_fast(sl, r, &errors);
-
-		pthread_mutex_lock(&c->lock);
-		/* the readings replace the last ones; the static facts stay */
-		result_free(&sl->res);
-		sl->res.have = r->have;
-		sl->res.rc = r->rc;
-		sl->res.s = r->s;
-		sl->res.mig = r->mig;
-		sl->res.nmig = r->nmig;
-		sl->res.gpm = r->gpm;
-		sl->res.mig_gpm = r->mig_gpm;
-		sl->res.gpm_rc = r->gpm_rc;
-		memcpy(sl->res.gpm_why, r->gpm_why, sizeof(sl->res.gpm_why));
-		sl->res.procs = r->procs;
-		sl->res.nprocs = r->nprocs;
-		memset(r, 0, sizeof(*r));
-		if (sl->res.rc == GPU_ERR_LOST ||
-		    (c->o.backend->status && c->o.backend->status(sl->dev) == GPU_STATUS_LOST))
-			sl->lost = 1;
-		sl->errors += errors;
-		sl->done_gen = gen;
-		sl->busy = 0;
-		sl->stalled = 0;
-		pthread_cond_broadcast(&c->done);
-
-		if (c->o.pcie_throughput && !sl->lost && sl->res.rc == GPU_OK && !c->stop) {
-			/* the slow call, after the fast readings are in */
-			int rc;
-			sl->busy = 1;
-			t0 = sl->busy_since = mono_now();
-			pthread_mutex_unlock(&c->lock);
-			rc = c->o.backend->sample(sl->dev, GPU_SAMPLE_PCIE_THROUGHPUT, &sl->scratch);
-			pthread_mutex_lock(&c->lock);
-			sl->busy = 0;
-			sl->stalled = 0;
-			sl->slow_duration_s = mono_now() - t0;
-			if (rc == GPU_OK && GPU_SAMPLE_HAS(&sl->scratch, pcie_tx_bytes_per_s) &&
-			    GPU_SAMPLE_HAS(&sl->scratch, pcie_rx_bytes_per_s)) {
-				sl->pcie_valid = 1;
-				sl->pcie_tx = sl->scratch.pcie_tx_bytes_per_s;
-				sl->pcie_rx = sl->scratch.pcie_rx_bytes_per_s;
-			} else {
-				sl->pcie_valid = 0;
-				if (rc == GPU_ERR_LOST)
-					sl->lost = 1;
-			}
-		}
+		if (job == JOB_SLOW)
+			slow_pass(sl);
+		else if (job == JOB_GPM)
+			gpm_pass(sl, r);
+		else
+			fast_pass(sl, r);
 	}
-	sl->exited = 1;
+	wk->exited = 1;
+	c->nworkers--;
 	pthread_cond_broadcast(&c->done);
 	pthread_mutex_unlock(&c->lock);
 	free(r);
@@ -650,6 +798,35 @@ static void collect_notes(struct collector *c, const struct kube_health *kh, cha
  * With `whole`, also wait for the slow PCIe pass (the first collection, so
  * the first scrape has every reading).
  */
+static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, char *err, size_t len, const char *what);
+
+/*
+ * Starts one more worker (lock held) in a free entry, joining one that
+ * left; 0, or -1 when every entry is taken or the thread cannot start.
+ */
+static int spawn_worker(struct collector *c)
+{
+	unsigned i;
+	char err[256];
+	for (i = 0; i < WORKERS_MAX + WORKERS_SPARE; i++) {
+		struct worker *w = &c->workers[i];
+		if (w->started && !w->exited)
+			continue;
+		if (w->started)
+			pthread_join(w->thread, NULL); /* it has let go of the lock and is returning */
+		w->c = c;
+		w->started = w->exited = 0;
+		if (start_thread(&w->thread, worker_main, w, err, sizeof(err), "gpu worker")) {
+			warning("export: %s", err);
+			return -1;
+		}
+		w->started = 1;
+		c->nworkers++;
+		return 0;
+	}
+	return -1;
+}
+
 static void collect_once(struct collector *c, double deadline_s, int whole)
 {
 	double t0 = mono_now(), now;
@@ -671,7 +848,8 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 		unsigned pending = 0;
 		for (i = 0; i < c->nslots; i++) {
 			struct slot *sl = &c->slots[i];
-			if ((sl->done_gen != gen || (whole && sl->busy)) && !sl->stalled && !sl->exited)
+			if ((sl->done_gen != gen || (whole && (sl->busy || sl->slow_due || sl->gpm_due))) &&
+			    !sl->stalled)
 				pending++;
 		}
 		now = mono_now();
@@ -682,9 +860,12 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	now = mono_now();
 	for (i = 0; i < c->nslots; i++) {
 		struct slot *sl = &c->slots[i];
-		/* the first collection waited the whole timeout for it: stalled too */
-		if (sl->busy && !sl->stalled &&
-		    (now - sl->busy_since >= c->o.timeout_s || (whole && now - t0 >= c->o.timeout_s))) {
+		/*
+		 * a call running for the timeout (the first collection waits
+		 * exactly that long: 10 ms of slack); a slot that is busy only
+		 * because it waited for a free worker is not stalled
+		 */
+		if (sl->busy && !sl->stalled && now - sl->busy_since >= c->o.timeout_s - 0.01) {
 			sl->stalled = 1;
 			c->stalled_calls++;
 		}
@@ -705,6 +886,9 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	 * failed instead of flapping between its stalls.  Every GPU lost fails
 	 * it too: the exporter then has nothing left to serve.
 	 */
+	/* a stand-in for each worker stuck in a call, so the other GPUs keep their readings */
+	while (c->nworkers < c->pool + stuck_workers(c) && spawn_worker(c) == 0)
+		;
 	if (stalled) {
 		c->last_stall_s = now;
 		snprintf(c->last_stall_why, sizeof(c->last_stall_why), "%s", why);
@@ -994,7 +1178,7 @@ static int start_thread(pthread_t *t, void *(*fn)(void *), void *arg, char *err,
 			err, len, "cannot start the %s thread: %s%s", what, strerror(rc),
 			rc == EAGAIN ?
 				" (the task limit: systemd's TasksMax, the cgroup's pids.max or ulimit -u; "
-				"the exporter runs one thread per GPU, --http-threads more, and about 10 others)" :
+				"the exporter runs one thread per GPU up to 8, --http-threads more, and about 6 others)" :
 				"");
 		return -1;
 	}
@@ -1026,9 +1210,17 @@ struct collector *collector_start(const struct collector_opts *o, char *err, siz
 		sl->slow_duration_s = NAN;
 		if (o->backend->status && o->backend->status(sl->dev) == GPU_STATUS_LOST)
 			sl->lost = 1;
-		if (start_thread(&sl->thread, worker_main, sl, err, err_len, "gpu worker"))
+	}
+	c->pool = c->nslots < WORKERS_MAX ? c->nslots : WORKERS_MAX;
+	for (i = 0; i < c->pool; i++) {
+		struct worker *w = &c->workers[i];
+		w->c = c;
+		if (start_thread(&w->thread, worker_main, w, err, err_len, "gpu worker"))
 			goto fail;
-		sl->started = 1;
+		pthread_mutex_lock(&c->lock);
+		w->started = 1;
+		c->nworkers++;
+		pthread_mutex_unlock(&c->lock);
 	}
 	/* the first collection, before anything is served */
 	collect_once(c, c->o.timeout_s, 1);
@@ -1084,9 +1276,15 @@ int collector_stop(struct collector *c, double grace_s)
 		clean &= join_by(c, c->kmsg, &c->kmsg_exited, deadline);
 	if (c->events_started)
 		clean &= join_by(c, c->events, &c->events_exited, deadline);
-	for (i = 0; i < c->nslots; i++)
-		if (c->slots[i].started)
-			clean &= join_by(c, c->slots[i].thread, &c->slots[i].exited, deadline);
+	for (i = 0; i < WORKERS_MAX + WORKERS_SPARE; i++) {
+		struct worker *w = &c->workers[i];
+		int started;
+		pthread_mutex_lock(&c->lock);
+		started = w->started;
+		pthread_mutex_unlock(&c->lock);
+		if (started)
+			clean &= join_by(c, w->thread, &w->exited, deadline);
+	}
 	if (!clean) {
 		/* threads still inside the library use c: keep it, reachable, until exit */
 		pthread_mutex_lock(&abandoned_lock);

@@ -3,11 +3,14 @@
  * rendered expositions as immutable, reference-counted snapshots.
  *
  * Threads:
- *   - one worker per GPU makes the library calls for that GPU, so a call
- *     that hangs stalls only its GPU (nvtop's backends are called the same
- *     way, one device at a time); after the fast readings it runs the slow
- *     PCIe throughput call (two 20 ms windows) whose result the next
- *     collection uses;
+ *   - a pool of workers, one per GPU up to 8, makes the library calls; a
+ *     worker holds one GPU at a time and no two ever call for the same GPU,
+ *     so a call that hangs stalls only its GPU: the stuck worker gets a
+ *     stand-in (8 at most) and leaves when its call returns.  The fast
+ *     readings of every GPU come first, then the second GPM samples, then
+ *     the slow PCIe throughput calls (two 20 ms windows) whose result the
+ *     next collection uses.  A lost GPU is looked for again every 5 s
+ *     (a new handle by its UUID) and served again when it answers;
  *   - the publisher wakes every interval, hands each worker a job, waits
  *     for them up to a deadline, renders text 0.0.4 and OpenMetrics once
  *     and swaps the new snapshot in.  A worker still busy after the

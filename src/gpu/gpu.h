@@ -426,13 +426,22 @@ struct gpu_backend {
 	 * else a MIG GPU instance id).  Fills *out (zeroed first).  The first
 	 * call only takes a sample: GPU_OK with nothing valid.  Returns
 	 * GPU_ERR_NOT_SUPPORTED, with last_error() saying why, when the GPU,
-	 * the driver or the library has no GPM.  Call it from one thread per
-	 * device.  May be NULL in a backend.
+	 * the driver or the library has no GPM.  Never call it from two
+	 * threads at once for one device.  May be NULL in a backend.
 	 */
 	int (*gpm)(struct gpu_device *dev, unsigned gpu_instance, struct gpu_gpm *out);
 
 	/* Last known status of a device (no library call). */
 	enum gpu_status (*status)(struct gpu_device *dev);
+
+	/*
+	 * Looks again for a lost device (back after a reset): a new handle
+	 * for the same UUID (uuid may be NULL or "": the same index).  GPU_OK
+	 * when it answers again, and then its status is OK; GPU_ERR_LOST while
+	 * it is still gone.  Call it from the thread that samples the device.
+	 * May be NULL in a backend.
+	 */
+	int (*revive)(struct gpu_device *dev, const char *uuid);
 
 	/*
 	 * The file the library was really loaded from (dladdr), e.g.

@@ -31,6 +31,7 @@ struct nvml_syms {
 	nvmlReturn_t (*SystemGetCudaDriverVersion)(int *);
 	nvmlReturn_t (*DeviceGetName)(nvmlDevice_t, char *, unsigned);
 	nvmlReturn_t (*DeviceGetUUID)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetHandleByUUID)(const char *, nvmlDevice_t *);
 	nvmlReturn_t (*DeviceGetSerial)(nvmlDevice_t, char *, unsigned);
 	nvmlReturn_t (*DeviceGetVbiosVersion)(nvmlDevice_t, char *, unsigned);
 	nvmlReturn_t (*DeviceGetMinorNumber)(nvmlDevice_t, unsigned *);
@@ -118,6 +119,7 @@ static const struct sym_spec sym_specs[] = {
 	 {"nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"}},
 	{SLOT(DeviceGetName), 0, {"nvmlDeviceGetName"}},
 	{SLOT(DeviceGetUUID), 0, {"nvmlDeviceGetUUID"}},
+	{SLOT(DeviceGetHandleByUUID), 0, {"nvmlDeviceGetHandleByUUID"}},
 	{SLOT(DeviceGetSerial), 0, {"nvmlDeviceGetSerial"}},
 	{SLOT(DeviceGetVbiosVersion), 0, {"nvmlDeviceGetVbiosVersion"}},
 	{SLOT(DeviceGetMinorNumber), 0, {"nvmlDeviceGetMinorNumber"}},
@@ -500,6 +502,47 @@ static int nvml_enumerate(struct gpu_device *const **devs, unsigned *count)
 	}
 	*devs = N.devp;
 	*count = N.ndevs;
+	return GPU_OK;
+}
+
+/*
+ * A lost GPU back on the bus (after a reset): a handle by its UUID, else
+ * by its index, that answers for the same UUID.  Its GPM samples start
+ * afresh.  Events are not registered again: its XIDs then come from the
+ * kernel log.
+ */
+static int nvml_revive(struct gpu_device *dev, const char *uuid)
+{
+	nvmlDevice_t h = NULL;
+	nvmlReturn_t r = NVML_ERROR_NOT_FOUND;
+	char got[GPU_UUID_LEN] = "";
+	size_t k;
+	if (atomic_load(&dev->status) != GPU_STATUS_LOST)
+		return GPU_OK;
+	if (uuid && *uuid && N.f.DeviceGetHandleByUUID)
+		r = N.f.DeviceGetHandleByUUID(uuid, &h);
+	if (r != NVML_SUCCESS)
+		r = N.f.DeviceGetHandleByIndex(dev->index, &h);
+	if (r == NVML_SUCCESS && N.f.DeviceGetUUID)
+		r = N.f.DeviceGetUUID(h, got, sizeof(got) - 1);
+	if (r != NVML_SUCCESS || (uuid && *uuid && strcmp(got, uuid))) {
+		set_error("gpu %u is still lost: %s", dev->index, r != NVML_SUCCESS ? nv_str(r) : "another GPU");
+		return r == NVML_ERROR_GPU_IS_LOST || r == NVML_SUCCESS ? GPU_ERR_LOST : map_rc(r);
+	}
+	/* the library keeps one handle per device: only a new one is stored */
+	if (h != dev->h)
+		__atomic_store_n(&dev->h, h, __ATOMIC_RELEASE);
+	dev->handle_rc = GPU_OK;
+	atomic_store(&dev->nlinks, -1);
+	dev->gpm_support = 0;
+	for (k = 0; k < GPM_SLOTS; k++) {
+		if (dev->gpm[k].prev && N.f.GpmSampleFree)
+			N.f.GpmSampleFree(dev->gpm[k].prev);
+		dev->gpm[k].prev = NULL;
+		dev->gpm[k].prev_ns = 0;
+	}
+	atomic_store(&dev->lost_reported, 0);
+	atomic_store(&dev->status, GPU_STATUS_OK);
 	return GPU_OK;
 }
 
@@ -1214,8 +1257,12 @@ static int gpm_supported(struct ctx *c)
 			dev->gpm_support = 1;
 		else if (r == NVML_SUCCESS || r == NVML_ERROR_NOT_SUPPORTED)
 			dev->gpm_support = GPU_ERR_NOT_SUPPORTED;
-		else
-			dev->gpm_support = map_rc(r);
+		else {
+			/* a transient failure (a timeout, an unknown error): not kept, asked again next call */
+			set_error("gpu %u: GPM support query failed: %s (asked again next time)", dev->index,
+				  nv_str(r));
+			return map_rc(r) == GPU_OK ? GPU_ERR : map_rc(r);
+		}
 	}
 	if (dev->gpm_support < 0) {
 		/* no index: the collector groups GPUs by this text */
@@ -1483,5 +1530,6 @@ const struct gpu_backend gpu_backend_nvml = {
 	.gpm = nvml_gpm,
 	.events = nvml_events,
 	.status = nvml_status,
+	.revive = nvml_revive,
 	.library = nvml_library,
 };

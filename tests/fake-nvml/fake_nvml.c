@@ -54,6 +54,9 @@ struct fdev {
 	unsigned index;
 	atomic_uint calls;
 	atomic_int lost;
+	atomic_llong lost_at_ms;   /* CLOCK_MONOTONIC when it was lost */
+	atomic_int returned;       /* back after back_after_ms: lost_after_calls no longer applies */
+	atomic_uint fail_seen[8];  /* calls seen by the GPU's fail_first lines, in order */
 	struct fmig mig[MAX_MIG];
 	unsigned nmig;
 };
@@ -115,6 +118,7 @@ static const char *const gpu_keys[] = {
 	"nvlinks", "nvlink_version", "nvlink_remote", "nvlink_switch_bus", "nvlink_peers",
 	"nvlink_down", "nvlink_error", "nvlink_tx_kib", "nvlink_rx_kib",
 	"process", "process_stride", "xid", "lost_on_xid", "lost_after_calls", "block", "unsupported",
+	"back_after_ms", "fail_first",
 	"mig_gone_after_calls",
 	"gpm", "gpm_graphics", "gpm_sm_active", "gpm_sm_occupancy", "gpm_tensor", "gpm_fp64", "gpm_fp32",
 	"gpm_fp16", "gpm_dram", "gpm_pcie_tx_mibps", "gpm_pcie_rx_mibps", "gpm_nvlink_tx_mibps",
@@ -388,6 +392,38 @@ static void sleep_ms(unsigned long ms)
 		;
 }
 
+static long long mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The GPU falls off the bus (once; back_after_ms counts from here). */
+static void lose(struct fdev *d)
+{
+	if (!atomic_exchange(&d->lost, 1))
+		atomic_store(&d->lost_at_ms, mono_ms());
+}
+
+/* fail_first = FUNCTION N: the first N calls of FUNCTION fail with NVML_ERROR_UNKNOWN (a transient error). */
+static int fail_now(struct fdev *d, const char *fn)
+{
+	struct kv *e;
+	unsigned k = 0;
+	for (e = list_head(d, "fail_first"); e && k < 8; e = e->next) {
+		char name[128];
+		unsigned long n;
+		if (strcmp(e->key, "fail_first"))
+			continue;
+		if (sscanf(e->val, "%127s %lu", name, &n) == 2 && !strcmp(name, fn) &&
+		    atomic_fetch_add(&d->fail_seen[k], 1) < n)
+			return 1;
+		k++;
+	}
+	return 0;
+}
+
 static struct fdev *as_dev(nvmlDevice_t h)
 {
 	struct fdev *d = (struct fdev *)h;
@@ -427,11 +463,17 @@ static struct fdev *enter(nvmlDevice_t h, const char *fn, nvmlReturn_t *rc)
 		return NULL;
 	}
 	n = atomic_fetch_add(&d->calls, 1) + 1;
-	if (get_u64(d, "lost_after_calls", &limit) && n > limit)
-		atomic_store(&d->lost, 1);
+	if (!atomic_load(&d->returned) && get_u64(d, "lost_after_calls", &limit) && n > limit)
+		lose(d);
 	if (atomic_load(&d->lost)) {
-		*rc = NVML_ERROR_GPU_IS_LOST;
-		return NULL;
+		/* back_after_ms = T: back on the bus T ms after it was lost (a reset) */
+		if (!get_u64(d, "back_after_ms", &limit) ||
+		    mono_ms() - atomic_load(&d->lost_at_ms) < (long long)limit) {
+			*rc = NVML_ERROR_GPU_IS_LOST;
+			return NULL;
+		}
+		atomic_store(&d->returned, 1);
+		atomic_store(&d->lost, 0);
 	}
 	for (e = list_head(d, "block"); e; e = e->next) {
 		char name[128];
@@ -443,6 +485,10 @@ static struct fdev *enter(nvmlDevice_t h, const char *fn, nvmlReturn_t *rc)
 	}
 	if (list_has(d, "unsupported", fn)) {
 		*rc = NVML_ERROR_NOT_SUPPORTED;
+		return NULL;
+	}
+	if (fail_now(d, fn)) {
+		*rc = NVML_ERROR_UNKNOWN;
 		return NULL;
 	}
 	*rc = NVML_SUCCESS;
@@ -472,7 +518,7 @@ static nvmlReturn_t do_init(void)
 {
 	const char *path = getenv("FAKE_NVML_SCENARIO");
 	const char *v;
-	unsigned i;
+	unsigned i, k;
 
 	pthread_mutex_lock(&S.lock);
 	if (S.refs) {
@@ -503,6 +549,10 @@ static nvmlReturn_t do_init(void)
 		d->index = i;
 		atomic_init(&d->calls, 0);
 		atomic_init(&d->lost, 0);
+		atomic_init(&d->lost_at_ms, 0);
+		atomic_init(&d->returned, 0);
+		for (k = 0; k < 8; k++)
+			atomic_init(&d->fail_seen[k], 0);
 		for (e = list_head(d, "mig_instance"); e && d->nmig < MAX_MIG; e = e->next) {
 			struct fmig *m = &d->mig[d->nmig];
 			if (strcmp(e->key, "mig_instance"))
@@ -678,6 +728,23 @@ EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *h)
 EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned i, nvmlDevice_t *h)
 {
 	return by_index(i, h);
+}
+
+/* The handle of the GPU with this UUID; like the real library, it does not ask the GPU. */
+EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *h)
+{
+	unsigned i;
+	char buf[96];
+	if (!S.refs)
+		return NVML_ERROR_UNINITIALIZED;
+	if (!uuid || !h)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (i = 0; i < S.ngpu; i++)
+		if (put_str(&S.dev[i], "uuid", buf, sizeof(buf)) == NVML_SUCCESS && !strcmp(buf, uuid)) {
+			*h = (nvmlDevice_t)&S.dev[i];
+			return NVML_SUCCESS;
+		}
+	return NVML_ERROR_NOT_FOUND;
 }
 
 /* ---- identity ---- */
@@ -1750,7 +1817,7 @@ static nvmlReturn_t wait_event(nvmlEventSet_t set, nvmlEventData_t *data, unsign
 		data->gpuInstanceId = 0xFFFFFFFFu;
 		data->computeInstanceId = 0xFFFFFFFFu;
 		if (ev->lose_after)
-			atomic_store(&ev->dev->lost, 1);
+			lose(ev->dev);
 		pthread_mutex_unlock(&S.lock);
 		return NVML_SUCCESS;
 	}
