@@ -39,11 +39,12 @@ static void wrap(FILE *out, const char *lead, const char *text, int indent)
 	strbuf_release(&sb);
 }
 
-/* "warn nvlink, gpu 3:" after `pre`, then the finding and the remedy. */
-static void wrap_item(FILE *out, const char *pre, const struct check_item *it, int indent)
+/* "warn nvlink, gpu 3:" (title: it->title, or a title of the caller's) after `pre`, then the finding and the remedy. */
+static void wrap_item_titled(FILE *out, const char *pre, const struct check_item *it, const char *title,
+			     int indent)
 {
 	struct strbuf lead = STRBUF_INIT, arrow = STRBUF_INIT;
-	strbuf_addf(&lead, "%s%-4s %s", pre, check_status_name(it->status), it->title);
+	strbuf_addf(&lead, "%s%-4s %s", pre, check_status_name(it->status), title);
 	if (it->gpu >= 0)
 		strbuf_addf(&lead, ", gpu %d", it->gpu);
 	strbuf_addch(&lead, ':');
@@ -55,19 +56,54 @@ static void wrap_item(FILE *out, const char *pre, const struct check_item *it, i
 	strbuf_release(&arrow);
 }
 
+static void wrap_item(FILE *out, const char *pre, const struct check_item *it, int indent)
+{
+	wrap_item_titled(out, pre, it, it->title, indent);
+}
+
 /* ---- the table ---- */
 
-static int gpu_all_ok(const struct check_report *r, unsigned gpu, size_t *nchecks)
+/* Items shown once for several GPUs (grouped[i] set): a GPU is healthy apart from them. */
+static int gpu_all_ok(const struct check_report *r, const char *grouped, unsigned gpu, size_t *nchecks)
 {
 	size_t i;
 	*nchecks = 0;
 	for (i = 0; i < r->nitems; i++)
-		if (r->items[i].gpu == (int)gpu) {
+		if (r->items[i].gpu == (int)gpu && !grouped[i]) {
 			if (needs_action(r->items[i].status))
 				return 0;
 			(*nchecks)++;
 		}
 	return 1;
+}
+
+/*
+ * Marks in grouped[] the items of the groups that span several GPUs (72
+ * GPUs with one cause are one row); returns the groups, *n of them.
+ */
+static struct check_group *multi_groups(const struct check_report *r, char *grouped, size_t *n)
+{
+	struct check_group *g;
+	size_t i, k;
+	*n = check_groups(r, CHECK_WARN, &g);
+	for (i = 0; i < *n; i++) {
+		const struct check_item *first = &r->items[g[i].item];
+		if (g[i].ngpus < 2)
+			continue;
+		for (k = g[i].item; k < r->nitems; k++)
+			if (r->items[k].gpu >= 0 && !strcmp(r->items[k].id, first->id) &&
+			    r->items[k].status == first->status &&
+			    !strcmp(r->items[k].remedy ? r->items[k].remedy : "",
+				    first->remedy ? first->remedy : ""))
+				grouped[k] = 1;
+	}
+	return g;
+}
+
+/* "0-71" or "0,3" for a group's GPU column and lead. */
+static void group_gpus(const struct check_group *g, struct strbuf *sb)
+{
+	check_gpu_list(g->gpus, g->ngpus, sb);
 }
 
 /* "gpuscope check: 8 GPUs (NVIDIA H100 80GB HBM3), driver 550.54.15, CUDA 12.4" */
@@ -118,15 +154,15 @@ static void item_row(struct table *t, const struct check_item *it)
  * it that have the same name and as many checks; returns the last GPU the
  * row covers, or -1 when g needs its rows.
  */
-static long healthy_run(struct table *t, const struct check_report *r, unsigned g)
+static long healthy_run(struct table *t, const struct check_report *r, const char *grouped, unsigned g)
 {
 	const struct check_gpu *gs = r->gpus;
 	const char *name = GPU_STATIC_HAS(&gs[g].st, name) ? gs[g].st.name : "GPU";
 	size_t nc, nc2;
 	unsigned last = g;
-	if (!gpu_all_ok(r, g, &nc))
+	if (!gpu_all_ok(r, grouped, g, &nc))
 		return -1;
-	while (last + 1 < r->ngpus && gpu_all_ok(r, last + 1, &nc2) && nc2 == nc &&
+	while (last + 1 < r->ngpus && gpu_all_ok(r, grouped, last + 1, &nc2) && nc2 == nc &&
 	       GPU_STATIC_HAS(&gs[last + 1].st, name) && !strcmp(gs[last + 1].st.name, name))
 		last++;
 	table_row(t);
@@ -140,7 +176,8 @@ static long healthy_run(struct table *t, const struct check_report *r, unsigned 
 	return last;
 }
 
-static void checks_table(FILE *out, const struct check_report *r, int all)
+static void checks_table(FILE *out, const struct check_report *r, int all, const char *grouped,
+			 const struct check_group *groups, size_t ngroups)
 {
 	struct table *t = table_new();
 	size_t i;
@@ -152,14 +189,28 @@ static void checks_table(FILE *out, const struct check_report *r, int all)
 	for (i = 0; i < r->nitems; i++)
 		if (r->items[i].gpu < 0)
 			item_row(t, &r->items[i]);
+	/* one row for a finding that several GPUs share */
+	for (i = 0; i < ngroups && !all; i++) {
+		const struct check_item *it = &r->items[groups[i].item];
+		struct strbuf sb = STRBUF_INIT;
+		if (groups[i].ngpus < 2)
+			continue;
+		group_gpus(&groups[i], &sb);
+		table_row(t);
+		table_cell(t, check_status_name(it->status));
+		table_cell(t, it->title);
+		table_cell(t, strbuf_str(&sb));
+		table_cell(t, it->finding);
+		strbuf_release(&sb);
+	}
 	for (g = 0; g < r->ngpus; g++) {
-		long last = all ? -1 : healthy_run(t, r, g);
+		long last = all ? -1 : healthy_run(t, r, grouped, g);
 		if (last >= 0) {
 			g = (unsigned)last;
 			continue;
 		}
 		for (i = 0; i < r->nitems; i++)
-			if (r->items[i].gpu == (int)g)
+			if (r->items[i].gpu == (int)g && (all || !grouped[i]))
 				item_row(t, &r->items[i]);
 	}
 	table_print(t, out, 0);
@@ -168,19 +219,38 @@ static void checks_table(FILE *out, const struct check_report *r, int all)
 
 void view_check_table(FILE *out, const struct check_report *r, int all)
 {
-	size_t i, n[4];
+	char *grouped = xcalloc(r->nitems ? r->nitems : 1, 1);
+	size_t i, n[4], ngroups;
+	struct check_group *groups = multi_groups(r, grouped, &ngroups);
 	int any_fix = 0;
 	header_line(out, r);
-	checks_table(out, r, all);
-	/* the table cuts findings; here they are whole, with their remedy */
+	checks_table(out, r, all, grouped, groups, ngroups);
+	/* the table cuts findings; here they are whole, with their remedy, once per cause */
 	for (i = 0; i < r->nitems; i++) {
-		if (!needs_action(r->items[i].status))
+		struct check_item it = r->items[i];
+		struct strbuf title = STRBUF_INIT;
+		size_t k;
+		if (!needs_action(it.status))
 			continue;
+		for (k = 0; grouped[i] && k < ngroups && groups[k].item != i; k++)
+			;
+		if (grouped[i] && k == ngroups)
+			continue; /* said with its group's first item */
 		if (!any_fix)
 			fprintf(out, "\nwhat to do:\n");
 		any_fix = 1;
-		wrap_item(out, "  ", &r->items[i], 7);
+		if (grouped[i]) {
+			strbuf_addf(&title, "%s, gpus ", it.title);
+			group_gpus(&groups[k], &title);
+			it.gpu = -1;
+			wrap_item_titled(out, "  ", &it, strbuf_str(&title), 7);
+		} else {
+			wrap_item(out, "  ", &it, 7);
+		}
+		strbuf_release(&title);
 	}
+	check_groups_free(groups, ngroups);
+	free(grouped);
 	check_count(r, n);
 	fprintf(out, "\n%zu ok, %zu warning%s, %zu failure%s, %zu skipped\n", n[CHECK_OK], n[CHECK_WARN],
 		n[CHECK_WARN] == 1 ? "" : "s", n[CHECK_FAIL], n[CHECK_FAIL] == 1 ? "" : "s", n[CHECK_SKIP]);

@@ -103,6 +103,22 @@ expect_rc 3 check "${BAD[@]}" --slurm --scontrol "$TMP/no-scontrol" --node gs0
 expect_err "cannot run '$TMP/no-scontrol': not found"
 expect_rc 3 check "${BAD[@]}" --slurm --scontrol /bin/false --node gs0
 expect_err "'/bin/false -o show node gs0' failed (status 1)"
+# ---- 72 GPUs with one cause: one row and one remedy listing the GPUs, not 72 of each
+sed 's/^persistence = 1/persistence = 0/' "$SC/gb200-nvl72.ini" >"$TMP/nvl72.ini"
+export FAKE_NVML_SCENARIO="$TMP/nvl72.ini"
+expect_rc 1 check "${GOOD[@]}" --no-python
+expect_out "warn    persistence mode   0-71  off: the driver tears the GPU down between job~"
+expect_out "  warn persistence mode, gpus 0-71: off: the driver tears the GPU down between"
+expect_out "815 ok, 216 warnings, 1 failure, 66 skipped"
+CHECKS=$((CHECKS + 1))
+[ "$(printf '%s\n' "$OUT" | wc -l)" -le 50 ] || fail "72 alike GPUs took $(printf '%s\n' "$OUT" | wc -l) lines"
+[ "$(printf '%s\n' "$OUT" | grep -c 'persistence mode')" -eq 2 ] || fail "persistence mode said more than twice"
+expect_width 80
+# the fleet message groups the same way: the failure first, then nothing of 216 warnings
+expect_rc 1 check "${GOOD[@]}" --no-python --format nhc
+expect_out "gpuscope: 1 failure: driver versions: kernel module 550.54.15, NVML library 570.124.06"
+healthy
+
 # usage
 expect_rc 2 check "${BAD[@]}" --slurm --format npd
 expect_rc 2 check "${BAD[@]}" --format npd --output "$TMP/x"
