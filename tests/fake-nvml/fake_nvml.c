@@ -54,9 +54,9 @@ struct fdev {
 	unsigned index;
 	atomic_uint calls;
 	atomic_int lost;
-	atomic_llong lost_at_ms;   /* CLOCK_MONOTONIC when it was lost */
-	atomic_int returned;       /* back after back_after_ms: lost_after_calls no longer applies */
-	atomic_uint fail_seen[8];  /* calls seen by the GPU's fail_first lines, in order */
+	atomic_llong lost_at_ms;  /* CLOCK_MONOTONIC when it was lost */
+	atomic_int returned;      /* back after back_after_ms: lost_after_calls no longer applies */
+	atomic_uint fail_seen[8]; /* calls seen by the GPU's fail_first lines, in order */
 	struct fmig mig[MAX_MIG];
 	unsigned nmig;
 };
