@@ -82,9 +82,8 @@ static const struct opt check_opts[] = {
 	OPT_FLAG_("json", &json_flag, "print JSON (docs/check.md describes the fields)"),
 	OPT_FLAG_("csv", &csv_flag, "print the checks as CSV"),
 	OPT_ENUM_("format", &format_opt, "F",
-		  "table, json, csv, prom (node_exporter textfile), npd (node-problem-detector plugin), nhc "
-		  "(one line for NHC), slurm (HealthCheckProgram: drains and resumes the node)",
-		  format_from_name, "table, json, csv, prom, npd, nhc, slurm"),
+		  "table, json, csv, prom (textfile), or npd, nhc, slurm (fleet engines)", format_from_name,
+		  "table, json, csv, prom, npd, nhc, slurm"),
 	OPT_STRING_("output", &output_opt, "FILE",
 		    "write to FILE (atomically: for node_exporter's textfile directory)"),
 	OPT_FLAG_("all", &all_flag, "list every check of every GPU (default: one line per healthy GPU)"),
@@ -92,11 +91,8 @@ static const struct opt check_opts[] = {
 	OPT_FLAG_("slurm", &slurm_flag, "the same as --format slurm"),
 	OPT_STRING_("node", &node_opt, "NAME", "slurm: the node (default $SLURMD_NODENAME, else hostname -s)"),
 	OPT_STRING_("scontrol", &scontrol_opt, "PATH", "slurm: the scontrol to run (default scontrol)"),
-	OPT_DURATION_RANGE_("deadline", &deadline_s, "TIME",
-			    "give up after TIME with nothing changed, exit 2 (default 40s, within slurmd's 60 s)",
-			    1, 3600),
-	OPT_INT_("message-max", &message_max_opt, "N",
-		 "cut the message to N bytes (default 80 for npd, as its max_output_length, else 256)", 16, 4096),
+	OPT_DURATION_RANGE_("deadline", &deadline_s, "TIME", "give up after TIME, exit 2 (default 40s)", 1, 3600),
+	OPT_INT_("message-max", &message_max_opt, "N", "cut the message to N bytes (npd 80, else 256)", 16, 4096),
 	OPT_END_(),
 };
 
@@ -282,32 +278,10 @@ static int cmd_report(const struct check_report *r, enum fmt f)
 
 /* ---- fleet engines ---- */
 
-static int fleet_format(enum fmt f)
-{
-	return f == FMT_NPD || f == FMT_NHC || f == FMT_SLURM;
-}
+/* npd, nhc, slurm: the last three of enum fmt */
+#define fleet_format(f) ((f) >= FMT_NPD)
 
-/* The Slurm node name: --node, $SLURMD_NODENAME (slurmd sets it), else the short host name. */
-static const char *slurm_node(struct strbuf *buf)
-{
-	const char *env = getenv("SLURMD_NODENAME");
-	char host[256];
-	if (node_opt)
-		return node_opt;
-	if (env && *env)
-		return env;
-	if (gethostname(host, sizeof(host)))
-		die("gpuscope check: cannot read the host name: %m; give --node");
-	host[sizeof(host) - 1] = '\0';
-	strbuf_add(buf, host, strcspn(host, "."));
-	return strbuf_str(buf);
-}
-
-/*
- * The message of node-problem-detector (exit 0 OK, 1 NonOK), of NHC (exit
- * 1 takes the node offline), or Slurm's drain reason; each acts on a
- * failed check only, and warnings are named while everything passes.
- */
+/* npd's message (exit 0 OK, 1 NonOK), NHC's (1 offlines), or Slurm's drain reason. */
 static int cmd_fleet(const struct check_report *r, enum fmt f)
 {
 	struct strbuf line = STRBUF_INIT, node = STRBUF_INIT;
@@ -315,9 +289,11 @@ static int cmd_fleet(const struct check_report *r, enum fmt f)
 	size_t max = message_max_opt ? (size_t)message_max_opt : f == FMT_NPD ? 80 : 256;
 	check_summary(r, max, &line);
 	if (f == FMT_SLURM) {
-		struct check_slurm_opts so = {slurm_node(&node), scontrol_opt, 10000};
+		struct check_slurm_opts so = {check_slurm_node_name(node_opt, &node), scontrol_opt, 10000};
 		enum check_slurm_done done;
 		struct diag err;
+		if (!so.node)
+			die("gpuscope check: cannot read the host name: %m; give --node");
 		if (check_slurm_apply(&so, fail ? strbuf_str(&line) : NULL, &done, &err)) {
 			fprintf(stderr, "gpuscope check: node %s: %s\n", so.node, err.msg);
 			rc = EXIT_ENV;
@@ -340,17 +316,11 @@ static int deadline_fd;
 static void deadline_hit(int sig)
 {
 	(void)sig;
-	/* nothing more to do when even this write fails */
-	if (write(deadline_fd, deadline_msg, deadline_len) < 0)
-		_exit(2);
+	(void)!write(deadline_fd, deadline_msg, deadline_len); /* nothing to do if it fails */
 	_exit(2);
 }
 
-/*
- * A fleet engine kills a check that runs too long and takes nothing from
- * it; this ends it first, with exit 2 (node-problem-detector's Unknown)
- * and the node's state unchanged.  A hung GPU is the exporter's to report.
- */
+/* Ends a check that runs too long before the engine kills it: exit 2 (npd's Unknown), nothing changed. */
 static void arm_deadline(enum fmt f)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -384,10 +354,8 @@ static enum fmt output_format(int topo)
 	if ((topo || symptom_opt >= 0) && f != FMT_TABLE && f != FMT_JSON)
 		die_usage("gpuscope check: %s prints a table or --json", topo ? "topo" : "--symptom");
 	if (fleet_format(f) && output_opt)
-		die_usage("gpuscope check: --format %s prints to stdout; --output is for the other formats",
-			  f == FMT_NPD ? "npd" :
-			  f == FMT_NHC ? "nhc" :
-					 "slurm");
+		die_usage(
+			"gpuscope check: --format npd, nhc and slurm print to stdout; --output is for the others");
 	if (!fleet_format(f) && (node_opt || message_max_opt))
 		die_usage("gpuscope check: --node and --message-max go with --format npd, nhc or slurm");
 	return f;

@@ -180,6 +180,13 @@ struct check_slurm_node {
 int check_slurm_parse_node(const char *text, struct check_slurm_node *out);
 void check_slurm_node_release(struct check_slurm_node *n);
 
+/*
+ * The node's Slurm name: `given` (--node), else $SLURMD_NODENAME (slurmd
+ * sets it), else the host name up to its first dot, kept in buf; NULL
+ * with errno when the host name cannot be read.
+ */
+const char *check_slurm_node_name(const char *given, struct strbuf *buf);
+
 /* The reason gpuscope drains with starts with this, so it resumes only its own drains. */
 #define CHECK_SLURM_REASON_PREFIX "gpuscope:"
 

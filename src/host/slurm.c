@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "host/check.h"
 #include "util/xalloc.h"
@@ -18,6 +19,21 @@ const char *check_slurm_done_name(enum check_slurm_done d)
 	static const char *const names[] = {"healthy", "drained", "still drained", "drained by someone else",
 					    "resumed"};
 	return (unsigned)d < sizeof(names) / sizeof(names[0]) ? names[d] : "?";
+}
+
+const char *check_slurm_node_name(const char *given, struct strbuf *buf)
+{
+	const char *env = getenv("SLURMD_NODENAME");
+	char host[256];
+	if (given)
+		return given;
+	if (env && *env)
+		return env;
+	if (gethostname(host, sizeof(host)))
+		return NULL;
+	host[sizeof(host) - 1] = '\0';
+	strbuf_add(buf, host, strcspn(host, "."));
+	return strbuf_str(buf);
 }
 
 /* The value of KEY= at the start of the text or after a space; NULL when absent. */
