@@ -54,12 +54,26 @@ expect_rc 0 bench "${NVML[@]}" --only launch --csv
 expect_out "test,gpu,peer,dtype,label,m,n,k,bytes,time_s,tflops,gbps,busbw_gbps,latency_s,expected"
 expect_out "launch,0,,,,,,,,2.5e-06"
 
-# the human table names each library's version and the clocks
-expect_rc 0 bench "${NVML[@]}" --only gemm,launch
-expect_out "gpuscope bench: 8 x NVIDIA H100 80GB HBM3 (h100-sxm5-80gb)
-driver 550.54.15, CUDA 12.4, cuBLASLt 13.0.0, NCCL 2.21.5"
-expect_out "gemm bf16  0    8192x8192~     754.3     787.5  TFLOP/s    1980  690  none"
+# the human report: the libraries and clocks, GEMM of the median GPU with the best
+# marked, one row per copy test over the GPUs, the p2p matrix, collectives by size;
+# nothing cut, nothing past 80 columns
+expect_rc 0 bench "${NVML[@]}" --model llama2-7b
 expect_width 80
+expect_out "gpuscope bench: 8 x NVIDIA H100 80GB HBM3 (h100-sxm5-80gb)
+driver 550.54.15, CUDA 12.4, cuBLASLt 13.0.0, NCCL 2.21.5
+while measuring: SM 1980 MHz, memory 2619 MHz, up to 690 W of 700 W, 62 C
+clock events: none"
+expect_out "GEMM on GPU 0 (the median GPU"
+expect_out "bf16   8192x8192x8192               754.3     787.5    96 %  best"
+expect_out "bf16   4096x22016x4096  mlp-up      738.1     793.7    93 %"
+expect_out "hbm-copy   2.0 GiB    GB/s  2746.2  2746.2  2746.2    2881.0"
+expect_out "h2d        256.0 MiB  GB/s    53.0    53.0    53.0      51.7"
+expect_out "launch                us       2.5     2.5     2.5         -"
+expect_out "      GPU0  GPU1  GPU2  GPU3  GPU4  GPU5  GPU6  GPU7"
+expect_out "GPU2   370   370     X   370   370   370   370   370"
+expect_out "1.0 GiB         358.6       357.3           357.3"
+case "$OUT" in *"~"*) fail "a cell was cut: $OUT" ;; esac
+[ "$(printf '%s\n' "$OUT" | grep -c '^hbm-read ')" -eq 1 ] || fail "hbm-read is not one row over the GPUs"
 
 # no NCCL: the collectives are skipped, naming the library; the rest runs
 mkdir "$TMP/nonccl"

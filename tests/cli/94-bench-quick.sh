@@ -18,7 +18,10 @@ expect_rc 0 bench "${NVML[@]}" --quick --only gemm,hbm --output "$TMP/fleet.json
 
 scenario h100-halfpower
 expect_rc 1 bench "${NVML[@]}" --quick
-expect_out "gpu 3: this GPU is 52 % slower than its peers (GEMM 48 %, HBM 89 %, host copies 103 % of the catalog's figures); likely cause: power cap (limit 350 of 700 W)"
+expect_width 80
+expect_out "gpu 3: this GPU is 52 % slower than its peers (GEMM 48 %, HBM 89 %, host copies
+       103 % of the catalog's figures); likely cause: power cap (limit 350 of
+       700 W)"
 # against the fleet's own healthy GPU: GEMM at exactly half
 expect_rc 1 bench "${NVML[@]}" --quick --baseline "$TMP/fleet.json" --json
 printf '%s' "$OUT" | python3 -c '
@@ -31,7 +34,10 @@ assert abs(q[0]["slower_pct"] - 50) < 0.1 and q[0]["cause"].startswith("power ca
 
 scenario h100-pcie-x8
 expect_rc 1 bench "${NVML[@]}" --quick
-expect_out "gpu 5: its host link is 49 % slower than its peers (GEMM 96 %, HBM 95 %, host copies 51 % of the catalog's figures); likely cause: PCIe link x8 of x16, gen 5 of 5"
+expect_width 80
+expect_out "gpu 5: its host link is 49 % slower than its peers (GEMM 96 %, HBM 95 %, host
+       copies 51 % of the catalog's figures); likely cause: PCIe link x8 of x16,
+       gen 5 of 5"
 expect_rc 2 bench --quick --baseline "$TMP/none.json"
 expect_err "--baseline: $TMP/none.json: cannot open"
 exit 0
