@@ -135,6 +135,16 @@ size_t bench_quick_verdicts(const struct bench_result *r, const struct model_cal
 			    struct bench_verdict **out);
 void bench_verdicts_free(struct bench_verdict *v, size_t n);
 
+/*
+ * `check --bench`: runs bench --quick on every part and adds one check per
+ * GPU (id "gpu.bench": ok, or warn with the cause and what to do) to cr,
+ * and a skip (id "bench") for each part that could not run, naming why;
+ * without the CUDA driver the whole bench is one skip, never a failure.
+ * The GPU type is the catalog's row for the device name (bench/check.c).
+ */
+struct check_report;
+void bench_check(struct check_report *cr, const struct catalog *cat, const char *nvml_path, const char *lib_dirs);
+
 /* The PTX text the driver compiles (NUL-terminated, static). */
 const char *bench_ptx_text(void);
 

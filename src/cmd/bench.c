@@ -93,11 +93,9 @@ static size_t model_shapes_or_die(struct bench_shape *out)
 		diag_format(&err, msg, sizeof(msg));
 		die_usage("gpuscope bench: --model: %s", msg);
 	}
-	n = model_workload_gemms(&w, (int)micro_batch,
-				 seq_len         ? (int)seq_len :
-				 w.d.seq_len > 0 ? w.d.seq_len :
-						   2048,
-				 g);
+	if (!seq_len)
+		seq_len = w.d.seq_len > 0 ? w.d.seq_len : 2048;
+	n = model_workload_gemms(&w, (int)micro_batch, (int)seq_len, g);
 	if (!n)
 		die_usage("gpuscope bench: --model %s has no transformer layers to time", model_s);
 	for (i = 0; i < n; i++)
@@ -174,10 +172,8 @@ int cmd_bench(int argc, char **argv)
 	int rc, flagged = 0;
 	if (npos)
 		die_usage("gpuscope bench: no arguments expected, got '%s'", argv[0]);
-	if (print_ptx) {
-		fputs(bench_ptx_text(), stdout);
-		return EXIT_OK;
-	}
+	if (print_ptx)
+		return fputs(bench_ptx_text(), stdout) < 0 ? EXIT_ENV : EXIT_OK;
 	cat = load_catalog_or_die();
 	if (baseline_s) {
 		char *summary, msg[1024];

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench.h"
 #include "cmd/cmd.h"
 #include "host/check.h"
 #include "host/fields.h"
@@ -31,7 +32,7 @@ enum fmt {
 	FMT_SLURM
 };
 
-static int json_flag, csv_flag, all_flag, no_python, no_libs, slurm_flag;
+static int json_flag, csv_flag, all_flag, no_python, no_libs, slurm_flag, bench_flag;
 static const char *lib_dir_opt, *root_opt, *nvml_opt, *kmsg_opt, *python_opt, *output_opt;
 static const char *node_opt, *scontrol_opt = "scontrol";
 static const char *workload_opt;
@@ -64,6 +65,7 @@ static const struct opt check_opts[] = {
 		    "load those libraries from DIRS (':'-separated) instead of the loader's search"),
 	OPT_DURATION_RANGE_("events-wait", &events_wait_s, "TIME",
 			    "also wait TIME for Xid events from NVML (default 0)", 0, 3600),
+	OPT_FLAG_("bench", &bench_flag, "also run bench --quick and add its verdict per GPU (docs/bench.md)"),
 	OPT_GROUP_("runbooks"),
 	OPT_ENUM_("symptom", &symptom_opt, "NAME", "walk a runbook: launch-failed, oom, busy, slow, lost",
 		  check_symptom_from_name, "launch-failed, oom, busy, slow, lost"),
@@ -412,6 +414,8 @@ int cmd_check(int argc, char **argv)
 		arm_deadline(f);
 	r = check_run(&o);
 	alarm(0);
+	if (bench_flag && !topo && symptom_opt < 0)
+		bench_check(r, load_catalog_or_die(), nvml_opt, lib_dir_opt);
 	open_output();
 	rc = topo             ? cmd_topo(r, f) :
 	     symptom_opt >= 0 ? cmd_symptom(r, f) :

@@ -1243,6 +1243,12 @@ void check_count(const struct check_report *r, size_t n[4])
 		n[r->items[i].status]++;
 }
 
+void check_report_add(struct check_report *r, const char *id, const char *title, int gpu, enum check_status st,
+		      char *finding, char *remedy)
+{
+	ADD(r, id, title, gpu, st, finding, remedy);
+}
+
 int check_exit_code(const struct check_report *r)
 {
 	size_t n[4];

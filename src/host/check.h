@@ -128,6 +128,14 @@ struct check_report *check_run(const struct check_opts *o);
 void check_report_free(struct check_report *r);
 
 /*
+ * Adds a check to the report (gpuscope check --bench adds bench's verdicts
+ * this way); the report takes ownership of finding and remedy (malloc()ed;
+ * remedy may be NULL).  id and title are copied, cut to their fields.
+ */
+void check_report_add(struct check_report *r, const char *id, const char *title, int gpu, enum check_status st,
+		      char *finding, char *remedy);
+
+/*
  * 0 every check ok (or skipped), 1 a warning or failure, 3 no GPU to check
  * (no GPU library, driver not loaded, or no GPU visible).
  */
