@@ -861,11 +861,14 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	for (i = 0; i < c->nslots; i++) {
 		struct slot *sl = &c->slots[i];
 		/*
-		 * a call running for the timeout (the first collection waits
-		 * exactly that long: 10 ms of slack); a slot that is busy only
-		 * because it waited for a free worker is not stalled
+		 * a call still running when the round ends, begun at least half
+		 * the timeout ago: a healthy call returns in milliseconds, and
+		 * on a loaded host a worker may pick the GPU up tens of
+		 * milliseconds after the round began.  A slot that is busy only
+		 * because it waited for a free worker began late and is not
+		 * stalled.
 		 */
-		if (sl->busy && !sl->stalled && now - sl->busy_since >= c->o.timeout_s - 0.01) {
+		if (sl->busy && !sl->stalled && now - sl->busy_since >= c->o.timeout_s / 2) {
 			sl->stalled = 1;
 			c->stalled_calls++;
 		}

@@ -41,6 +41,8 @@ static const char *field_at(const char *text, const char *key)
 {
 	size_t kl = strlen(key);
 	const char *p = text;
+	if (!text)
+		return NULL;
 	while ((p = strstr(p, key))) {
 		if ((p == text || p[-1] == ' ' || p[-1] == '\n') && p[kl] == '=')
 			return p + kl + 1;

@@ -5,6 +5,9 @@
 # the bus, and a transient GPM error does not switch profiling off.
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 threads() { awk '/^Threads:/{print $2}' "/proc/$1/status"; }
+# ThreadSanitizer's runtime adds a background thread of its own to the process
+MAXT=16
+case "${GPUSCOPE:-}" in *-tsan) MAXT=17 ;; esac
 
 # ---- 72 healthy GPUs
 start_exporter "$SCEN/gb200-nvl72.ini" --interval 1s || finish
@@ -15,7 +18,7 @@ up=$(grep -c '^gpu_up{.*} 1$' "$TMP/body")
 [ "$up" -eq 72 ] || fail "$up of 72 GPUs up"
 CHECKS=$((CHECKS + 1))
 n=$(threads "$EXP_PID")
-[ "$n" -le 16 ] || fail "the exporter runs $n threads at 72 GPUs, want at most 16"
+[ "$n" -le "$MAXT" ] || fail "the exporter runs $n threads at 72 GPUs, want at most $MAXT"
 echo "72 GPUs: $n threads"
 stop_exporter
 
@@ -48,7 +51,7 @@ c2=$(awk '/^gpuscope_exporter_collections_total /{print $2}' "$TMP/body")
 [ "${c2%.*}" -ge $((${c1%.*} + 2)) ] || fail "collections went from $c1 to $c2 in 1.2 s at 0.5 s"
 CHECKS=$((CHECKS + 1))
 n=$(threads "$EXP_PID")
-[ "$n" -le 16 ] || fail "$n threads with one GPU hung, want at most 16"
+[ "$n" -le "$MAXT" ] || fail "$n threads with one GPU hung, want at most $MAXT"
 echo "72 GPUs, one hung: $n threads, 71 others up in 4 of 4 scrapes, the hung one down in $down5"
 stop_exporter
 
