@@ -71,6 +71,17 @@ struct worker {
 	uint64_t enumerated_tp[PLAN_MAX_TP + 1]; /* layouts enumerated per tp in the current item */
 	uint64_t space_tp[PLAN_MAX_TP + 1];      /* layouts in its space per tp (plan_stats.layouts) */
 	unsigned char *exact;                    /* per fabric: the scan's best is exact */
+	/*
+	 * model_memory() of each layout of the current item, as the slots see
+	 * it (lay_mem_mig: the MIG size it was sized for), filled as the scans
+	 * reach it: memory depends on the GPU, its MIG size, the GPU count and
+	 * the layout (model/memory.c), not on the nodes, links or host of a
+	 * slot, so the item's slots and fabrics share it.
+	 */
+	struct model_memory *lay_mem;
+	signed char *lay_mem_state; /* per layout: 0 not sized, 1 sized, -1 model_memory() failed */
+	size_t lay_mem_cap;
+	int lay_mem_mig;
 	struct plan_stats st;
 	atomic_size_t *next, *done;
 	const size_t *order;
@@ -192,12 +203,40 @@ static double hw_host_gib(const struct plan_hw *hw)
 	return hw->server && hw->server->ram_gib > 0 ? hw->server->ram_gib : 0;
 }
 
-static int cmp_layout(const void *a, const void *b)
+/* Whether layout x is scanned before y: the lower bound first, then enumeration order. */
+static int layout_before(const struct layout *x, const struct layout *y)
 {
-	const struct layout *x = a, *y = b;
-	if (x->bound_s != y->bound_s)
-		return x->bound_s < y->bound_s ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->bound_s < y->bound_s || (x->bound_s == y->bound_s && x->seq < y->seq);
+}
+
+/*
+ * Sorts a[0..n) by layout_before() (a total order: seq is unique), tmp
+ * holding n layouts: a merge sort with the comparison inlined, several
+ * times as fast as qsort()'s calls through a pointer on the hundreds of
+ * thousands of layouts a plan sorts.
+ */
+static void sort_layouts(struct layout *a, size_t n, struct layout *tmp)
+{
+	size_t i, j, k, mid;
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct layout v = a[i];
+			for (j = i; j > 0 && layout_before(&v, &a[j - 1]); j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+		return;
+	}
+	mid = n / 2;
+	sort_layouts(a, mid, tmp);
+	sort_layouts(a + mid, n - mid, tmp);
+	if (!layout_before(&a[mid], &a[mid - 1]))
+		return;
+	memcpy(tmp, a, mid * sizeof(*a));
+	for (i = 0, j = mid, k = 0; i < mid && j < n;)
+		a[k++] = layout_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < mid)
+		a[k++] = tmp[i++];
 }
 
 static void push_layout(struct worker *wk, const struct layout *l)
@@ -627,8 +666,11 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 		x.nrc = recompute_choices(p, &cfg, x.transformer, x.rcs);
 		for_each_shape(p, it, &cfg, enumerate_if_divides, &x);
 	}
-	if (wk->nlay > 1)
-		qsort(wk->lay, wk->nlay, sizeof(*wk->lay), cmp_layout);
+	if (wk->nlay > 1) {
+		struct layout *tmp = xmalloc((wk->nlay / 2 + 1) * sizeof(*tmp));
+		sort_layouts(wk->lay, wk->nlay, tmp);
+		free(tmp);
+	}
 }
 
 struct best {
@@ -636,6 +678,35 @@ struct best {
 	const struct layout *l;
 	struct model_result r;
 };
+
+/*
+ * Layout i's memory under cfg (its slot's configuration, the layout
+ * applied), sized once per item and MIG size; NULL when model_memory()
+ * refuses it.
+ */
+static const struct model_memory *layout_memory(struct worker *wk, size_t i, const struct model_config *cfg)
+{
+	if (!wk->lay_mem_state[i]) {
+		wk->st.memory_calls++;
+		wk->lay_mem_state[i] = model_memory(wk->p->req.w, cfg, &wk->lay_mem[i]) ? -1 : 1;
+	}
+	return wk->lay_mem_state[i] > 0 ? &wk->lay_mem[i] : NULL;
+}
+
+/* Forgets the memory of the previous item's layouts, room made for the current item's. */
+static void layout_memory_reset(struct worker *wk)
+{
+	if (wk->nlay > wk->lay_mem_cap) {
+		free(wk->lay_mem);
+		free(wk->lay_mem_state);
+		wk->lay_mem_cap = wk->nlay;
+		wk->lay_mem = xmalloc(wk->lay_mem_cap * sizeof(*wk->lay_mem));
+		wk->lay_mem_state = xmalloc(wk->lay_mem_cap);
+	}
+	if (wk->nlay)
+		memset(wk->lay_mem_state, 0, wk->nlay);
+	wk->lay_mem_mig = 0;
+}
 
 /*
  * Step 3 for one slot and one network: the fastest layout, exactly when its
@@ -650,11 +721,16 @@ static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric,
 	const struct plan_hw *hw = &p->hw[c->hw];
 	struct model_config cfg;
 	struct model_result r;
+	const struct model_memory *mem;
 	size_t i;
 
 	b->step_s = INFINITY;
 	b->l = NULL;
 	plan_slot_config(p, c, fabric, &cfg);
+	if (cfg.mig != wk->lay_mem_mig) {
+		memset(wk->lay_mem_state, 0, wk->nlay);
+		wk->lay_mem_mig = cfg.mig;
+	}
 	for (i = 0; i < wk->nlay; i++) {
 		const struct layout *l = &wk->lay[i];
 		if (l->bound_s > b->step_s || l->bound_s > cutoff)
@@ -662,9 +738,12 @@ static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric,
 		if (!tp_on_nodes(p, l->tp, hw->gpus_per_node) || (l->offload && !(hw_host_gib(hw) > 0)))
 			continue;
 		apply_layout(&cfg, l, p->global_batch);
+		mem = layout_memory(wk, i, &cfg);
+		/* what would not fit is not timed: its time could not win */
+		if (!mem || !plan_memory_fits(p, mem) || !model_host_fits(mem, &cfg, hw_host_gib(hw)))
+			continue;
 		wk->st.estimate_calls++;
-		if (model_estimate(w, &cfg, &r) || !plan_memory_fits(p, &r.mem) || !(r.time.step_s > 0) ||
-		    !model_host_fits(&r.mem, &cfg, hw_host_gib(hw)))
+		if (model_estimate_mem(w, &cfg, mem, &r) || !(r.time.step_s > 0))
 			continue;
 		if (r.time.step_s < b->step_s || (r.time.step_s == b->step_s && b->l && l->seq < b->l->seq)) {
 			b->step_s = r.time.step_s;
@@ -674,7 +753,7 @@ static int scan_slot(struct worker *wk, const struct plan_choice *c, int fabric,
 	/* the winner's result, timed again rather than copied at every improvement */
 	if (b->l) {
 		apply_layout(&cfg, b->l, p->global_batch);
-		if (model_estimate(w, &cfg, &b->r))
+		if (model_estimate_mem(w, &cfg, &wk->lay_mem[b->l - wk->lay], &b->r))
 			b->l = NULL;
 	}
 	return b->l && b->step_s <= cutoff;
@@ -988,6 +1067,7 @@ static void item_train(struct worker *wk, const struct plan_item *it)
 	const struct plan_item *twin;
 
 	enumerate_shared(wk, it, &min_bytes);
+	layout_memory_reset(wk);
 	twin = slots_twin(wk, it);
 	nlay = wk->nlay;
 	{
@@ -1473,6 +1553,8 @@ int plan_search(struct plan *p)
 		p->stats.items += wk[i].st.items;
 		p->stats.layouts += wk[i].st.layouts;
 		free(wk[i].lay);
+		free(wk[i].lay_mem);
+		free(wk[i].lay_mem_state);
 		free(wk[i].exact);
 	}
 	p->stats.threads = nt;
