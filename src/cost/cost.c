@@ -706,6 +706,25 @@ size_t tco_keep_tiers(const struct tco_inputs *in, struct tco_keep_tier out[CAT_
 	return n;
 }
 
+/*
+ * Without a flip point in the utilisation's range the decision is the same
+ * at every utilisation: "always" when owning saves at both ends of the
+ * range, "never" when it saves at neither (a committed tier pays every hour
+ * whatever the use, so only the energy of owning moves with it); NULL when
+ * the ends disagree (a flip the secant missed: no answer is given).
+ */
+static const char *util_verdict(const struct tco_inputs *x)
+{
+	const struct tco_input_desc *d = &inputs[TCO_IN_UTILISATION];
+	double lo = d->min_exclusive ? d->min + 1e-6 * (d->max - d->min) : d->min;
+	double a = tco_savings_with(x, TCO_IN_UTILISATION, lo), b = tco_savings_with(x, TCO_IN_UTILISATION, d->max);
+	if (a > 0 && b > 0)
+		return "always";
+	if (a <= 0 && b <= 0)
+		return "never";
+	return NULL;
+}
+
 size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTIERS])
 {
 	double on_demand_savings = NAN;
@@ -731,6 +750,8 @@ size_t tco_tiers(const struct tco_inputs *in, struct tco_tier_result out[CAT_NTI
 		r.flip[TCO_IN_UTILISATION] = flip_value(&x, flip_index(TCO_IN_UTILISATION));
 		o->breakeven_utilisation_pct = r.flip[TCO_IN_UTILISATION];
 		o->own_when = tco_flip_side(&x, &r, TCO_IN_UTILISATION);
+		if (!o->own_when)
+			o->own_when = util_verdict(&x);
 		if (t == CAT_TIER_ON_DEMAND)
 			on_demand_savings = r.savings_usd;
 	}

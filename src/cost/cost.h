@@ -318,7 +318,12 @@ struct tco_tier_result {
 	double savings_change_usd;        /* savings here - savings against on-demand; NaN without that tier */
 	double breakeven_month;           /* NaN: never */
 	double breakeven_utilisation_pct; /* owning wins on one side of it; NaN: no flip within 0-100 % */
-	const char *own_when;             /* "above" or "below" that utilisation; NULL without one */
+	/*
+	 * "above" or "below" that utilisation; without one, "always" or
+	 * "never" when the decision is the same at every utilisation (a
+	 * committed tier, paid every hour); NULL when neither is known
+	 */
+	const char *own_when;
 };
 /*
  * Fills out[] with one result per tier the instance has a price at, in tier

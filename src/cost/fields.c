@@ -138,7 +138,9 @@ static const char *source_text(struct report_row *row, const struct tco_inputs *
 	  t->breakeven_month) \
 	F(breakeven_utilisation_pct, NUM, "%", \
 	  "the utilisation at which the decision flips; null: none in 0-100 %", t->breakeven_utilisation_pct) \
-	F(own_when, TEXT, NULL, "above or below that utilisation owning wins; null without one", t->own_when)
+	F(own_when, TEXT, NULL, \
+	  "above or below that utilisation owning wins; without one always or never (the same at every utilisation)", \
+	  t->own_when)
 
 /* Keeping servers already owned (tco --have): a year's running cost, no capex. */
 #define TCO_KEEP_FIELDS(F) \

@@ -368,8 +368,12 @@ void plan_closest_fit_row(const struct plan *p, const struct plan_choice *c, str
 	F(rent_instance, TEXT, NULL, \
 	  "the cloud instance rented for the comparison: the cheapest with the GPU; null: none has it", \
 	  ex->rent.instance) \
-	F(rent_usd_per_gpu_hour, NUM, "USD", "its on-demand price a GPU-hour", ex->rent.rent_usd_per_gpu_hour) \
-	F(rent_usd, NUM, "USD", "the run on the same GPUs rented on demand (inference: an hour)", \
+	F(rent_tier, TEXT, NULL, \
+	  "the price tier it is rented at: --price-tier, else on-demand where no instance has that tier", \
+	  ex->rent.instance ? cat_tier_name(ex->rent.tier) : NULL) \
+	F(rent_usd_per_gpu_hour, NUM, "USD", "its price a GPU-hour at rent_tier", ex->rent.rent_usd_per_gpu_hour) \
+	F(rent_usd, NUM, "USD", \
+	  "the run on the same GPUs rented at rent_tier, a committed rate for the hours used (inference: an hour)", \
 	  ex->rent.rent_usd) \
 	F(own_usd, NUM, "USD", \
 	  "the run on the same GPUs owned, at own_priced_pct: what the ranking charges (inference: an hour)", \

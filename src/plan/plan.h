@@ -547,7 +547,13 @@ struct plan_note {
 struct plan_rent_buy {
 	const char *instance;         /* the instance rented (catalog key); NULL: none has the GPU */
 	int same_count;               /* it has the owned server's GPU count (else compared per GPU-hour) */
-	double rent_usd_per_gpu_hour; /* its on-demand price a GPU-hour */
+	/*
+	 * the price tier it is rented at: the request's --price-tier, else
+	 * on-demand when no instance with the GPU has that tier; a committed
+	 * tier's rate is charged for the hours used, as the ranking does
+	 */
+	enum cat_tier tier;
+	double rent_usd_per_gpu_hour; /* its price a GPU-hour at that tier */
 	double rent_usd;              /* the run rented (inference: an hour of serving) */
 	double own_usd;               /* the run owned, at own_pct (inference: an hour) */
 	double own_share_usd;         /* the run's TCO share at utilisation_pct, other work filling the rest */

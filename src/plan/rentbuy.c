@@ -95,7 +95,7 @@ static void verdict(const struct plan *p, const struct plan_choice *c, const str
 	if (isnan(rb->breakeven_pct)) {
 		strbuf_addstr(
 			sb,
-			"owning never costs less than renting these GPUs on demand, even busy every hour: rent");
+			"owning never costs less than renting these GPUs at that price, even busy every hour: rent");
 		return;
 	}
 	strbuf_addf(
@@ -147,6 +147,21 @@ static void owned_words(const struct plan *p, const struct plan_rent_buy *rb, st
 		    fmt_money(rb->own_share_usd, FMT_MONEY_SHORT, sh, sizeof(sh)), rb->utilisation_pct);
 }
 
+/* How the rent side pays: "on demand", "at the 3y committed rate for the hours used", "at spot prices" */
+static const char *tier_words(enum cat_tier t)
+{
+	switch (t) {
+	case CAT_TIER_1Y:
+		return "at the 1y committed rate for the hours used";
+	case CAT_TIER_3Y:
+		return "at the 3y committed rate for the hours used";
+	case CAT_TIER_SPOT:
+		return "at spot prices";
+	default:
+		return "on demand";
+	}
+}
+
 static void rent_buy_text(const struct plan *p, const struct plan_choice *c, const struct plan_rent_buy *rb,
 			  char **out)
 {
@@ -165,15 +180,46 @@ static void rent_buy_text(const struct plan *p, const struct plan_choice *c, con
 	}
 	fmt_money(rb->rent_usd, FMT_MONEY_SHORT, r, sizeof(r));
 	fmt_money(rb->rent_usd_per_gpu_hour, FMT_MONEY_CENTS, rate, sizeof(rate));
-	strbuf_addf(&sb, "%s %s%s rented on demand (%s at %s a GPU-hour%s); owned%s, ",
-		    infer ? "serving costs" : "the run costs", r, per, rb->instance, rate,
-		    rb->same_count ? "" : ", priced per GPU-hour", hw->cloud ? " as a generic build" : "");
+	strbuf_addf(&sb, "%s %s%s rented %s (%s at %s a GPU-hour%s%s); owned%s, ",
+		    infer ? "serving costs" : "the run costs", r, per, tier_words(rb->tier), rb->instance, rate,
+		    rb->same_count ? "" : ", priced per GPU-hour",
+		    rb->tier != (enum cat_tier)p->req.price_tier ? ", which has no price at the tier asked" : "",
+		    hw->cloud ? " as a generic build" : "");
 	owned_words(p, rb, &sb);
 	strbuf_addstr(&sb, "; ");
 	if (hw->cloud && c->nodes > 1)
 		strbuf_addstr(&sb, "(that build's bill has no scale-out fabric) ");
 	verdict(p, c, rb, &sb);
 	*out = strbuf_detach(&sb, NULL);
+}
+
+/*
+ * The instance the rent side prices, set in *in as tco's comparator: a
+ * rented choice's own, else the cheapest with c's GPU (tco_cloud_match) at
+ * the request's --price-tier, else at on-demand when none has that tier
+ * (rb->tier says which).  NULL when none rents the GPU.
+ */
+static const struct cat_cloud *rent_instance(const struct plan *p, const struct plan_choice *c,
+					     struct tco_inputs *in, struct plan_rent_buy *rb)
+{
+	const struct plan_hw *hw = &p->hw[c->hw];
+	enum cat_tier want = (enum cat_tier)p->req.price_tier, t;
+	const struct cat_cloud *inst = NULL;
+	struct diag err;
+
+	for (t = want;; t = CAT_TIER_ON_DEMAND) {
+		inst = hw->cloud ? hw->cloud :
+				   tco_cloud_match(p->cat, hw->gpu->row.key, in->gpus_per_server, t, &rb->same_count);
+		if (hw->cloud)
+			rb->same_count = 1;
+		diag_clear(&err);
+		if (inst && !tco_inputs_cloud(in, inst, t, &err)) {
+			rb->tier = t;
+			return inst;
+		}
+		if (t == CAT_TIER_ON_DEMAND)
+			return NULL;
+	}
 }
 
 int plan_rent_or_buy(const struct plan *p, const struct plan_choice *c, struct plan_rent_buy *rb, char **text)
@@ -193,15 +239,12 @@ int plan_rent_or_buy(const struct plan *p, const struct plan_choice *c, struct p
 	/* a MIG instance pays its share of the GPU, rented as owned */
 	if (hw->mig && !model_mig_share(hw->gpu, hw->mig, &cs, &ms))
 		share = cs;
-	/* on demand: the rate of renting for one run, nothing committed */
-	inst = hw->cloud ? hw->cloud :
-			   tco_cloud_match(p->cat, hw->gpu->row.key, in.gpus_per_server, CAT_TIER_ON_DEMAND,
-					   &rb->same_count);
-	if (hw->cloud)
-		rb->same_count = 1;
-	diag_clear(&err);
-	if (inst && tco_inputs_cloud(&in, inst, CAT_TIER_ON_DEMAND, &err))
-		inst = NULL;
+	inst = rent_instance(p, c, &in, rb);
+	/*
+	 * a committed tier's rate charged for the hours used, as the plan ranks
+	 * rentals (cost_basis_rented_at): the rest of the term is other work
+	 */
+	in.cloud_reserved = 0;
 	diag_clear(&err);
 	if (tco_compute(&in, &r, &err))
 		return -1;
