@@ -717,7 +717,8 @@ static const char *util_verdict(const struct tco_inputs *x)
 {
 	const struct tco_input_desc *d = &inputs[TCO_IN_UTILISATION];
 	double lo = d->min_exclusive ? d->min + 1e-6 * (d->max - d->min) : d->min;
-	double a = tco_savings_with(x, TCO_IN_UTILISATION, lo), b = tco_savings_with(x, TCO_IN_UTILISATION, d->max);
+	double a = tco_savings_with(x, TCO_IN_UTILISATION, lo),
+	       b = tco_savings_with(x, TCO_IN_UTILISATION, d->max);
 	if (a > 0 && b > 0)
 		return "always";
 	if (a <= 0 && b <= 0)

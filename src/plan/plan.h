@@ -545,8 +545,8 @@ struct plan_note {
  * "Rent or buy".
  */
 struct plan_rent_buy {
-	const char *instance;         /* the instance rented (catalog key); NULL: none has the GPU */
-	int same_count;               /* it has the owned server's GPU count (else compared per GPU-hour) */
+	const char *instance; /* the instance rented (catalog key); NULL: none has the GPU */
+	int same_count;       /* it has the owned server's GPU count (else compared per GPU-hour) */
 	/*
 	 * the price tier it is rented at: the request's --price-tier, else
 	 * on-demand when no instance with the GPU has that tier; a committed

@@ -208,8 +208,9 @@ static const struct cat_cloud *rent_instance(const struct plan *p, const struct 
 	struct diag err;
 
 	for (t = want;; t = CAT_TIER_ON_DEMAND) {
-		inst = hw->cloud ? hw->cloud :
-				   tco_cloud_match(p->cat, hw->gpu->row.key, in->gpus_per_server, t, &rb->same_count);
+		inst = hw->cloud ?
+			       hw->cloud :
+			       tco_cloud_match(p->cat, hw->gpu->row.key, in->gpus_per_server, t, &rb->same_count);
 		if (hw->cloud)
 			rb->same_count = 1;
 		diag_clear(&err);

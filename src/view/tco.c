@@ -122,9 +122,7 @@ static void tier_cells(const struct tco_tier_result *t, char cell[TIER_COLS][VAL
 	snprintf(cell[4], VALUE_LEN, "month %.1f", t->breakeven_month);
 	row[4] = isnan(t->breakeven_month) ? "never" : cell[4];
 	snprintf(cell[5], VALUE_LEN, "%s %.2f %%", t->own_when ? t->own_when : "", t->breakeven_utilisation_pct);
-	row[5] = !t->own_when                          ? "-" :
-		 isnan(t->breakeven_utilisation_pct) ? t->own_when :
-						       cell[5];
+	row[5] = !t->own_when ? "-" : isnan(t->breakeven_utilisation_pct) ? t->own_when : cell[5];
 }
 
 /*
