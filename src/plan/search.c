@@ -686,10 +686,9 @@ struct best {
  */
 static const struct model_memory *layout_memory(struct worker *wk, size_t i, const struct model_config *cfg)
 {
-	if (!wk->lay_mem_state[i]) {
-		wk->st.memory_calls++;
+	/* plan_stats.memory_calls counts the enumeration's sizing only, not these */
+	if (!wk->lay_mem_state[i])
 		wk->lay_mem_state[i] = model_memory(wk->p->req.w, cfg, &wk->lay_mem[i]) ? -1 : 1;
-	}
 	return wk->lay_mem_state[i] > 0 ? &wk->lay_mem[i] : NULL;
 }
 

@@ -294,7 +294,7 @@ static void test_document(void **state)
 		    "memory_calls,estimate_calls,bound_calls,threads,wall_s,left_out");
 	assert_keys(
 		json_object_get(doc, "explanation"),
-		"architecture,architecture_text,sizing,rent_or_buy,rent_instance,rent_usd_per_gpu_hour,rent_usd,"
+		"architecture,architecture_text,sizing,rent_or_buy,rent_instance,rent_tier,rent_usd_per_gpu_hour,rent_usd,"
 		"own_usd,own_share_usd,own_usd_per_year,own_priced_pct,runs_per_year,own_capex_usd,own_utilisation_pct,"
 		"breakeven_utilisation_pct,breakeven_hours_per_year,"
 		"breakeven_jobs_per_year,compute_share,"
