@@ -231,9 +231,6 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 			tco_inputs_bom(&in, &c->bom, 1);
 		}
 	}
-	/* a MIG instance pays its share of the GPU; the other slices serve other work */
-	if (hw->mig && !model_mig_share(hw->gpu, hw->mig, &cs, &ms))
-		mig = cs;
 	if (p->base.task == MODEL_TASK_INFER) {
 		c->hours = 1;
 		c->energy_kwh = c->res.power_w * c->gpus / 1000;
@@ -252,8 +249,16 @@ void plan_score_choice(const struct plan *p, struct plan_choice *c)
 	}
 	c->energy_kwh += spare_kwh(p, c);
 	share_rate = rate;
-	if (c->has_bom)
+	if (c->has_bom) {
 		plan_owned_rates(p, &in, c->hours, &share_rate, &rate);
+		/*
+		 * Those are whole-GPU rates: a MIG instance pays its share of the GPU,
+		 * the other slices serve other work.  hw->cost is scaled already
+		 * (add_mig), so the rate above is not scaled twice.
+		 */
+		if (hw->mig && !model_mig_share(hw->gpu, hw->mig, &cs, &ms))
+			mig = cs;
+	}
 	c->cost_usd = rate * mig * paid * c->hours;
 	c->share_usd = hw->cloud ? NAN : share_rate * mig * paid * c->hours;
 	c->power_kw = c->nodes * hw->node_power_kw;

@@ -117,9 +117,10 @@ static size_t cp_offset(const char *s, size_t cps)
  * A cell cut to `width` code points: its head and '~', or, with skip > 0,
  * its first `head` code points, '~', and what follows code point `skip`
  * (cut again with '~' if still too long).  The second form shows where two
- * long cells differ ("1x8 ~x-a100-80g~", "1x8 ~x-h200-8x").
+ * long cells differ ("1x8 ~x-a100-80g~", "1x8 ~x-h200-8x").  The last cell
+ * of a line (last) is not padded.
  */
-static void put_cut(FILE *out, const char *s, size_t width, size_t head, size_t skip)
+static void put_cut(FILE *out, const char *s, size_t width, size_t head, size_t skip, int last)
 {
 	size_t rest;
 	if (!width)
@@ -134,7 +135,7 @@ static void put_cut(FILE *out, const char *s, size_t width, size_t head, size_t 
 	s += cp_offset(s, skip);
 	rest = width - head - 1;
 	if (text_width(s) <= rest) {
-		size_t pad = rest - text_width(s);
+		size_t pad = last ? 0 : rest - text_width(s);
 		fputs(s, out);
 		while (pad--)
 			fputc(' ', out);
@@ -150,7 +151,7 @@ static void put_cell(FILE *out, const char *s, size_t width, enum table_align a,
 {
 	size_t w = text_width(s), i, pad;
 	if (w > width) {
-		put_cut(out, s, width, head, skip);
+		put_cut(out, s, width, head, skip, last);
 		return;
 	}
 	pad = width - w;
@@ -161,6 +162,14 @@ static void put_cell(FILE *out, const char *s, size_t width, enum table_align a,
 	if (a == ALIGN_LEFT && !last)
 		for (i = 0; i < pad; i++)
 			fputc(' ', out);
+}
+
+/* Cells of a row up to its last non-empty one: empty cells at the end are left out, so no line ends in blanks. */
+static size_t row_end(const char *const *cells, size_t n)
+{
+	while (n > 1 && cells[n - 1] && !*cells[n - 1])
+		n--;
+	return n;
 }
 
 /* Code points two strings share at their start. */
@@ -231,7 +240,7 @@ static void plan_cuts(const struct table *t, size_t c, size_t width, size_t *hea
 void table_print(const struct table *t, FILE *out, unsigned width)
 {
 	size_t *w = xcalloc(t->ncols ? t->ncols : 1, sizeof(size_t)), *head, *skip;
-	size_t r, c, total;
+	size_t r, c, total, hend;
 	if (!width) {
 		const char *cols = getenv("COLUMNS");
 		width = cols && atoi(cols) >= 40 ? (unsigned)atoi(cols) : 80;
@@ -261,10 +270,11 @@ void table_print(const struct table *t, FILE *out, unsigned width)
 	skip = xcalloc(t->ncols * (t->nrows + 1), sizeof(size_t));
 	for (c = 0; c < t->ncols; c++)
 		plan_cuts(t, c, w[c], head + c * (t->nrows + 1), skip + c * (t->nrows + 1));
-	for (c = 0; c < t->ncols; c++) {
+	hend = row_end((const char *const *)t->names, t->ncols);
+	for (c = 0; c < hend; c++) {
 		if (c)
 			fputs("  ", out);
-		put_cell(out, t->names[c], w[c], t->align[c], 0, 0, c + 1 == t->ncols);
+		put_cell(out, t->names[c], w[c], t->align[c], 0, 0, c + 1 == hend);
 	}
 	fputc('\n', out);
 	for (c = 0; c < t->ncols; c++) {
@@ -276,11 +286,12 @@ void table_print(const struct table *t, FILE *out, unsigned width)
 	}
 	fputc('\n', out);
 	for (r = 0; r < t->nrows; r++) {
-		for (c = 0; c < t->ncols; c++) {
+		size_t end = row_end((const char *const *)t->cells[r], t->ncols);
+		for (c = 0; c < end; c++) {
 			if (c)
 				fputs("  ", out);
 			put_cell(out, t->cells[r][c] ? t->cells[r][c] : "-", w[c], t->align[c],
-				 head[c * (t->nrows + 1) + r], skip[c * (t->nrows + 1) + r], c + 1 == t->ncols);
+				 head[c * (t->nrows + 1) + r], skip[c * (t->nrows + 1) + r], c + 1 == end);
 		}
 		fputc('\n', out);
 	}

@@ -38,11 +38,14 @@ expect_no_crash() {
 }
 # expect_json: the last stdout parses as JSON.
 expect_json() { printf '%s' "$OUT" | python3 -m json.tool >/dev/null 2>&1 || fail "stdout is not JSON"; }
-# expect_width N: no stdout line is longer than N columns.
+# expect_width N: no stdout line is longer than N columns, and none ends in blanks.
 expect_width() {
 	local n
 	n=$(printf '%s\n' "$OUT" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
 	[ "$n" -le "$1" ] || fail "stdout is $n columns wide, want <= $1"
+	# and no line ends in blanks (they show up as noise in diffs and pastes)
+	n=$(printf '%s\n' "$OUT" | grep -c '[[:blank:]]$')
+	[ "$n" -eq 0 ] || fail "$n stdout lines end in blanks"
 }
 
 # estimate_agrees ARGS STEP_S: `estimate ARGS` (a plan choice's estimate_args) gives the same
