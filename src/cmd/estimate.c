@@ -36,7 +36,7 @@ static int task = MODEL_UNSET, precision = MODEL_UNSET, recompute = MODEL_UNSET,
 	   offload = MODEL_UNSET, flash = MODEL_UNSET, kv_precision = MODEL_UNSET, loader = MODEL_UNSET,
 	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET,
 	   weight_precision = MODEL_UNSET;
-static long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
+static long gpus, gpus_per_node, tp, pp, dp, ep, etp, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
 static long max_seqs, mig;
 /* the serving simulation (--arrivals) */
@@ -96,7 +96,8 @@ static const struct opt estimate_opts[] = {
 	OPT_INT_("tp", &tp, "N", "tensor parallel degree", 1, 65536),
 	OPT_INT_("pp", &pp, "N", "pipeline parallel degree", 1, 65536),
 	OPT_INT_("dp", &dp, "N", "data parallel degree (default gpus / (tp x pp))", 1, 1000000),
-	OPT_INT_("ep", &ep, "N", "expert parallel degree (within data parallelism)", 1, 65536),
+	OPT_INT_("ep", &ep, "N", "expert parallel degree (folded over tp x cp x dp)", 1, 65536),
+	OPT_INT_("etp", &etp, "N", "expert tensor parallel degree (default: --tp)", 1, 65536),
 	OPT_INT_("vpp", &vpp, "N", "interleaved pipeline stages per GPU", 1, 1024),
 	OPT_INT_("cp", &cp, "N", "context parallel: each sequence split over N GPUs (ring attention)", 1, 65536),
 	OPT_INT_("zero", &zero, "0-3", "ZeRO stage (FSDP full sharding is 3)", 0, 3),
@@ -239,6 +240,7 @@ static void flags_request(struct model_request *q)
 	q->pp = GIVEN(pp);
 	q->dp = GIVEN(dp);
 	q->ep = GIVEN(ep);
+	q->etp = GIVEN(etp);
 	q->vpp = GIVEN(vpp);
 	q->cp = GIVEN(cp);
 	q->gpus = GIVEN(gpus);

@@ -51,24 +51,50 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 
 	if (eb < 2 && c->precision != MODEL_FP8)
 		eb = 2;
-	/* QKV and output projections */
-	lt->gemm = gemm_s(h, eb, T, (q + 2 * kv) / t, hd) + gemm_s(h, eb, T, hd, q / t);
 	/*
-	 * MLP: dense, or the local experts (E/ep) that the T ep tokens routed
-	 * to this GPU's group touch, E/ep (1 - (1 - k/E)^(T ep)) of them on
-	 * average, sharing the T k token-expert pairs.  Large batches touch
-	 * all; one decoded token touches k.
+	 * QKV and output projections.  Latent attention (DeepSeek-V2/V3): the
+	 * down-projections to the query latent and to the KV latent with its
+	 * rotary key (replicated over TP, as Megatron-LM's MLA runs them), the
+	 * up-projections to the heads and the output projection split by head.
+	 */
+	if (d->kv_lora_rank > 0) {
+		double ql = d->q_lora_rank, kl = d->kv_lora_rank, a = d->heads / t;
+		double qk = d->qk_nope_dim + d->qk_rope_dim;
+		lt->gemm = gemm_s(h, eb, T, ql + kl + d->qk_rope_dim, hd) +
+			   (ql > 0 ? gemm_s(h, eb, T, a * qk, ql) : gemm_s(h, eb, T, a * qk, hd)) +
+			   gemm_s(h, eb, T, a * (d->qk_nope_dim + d->v_head_dim), kl) +
+			   gemm_s(h, eb, T, hd, a * d->v_head_dim);
+	} else {
+		lt->gemm = gemm_s(h, eb, T, (q + 2 * kv) / t, hd) + gemm_s(h, eb, T, hd, q / t);
+	}
+	/*
+	 * MLP: dense, or the local experts (E/ep) that the R = T ep etp / tp
+	 * tokens routed to this GPU's group touch, E/ep (1 - (1 - k/E)^R) of
+	 * them on average, sharing the R k / ep token-expert pairs.  Large
+	 * batches touch all; one decoded token touches k.  Each expert's
+	 * matrices split over etp GPUs, which share their tokens; the tp ranks
+	 * of an attention group hold the same T tokens, a tp-th of them each
+	 * entering the experts (etp = tp: R = T ep).  Models that mix layers (dense layers first, MoE every n-th
+	 * layer) and shared experts run, per average layer, the MoE layers'
+	 * share moe_layers / L of the routed work and the MLPs every token
+	 * passes through (dense layers' MLP, shared experts) as one dense MLP
+	 * of their mean width.
 	 */
 	if (d->experts > 1) {
 		double local = (double)d->experts / c->ep, k = d->experts_active, E = d->experts;
-		double routed = T * c->ep, touched, tok;
+		double et = etp_of(c), routed = T * c->ep * et / t, touched, tok, frac = w->moe_layers / d->layers;
+		double fe = d->moe_ffn > 0 ? d->moe_ffn : f;
+		double fd = w->ffn_active - frac * k * fe; /* the dense MLPs' mean width */
 		touched = routed * k / E > 30 ? local : local * (1 - pow(1 - k / E, routed));
 		if (touched < 1)
 			touched = 1;
-		tok = T * k / touched;
-		lt->gemm += touched * (gemm_s(h, eb, tok, f * (d->gated_mlp ? 2 : 1) / t, hd) +
-				       gemm_s(h, eb, tok, hd, f / t));
-		lt->gemm += gemm_s(h, eb, T, d->experts, hd);
+		tok = routed * k / (c->ep * touched);
+		lt->gemm += frac * (touched * (gemm_s(h, eb, tok, fe * (d->gated_mlp ? 2 : 1) / et, hd) +
+					       gemm_s(h, eb, tok, hd, fe / et)) +
+				    gemm_s(h, eb, T, d->experts, hd));
+		if (fd > 0.5)
+			lt->gemm += gemm_s(h, eb, T, fd * (d->gated_mlp ? 2 : 1) / t, hd) +
+				    gemm_s(h, eb, T, hd, fd / t);
 	} else {
 		lt->gemm += gemm_s(h, eb, T, f * (d->gated_mlp ? 2 : 1) / t, hd) + gemm_s(h, eb, T, hd, f / t);
 	}
@@ -83,7 +109,8 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 * (attn_precision_of, h->attn_peak).
 	 */
 	{
-		double full = 4.0 * T * ctx * q / t;
+		/* per token of context: 4 q (QK^T and AV); latent attention 2 a (qk + v) */
+		double full = T * ctx * (w->flops_token_attn / d->layers) / t;
 		double causal = d->causal && ctx == s ? 0.5 : 1.0;
 		if (flash_on(c)) {
 			double eff = TUNE_FLASH_EFF * hdim / (hdim + 32);
@@ -113,7 +140,7 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 */
 	{
 		double repl = 4 * hd + 6 * hd + (d->dropout > 0 ? 2 * (2 * hd + 0.5 * hd) : 0);
-		double split = (d->experts > 1 ? d->experts_active : 1) * (d->gated_mlp ? 3 : 2) * f +
+		double split = (d->gated_mlp ? 3 : 2) * w->ffn_active +
 			       (d->learned_pos || !d->causal ? 0 : 2 * (q + kv));
 		bytes = e * T * ((c->seq_parallel ? repl / t : repl) + split / t);
 		lt->mem = bytes * h->inv_bw;
@@ -132,9 +159,7 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	if (c->precision == MODEL_FP8 && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts) {
 		double gated = d->gated_mlp ? 2 : 1;
 		double in = hd + q / t + hd + f / t;
-		double wts = (hd * (q + 2 * kv) + q * hd + hd * f * (gated + 1)) / t;
-		if (d->experts > 1)
-			wts += hd * f * (gated + 1) / t * (d->experts_active - 1);
+		double wts = (hd * (q + 2 * kv) + q * hd + hd * w->ffn_active * (gated + 1)) / t;
 		lt->mem += TUNE_FP8_CAST_BYTES * (T * in + wts) * h->inv_bw;
 	}
 
@@ -153,10 +178,18 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	} else {
 		lt->tp_comm = 0;
 	}
-	/* expert parallelism: dispatch and combine all-to-alls of k e T h bytes (ep ranks lie tp x cp apart) */
+	/*
+	 * Expert parallelism: dispatch and combine all-to-alls of k e T (etp /
+	 * tp) h bytes (the tokens that enter the experts on this GPU) in the MoE layers (their share of an average layer).  MoE parallel
+	 * folding (Megatron-LM) lays the expert grid etp x ep x edp over the tp
+	 * x cp x dp ranks with etp fastest: the ep ranks of a group lie etp
+	 * apart, inside a server while ep x etp GPUs fit in one, across the
+	 * scale-out network beyond.
+	 */
 	if (d->experts > 1 && c->ep > 1) {
-		int g = per_node(c, c->ep, c->tp * cp_of(c));
-		lt->ep_comm = 2 * coll_s(c, COLL_A2A, d->experts_active * e * T * hd, c->ep, g, 0);
+		int g = per_node(c, c->ep, etp_of(c));
+		lt->ep_comm = w->moe_layers / d->layers * 2 *
+			      coll_s(c, COLL_A2A, d->experts_active * e * T * etp_of(c) / t * hd, c->ep, g, 0);
 	} else {
 		lt->ep_comm = 0;
 	}
@@ -220,6 +253,15 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	tp->tp = Ls * 2 * lt.tp_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
 	tp->ep = Ls * 2 * lt.ep_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
 	tp->cp = Ls * (lt.cp_bwd + lt.cp_fwd * (c->recompute == MODEL_RECOMPUTE_FULL ? 2 : 1));
+	/* multi-token prediction: each module a layer (with its 2h x h projection) and a head more, last stage */
+	if (d->mtp_layers > 0) {
+		double mtp = d->mtp_layers, proj = gemm_s(h, eb, T, d->hidden / t, 2.0 * d->hidden);
+		tp->mb_fwd += mtp * (fwd + proj + head_fwd + head_mem / 3);
+		tp->mb_bwd += mtp * (bwd + bwd_gemm_factor * (proj + head_fwd) + head_mem * 2 / 3);
+		tp->gemm += mtp * (1 + bwd_gemm_factor) * (lt.gemm + proj + head_fwd);
+		tp->attn += mtp * (lt.attn_fwd + lt.attn_bwd);
+		tp->mem += mtp * (3 * lt.mem + head_mem);
+	}
 	/* the ring runs one attention kernel per block: cp - 1 more per layer, forward and backward */
 	tp->kernels_mb = 3 * (TUNE_KERNELS_PER_LAYER * Ls + 10 + Ls * (cp_of(c) - 1)) *
 			 (c->recompute == MODEL_RECOMPUTE_FULL ? 4.0 / 3 : 1);
@@ -232,7 +274,8 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	 * with it nothing extra runs).
 	 */
 	{
-		double f_fwd = w->flops_token_dense + w->flops_token_attn * s + w->flops_token_head;
+		double f_fwd = w->flops_token_dense + w->flops_token_attn * s + w->flops_token_head +
+			       w->flops_token_mtp + d->mtp_layers * w->flops_token_attn / d->layers * s;
 		double f_attn = w->flops_token_attn * s;
 		tp->flops_model_token = (lora ? 2 : 3) * f_fwd;
 		tp->flops_hw_token = tp->flops_model_token +

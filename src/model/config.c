@@ -273,6 +273,36 @@ const char *config_low_degree(const struct model_config *c, int dp_least)
 	return c->cp < 1 ? "cp" : NULL;
 }
 
+/*
+ * MoE parallel folding (Megatron-LM): the expert layers run on their own
+ * grid etp x ep x edp over the same tp x cp x dp GPUs of a pipeline stage,
+ * so ep x etp must divide tp x cp x dp, and etp the experts' width.
+ */
+static int moe_layout_check(const struct workload *w, const struct model_config *c, struct diag *err)
+{
+	char dv[160];
+	long grid = (long)c->tp * cp_of(c) * c->dp, et = etp_of(c);
+	int fe = w->d.moe_ffn > 0 ? w->d.moe_ffn : w->d.ffn_hidden;
+	if (c->etp < 0)
+		return diag_set(err, "", 0, 0, "etp", "parallel degrees must be at least 1");
+	if (c->etp > 0 && c->etp != c->tp && w->d.experts <= 1)
+		return diag_set(err, "", 0, 0, "etp", "--etp %d needs a mixture-of-experts model; '%s' is dense",
+				c->etp, w->name);
+	if (w->d.experts > 1 && fe % et) {
+		divisors_text(fe, 64, dv, sizeof(dv));
+		return diag_set(
+			err, "", 0, 0, c->etp > 0 ? "etp" : "tp",
+			"expert tensor parallelism %ld does not divide the experts' MLP width %d; use %s%s", et,
+			fe, dv, c->etp > 0 ? "" : " (or set --etp)");
+	}
+	if (grid % ((long)c->ep * et))
+		return diag_set(err, "", 0, 0, "ep",
+				"--ep %d x expert tensor parallelism %ld = %ld does not divide tp x cp x dp = "
+				"%d x %d x %d = %ld, the GPUs of a pipeline stage the experts are folded over",
+				c->ep, et, (long)c->ep * et, c->tp, cp_of(c), c->dp, grid);
+	return 0;
+}
+
 int model_config_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
 	char dv[160];
@@ -385,12 +415,9 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 			return diag_set(err, "", 0, 0, "ep", "--ep %d does not divide the %d experts; use %s",
 					c->ep, w->d.experts, dv);
 		}
-		if (c->dp % c->ep)
-			return diag_set(err, "", 0, 0, "ep",
-					"--ep %d does not divide the data-parallel degree %d "
-					"(experts are sharded across data-parallel ranks)",
-					c->ep, c->dp);
 	}
+	if (moe_layout_check(w, c, err))
+		return -1;
 	if (c->seq_parallel && c->tp == 1)
 		return diag_set(err, "", 0, 0, "seq-parallel",
 				"--seq-parallel needs tensor parallelism (--tp > 1)");

@@ -45,13 +45,11 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	double wb = c->weight_precision >= 0 ? model_precision_bytes((enum model_precision)c->weight_precision) :
 					       eb;
 	enum model_engine eng = engine_of(c);
-	double ctx = P + O / 2.0, kv_gpu = w->kv_dim / t;
+	double ctx = P + O / 2.0;
 	double gpu, cpu_s, kernels, weights, kvbytes, touched = 1;
 	double pp_hop = 0, pp_hop_prefill = 0;
 
 	memset(o, 0, sizeof(*o));
-	if (kv_gpu < d->head_dim)
-		kv_gpu = d->head_dim;
 	if (c->pp > 1) {
 		int stride = c->tp * c->dp;
 		int g = stride >= c->gpus_per_node ? 1 : 2;
@@ -84,9 +82,9 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	}
 	weights = (w->params_active - w->params_embedding) / t;
 	if (d->experts > 1)
-		weights += L * (touched - 1) * d->experts_active * w->params_layer_mlp / t;
+		weights += w->moe_layers * (touched - 1) * d->experts_active * w->params_layer_mlp / t;
 	weights *= wb;
-	kvbytes = d->causal ? 2.0 * L * kv_gpu * ctx * B * kvb : 0;
+	kvbytes = d->causal ? L * kv_elems_gpu(w, c) * ctx * B * kvb : 0;
 	layer_fwd(w, c, h, B, 1, ctx, &lt);
 	{
 		double compute = L * (lt.gemm + lt.mem + lt.attn_fwd) + gemm_s(h, eb, B, d->vocab / t, d->hidden);

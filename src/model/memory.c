@@ -101,9 +101,10 @@ static double stored_weight_bytes(const struct model_config *c)
 double lora_params_per_rank(const struct workload *w, const struct model_config *c)
 {
 	const struct workload_dims *d = &w->d;
-	double h = d->hidden, q = w->q_dim, kv = w->kv_dim, f = d->ffn_hidden;
-	double experts = d->experts > 1 ? d->experts : 1;
-	double qm = h + q, km = h + kv, vm = h + kv, om = q + h, mlp = experts * (d->gated_mlp ? 3 : 2) * (h + f);
+	double h = d->hidden, q = w->q_dim, kv = w->kv_dim, L = d->layers;
+	double qm = h + q, km = h + kv, vm = h + kv, om = q + h;
+	/* the MLPs' share of workload_finish's whole-model count, per layer */
+	double mlp = (w->params_lora_per_rank - L * (qm + km + vm + om)) / L;
 	double per_layer;
 	switch (c->lora_targets) {
 	case MODEL_LORA_QV:
@@ -123,15 +124,45 @@ double lora_params_per_rank(const struct workload *w, const struct model_config 
 }
 
 /*
- * Parameters held by one GPU of one pipeline stage, for one layer: matrices
- * split by TP, norms replicated, experts split by EP then TP.
+ * Parameters held by one GPU of one pipeline stage, for an average layer:
+ * matrices split by TP, norms replicated; the MLPs every token passes
+ * through (dense layers, shared experts) split by TP; routed experts, in
+ * the share moe_layers / L of the layers that have them, split E/ep by
+ * expert parallelism and by the expert-tensor degree etp (Megatron's MoE
+ * parallel folding); the router replicated.
  */
 double layer_params_gpu(const struct workload *w, const struct model_config *c)
 {
 	double norms = 2.0 * w->d.hidden * (w->d.has_bias ? 2 : 1);
-	double experts = w->d.experts > 1 ? (double)w->d.experts / c->ep : 1;
-	return (w->params_layer_attn - norms) / c->tp + norms + experts * w->params_layer_mlp / c->tp +
-	       w->params_layer_router;
+	if (w->d.experts <= 1)
+		return (w->params_layer_attn - norms) / c->tp + norms + w->params_layer_mlp / c->tp;
+	return (w->params_layer_attn - norms) / c->tp + norms + w->params_layer_dense_mlp / c->tp +
+	       w->moe_layers / w->d.layers *
+		       ((double)w->d.experts / c->ep * w->params_layer_mlp / etp_of(c) + w->params_layer_router);
+}
+
+/* The routed experts' share of layer_params_gpu(). */
+double layer_expert_params_gpu(const struct workload *w, const struct model_config *c)
+{
+	if (w->d.experts <= 1)
+		return 0;
+	return w->moe_layers / w->d.layers * (double)w->d.experts / c->ep * w->params_layer_mlp / etp_of(c);
+}
+
+/*
+ * KV-cache elements per token per layer on one GPU: K and V of the KV heads
+ * split by tp (a rank below one head keeps one, replicated); latent attention
+ * caches its kv_lora_rank + qk_rope_dim latent once per token, whole on every
+ * TP rank (it is not split by head).
+ */
+double kv_elems_gpu(const struct workload *w, const struct model_config *c)
+{
+	double kv = (double)w->kv_dim / c->tp;
+	if (w->d.kv_lora_rank > 0)
+		return w->kv_cache_elems;
+	if (kv < w->d.head_dim)
+		kv = w->d.head_dim;
+	return 2 * kv;
 }
 
 /*
@@ -169,10 +200,12 @@ static double act_layer_bytes(const struct workload *w, const struct model_confi
 	double k_act = d->experts > 1 ? d->experts_active : 1;
 	double repl, split, scores = 0;
 
+	/* the MLP width a token passes through, averaged over dense and MoE layers (w->ffn_active) */
+	(void)f;
 	repl = (4 * e + 2 * m) * T * h;
-	split = e * T * (q + 2 * kv) + e * T * q + k_act * (d->gated_mlp ? 4 : 2) * e * T * f;
+	split = e * T * (q + 2 * kv) + e * T * q + (d->gated_mlp ? 4 : 2) * e * T * w->ffn_active;
 	if (d->experts > 1)
-		split += k_act * 2 * e * T * h;
+		split += w->moe_layers / d->layers * k_act * 2 * e * T * h;
 	if (flash_on(c))
 		split += 4.0 * d->heads * T;
 	else if (c->recompute == MODEL_RECOMPUTE_NONE)
@@ -207,6 +240,10 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		/* tied output layer: the last stage keeps its own copy of the embedding */
 		if (p > 1 && d->tied_embeddings)
 			head += (double)d->vocab * d->hidden / t;
+		/* multi-token-prediction modules are trained after the last layer, experts split like the blocks' */
+		if (c->task != MODEL_TASK_INFER)
+			head += (w->params_mtp - w->params_mtp_experts) / t +
+				w->params_mtp_experts / ((double)c->ep * etp_of(c));
 	}
 	params = block + embed + head;
 
@@ -214,19 +251,15 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		double wb = stored_weight_bytes(c);
 		double kvb = model_precision_bytes(c->kv_precision);
 		double B = c->batch, ctx = (double)c->prompt_len + c->output_len;
-		double kv_gpu = w->kv_dim / t;
 		double Tp = B * c->prompt_len;
 		double work;
-		/* KV heads fewer than tp are replicated: at least one head per GPU */
-		if (kv_gpu < d->head_dim)
-			kv_gpu = d->head_dim;
 		/* inference loads all layers: pipeline stages hold L/p each */
 		o->weights_bytes = params * wb;
-		o->kv_cache_bytes = d->causal ? 2.0 * Ls * kv_gpu * ctx * B * kvb : 0;
+		o->kv_cache_bytes = d->causal ? Ls * kv_elems_gpu(w, c) * ctx * B * kvb : 0;
 		/* transient working set of one layer in prefill (flash attention) */
 		work = 2 * Tp *
 		       (d->hidden + (w->q_dim + 2.0 * w->kv_dim) / t +
-			(d->gated_mlp ? 3.0 : 2.0) * d->ffn_hidden * (d->experts > 1 ? d->experts_active : 1) / t);
+			(d->gated_mlp ? 3.0 : 2.0) * w->ffn_active / t);
 		o->activations_layer_bytes = work;
 		o->activations_bytes = work;
 		o->microbatches_in_flight = 1;
@@ -265,10 +298,22 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		}
 		o->lora_bytes = adapters * (ab + ab + optim_states_bytes(c)) / zw;
 	} else {
+		/*
+		 * ZeRO shards each state over the ranks that hold the same copy:
+		 * dp x cp for the dense parameters, the expert-data-parallel
+		 * ranks edp = tp cp dp / (ep etp) for the routed experts (each
+		 * expert lives on edp GPUs only).
+		 */
+		double xp = Ls * layer_expert_params_gpu(w, c) +
+			    (last ? w->params_mtp_experts / ((double)c->ep * etp_of(c)) : 0);
+		double edp = (double)c->tp * dp / ((double)c->ep * etp_of(c));
 		double zw = c->zero >= 3 ? dp : 1, zg = c->zero >= 2 ? dp : 1, zo = c->zero >= 1 ? dp : 1;
-		o->weights_bytes = params * sb.weight / zw;
-		o->gradients_bytes = params * sb.grad / zg;
-		o->optimizer_bytes = params * sb.optim / zo;
+		double ew = c->zero >= 3 ? edp : 1, eg = c->zero >= 2 ? edp : 1, eo = c->zero >= 1 ? edp : 1;
+		if (edp < 1)
+			edp = ew = eg = eo = 1;
+		o->weights_bytes = ((params - xp) / zw + xp / ew) * sb.weight;
+		o->gradients_bytes = ((params - xp) / zg + xp / eg) * sb.grad;
+		o->optimizer_bytes = ((params - xp) / zo + xp / eo) * sb.optim;
 		if (c->optimizer_in_backward) {
 			/* gradients are applied and freed as they arrive: the largest tensor's at most */
 			double largest = fmax(lp, (double)d->vocab * d->hidden / t);
@@ -285,7 +330,7 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 			}
 		} else if (paged_states(c)) {
 			/* paged states live in unified memory: on the device, outside the allocator */
-			o->paged_bytes = params * optim_states_bytes(c) / zo;
+			o->paged_bytes = ((params - xp) / zo + xp / eo) * optim_states_bytes(c);
 			o->optimizer_bytes -= o->paged_bytes;
 		}
 		if (c->zero >= 3 || c->offload == MODEL_OFFLOAD_PARAMS) {

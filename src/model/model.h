@@ -196,6 +196,20 @@ struct workload_dims {
 	int experts_active;  /* experts used per token (top-k) */
 	int has_bias;        /* linear layers carry biases (GPT-2/3, BERT, OPT, BLOOM) */
 	double dropout;      /* hidden/attention dropout probability (masks stored) */
+	/*
+	 * Architectures of 2025 (0 = absent).  Multi-head latent attention
+	 * (DeepSeek-V2/V3) is on when kv_lora_rank > 0: queries through a
+	 * q_lora_rank bottleneck (0: a full projection), keys and values from a
+	 * cached latent of kv_lora_rank plus one shared rotary key of
+	 * qk_rope_dim; heads of qk_nope_dim + qk_rope_dim for scores and
+	 * v_head_dim for values.
+	 */
+	int q_lora_rank, kv_lora_rank, qk_nope_dim, qk_rope_dim, v_head_dim;
+	int shared_experts; /* experts every token passes through in each MoE layer (n_shared_experts) */
+	int dense_layers;   /* leading layers with a dense MLP (first_k_dense_replace) */
+	int moe_every;  /* MoE in layers i with (i + 1) % moe_every == 0 (interleave step); 0 or 1: every layer */
+	int moe_ffn;    /* MLP width of one routed or shared expert (moe_intermediate_size); 0: ffn_hidden */
+	int mtp_layers; /* multi-token-prediction modules trained after the last layer (num_nextn_predict_layers) */
 };
 
 /* A per-sample workload (CNN, GNN, speech), from published figures. */
@@ -240,9 +254,17 @@ struct workload {
 	double params_lora_per_rank; /* adapter parameters per unit of LoRA rank, whole model */
 	double flops_token_dense; /* forward matmul FLOPs per token, all layers, excluding attention scores and the head */
 	double flops_token_attn; /* forward attention-score FLOPs per token per token of context, all layers (full, not causal) */
-	double flops_token_head; /* forward FLOPs per token of the output layer */
-	int kv_dim;              /* kv_heads x head_dim */
-	int q_dim;               /* heads x head_dim */
+	double flops_token_head;       /* forward FLOPs per token of the output layer */
+	int kv_dim;                    /* kv_heads x head_dim (MLA: heads x the mean of K's and V's head widths) */
+	int q_dim;                     /* heads x head_dim */
+	double moe_layers;             /* layers with routed experts (0 for a dense model) */
+	double params_layer_dense_mlp; /* per layer, averaged over the layers: the MLPs every token
+					  passes through (dense layers' MLP, shared experts) */
+	double ffn_active;     /* per layer, averaged: MLP width one token passes through (k + shared experts) */
+	double kv_cache_elems; /* KV-cache elements per token per layer, whole model (MLA: the latent) */
+	double params_mtp;     /* multi-token-prediction modules (not in params: trained, not served) */
+	double params_mtp_experts; /* ... of which routed experts */
+	double flops_token_mtp;    /* their forward matmul FLOPs per token, head included */
 };
 
 /*
@@ -266,7 +288,9 @@ int workload_preset(struct workload *w, const char *name, struct diag *err);
  * messages).  Reads hidden_size, num_hidden_layers, num_attention_heads,
  * num_key_value_heads, intermediate_size, vocab_size,
  * max_position_embeddings, tie_word_embeddings, num_local_experts,
- * num_experts_per_tok, head_dim, hidden_act, model_type and the GPT-2/BLOOM
+ * num_experts_per_tok, head_dim, the latent-attention, shared-expert and
+ * layer-pattern keys of DeepSeek-V3, Qwen3-MoE and Llama 4 (docs/model.md
+ * §1), hidden_act, model_type and the GPT-2/BLOOM
  * spellings (n_embd, n_layer, n_head ...).  Returns 0, or -1 with err
  * located at file:line:col for bad JSON, or naming the missing keys.
  */
@@ -310,7 +334,8 @@ struct model_config {
 
 	enum model_task task;
 	enum model_precision precision;
-	int tp, pp, dp, ep, vpp; /* ep divides dp; vpp >= 1 */
+	int tp, pp, dp, ep, vpp; /* ep x etp divides tp x cp x dp (MoE parallel folding); vpp >= 1 */
+	int etp;                 /* expert-tensor parallel: each expert's matrices split over etp GPUs; 0: tp */
 	int cp;                  /* context parallel: each sequence split over cp GPUs, K/V passed
 					  around a ring (training, flash attention); 1: none.  Ranks run
 					  tp fastest, then cp, dp, pp */
@@ -416,7 +441,7 @@ struct model_request {
 	int gpus, gpus_per_node;
 	int task, precision, kv_precision, recompute, optimizer, offload, flash, loader, cudnn_benchmark;
 	int master, optimizer_in_backward, activation_offload, lora_targets, logits;
-	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel;
+	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel, etp;
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */

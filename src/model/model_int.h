@@ -60,6 +60,12 @@ static inline int cp_of(const struct model_config *c)
 	return c->cp > 1 ? c->cp : 1;
 }
 
+/* The expert-tensor-parallel degree: --etp, or the attention's tp (Megatron's default). */
+static inline int etp_of(const struct model_config *c)
+{
+	return c->etp > 0 ? c->etp : c->tp;
+}
+
 /* Tokens of one micro-batch on one GPU: its sequences, each cut into cp chunks. */
 static inline double tokens_gpu(const struct model_config *c, double micro_batch)
 {
@@ -90,6 +96,8 @@ struct state_bytes {
 double optim_states_bytes(const struct model_config *c);
 struct state_bytes state_bytes_of(const struct model_config *c);
 double layer_params_gpu(const struct workload *w, const struct model_config *c);
+double layer_expert_params_gpu(const struct workload *w, const struct model_config *c);
+double kv_elems_gpu(const struct workload *w, const struct model_config *c);
 double lora_params_per_rank(const struct workload *w, const struct model_config *c);
 double attn_scores_bytes(const struct workload *w, const struct model_config *c, double e, double b);
 

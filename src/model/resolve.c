@@ -21,7 +21,7 @@ void model_request_init(struct model_request *q)
 	q->flash = q->loader = q->cudnn_benchmark = MODEL_UNSET;
 	q->master = q->optimizer_in_backward = q->activation_offload = q->lora_targets = MODEL_UNSET;
 	q->logits = MODEL_UNSET;
-	q->tp = q->pp = q->dp = q->ep = q->vpp = q->cp = q->zero = q->seq_parallel = MODEL_UNSET;
+	q->tp = q->pp = q->dp = q->ep = q->vpp = q->cp = q->zero = q->seq_parallel = q->etp = MODEL_UNSET;
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
 	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
 	q->engine = q->weight_precision = q->mig = MODEL_UNSET;
@@ -427,6 +427,7 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 	c->tp = PICK(tp, 1);
 	c->pp = PICK(pp, 1);
 	c->ep = PICK(ep, 1);
+	c->etp = PICK(etp, 0);
 	c->vpp = PICK(vpp, 1);
 	c->cp = PICK(cp, 1);
 	c->dp = PICK(dp, 0);
@@ -506,6 +507,8 @@ void model_config_flags(const struct workload *w, const struct model_config *c, 
 			strbuf_addf(out, " --cp %d", c->cp);
 		if (c->ep > 1)
 			strbuf_addf(out, " --ep %d", c->ep);
+		if (c->etp > 0 && c->etp != c->tp)
+			strbuf_addf(out, " --etp %d", c->etp);
 		strbuf_addf(out, " --zero %d --recompute %s", c->zero, model_recompute_name(c->recompute));
 		if (c->seq_parallel)
 			strbuf_addf(out, " --seq-parallel");

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "model/engine.h"
+#include "model/model_int.h"
 #include "model/serving.h"
 
 /*
@@ -28,13 +29,10 @@
 /* CUDA Graph pools, sampler buffers and non-torch allocations an engine keeps besides the cache (estimate) */
 #define TUNE_SERVE_RESERVE_BYTES (1.5 * 1073741824.0)
 
-/* KV-cache bytes per token on one GPU: K and V of its layers, KV heads split by tp (replicated below one per rank). */
+/* KV-cache bytes per token on one GPU: its layers' K and V (model_int.h, kv_elems_gpu: latent attention's latent). */
 static double kv_per_token(const struct workload *w, const struct model_config *c)
 {
-	double kv = (double)w->kv_dim / c->tp;
-	if (kv < w->d.head_dim)
-		kv = w->d.head_dim;
-	return 2.0 * w->d.layers / c->pp * kv * model_precision_bytes(c->kv_precision);
+	return (double)w->d.layers / c->pp * kv_elems_gpu(w, c) * model_precision_bytes(c->kv_precision);
 }
 
 /* Activations of one prefill chunk on one GPU: residual stream, QKV, MLP intermediate (16-bit). */

@@ -32,10 +32,53 @@
 /* ------------------------------------------------------------------------- */
 /* Derived constants                                                          */
 
+/* The dimensions of latent attention, shared experts and layer patterns. */
+static int arch_check(struct workload *w, struct diag *err)
+{
+	struct workload_dims *d = &w->d;
+	const int v[] = {d->q_lora_rank,    d->kv_lora_rank, d->qk_nope_dim, d->qk_rope_dim, d->v_head_dim,
+			 d->shared_experts, d->dense_layers, d->moe_every,   d->moe_ffn,     d->mtp_layers};
+	static const char *const names[] = {"q_lora_rank",
+					    "kv_lora_rank",
+					    "qk_nope_head_dim",
+					    "qk_rope_head_dim",
+					    "v_head_dim",
+					    "n_shared_experts",
+					    "first_k_dense_replace",
+					    "interleave_moe_layer_step",
+					    "moe_intermediate_size",
+					    "num_nextn_predict_layers"};
+	size_t i;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (v[i] < 0 || v[i] > MAX_DIM)
+			return diag_set(err, w->name, 0, 0, names[i], "%s %d is not valid", names[i], v[i]);
+	if (d->kv_lora_rank > 0 && (d->qk_nope_dim + d->qk_rope_dim <= 0 || d->v_head_dim <= 0))
+		return diag_set(err, w->name, 0, 0, "v_head_dim",
+				"latent attention (kv_lora_rank %d) needs qk_nope_head_dim + qk_rope_head_dim and "
+				"v_head_dim",
+				d->kv_lora_rank);
+	if (d->kv_lora_rank == 0 && (d->q_lora_rank || d->qk_rope_dim))
+		return diag_set(err, w->name, 0, 0, "kv_lora_rank",
+				"q_lora_rank and qk_rope_head_dim describe latent attention; give kv_lora_rank");
+	if (d->experts <= 1 && (d->shared_experts || d->dense_layers || d->moe_every > 1 || d->moe_ffn))
+		return diag_set(err, w->name, 0, 0, "experts",
+				"shared experts, dense layers and expert widths need a mixture of experts");
+	if (d->dense_layers >= d->layers || (d->moe_every > d->layers))
+		return diag_set(err, w->name, 0, 0,
+				d->dense_layers >= d->layers ? "first_k_dense_replace" :
+							       "interleave_moe_layer_step",
+				"%d layers leave no mixture-of-experts layer (first_k_dense_replace %d, "
+				"interleave_moe_layer_step %d)",
+				d->layers, d->dense_layers, d->moe_every);
+	return 0;
+}
+
 int workload_finish(struct workload *w, struct diag *err)
 {
 	struct workload_dims *d = &w->d;
-	double h, q, kv, f, mlp_matrix, attn_matrix, norms, experts, k_act;
+	double h, q, kv, f, fe, mlp_matrix, mlpe_matrix, attn_matrix, norms, experts, k_act, shared;
+	double L, moe_l, latent_norms, score_flops, dense_mlp;
+	int mla;
 
 	if (!w->sample_unit[0])
 		snprintf(w->sample_unit, sizeof(w->sample_unit), "%s",
@@ -106,38 +149,104 @@ int workload_finish(struct workload *w, struct diag *err)
 	if (!(d->dropout >= 0 && d->dropout < 1))
 		return diag_set(err, w->name, 0, 0, "dropout", "dropout must be in [0, 1)");
 
+	if (arch_check(w, err))
+		return -1;
+	mla = d->kv_lora_rank > 0;
 	h = d->hidden;
-	q = (double)d->heads * d->head_dim;
-	kv = (double)d->kv_heads * d->head_dim;
+	if (mla) {
+		/* scores over nope + rope wide heads, values of v_head_dim */
+		double qk = d->qk_nope_dim + d->qk_rope_dim, v = d->v_head_dim;
+		d->head_dim = (int)qk;
+		q = d->heads * qk;
+		kv = d->heads * (qk + v) / 2;
+		attn_matrix = (d->q_lora_rank ? h * d->q_lora_rank + d->q_lora_rank * q : h * q) +
+			      h * (d->kv_lora_rank + d->qk_rope_dim) +
+			      (double)d->kv_lora_rank * d->heads * (d->qk_nope_dim + v) + d->heads * v * h;
+		/* RMSNorms of the two latents */
+		latent_norms = d->q_lora_rank + d->kv_lora_rank;
+		w->kv_cache_elems = d->kv_lora_rank + d->qk_rope_dim;
+		score_flops = 2.0 * d->heads * (qk + v);
+	} else {
+		q = (double)d->heads * d->head_dim;
+		kv = (double)d->kv_heads * d->head_dim;
+		attn_matrix = h * (2 * q + 2 * kv);
+		latent_norms = 0;
+		w->kv_cache_elems = 2 * kv;
+		/* QK^T and AV: 2 x q_dim each per token of context (full, not causal) */
+		score_flops = 4.0 * q;
+	}
 	f = d->ffn_hidden;
+	fe = d->moe_ffn > 0 ? d->moe_ffn : f;
 	experts = d->experts > 1 ? d->experts : 1;
 	k_act = d->experts > 1 ? d->experts_active : 1;
+	shared = d->experts > 1 ? d->shared_experts : 0;
+	L = d->layers;
+	/* HF's layer rule: MoE where i >= first_k_dense_replace and (i + 1) % step == 0 */
+	moe_l = 0;
+	if (d->experts > 1) {
+		int i, step = d->moe_every > 1 ? d->moe_every : 1;
+		for (i = d->dense_layers; i < d->layers; i++)
+			moe_l += (i + 1) % step == 0;
+	}
 
-	attn_matrix = h * (2 * q + 2 * kv);
 	mlp_matrix = (d->gated_mlp ? 3 : 2) * h * f;
+	mlpe_matrix = (d->gated_mlp ? 3 : 2) * h * fe;
 	/* LayerNorm has a weight and a bias (architectures with biases); RMSNorm a weight only */
 	norms = 2 * h * (d->has_bias ? 2 : 1);
 
 	w->q_dim = (int)q;
 	w->kv_dim = (int)kv;
-	w->params_layer_attn = attn_matrix + norms + (d->has_bias ? q + 2 * kv + h : 0);
-	w->params_layer_mlp = mlp_matrix + (d->has_bias ? f * (d->gated_mlp ? 2 : 1) + h : 0);
+	w->moe_layers = moe_l;
+	w->params_layer_attn = attn_matrix + norms + latent_norms + (d->has_bias ? q + 2 * kv + h : 0);
+	/* one routed expert (a dense model: its MLP) */
+	dense_mlp = mlp_matrix + (d->has_bias ? f * (d->gated_mlp ? 2 : 1) + h : 0);
+	w->params_layer_mlp = d->experts > 1 ? mlpe_matrix + (d->has_bias ? fe * (d->gated_mlp ? 2 : 1) + h : 0) :
+					       dense_mlp;
 	w->params_layer_router = d->experts > 1 ? h * d->experts : 0;
-	w->params_layer = w->params_layer_attn + experts * w->params_layer_mlp + w->params_layer_router;
+	w->params_layer_dense_mlp = ((L - moe_l) * dense_mlp + moe_l * shared * w->params_layer_mlp) / L;
+	if (d->experts <= 1)
+		w->params_layer_dense_mlp = 0;
+	w->ffn_active = ((L - moe_l) * f + moe_l * (k_act + shared) * fe) / L;
+	/* an average layer: the rest of the MLPs in the MoE layers' share */
+	w->params_layer = w->params_layer_attn + w->params_layer_dense_mlp +
+			  (d->experts > 1 ? moe_l / L : 1) *
+				  (experts * w->params_layer_mlp + w->params_layer_router);
 	w->params_embedding = (double)d->vocab * h + (d->learned_pos ? (double)d->max_seq * h : 0);
 	w->params_head = (d->tied_embeddings || d->vocab == 0) ? 0 : (double)d->vocab * h;
-	w->params = d->layers * w->params_layer + w->params_embedding + w->params_head +
+	w->params = L * w->params_layer + w->params_embedding + w->params_head +
 		    h * (d->has_bias ? 2 : 1) /* final norm */ + w->s.extra_params;
-	w->params_active = w->params - d->layers * (experts - k_act) * w->params_layer_mlp;
+	w->params_active = w->params - moe_l * (experts - k_act) * w->params_layer_mlp;
 
 	/* 2 FLOPs per multiply-add of every weight matrix a token passes through */
-	w->flops_token_dense = 2.0 * d->layers * (attn_matrix + k_act * mlp_matrix + w->params_layer_router);
-	/* QK^T and AV: 2 x q_dim each per token of context (full, not causal) */
-	w->flops_token_attn = 4.0 * d->layers * q;
+	w->flops_token_dense = d->experts > 1 ?
+				       2.0 * (L * attn_matrix + (L - moe_l) * mlp_matrix +
+					      moe_l * ((k_act + shared) * mlpe_matrix + w->params_layer_router)) :
+				       2.0 * L * (attn_matrix + mlp_matrix);
+	w->flops_token_attn = L * score_flops;
 	w->flops_token_head = 2.0 * h * d->vocab;
+
+	/*
+	 * Multi-token prediction (DeepSeek-V3 sec. 2.2): each module joins the
+	 * normed hidden state and the next token's embedding (2h x h
+	 * projection, two norms), runs one block (an MoE block in an MoE
+	 * model), a norm, and shares the embedding and output head.
+	 */
+	{
+		double mtp = d->mtp_layers, moe_blk = d->experts > 1;
+		double blk_mlp = moe_blk ? (experts + shared) * w->params_layer_mlp + w->params_layer_router :
+					   dense_mlp;
+		w->params_mtp = mtp * (2 * h * h + 3 * h + w->params_layer_attn + blk_mlp);
+		w->params_mtp_experts = moe_blk ? mtp * experts * w->params_layer_mlp : 0;
+		w->flops_token_mtp = mtp *
+				     (2.0 * (2 * h * h + attn_matrix +
+					     (moe_blk ? (k_act + shared) * mlpe_matrix + w->params_layer_router :
+							mlp_matrix)) +
+				      w->flops_token_head);
+	}
 	/* LoRA on every linear layer of a block: r x (in + out) per matrix */
-	w->params_lora_per_rank = d->layers *
-				  ((h + q) + 2 * (h + kv) + (q + h) + experts * (d->gated_mlp ? 3 : 2) * (h + f));
+	w->params_lora_per_rank = L * ((h + q) + 2 * (h + kv) + (q + h)) +
+				  (d->gated_mlp ? 3 : 2) *
+					  ((L - moe_l) * (h + f) + moe_l * (experts + shared) * (h + fe));
 	if (w->s.tokens <= 0)
 		w->s.tokens = d->seq_len;
 	return 0;
@@ -301,12 +410,32 @@ static int preset_row(struct workload *w, const struct csv_record *hdr, const st
 		double scale;
 	} cols[] = {
 #define DI(c, f) {c, 1, offsetof(struct workload_dims, f), 1}
-		DI("layers", layers),       DI("hidden", hidden),        DI("heads", heads),
-		DI("kv_heads", kv_heads),   DI("head_dim", head_dim),    DI("ffn_hidden", ffn_hidden),
-		DI("vocab", vocab),         DI("max_seq", max_seq),      DI("seq_len", seq_len),
-		DI("gated_mlp", gated_mlp), DI("tied", tied_embeddings), DI("learned_pos", learned_pos),
-		DI("causal", causal),       DI("experts", experts),      DI("experts_active", experts_active),
+		DI("layers", layers),
+		DI("hidden", hidden),
+		DI("heads", heads),
+		DI("kv_heads", kv_heads),
+		DI("head_dim", head_dim),
+		DI("ffn_hidden", ffn_hidden),
+		DI("vocab", vocab),
+		DI("max_seq", max_seq),
+		DI("seq_len", seq_len),
+		DI("gated_mlp", gated_mlp),
+		DI("tied", tied_embeddings),
+		DI("learned_pos", learned_pos),
+		DI("causal", causal),
+		DI("experts", experts),
+		DI("experts_active", experts_active),
 		DI("bias", has_bias),
+		DI("q_lora_rank", q_lora_rank),
+		DI("kv_lora_rank", kv_lora_rank),
+		DI("qk_nope_dim", qk_nope_dim),
+		DI("qk_rope_dim", qk_rope_dim),
+		DI("v_head_dim", v_head_dim),
+		DI("shared_experts", shared_experts),
+		DI("dense_layers", dense_layers),
+		DI("moe_every", moe_every),
+		DI("moe_ffn", moe_ffn),
+		DI("mtp_layers", mtp_layers),
 #undef DI
 	};
 	static const struct {
@@ -490,12 +619,28 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 						"moe_num_experts", NULL};
 	static const char *const k_topk[] = {"num_experts_per_tok", "moe_top_k", "top_k", NULL};
 	static const char *const k_headdim[] = {"head_dim", NULL};
+	/* latent attention, shared experts and layer patterns, in the order of struct arch_keys */
+	static const char *const k_arch[][3] = {
+		{"q_lora_rank", NULL, NULL},
+		{"kv_lora_rank", NULL, NULL},
+		{"qk_nope_head_dim", NULL, NULL},
+		{"qk_rope_head_dim", NULL, NULL},
+		{"v_head_dim", NULL, NULL},
+		{"n_shared_experts", NULL, NULL},
+		{"first_k_dense_replace", NULL, NULL},
+		{"interleave_moe_layer_step", "decoder_sparse_step", NULL},
+		{"moe_intermediate_size", NULL, NULL},
+		{"num_nextn_predict_layers", NULL, NULL},
+		{"intermediate_size_mlp", NULL, NULL},
+	};
 	/* architectures whose MLP is gated (SwiGLU/GeGLU: gate, up and down matrices) */
-	static const char *const gated_types[] = {"llama",  "mistral",   "mixtral", "qwen2",     "qwen2_moe",
-						  "qwen3",  "qwen3_moe", "gemma",   "gemma2",    "gemma3",
-						  "phi3",   "olmo",      "olmo2",   "internlm2", "deepseek",
-						  "yi",     "baichuan",  "granite", "cohere",    "starcoder2x",
-						  "exaone", "smollm3",   NULL};
+	static const char *const gated_types[] = {"llama",     "mistral",     "mixtral",     "qwen2",
+						  "qwen2_moe", "qwen3",       "qwen3_moe",   "gemma",
+						  "gemma2",    "gemma3",      "phi3",        "olmo",
+						  "olmo2",     "internlm2",   "deepseek",    "yi",
+						  "baichuan",  "granite",     "cohere",      "starcoder2x",
+						  "exaone",    "smollm3",     "deepseek_v2", "deepseek_v3",
+						  "llama4",    "llama4_text", NULL};
 	static const char *const gated_acts[] = {"silu",  "swiglu", "geglu", "gelu_pytorch_tanh_gated",
 						 "swish", NULL};
 	static const char *const encoder_types[] = {"bert",       "roberta",     "deberta", "deberta-v2",
@@ -510,7 +655,9 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 						 "xlm-roberta", "distilbert", "gpt_bigcode", "phi",  "camembert",
 						 "starcoder2",  "qwen2",      NULL};
 	json_error_t jerr;
-	json_t *root, *x;
+	json_t *root, *x, *outer = NULL;
+	long ax[sizeof(k_arch) / sizeof(k_arch[0])];
+	size_t ai;
 	long hidden = 0, layers = 0, heads = 0, kv = 0, ffn = 0, vocab = 0, pos = 0, experts = 0, topk = 0, hd = 0;
 	int hh, hl, ha, hf, hv;
 	const char *mtype, *act, *dtype;
@@ -524,6 +671,7 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 				"not valid JSON: %s", jerr.text);
 	if (!json_is_object(root)) {
 		json_decref(root);
+		json_decref(outer);
 		return diag_set(err, name, 1, 1, "",
 				"expected a JSON object of model settings (a Hugging Face config.json)");
 	}
@@ -531,8 +679,16 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 	x = json_object_get(root, "text_config");
 	if (json_is_object(x) && !json_object_get(root, "hidden_size")) {
 		json_incref(x);
-		json_decref(root);
+		outer = root;
 		root = x;
+	}
+	for (ai = 0; ai < sizeof(k_arch) / sizeof(k_arch[0]); ai++) {
+		ax[ai] = 0;
+		if (hf_int(root, k_arch[ai], &ax[ai], name, err) < 0) {
+			json_decref(root);
+			json_decref(outer);
+			return -1;
+		}
 	}
 	if ((hh = hf_int(root, k_hidden, &hidden, name, err)) < 0 ||
 	    (hl = hf_int(root, k_layers, &layers, name, err)) < 0 ||
@@ -542,6 +698,7 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 	    hf_int(root, k_experts, &experts, name, err) < 0 || hf_int(root, k_topk, &topk, name, err) < 0 ||
 	    hf_int(root, k_headdim, &hd, name, err) < 0) {
 		json_decref(root);
+		json_decref(outer);
 		return -1;
 	}
 	mtype = hf_str(root, "model_type");
@@ -559,6 +716,7 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 	else if (hv && !vocab) {
 		/* as wrong as a missing one: there is nothing to embed */
 		json_decref(root);
+		json_decref(outer);
 		return diag_set(err, name, 0, 0, "vocab_size", "'vocab_size' must be at least 1, got 0");
 	}
 	if (missing[0]) {
@@ -568,6 +726,7 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 			"gpt2, opt, bloom, bert ...)",
 			missing + 2, mtype ? " (model_type '" : "", mtype ? mtype : "", mtype ? "')" : "");
 		json_decref(root);
+		json_decref(outer);
 		return -1;
 	}
 	if (!hf) {
@@ -586,12 +745,35 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 	d.seq_len = pos > 0 ? (int)(pos < 4096 ? pos : 4096) : 2048;
 	d.experts = (int)(experts > 1 ? experts : 0);
 	d.experts_active = (int)(experts > 1 ? (topk ? topk : 2) : 0);
+	d.q_lora_rank = (int)ax[0];
+	d.kv_lora_rank = (int)ax[1];
+	d.qk_nope_dim = (int)ax[2];
+	d.qk_rope_dim = (int)ax[3];
+	d.v_head_dim = (int)ax[4];
+	if (d.kv_lora_rank > 0)
+		d.head_dim = d.qk_nope_dim + d.qk_rope_dim;
+	if (d.experts > 1) {
+		d.shared_experts = (int)ax[5];
+		d.dense_layers = (int)ax[6];
+		d.moe_every = (int)ax[7];
+		d.moe_ffn = (int)ax[8];
+		/* Llama 4: intermediate_size is the experts' width, intermediate_size_mlp the dense layers',
+		   and every MoE layer has one shared expert */
+		if (ax[10] > 0) {
+			d.moe_ffn = (int)ffn;
+			d.ffn_hidden = (int)ax[10];
+			d.shared_experts = 1;
+		}
+	}
+	d.mtp_layers = (int)ax[9];
 	d.causal = !in_list(mtype, encoder_types);
 	d.gated_mlp = in_list(mtype, gated_types) || (in_list(act, gated_acts) && !in_list(mtype, bias_types));
 	d.learned_pos = in_list(mtype, learned_pos_types);
 	d.has_bias = in_list(mtype, bias_types) || json_is_true(json_object_get(root, "attention_bias"));
-	/* HF's PretrainedConfig default is tied (true) when the key is absent */
+	/* HF's PretrainedConfig default is tied (true) when the key is absent; Llama 4 says it outside text_config */
 	x = json_object_get(root, "tie_word_embeddings");
+	if (!x && outer)
+		x = json_object_get(outer, "tie_word_embeddings");
 	d.tied_embeddings = x ? json_is_true(x) : 1;
 	x = json_object_get(root, "hidden_dropout_prob");
 	if (!x)
@@ -609,6 +791,7 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 		snprintf(msg, sizeof(msg), "%s", err->msg);
 		snprintf(field, sizeof(field), "%s", err->field);
 		json_decref(root);
+		json_decref(outer);
 		return diag_set(err, name, 0, 0, field, "%s", msg);
 	}
 	{
@@ -631,6 +814,7 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 		   !strcmp(dtype, "float32")  ? MODEL_FP32 :
 						-1;
 	json_decref(root);
+	json_decref(outer);
 	return 0;
 }
 

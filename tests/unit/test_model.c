@@ -211,6 +211,88 @@ static void test_kv_cache(void **state)
 }
 
 /*
+ * DeepSeek-V3's latent attention caches kv_lora_rank + qk_rope_dim = 576
+ * elements per token per layer, whole on every TP rank: 61 x 576 x 4096
+ * tokens x 2 B at tp 8, the same at tp 1 (not split by head).
+ */
+static void test_mla_kv_cache(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_memory m;
+	struct model_result r;
+	(void)state;
+	preset(&w, "deepseek-v3");
+	model_config_defaults(&c);
+	c.gpu = gpu("h200-sxm-141gb");
+	c.gpus = 8;
+	c.gpus_per_node = 8;
+	c.tp = 8;
+	c.task = MODEL_TASK_INFER;
+	c.batch = 1;
+	c.prompt_len = 4000;
+	c.output_len = 96;
+	c.weight_precision = MODEL_FP8;
+	model_config_complete(&w, &c);
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m), 0);
+	assert_true(m.kv_cache_bytes == 61.0 * 576 * 4096 * 2);
+	assert_int_equal(model_estimate(&w, &c, &r), 0);
+	/* decode reads the latent of the mean context 4000 + 96/2 tokens */
+	assert_true(fabs(r.infer.decode_kv_bytes - 61.0 * 576 * 4048 * 2) < 1);
+}
+
+/*
+ * MoE parallel folding: ep x etp divides tp x cp x dp.  DeepSeek-V3 on 64
+ * GPUs at tp 8, dp 8: ep 64 with etp 1 is a layout, ep 64 with etp = tp is
+ * not; the experts' memory falls as ep grows, and its ZeRO shard is over
+ * the expert-data-parallel ranks only.
+ */
+static void test_ep_folding(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_memory m8, m64;
+	struct diag err;
+	(void)state;
+	preset(&w, "deepseek-v3");
+	config(&c, &w, "h100-sxm5-80gb", 64);
+	c.tp = 8;
+	c.pp = 8;
+	c.dp = 1;
+	c.gpus = 64;
+	c.ep = 8;
+	c.etp = 1;
+	c.zero = 1;
+	c.micro_batch = 1;
+	c.global_batch = 64;
+	c.seq_len = 4096;
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m8), 0);
+	c.ep = 16;
+	diag_clear(&err);
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "ep");
+	assert_non_null(strstr(err.msg, "8 x 1 x 1 = 8"));
+	c.ep = 8;
+	c.etp = 3;
+	assert_int_equal(model_config_check(&w, &c, &err), -1);
+	assert_string_equal(err.field, "etp");
+	/* 8 stages of 8 GPUs: tp 1, dp 8; ep 8 with etp 1 folds over the dp ranks */
+	c.tp = 1;
+	c.dp = 8;
+	c.etp = 0;
+	check_ok(&w, &c);
+	assert_int_equal(model_memory(&w, &c, &m64), 0);
+	/* ZeRO-1 over dp 8 shards the dense states; the experts' have edp = 1: none */
+	{
+		double lay = 8; /* ceil(61 / 8) layers on the first stage */
+		double xp = lay * 58.0 / 61 * 256 / 8 * 3.0 * 7168 * 2048;
+		assert_true(m64.optimizer_bytes > xp * 12 * 0.999);
+	}
+}
+
+/*
  * Microbenchmarks: a large GEMM at emax x s(m) s(n) s(k) x wave of peak:
  * A100 fp16 8192^3 = 312 x 0.85 x (8192/8288)^3 x 4096 tiles in 38 waves
  * of 108 SMs; a skinny GEMM (m = 1) is bound by reading its 8192^2 weights
@@ -822,6 +904,8 @@ int main(void)
 		cmocka_unit_test(test_zero3_hidden_gathers_still_cost),
 		cmocka_unit_test(test_weights_and_states),
 		cmocka_unit_test(test_kv_cache),
+		cmocka_unit_test(test_mla_kv_cache),
+		cmocka_unit_test(test_ep_folding),
 		cmocka_unit_test(test_microbenchmarks),
 		cmocka_unit_test(test_network_spec),
 		cmocka_unit_test(test_config_errors_name_flags),
