@@ -310,7 +310,7 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		double zw = c->zero >= 3 ? dp : 1, zg = c->zero >= 2 ? dp : 1, zo = c->zero >= 1 ? dp : 1;
 		double ew = c->zero >= 3 ? edp : 1, eg = c->zero >= 2 ? edp : 1, eo = c->zero >= 1 ? edp : 1;
 		if (edp < 1)
-			edp = ew = eg = eo = 1;
+			ew = eg = eo = 1;
 		o->weights_bytes = ((params - xp) / zw + xp / ew) * sb.weight;
 		o->gradients_bytes = ((params - xp) / zg + xp / eg) * sb.grad;
 		o->optimizer_bytes = ((params - xp) / zo + xp / eo) * sb.optim;
