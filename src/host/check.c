@@ -445,6 +445,24 @@ static int lib_loaded(struct check_report *r, const struct host_lib *l, const ch
 	return 0;
 }
 
+/* Whether the container runtime mounts the driver's CUDA library: the NVIDIA
+ * runtime mounts libcuda only for the 'compute' capability (or 'all'), and an
+ * exporter's image asks for 'utility' (NVML) alone.  Outside a container, or
+ * where the variable is unset, the answer is yes: libcuda should be there. */
+static int container_has_compute(const struct host_container *c)
+{
+	const char *p;
+	size_t n;
+	if (!c->in_container || !c->driver_caps)
+		return 1;
+	for (p = c->driver_caps; *p; p += n + (p[n] == ',')) {
+		n = strcspn(p, ",");
+		if ((n == 7 && !strncmp(p, "compute", 7)) || (n == 3 && !strncmp(p, "all", 3)))
+			return 1;
+	}
+	return 0;
+}
+
 static void rules_libs(struct check_report *r)
 {
 	const struct host_lib *cuda = &r->libs[HOST_LIB_CUDA], *rt = &r->libs[HOST_LIB_CUDART];
@@ -455,7 +473,13 @@ static void rules_libs(struct check_report *r)
 	if (!r->libs_probed)
 		return;
 	if (!cuda->found) {
-		if (r->ngpus > 0)
+		if (r->ngpus > 0 && !container_has_compute(&r->container))
+			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_SKIP,
+			    fmt("libcuda.so.1 is not mounted: the container runs with NVIDIA_DRIVER_CAPABILITIES=%s, "
+				"which leaves CUDA out (NVML needs only 'utility')",
+				r->container.driver_caps),
+			    NULL);
+		else if (r->ngpus > 0)
 			ADD(r, "cuda.libcuda", "libcuda", -1, CHECK_FAIL,
 			    fmt("libcuda.so.1 %s", text_of(cuda->error)),
 			    xstrdup("reinstall the driver's user-space libraries; 'ldconfig -p | grep libcuda' "

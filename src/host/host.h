@@ -359,6 +359,7 @@ void host_holders_free(struct host_holder *h, size_t n);
 struct host_container {
 	int in_container;       /* /.dockerenv, /run/.containerenv or a container cgroup */
 	char *visible_devices;  /* owned: $NVIDIA_VISIBLE_DEVICES; NULL when unset */
+	char *driver_caps;      /* owned: $NVIDIA_DRIVER_CAPABILITIES; NULL when unset */
 	int toolkit_cli;        /* nvidia-container-cli installed */
 	int runtime_hook;       /* nvidia-container-runtime or -hook installed */
 	int toolkit_config;     /* etc/nvidia-container-runtime/config.toml */

@@ -239,6 +239,9 @@ void host_probe_container(const char *root, struct host_container *out)
 			if (!strncmp(p, "NVIDIA_VISIBLE_DEVICES=", 23)) {
 				free(out->visible_devices);
 				out->visible_devices = xstrdup(p + 23);
+			} else if (!strncmp(p, "NVIDIA_DRIVER_CAPABILITIES=", 27)) {
+				free(out->driver_caps);
+				out->driver_caps = xstrdup(p + 27);
 			}
 			p += strlen(p) + 1;
 		}
@@ -271,6 +274,7 @@ void host_probe_container(const char *root, struct host_container *out)
 void host_container_release(struct host_container *c)
 {
 	free(c->visible_devices);
+	free(c->driver_caps);
 	host_unreadable_release(&c->unreadable);
 	memset(c, 0, sizeof(*c));
 }

@@ -105,4 +105,22 @@ expect_rc 1 check "${ARGS[@]::6}" --python "$TESTS/fixtures/bin/python-torch-cpu
 expect_out "$(row fail 'pytorch cuda' - "torch 2.3.1+cpu is a CPU-only build")"
 expect_out "$(row fail 'pytorch gpus' - "torch.cuda.is_available() is False")"
 expect_out "https://download.pytorch.org/whl/cu124"
+# the same host seen from inside an exporter's container: the NVIDIA runtime mounts libcuda only
+# for the 'compute' capability, so with 'utility' alone a missing libcuda is expected, not a fault
+cp -a "$TESTS/fixtures/hosts/dgx-h100" "$TMP/ctr"
+: >"$TMP/ctr/.dockerenv"
+mkdir -p "$TMP/ctr/proc/self" "$TMP/nolibs"
+printf 'PATH=/usr/bin\0NVIDIA_VISIBLE_DEVICES=all\0NVIDIA_DRIVER_CAPABILITIES=utility\0' >"$TMP/ctr/proc/self/environ"
+# (no 'container toolkit' row inside: the check column is one narrower)
+crow() { printf '%-6s  %-16s  %3s  %s' "$1" "$2" "$3" "$4"; }
+CTR=(--nvml "$BUILDDIR/fake-nvml/libnvidia-ml.so.1" --root "$TMP/ctr" --lib-dir "$TMP/nolibs" --no-python)
+expect_rc 0 check "${CTR[@]}"
+expect_out "$(crow skip 'libcuda' - "libcuda.so.1 is not mounted: the container runs")"
+expect_out "$(crow ok 'container' - "running in a container, NVIDIA_VISIBLE_DEVICES=a")"
+# asked for CUDA ('compute', or 'all'), the container must have it
+for caps in compute,utility all; do
+	printf 'NVIDIA_DRIVER_CAPABILITIES=%s\0' "$caps" >"$TMP/ctr/proc/self/environ"
+	expect_rc 1 check "${CTR[@]}"
+	expect_out "$(crow fail 'libcuda' - "libcuda.so.1 not found")"
+done
 finish

@@ -152,6 +152,20 @@ else
 	echo "SKIP: the .deb needs cpack and dpkg-deb"
 fi
 
+# what the image parts below leave behind: the chroot's /proc, the container, the image, a private
+# Docker daemon (which unmounts its layers when it stops, before they are removed)
+image_cleanup() {
+	[ -n "${PROC_MOUNTED:-}" ] && umount "$TMP/rootfs/proc"
+	[ -n "${CTR_NAME:-}" ] && docker rm -f "$CTR_NAME" >/dev/null 2>&1
+	[ -n "${IMG_TAG:-}" ] && docker rmi -f "$IMG_TAG" >/dev/null 2>&1
+	if [ -n "${DPID:-}" ]; then
+		kill "$DPID" 2>/dev/null
+		wait "$DPID" 2>/dev/null
+		# what it leaves mounted (its network namespace) would keep rm from the directory
+		awk -v d="$TMP/docker/" 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r | xargs -r umount -l
+	fi
+	rm -rf "$TMP"
+}
 # ---- the image's root file system (mmdebstrap, chroot as uid 65532) ----
 if command -v mmdebstrap >/dev/null && [ "$(id -u)" = 0 ] && [ -n "${DEB:-}" ] && [ "${GPUSCOPE_TEST_ROOTFS:-1}" != 0 ]; then
 	CHECKS=$((CHECKS + 1))
@@ -163,7 +177,7 @@ if command -v mmdebstrap >/dev/null && [ "$(id -u)" = 0 ] && [ -n "${DEB:-}" ] &
 		cp "$SCEN/dgx-h100.ini" "$TMP/rootfs/opt/fake/"
 		# a container has /proc; so must the chroot (sanitizer builds read their options there)
 		mount -t proc proc "$TMP/rootfs/proc" 2>/dev/null && PROC_MOUNTED=1
-		trap '[ -n "${PROC_MOUNTED:-}" ] && umount "$TMP/rootfs/proc"; rm -rf "$TMP"' EXIT
+		trap 'rc=$?; image_cleanup; exit "$rc"' EXIT
 		CHECKS=$((CHECKS + 1))
 		chroot --userspec=65532:65532 "$TMP/rootfs" /usr/bin/gpuscope --version >"$TMP/v" 2>&1 ||
 			fail "gpuscope --version in the image: $(cat "$TMP/v")"
@@ -186,6 +200,81 @@ if command -v mmdebstrap >/dev/null && [ "$(id -u)" = 0 ] && [ -n "${DEB:-}" ] &
 	fi
 else
 	echo "SKIP: the image's root file system needs mmdebstrap, root and the .deb"
+fi
+
+# ---- the image in Docker: imported from that root file system, run read-only as uid 65532 ----
+# Where no daemon answers (a CI container has no systemd) and dockerd is installed, the test runs
+# a private one on its own socket, data directory and host networking; a daemon that cannot run a
+# container here (docker run's own exit status, 125) is a skip that says why, not a failure.
+docker_up() { docker info >/dev/null 2>&1; }
+if [ -s "$TMP/img/rootfs.tar" ] && command -v docker >/dev/null && [ "${GPUSCOPE_TEST_DOCKER:-1}" != 0 ]; then
+	if ! docker_up && command -v dockerd >/dev/null && [ "$(id -u)" = 0 ]; then
+		mkdir -p "$TMP/docker"
+		export DOCKER_HOST="unix://$TMP/docker/sock"
+		dockerd --data-root "$TMP/docker/root" --exec-root "$TMP/docker/exec" -H "$DOCKER_HOST" \
+			--pidfile "$TMP/docker/pid" --bridge none --iptables=false >"$TMP/dockerd.log" 2>&1 &
+		DPID=$!
+		for _ in $(seq 1 150); do
+			docker_up && break
+			kill -0 "$DPID" 2>/dev/null || break
+			sleep 0.2
+		done
+	fi
+	if docker_up; then
+		IMG_TAG="gpuscope-test:$$"
+		CHECKS=$((CHECKS + 1))
+		"$SRCDIR/packaging/build-rootfs.sh" --import "$TMP/img/rootfs.tar" "$IMG_TAG" >"$TMP/import.log" 2>&1 ||
+			fail "build-rootfs.sh --import: $(tail -5 "$TMP/import.log")"
+		CHECKS=$((CHECKS + 1))
+		[ "$(docker inspect -f '{{.Config.User}}' "$IMG_TAG" 2>&1)" = 65532:65532 ] || fail "the image does not run as 65532:65532"
+		mkdir -p "$TMP/fake"
+		cp -a "$BUILDDIR"/fake-nvml/libnvidia-ml.so* "$SCEN/dgx-h100.ini" "$TMP/fake/"
+		RUN=(--read-only --network host -v "$TMP/fake:/opt/fake:ro" -e FAKE_NVML_SCENARIO=/opt/fake/dgx-h100.ini)
+		CTR_NAME="gpuscope-test-$$"
+		docker run -d --name "$CTR_NAME" "${RUN[@]}" "$IMG_TAG" \
+			export --nvml /opt/fake/libnvidia-ml.so.1 --listen 127.0.0.1:0 --kmsg none >"$TMP/run.log" 2>&1
+		rc=$?
+		if [ "$rc" = 125 ]; then
+			echo "SKIP: the Docker daemon cannot run a container here: $(tail -1 "$TMP/run.log")"
+		else
+			CHECKS=$((CHECKS + 1))
+			[ "$rc" = 0 ] || fail "docker run: exit $rc: $(cat "$TMP/run.log")"
+			URL=""
+			for _ in $(seq 1 150); do
+				URL=$(docker logs "$CTR_NAME" 2>&1 | sed -n 's|.*serving 8 GPUs on \(http://[^ ]*/metrics\).*|\1|p' | head -1)
+				[ -n "$URL" ] && break
+				sleep 0.2
+			done
+			CHECKS=$((CHECKS + 1))
+			if [ -z "$URL" ]; then
+				fail "the image's exporter did not start: $(docker logs "$CTR_NAME" 2>&1 | tail -5)"
+			else
+				python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())' \
+					"$URL" >"$TMP/scrape" 2>"$TMP/scrape.err" || fail "scraping the image's exporter: $(cat "$TMP/scrape.err")"
+				CHECKS=$((CHECKS + 1))
+				grep -q '^gpu_up{gpu="7".*} 1$' "$TMP/scrape" && grep -q '^DCGM_FI_DEV_GPU_TEMP{gpu="0"' "$TMP/scrape" ||
+					fail "the image's exporter serves no GPU 7 or no temperature: $(head -5 "$TMP/scrape")"
+			fi
+			# the process runs as the image's user, under a root file system it cannot write
+			CHECKS=$((CHECKS + 1))
+			[ "$(docker exec "$CTR_NAME" /usr/bin/id -u 2>&1)" = 65532 ] || fail "the container does not run as uid 65532"
+			CHECKS=$((CHECKS + 1))
+			[ "$(docker inspect -f '{{.HostConfig.ReadonlyRootfs}}' "$CTR_NAME")" = true ] || fail "the root file system is writable"
+			docker rm -f "$CTR_NAME" >/dev/null 2>&1
+			CTR_NAME=""
+			# check judges the container as a container: a GPU host whose runtime mounts NVML only
+			CHECKS=$((CHECKS + 1))
+			docker run --rm "${RUN[@]}" "$IMG_TAG" check --nvml /opt/fake/libnvidia-ml.so.1 >"$TMP/check" 2>&1 ||
+				fail "check in the image: exit $?: $(grep -E '^(fail|warn) ' "$TMP/check")"
+			CHECKS=$((CHECKS + 1))
+			grep -q '^skip *libcuda .*not mounted' "$TMP/check" && grep -q '^ok *container .*running in a container' "$TMP/check" ||
+				fail "check in the image does not see the container: $(cat "$TMP/check")"
+		fi
+	else
+		echo "SKIP: no Docker daemon answers$( [ -n "${DPID:-}" ] && printf ': dockerd: %s' "$(tail -1 "$TMP/dockerd.log")")"
+	fi
+else
+	echo "SKIP: the image needs the root file system above and docker (Debian package docker.io)"
 fi
 
 finish
