@@ -20,7 +20,7 @@
 static const char *nvml_path, *root_opt, *sort_opt = "index", *filter_opt;
 static double interval_s = 1.0;
 static long iterations;
-static int once_flag, tui_flag, plain_flag, no_color, no_procs;
+static int once_flag, tui_flag, plain_flag, no_color, no_procs, compact_flag;
 
 static const struct opt top_opts[] = {
 	OPT_GROUP_("view"),
@@ -30,6 +30,7 @@ static const struct opt top_opts[] = {
 	OPT_STRING_("sort", &sort_opt, "KEY", "index (default), util, memory, power or temp"),
 	OPT_STRING_("filter", &filter_opt, "TEXT", "a GPU number, or text in the GPUs' names or UUIDs"),
 	OPT_FLAG_("no-processes", &no_procs, "leave out the process list"),
+	OPT_FLAG_("compact", &compact_flag, "a line per GPU (full screen: also when the bars do not fit)"),
 	OPT_FLAG_("no-color", &no_color, "no colour (also when $NO_COLOR is set)"),
 	OPT_FLAG_("plain", &plain_flag, "plain text frames even on a terminal"),
 	OPT_FLAG_("tui", &tui_flag, "full screen even when stdout is not a terminal"),
@@ -49,8 +50,10 @@ static const struct opts_cmd top_cmd = {
 	"the XIDs seen since top started.\n"
 	"\n"
 	"Keys: q quit, s next sort order, / filter (Enter applies, empty clears),\n"
-	"p show or hide processes, c colour on or off.  The view follows the\n"
-	"terminal's size.  On a pipe or a dumb terminal it prints plain frames.\n"
+	"p show or hide processes, c colour on or off, v a line per GPU or bars;\n"
+	"up/down (j/k), PgUp/PgDn, Home/End scroll through the GPUs.  The view\n"
+	"follows the terminal's size and turns to a line per GPU when the bars do\n"
+	"not fit.  On a pipe or a dumb terminal it prints plain frames.\n"
 	"Exit codes: 0 ok, 2 bad flags, 3 no NVML or no GPU.\n"
 	"\nExamples:\n"
 	"  gpuscope top\n"
@@ -90,7 +93,7 @@ static int answer_keys(struct view_top_tui *ui, struct live *t)
 			view_top_tui_toggle_color(ui);
 		else if (k == '/')
 			view_top_tui_prompt(ui, t->filter, sizeof(t->filter));
-		else if (k != VIEW_TOP_RESIZE)
+		else if (k != VIEW_TOP_RESIZE && !view_top_tui_scroll(ui, t, k))
 			continue;
 		/* a key that changes the view, or a resize: draw again now */
 		view_top_tui_draw(ui, t);
@@ -159,6 +162,8 @@ int cmd_top(int argc, char **argv)
 	if (filter_opt)
 		snprintf(t.filter, sizeof(t.filter), "%s", filter_opt);
 	t.procs = !no_procs;
+	if (compact_flag)
+		t.layout = LIVE_LAYOUT_COMPACT;
 	tui = !once_flag && !plain_flag &&
 	      (tui_flag || (isatty(STDOUT_FILENO) && term && *term && strcmp(term, "dumb")));
 	if (once_flag) {

@@ -56,6 +56,13 @@ enum live_sort {
 	LIVE_NSORT
 };
 
+/* One GPU a block of bars, or a line; auto: blocks while they fit the screen. */
+enum live_layout {
+	LIVE_LAYOUT_AUTO,
+	LIVE_LAYOUT_FULL,
+	LIVE_LAYOUT_COMPACT
+};
+
 struct live {
 	const struct gpu_backend *b;
 	const char *root; /* NULL or "": read /proc and /etc/passwd of this host */
@@ -69,6 +76,8 @@ struct live {
 	enum live_sort sort;
 	char filter[64]; /* "" shows every GPU */
 	int procs;       /* read processes (top's p key turns them off) */
+	enum live_layout layout;
+	unsigned first; /* the first GPU of the frame shown, a position in the frame's order (scrolling) */
 };
 
 /* "index", "util", "memory", "power", "temp" */

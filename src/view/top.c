@@ -177,59 +177,119 @@ static void gpu_title(struct grid *gr, int r, const struct live_gpu *g, unsigned
 		putf(gr, r, 72, C_DIM, "%.27s", g->st.pci_bus_id);
 }
 
-/* Power against the limit, and temperature against the slowdown threshold (90 C when unknown). */
-static void power_temp_bars(struct grid *gr, int r, const struct live_gpu *g, int half)
+/*
+ * What a GPU's bars and line show, each a share 0..1 (< 0 when the GPU does
+ * not report it) and its text: power against the limit, temperature against
+ * the slowdown threshold (90 C when unknown).
+ */
+struct readings {
+	double util, mem, power, temp, sm, tensor;
+	char mem_t[32], power_t[32], temp_t[16];
+};
+
+static void readings_of(const struct live_gpu *g, struct readings *o)
 {
 	const struct gpu_sample *s = &g->s;
 	const struct gpu_static *st = &g->st;
-	char text[64] = "";
-	double f = -1;
-	if (GPU_SAMPLE_HAS(s, power_mw) && GPU_STATIC_HAS(st, power_limit_mw) && st->power_limit_mw) {
-		f = (double)s->power_mw / st->power_limit_mw;
-		snprintf(text, sizeof(text), "%u/%uW", s->power_mw / 1000, st->power_limit_mw / 1000);
-	} else if (GPU_SAMPLE_HAS(s, power_mw)) {
-		f = 0;
-		snprintf(text, sizeof(text), "%uW", s->power_mw / 1000);
+	memset(o, 0, sizeof(*o));
+	o->util = GPU_SAMPLE_HAS(s, util_gpu_pct) ? s->util_gpu_pct / 100.0 : -1;
+	o->mem = o->power = o->temp = -1;
+	if (GPU_SAMPLE_HAS(s, fb_used_bytes) && GPU_SAMPLE_HAS(s, fb_total_bytes) && s->fb_total_bytes) {
+		o->mem = (double)s->fb_used_bytes / (double)s->fb_total_bytes;
+		snprintf(o->mem_t, sizeof(o->mem_t), "%.1f/%.1fG", gib(s->fb_used_bytes), gib(s->fb_total_bytes));
 	}
-	bar(gr, r, 1, half - 1, "power", f, text);
-	f = -1;
+	if (GPU_SAMPLE_HAS(s, power_mw) && GPU_STATIC_HAS(st, power_limit_mw) && st->power_limit_mw) {
+		o->power = (double)s->power_mw / st->power_limit_mw;
+		snprintf(o->power_t, sizeof(o->power_t), "%u/%uW", s->power_mw / 1000, st->power_limit_mw / 1000);
+	} else if (GPU_SAMPLE_HAS(s, power_mw)) {
+		o->power = 0;
+		snprintf(o->power_t, sizeof(o->power_t), "%uW", s->power_mw / 1000);
+	}
 	if (GPU_SAMPLE_HAS(s, temp_gpu_c)) {
 		unsigned lim = GPU_STATIC_HAS(st, temp_slowdown_c) && st->temp_slowdown_c ? st->temp_slowdown_c :
 											    90;
-		f = (double)s->temp_gpu_c / lim;
-		snprintf(text, sizeof(text), "%uC", s->temp_gpu_c);
+		o->temp = (double)s->temp_gpu_c / lim;
+		snprintf(o->temp_t, sizeof(o->temp_t), "%uC", s->temp_gpu_c);
 	}
-	bar(gr, r, half + 1, gr->cols - half - 1, "temp ", f, text);
+	o->sm = GPU_GPM_HAS(&g->gpm, sm_active_pct) ? g->gpm.sm_active_pct / 100.0 : -1;
+	o->tensor = GPU_GPM_HAS(&g->gpm, tensor_active_pct) ? g->gpm.tensor_active_pct / 100.0 : -1;
+}
+
+/* The rows draw_gpu() takes for g. */
+static int gpu_rows(const struct live_gpu *g)
+{
+	if (g->rc != GPU_OK)
+		return 1;
+	return GPU_GPM_HAS(&g->gpm, sm_active_pct) || GPU_GPM_HAS(&g->gpm, tensor_active_pct) ? 5 : 4;
+}
+
+static void put_throttle(struct grid *gr, int r, int c, const struct gpu_sample *s)
+{
+	char thr[160];
+	throttle_text(s, thr, sizeof(thr));
+	put(gr, r, c, !strcmp(thr, "none") || !strcmp(thr, "idle") || !strcmp(thr, "n/a") ? C_NONE : C_HIGH, thr);
 }
 
 /* Draws one GPU's block from row r; returns the next free row. */
 static int draw_gpu(struct grid *gr, int r, const struct live_gpu *g, unsigned idx)
 {
-	const struct gpu_sample *s = &g->s;
 	int w = gr->cols, half = (w - 1) / 2;
-	char text[64] = "", thr[160];
-	double f = -1;
+	struct readings o;
 
 	gpu_title(gr, r++, g, idx);
 	if (g->rc != GPU_OK)
 		return r;
-	pct_bar(gr, r, 1, half - 1, "util ", GPU_SAMPLE_HAS(s, util_gpu_pct) ? s->util_gpu_pct / 100.0 : -1);
-	if (GPU_SAMPLE_HAS(s, fb_used_bytes) && GPU_SAMPLE_HAS(s, fb_total_bytes) && s->fb_total_bytes) {
-		f = (double)s->fb_used_bytes / (double)s->fb_total_bytes;
-		snprintf(text, sizeof(text), "%.1f/%.1fG", gib(s->fb_used_bytes), gib(s->fb_total_bytes));
+	readings_of(g, &o);
+	pct_bar(gr, r, 1, half - 1, "util ", o.util);
+	bar(gr, r++, half + 1, w - half - 1, "mem  ", o.mem, o.mem_t);
+	bar(gr, r, 1, half - 1, "power", o.power, o.power_t);
+	bar(gr, r++, half + 1, w - half - 1, "temp ", o.temp, o.temp_t);
+	if (gpu_rows(g) == 5) {
+		pct_bar(gr, r, 1, half - 1, "sm   ", o.sm);
+		pct_bar(gr, r++, half + 1, w - half - 1, "tensr", o.tensor);
 	}
-	bar(gr, r++, half + 1, w - half - 1, "mem  ", f, text);
-	power_temp_bars(gr, r++, g, half);
-	if (GPU_GPM_HAS(&g->gpm, sm_active_pct) || GPU_GPM_HAS(&g->gpm, tensor_active_pct)) {
-		pct_bar(gr, r, 1, half - 1, "sm   ",
-			GPU_GPM_HAS(&g->gpm, sm_active_pct) ? g->gpm.sm_active_pct / 100.0 : -1);
-		pct_bar(gr, r++, half + 1, w - half - 1, "tensr",
-			GPU_GPM_HAS(&g->gpm, tensor_active_pct) ? g->gpm.tensor_active_pct / 100.0 : -1);
-	}
-	throttle_text(s, thr, sizeof(thr));
 	putf(gr, r, 1, C_HEAD, "throttle");
-	put(gr, r, 10, !strcmp(thr, "none") || !strcmp(thr, "idle") || !strcmp(thr, "n/a") ? C_NONE : C_HIGH, thr);
+	put_throttle(gr, r, 10, &g->s);
 	return r + 1;
+}
+
+/* A share as "62%" in its level's colour at (r, c), "-" when absent. */
+static void put_share(struct grid *gr, int r, int c, double frac, const char *text)
+{
+	char pct[16];
+	if (frac < 0) {
+		put(gr, r, c, C_DIM, "-");
+		return;
+	}
+	if (!text) {
+		snprintf(pct, sizeof(pct), "%.0f%%", frac * 100);
+		text = pct;
+	}
+	put(gr, r, c, level(frac), text);
+}
+
+/* The compact layout: a GPU a line under one header, 80 columns, for the hosts of 72 GPUs. */
+#define LINE_HEAD "GPU NAME               UTIL  MEM          POWER      TEMP  SM    THROTTLE"
+static void draw_gpu_line(struct grid *gr, int r, const struct live_gpu *g, unsigned idx)
+{
+	struct readings o;
+	const char *name = g->have_static ? g->st.name : "?";
+	/* 80 columns: the vendor's prefix is the same on every line */
+	if (!strncmp(name, "NVIDIA ", 7))
+		name += 7;
+	putf(gr, r, 0, C_HEAD, "%3u", idx);
+	putf(gr, r, 4, C_NONE, "%.18s", name);
+	if (g->rc != GPU_OK) {
+		put(gr, r, 23, C_HIGH, g->rc == GPU_ERR_LOST ? "LOST: fell off the bus" : gpu_rc_name(g->rc));
+		return;
+	}
+	readings_of(g, &o);
+	put_share(gr, r, 23, o.util, NULL);
+	put_share(gr, r, 29, o.mem, o.mem_t);
+	put_share(gr, r, 42, o.power, o.power_t);
+	put_share(gr, r, 53, o.temp, o.temp_t);
+	put_share(gr, r, 59, o.sm, NULL);
+	put_throttle(gr, r, 65, &g->s);
 }
 
 static int draw_procs(struct grid *gr, int r, const struct live *t)
@@ -253,24 +313,90 @@ static int draw_procs(struct grid *gr, int r, const struct live *t)
 	return r + 1;
 }
 
-static void draw(struct live *t, struct grid *gr)
+/* The rows the processes and XIDs below the GPUs want. */
+static int bottom_rows(const struct live *t)
+{
+	return (t->procs ? (int)(t->np ? t->np : 1) + 2 : 0) + 1 + (int)t->nxids;
+}
+
+/*
+ * The GPUs from t->first (clamped) that fit `avail` rows, in the layout
+ * chosen; returns how many.  Sets *compact.  avail 0: every GPU (plain text).
+ * The last page is kept full: scrolling past the end shows the last GPUs.
+ */
+static unsigned fit_gpus(struct live *t, const unsigned *order, unsigned shown, int avail, int *compact)
+{
+	unsigned i, k, lo;
+	int need = 0, add;
+	for (i = 0; i < shown; i++)
+		need += gpu_rows(&t->g[order[i]]);
+	*compact = t->layout == LIVE_LAYOUT_COMPACT || (t->layout == LIVE_LAYOUT_AUTO && avail && need > avail);
+	if (!avail || (!*compact && need <= avail) || (*compact && (int)shown + 1 <= avail)) {
+		t->first = 0;
+		return shown;
+	}
+	if (*compact)
+		avail--; /* the header line */
+	lo = t->first < shown ? t->first : shown - 1;
+	/* back up while the GPUs from lo to the end leave room */
+	for (need = 0, i = lo; i < shown; i++)
+		need += *compact ? 1 : gpu_rows(&t->g[order[i]]);
+	while (lo > 0) {
+		add = *compact ? 1 : gpu_rows(&t->g[order[lo - 1]]);
+		if (need + add > avail)
+			break;
+		need += add;
+		lo--;
+	}
+	t->first = lo;
+	for (need = 0, k = 0; lo + k < shown; k++) {
+		need += *compact ? 1 : gpu_rows(&t->g[order[lo + k]]);
+		if (need > avail)
+			break;
+	}
+	return k ? k : 1;
+}
+
+/*
+ * Draws a frame; rows: the screen's rows (0: as many as the frame needs).
+ * Returns how many GPUs it showed (a page, for scrolling); *compact says in
+ * which layout.
+ */
+static unsigned draw(struct live *t, struct grid *gr, int rows, int *compact)
 {
 	unsigned *order = xcalloc(t->n ? t->n : 1, sizeof(*order));
-	unsigned i, shown = live_frame(t, order);
-	int r = 0;
-	char when[32];
+	unsigned i, shown = live_frame(t, order), k;
+	int r = 0, avail = 0;
+	char when[32], range[48] = "";
 	time_t now = time(NULL);
 	struct tm tm;
 	const struct gpu_static *st0 = t->n && t->g[0].have_static ? &t->g[0].st : NULL;
 
+	if (rows) {
+		/* the GPUs get what the header and at most a third for the processes and XIDs leave */
+		int below = bottom_rows(t) + 1;
+		avail = rows - 2 - (below < rows / 3 ? below : rows / 3);
+		if (avail < 1)
+			avail = 1;
+	}
+	k = fit_gpus(t, order, shown, avail, compact);
+	if (k < shown)
+		snprintf(range, sizeof(range), "  GPUs %u-%u of %u", t->first + 1, t->first + k, shown);
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	putf(gr, r, 0, C_HEAD, "gpuscope top  %u GPU%s  driver %s  %s  sort %s%s%s", t->n, t->n == 1 ? "" : "s",
+	putf(gr, r, 0, C_HEAD, "gpuscope top  %u GPU%s  driver %s  %s  sort %s%s%s%s", t->n, t->n == 1 ? "" : "s",
 	     st0 && GPU_STATIC_HAS(st0, driver_version) ? st0->driver_version : "?", when, live_sort_name(t->sort),
-	     t->filter[0] ? "  filter " : "", t->filter);
+	     t->filter[0] ? "  filter " : "", t->filter, range);
 	r += 2;
-	for (i = 0; i < shown; i++)
-		r = draw_gpu(gr, r, &t->g[order[i]], live_gpu_index(t, order[i]));
+	if (*compact && shown)
+		put(gr, r++, 0, C_HEAD, LINE_HEAD);
+	for (i = t->first; i < t->first + k; i++) {
+		const struct live_gpu *g = &t->g[order[i]];
+		if (*compact)
+			draw_gpu_line(gr, r++, g, live_gpu_index(t, order[i]));
+		else
+			r = draw_gpu(gr, r, g, live_gpu_index(t, order[i]));
+	}
 	if (!shown)
 		put(gr, r++, 1, C_DIM, "no GPU matches the filter");
 	r++;
@@ -285,6 +411,7 @@ static void draw(struct live *t, struct grid *gr)
 		     (unsigned long long)t->xids[i].code);
 	}
 	free(order);
+	return k;
 }
 
 /* ---- plain text ---- */
@@ -300,8 +427,9 @@ void view_top_print(FILE *out, struct live *t)
 {
 	struct grid gr;
 	int r;
+	int compact;
 	grid_init(&gr, 40, plain_width(), 1);
-	draw(t, &gr);
+	draw(t, &gr, 0, &compact);
 	for (r = 0; r < gr.used; r++) {
 		const char *row = gr.cell + (size_t)r * (size_t)gr.cols;
 		int n = gr.cols;
@@ -318,7 +446,9 @@ void view_top_print(FILE *out, struct live *t)
 struct view_top_tui {
 	SCREEN *scr;
 	int color;
-	int no_input; /* stdin has ended: every getch() fails at once */
+	unsigned page; /* the GPUs the last frame showed */
+	int compact;   /* the last frame's layout */
+	int no_input;  /* stdin has ended: every getch() fails at once */
 };
 
 static const short pair_fg[NCOLORS] = {-1, COLOR_GREEN, COLOR_YELLOW, COLOR_RED, COLOR_CYAN, COLOR_BLUE};
@@ -360,7 +490,7 @@ void view_top_tui_draw(struct view_top_tui *ui, struct live *t)
 	struct grid gr;
 	int r, c;
 	grid_init(&gr, LINES > 1 ? LINES - 1 : 1, COLS > 0 ? COLS : 80, 0);
-	draw(t, &gr);
+	ui->page = draw(t, &gr, gr.rows, &ui->compact);
 	erase();
 	for (r = 0; r < gr.rows && r < LINES; r++)
 		for (c = 0; c < gr.cols && c < COLS;) {
@@ -378,7 +508,8 @@ void view_top_tui_draw(struct view_top_tui *ui, struct live *t)
 			c = k;
 		}
 	attrset(A_NORMAL);
-	mvaddnstr(LINES - 1, 0, "q quit  s sort  / filter  p processes  c colour", COLS);
+	mvaddnstr(LINES - 1, 0,
+		  "q quit  s sort  / filter  p processes  v layout  c colour  arrows PgUp PgDn scroll", COLS);
 	/* ncurses sends only the cells that changed: no flicker */
 	refresh();
 	grid_free(&gr);
@@ -402,6 +533,44 @@ void view_top_tui_prompt(struct view_top_tui *ui, char *filter, size_t len)
 void view_top_tui_toggle_color(struct view_top_tui *ui)
 {
 	ui->color = !ui->color && has_colors();
+}
+
+int view_top_tui_scroll(struct view_top_tui *ui, struct live *t, int key)
+{
+	unsigned page = ui->page ? ui->page : 1;
+	switch (key) {
+	case KEY_DOWN:
+	case 'j':
+		t->first++;
+		break;
+	case KEY_UP:
+	case 'k':
+		t->first -= t->first > 0;
+		break;
+	case KEY_NPAGE:
+	case ' ':
+		t->first += page;
+		break;
+	case KEY_PPAGE:
+		t->first = t->first > page ? t->first - page : 0;
+		break;
+	case KEY_HOME:
+	case 'g':
+		t->first = 0;
+		break;
+	case KEY_END:
+	case 'G':
+		t->first = t->n; /* the next frame backs up to the last page */
+		break;
+	case 'v':
+		t->layout = ui->compact ? LIVE_LAYOUT_FULL : LIVE_LAYOUT_COMPACT;
+		break;
+	default:
+		return 0;
+	}
+	/* most of the screen changes: repaint it whole rather than as a diff */
+	clearok(stdscr, TRUE);
+	return 1;
 }
 
 /*
@@ -468,5 +637,9 @@ void view_top_tui_prompt(struct view_top_tui *ui, char *filter, size_t len)
 }
 void view_top_tui_toggle_color(struct view_top_tui *ui)
 {
+}
+int view_top_tui_scroll(struct view_top_tui *ui, struct live *t, int key)
+{
+	return 0;
 }
 #endif

@@ -14,7 +14,10 @@
 
 #include "export/live.h"
 
-/* One frame as plain text, $COLUMNS wide (60 to 400; else 100), trailing blanks cut. */
+/*
+ * One frame as plain text, $COLUMNS wide (60 to 400; else 100), trailing
+ * blanks cut: every GPU, a block each, or a line each with t->layout compact.
+ */
 void view_top_print(FILE *out, struct live *t);
 
 /* ---- the full screen ---- */
@@ -43,6 +46,12 @@ void view_top_tui_draw(struct view_top_tui *ui, struct live *t);
 int view_top_tui_key(struct view_top_tui *ui, double *left_s);
 /* Reads a filter on the bottom line into filter (len bytes); Enter applies, empty clears. */
 void view_top_tui_prompt(struct view_top_tui *ui, char *filter, size_t len);
+/*
+ * Answers the keys that move through many GPUs: up/down (j/k) a GPU,
+ * PgUp/PgDn (space) a screen, Home/End (g/G), v between a block of bars
+ * per GPU and a line per GPU.  Returns 1 when key was one of them.
+ */
+int view_top_tui_scroll(struct view_top_tui *ui, struct live *t, int key);
 /* Colour on or off (off stays off on a terminal without colours). */
 void view_top_tui_toggle_color(struct view_top_tui *ui);
 

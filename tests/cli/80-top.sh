@@ -81,8 +81,14 @@ if "$GPUSCOPE" top --help | grep -q -- '--tui'; then
 		"$GPUSCOPE" top --nvml "$FAKE" --tui --iterations 2 --interval 100ms </dev/null >"$TMP/tui" 2>"$TMP/err"
 	RC=$?
 	[ "$RC" -eq 0 ] || fail "--tui exited $RC: $(cat "$TMP/err")"
+	# 8 blocks of bars do not fit 40 lines beside the processes: a line per GPU
 	CHECKS=$((CHECKS + 1))
-	grep -q 'GPU 7' "$TMP/tui" || fail "--tui did not draw GPU 7"
+	grep -q 'UTIL  MEM' "$TMP/tui" && grep -q 'H100 80GB HBM3' "$TMP/tui" || fail "--tui did not draw a line per GPU"
+	# with room, the bars
+	CHECKS=$((CHECKS + 1))
+	FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=xterm COLUMNS=120 LINES=60 \
+		"$GPUSCOPE" top --nvml "$FAKE" --tui --iterations 1 --no-processes </dev/null >"$TMP/tui60" 2>"$TMP/err"
+	grep -q 'GPU 7 ' "$TMP/tui60" && ! grep -q 'GPUs [0-9]*-' "$TMP/tui60" || fail "60 lines did not show 8 blocks of bars"
 	CHECKS=$((CHECKS + 1))
 	grep -q $'\e\\[' "$TMP/tui" || fail "--tui wrote no terminal control sequences"
 	CHECKS=$((CHECKS + 1))
@@ -124,6 +130,18 @@ if "$GPUSCOPE" top --help | grep -q -- '--tui'; then
 			tui_cpu_pct script -qfec "exec \"$GPUSCOPE\" top --nvml \"$FAKE\" --interval 1s </dev/null" /dev/null)
 		[ "$pct" -lt 15 ] || fail "top on a pty with stdin at its end used $pct% CPU (want < 15%)"
 	fi
+	# 72 GPUs on 30 lines: a page of lines; End shows the last page, up one GPU, v the bars of GPUs 54-57
+	if command -v script >/dev/null; then
+		CHECKS=$((CHECKS + 1))
+		(sleep 1; printf G; sleep 1; printf k; sleep 1; printf v; sleep 1; printf q) |
+			FAKE_NVML_SCENARIO="$SCEN/gb200-nvl72.ini" TERM=xterm COLUMNS=120 LINES=30 timeout 60 \
+			script -qfec "exec \"$GPUSCOPE\" top --nvml \"$FAKE\" --interval 30s" /dev/null >"$TMP/scroll" 2>&1
+		pages=$(grep -ao 'GPUs [0-9]*-[0-9]* of 72' "$TMP/scroll" | tr '\n' ' ')
+		[ "$pages" = "GPUs 1-17 of 72 GPUs 56-72 of 72 GPUs 55-71 of 72 GPUs 55-58 of 72 " ] ||
+			fail "scrolling 72 GPUs showed: $pages"
+		CHECKS=$((CHECKS + 1))
+		grep -aq 'GPU 57 NVIDIA GB200' "$TMP/scroll" || fail "v did not show GPU 57's bars"
+	fi
 	# and it still draws a frame per interval: 3 frames 300 ms apart take at least 0.6 s
 	CHECKS=$((CHECKS + 1))
 	t0=$(date +%s%N)
@@ -136,6 +154,16 @@ fi
 CHECKS=$((CHECKS + 1))
 FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" TERM=dumb "$GPUSCOPE" top --nvml "$FAKE" --iterations 1 >"$TMP/dumb" 2>&1
 grep -q $'\e' "$TMP/dumb" && fail "TERM=dumb got control sequences"
+
+# ---- 72 GPUs in a pipe: a line each with --compact ----
+top_on gb200-nvl72.ini --once --compact --no-processes
+CHECKS=$((CHECKS + 1))
+[ "$(grep -c '^ *[0-9]* GB200  ' "$TMP/out")" = 72 ] || fail "--compact did not give 72 GPU lines"
+expect_out 'GPU NAME               UTIL  MEM          POWER      TEMP  SM    THROTTLE'
+expect_out ' 71 GB200              99%   146.5/185.0G 980/1200W  52C   92%   sw_power_cap'
+expect_width 80
+top_on h100-xid79.ini --iterations 3 --interval 100ms --compact
+expect_out '  1 H100 PCIe          LOST: fell off the bus'
 
 # ---- errors ----
 expect_rc 2 top --sort fastest
