@@ -214,14 +214,19 @@ static int field_error(const struct reader *rd, const char *const *path, const c
 	return diag_set(rd->err, rd->file, line, col, name, "%s", msg);
 }
 
+/* o's value at the path's last key (o holds that key), or NULL. */
+static json_t *at_last_key(json_t *o, const char *const *path)
+{
+	size_t i;
+	for (i = 1; path[i]; i++)
+		;
+	return json_object_get(o, path[i - 1]);
+}
+
 /* A positive finite number at path, or NaN when absent; -1 on a bad value. */
 static int get_pos(const struct reader *rd, json_t *o, const char *const *path, double *v)
 {
-	json_t *x;
-	size_t i;
-	for (i = 1; path[i]; i++) /* o holds the path's last key */
-		;
-	x = json_object_get(o, path[i - 1]);
+	json_t *x = at_last_key(o, path);
 	*v = NAN;
 	if (!x)
 		return 0;
@@ -285,7 +290,7 @@ static int check_header(const struct reader *rd, json_t *root)
 	if (!json_is_string(f) || strcmp(json_string_value(f), "gpuscope-calibration"))
 		return field_error(rd, fp, "expected \"gpuscope-calibration\": not a calibration file");
 	if (!json_is_integer(v))
-		return field_error(rd, vp, "expected an integer");
+		return field_error(rd, vp, "%s", v ? "expected an integer" : "missing");
 	if (json_integer_value(v) != BENCH_CALIBRATION_VERSION) {
 		char n[32];
 		snprintf(n, sizeof(n), "%lld", (long long)json_integer_value(v));
@@ -294,37 +299,131 @@ static int check_header(const struct reader *rd, json_t *root)
 	return 0;
 }
 
-static char *describe(json_t *root, const struct model_calibration *c)
+/* An optional text at o[path's last key] into *v (owned); -1 on a value of another kind. */
+static int get_text(const struct reader *rd, json_t *o, const char *const *path, char **v)
 {
-	json_t *gpu = json_object_get(root, "gpu");
-	const char *name = json_string_value(json_object_get(gpu, "name"));
-	const char *date = json_string_value(json_object_get(root, "date"));
-	json_int_t count = json_integer_value(json_object_get(gpu, "count"));
-	int p, best = -1;
-	for (p = 0; p <= MODEL_FP8; p++)
-		if (c->gemm_tflops[p] > 0 && (best < 0 || p == MODEL_BF16))
-			best = p;
-	return xasprintf("%s, %lld x %s measured %s: %s GEMM %.0f TFLOP/s, HBM %.0f GB/s", c->gpu->row.key,
-			 (long long)(count > 0 ? count : 1), name ? name : "?", date ? date : "?",
-			 best >= 0 ? prec_names[best] : "no", best >= 0 ? c->gemm_tflops[best] : 0.0,
-			 c->hbm_gbps > 0 ? c->hbm_gbps : 0.0);
+	json_t *x = at_last_key(o, path);
+	if (!x || json_is_null(x))
+		return 0;
+	if (!json_is_string(x))
+		return field_error(rd, path, "expected a text");
+	*v = xstrdup(json_string_value(x));
+	return 0;
 }
 
-int bench_calibration_parse(const char *text, size_t len, const char *file, const struct catalog *cat,
-			    struct model_calibration *out, char **summary, struct diag *err)
+/* An optional whole number >= 0 at o[path's last key]; -1 on a value of another kind. */
+static int get_count(const struct reader *rd, json_t *o, const char *const *path, long long *v)
+{
+	json_t *x = at_last_key(o, path);
+	if (!x || json_is_null(x))
+		return 0;
+	if (!json_is_integer(x) || json_integer_value(x) < 0)
+		return field_error(rd, path, "expected a whole number >= 0");
+	*v = (long long)json_integer_value(x);
+	return 0;
+}
+
+/* The software and GPU description: every one optional, each of its kind. */
+static int parse_about(const struct reader *rd, json_t *root, json_t *gpu, struct bench_calibration *c)
+{
+	const char *dp[] = {"date", NULL}, *np[] = {"gpu", "name", NULL}, *up[] = {"gpu", "uuid", NULL};
+	const char *cp[] = {"gpu", "count", NULL}, *vp[] = {"driver", NULL}, *cd[] = {"cuda_driver", NULL};
+	const char *bl[] = {"cublaslt", NULL}, *nc[] = {"nccl", NULL};
+	return get_text(rd, root, dp, &c->date) || get_text(rd, gpu, np, &c->gpu_name) ||
+	       get_text(rd, gpu, up, &c->uuid) || get_count(rd, gpu, cp, &c->count) ||
+	       get_text(rd, root, vp, &c->driver) || get_count(rd, root, cd, &c->cuda_driver) ||
+	       get_count(rd, root, bl, &c->cublaslt) || get_count(rd, root, nc, &c->nccl);
+}
+
+static int parse_ceilings(const struct reader *rd, json_t *ceil, struct bench_calibration *c)
+{
+#define READ_CEILING(name, unit, help) \
+	{ \
+		const char *path[] = {"ceilings", #name, NULL}; \
+		if (get_pos(rd, ceil, path, &c->name)) \
+			return -1; \
+	}
+	BENCH_CAL_CEILINGS(READ_CEILING)
+#undef READ_CEILING
+	c->model.hbm_gbps = c->hbm_copy_gbps;
+	return 0;
+}
+
+static int parse_clocks(const struct reader *rd, json_t *root, struct bench_calibration *c)
+{
+	const char *kp[] = {"clocks", NULL}, *sp[] = {"clocks", "sm_mhz", NULL},
+		   *mp[] = {"clocks", "mem_mhz", NULL};
+	const char *pp[] = {"clocks", "power_w", NULL}, *ep[] = {"clocks", "clock_events", NULL};
+	json_t *clk = get_object(rd, root, kp, "clocks", 0);
+	if (!clk)
+		return json_object_get(root, "clocks") ? -1 : 0;
+	return get_pos(rd, clk, sp, &c->sm_mhz) || get_pos(rd, clk, mp, &c->mem_mhz) ||
+	       get_pos(rd, clk, pp, &c->power_w) || get_text(rd, clk, ep, &c->clock_events);
+}
+
+void bench_calibration_release(struct bench_calibration *c)
+{
+	free(c->file);
+	free(c->date);
+	free(c->gpu_name);
+	free(c->uuid);
+	free(c->driver);
+	free(c->clock_events);
+	memset(c, 0, sizeof(*c));
+}
+
+char *bench_calibration_summary(const struct bench_calibration *c)
+{
+	const struct model_calibration *m = &c->model;
+	int p, best = -1;
+	for (p = 0; p <= MODEL_FP8; p++)
+		if (m->gemm_tflops[p] > 0 && (best < 0 || p == MODEL_BF16))
+			best = p;
+	return xasprintf("%s, %lld x %s measured %s: %s GEMM %.0f TFLOP/s, HBM %.0f GB/s", m->gpu->row.key,
+			 c->count > 0 ? c->count : 1, c->gpu_name ? c->gpu_name : "?", c->date ? c->date : "?",
+			 best >= 0 ? prec_names[best] : "no", best >= 0 ? m->gemm_tflops[best] : 0.0,
+			 m->hbm_gbps > 0 ? m->hbm_gbps : 0.0);
+}
+
+/* Everything but the JSON syntax and the top-level kind, into c (which the caller releases on failure). */
+static int parse_root(const struct reader *rd, json_t *root, const struct catalog *cat,
+		      struct bench_calibration *c)
+{
+	const char *gp[] = {"gpu", NULL}, *cp[] = {"gpu", "catalog", NULL}, *ce[] = {"ceilings", NULL};
+	const char *gm[] = {"ceilings", "gemm", NULL};
+	json_t *gpu, *ceil, *gemm, *key;
+	char why[256];
+	if (check_header(rd, root) || !(gpu = get_object(rd, root, gp, "gpu", 1)))
+		return -1;
+	key = json_object_get(gpu, "catalog");
+	if (!json_is_string(key))
+		return field_error(rd, cp, "%s",
+				   key ? "expected the catalog's GPU key (bench --gpu-type names it)" :
+					 "missing: the catalog's GPU key (bench --gpu-type names it)");
+	c->model.gpu = catalog_gpu(cat, json_string_value(key), why, sizeof(why));
+	if (!c->model.gpu)
+		return field_error(rd, cp, "%s", why);
+	if (parse_about(rd, root, gpu, c) || !(ceil = get_object(rd, root, ce, "ceilings", 1)))
+		return -1;
+	gemm = get_object(rd, ceil, gm, "gemm", 0);
+	if ((!gemm && json_object_get(ceil, "gemm")) || (gemm && parse_gemm(rd, gemm, &c->model)) ||
+	    parse_ceilings(rd, ceil, c) || parse_clocks(rd, root, c))
+		return -1;
+	return 0;
+}
+
+int bench_calibration_read(const char *text, size_t len, const char *file, const struct catalog *cat,
+			   struct bench_calibration *out, struct diag *err)
 {
 	struct reader rd = {text, len, file, err};
-	const char *gp[] = {"gpu", NULL}, *cp[] = {"gpu", "catalog", NULL}, *ce[] = {"ceilings", NULL};
-	const char *gm[] = {"ceilings", "gemm", NULL}, *hp[] = {"ceilings", "hbm_copy_gbps", NULL};
+	struct bench_calibration c;
 	json_error_t je;
-	json_t *root, *gpu, *ceil, *gemm, *key;
-	char why[256];
-	int p;
-	memset(out, 0, sizeof(*out));
+	json_t *root;
+	int p, rc;
+	memset(&c, 0, sizeof(c));
 	for (p = 0; p <= MODEL_FP8; p++)
-		out->gemm_tflops[p] = NAN;
-	out->hbm_gbps = NAN;
-	*summary = NULL;
+		c.model.gemm_tflops[p] = NAN;
+	c.model.hbm_gbps = c.sm_mhz = c.mem_mhz = c.power_w = NAN;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return diag_set(err, file, je.line > 0 ? je.line : 1, je.column > 0 ? je.column : 1, "",
@@ -333,63 +432,95 @@ int bench_calibration_parse(const char *text, size_t len, const char *file, cons
 		json_decref(root);
 		return diag_set(err, file, 1, 1, "", "expected a JSON object (a gpuscope calibration file)");
 	}
-	if (check_header(&rd, root) || !(gpu = get_object(&rd, root, gp, "gpu", 1)))
-		goto bad;
-	key = json_object_get(gpu, "catalog");
-	if (!json_is_string(key)) {
-		field_error(&rd, cp, "expected the catalog's GPU key (bench --gpu-type names it)");
-		goto bad;
-	}
-	out->gpu = catalog_gpu(cat, json_string_value(key), why, sizeof(why));
-	if (!out->gpu) {
-		field_error(&rd, cp, "%s", why);
-		goto bad;
-	}
-	if (!(ceil = get_object(&rd, root, ce, "ceilings", 1)))
-		goto bad;
-	gemm = get_object(&rd, ceil, gm, "gemm", 0);
-	if ((!gemm && json_object_get(ceil, "gemm")) || (gemm && parse_gemm(&rd, gemm, out)) ||
-	    get_pos(&rd, ceil, hp, &out->hbm_gbps))
-		goto bad;
-	*summary = describe(root, out);
+	rc = parse_root(&rd, root, cat, &c);
 	json_decref(root);
+	if (rc) {
+		bench_calibration_release(&c);
+		return -1;
+	}
+	c.file = xstrdup(file);
+	c.model.file = c.file;
+	c.model.date = c.date;
+	c.model.gpu_name = c.gpu_name;
+	*out = c;
 	return 0;
-bad:
-	json_decref(root);
-	return -1;
+}
+
+int bench_calibration_parse(const char *text, size_t len, const char *file, const struct catalog *cat,
+			    struct model_calibration *out, char **summary, struct diag *err)
+{
+	struct bench_calibration c;
+	*summary = NULL;
+	if (bench_calibration_read(text, len, file, cat, &c, err))
+		return -1;
+	*summary = bench_calibration_summary(&c);
+	*out = c.model;
+	out->file = out->date = out->gpu_name = NULL;
+	bench_calibration_release(&c);
+	return 0;
+}
+
+/* The whole file into *buf (malloc()ed; NUL-terminated past *len), or -1 with err. */
+static int slurp(const char *path, char **buf, size_t *len, struct diag *err)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 0, n;
+	*buf = NULL;
+	*len = 0;
+	if (!f)
+		return diag_set(err, path, 0, 0, "", "cannot open: %s", strerror(errno));
+	for (;;) {
+		if (*len + 4096 > cap) {
+			cap = cap ? 2 * cap : 8192;
+			if (cap > (16u << 20)) {
+				fclose(f);
+				free(*buf);
+				*buf = NULL;
+				diag_set(err, path, 0, 0, "", "larger than 16 MiB: not a calibration file");
+				return -1;
+			}
+			*buf = xrealloc(*buf, cap);
+		}
+		n = fread(*buf + *len, 1, cap - *len - 1, f);
+		*len += n;
+		if (n == 0)
+			break;
+	}
+	(*buf)[*len] = 0;
+	if (ferror(f)) {
+		fclose(f);
+		free(*buf);
+		*buf = NULL;
+		diag_set(err, path, 0, 0, "", "read error");
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+int bench_calibration_read_file(const char *path, const struct catalog *cat, struct bench_calibration *out,
+				struct diag *err)
+{
+	char *buf;
+	size_t len;
+	int rc;
+	if (slurp(path, &buf, &len, err))
+		return -1;
+	rc = bench_calibration_read(buf, len, path, cat, out, err);
+	free(buf);
+	return rc;
 }
 
 int bench_calibration_load(const char *path, const struct catalog *cat, struct model_calibration *out,
 			   char **summary, struct diag *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	char *buf;
+	size_t len;
 	int rc;
-	if (!f)
-		return diag_set(err, path, 0, 0, "", "cannot open: %s", strerror(errno));
-	for (;;) {
-		if (len + 4096 > cap) {
-			cap = cap ? 2 * cap : 8192;
-			if (cap > (16u << 20)) {
-				fclose(f);
-				free(buf);
-				return diag_set(err, path, 0, 0, "", "larger than 16 MiB: not a calibration file");
-			}
-			buf = xrealloc(buf, cap);
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fclose(f);
-		free(buf);
-		return diag_set(err, path, 0, 0, "", "read error");
-	}
-	fclose(f);
-	rc = bench_calibration_parse(buf ? buf : "", len, path, cat, out, summary, err);
+	*summary = NULL;
+	if (slurp(path, &buf, &len, err))
+		return -1;
+	rc = bench_calibration_parse(buf, len, path, cat, out, summary, err);
 	free(buf);
 	return rc;
 }

@@ -91,7 +91,7 @@ int no_calibration;
 
 void use_calibration_or_die(const char *cmdname, const struct catalog *cat)
 {
-	struct model_calibration cal;
+	struct bench_calibration cal;
 	struct diag err;
 	char *path = calibration_file ? xstrdup(calibration_file) : bench_calibration_default_path(), *summary;
 	char msg[1024];
@@ -100,14 +100,16 @@ void use_calibration_or_die(const char *cmdname, const struct catalog *cat)
 		return;
 	}
 	diag_clear(&err);
-	if (bench_calibration_load(path, cat, &cal, &summary, &err)) {
+	if (bench_calibration_read_file(path, cat, &cal, &err)) {
 		diag_format(&err, msg, sizeof(msg));
 		free(path);
 		die_code(EXIT_USAGE, "gpuscope %s: calibration: %s", cmdname, msg);
 	}
-	model_calibration_use(&cal);
+	model_calibration_use(&cal.model);
+	summary = bench_calibration_summary(&cal);
 	fprintf(stderr, "%s: calibration: measured ceilings of %s replace the catalog's for %s (%s)\n", cmdname,
-		summary, cal.gpu->row.key, path);
+		summary, cal.model.gpu->row.key, path);
 	free(summary);
+	bench_calibration_release(&cal);
 	free(path);
 }

@@ -11,19 +11,32 @@
  * rate B replaces datasheet x stream fraction.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/kernels.h"
 #include "model/model_int.h"
+#include "model/vendor.h"
+#include "util/xalloc.h"
 
 #define MAX_CAL 8
 static struct model_calibration cals[MAX_CAL];
 static int ncals;
 
+static void forget_text(struct model_calibration *c)
+{
+	free((char *)c->file);
+	free((char *)c->date);
+	free((char *)c->gpu_name);
+	c->file = c->date = c->gpu_name = NULL;
+}
+
 void model_calibration_use(const struct model_calibration *c)
 {
 	int i;
 	if (!c) {
+		for (i = 0; i < ncals; i++)
+			forget_text(&cals[i]);
 		ncals = 0;
 		return;
 	}
@@ -31,9 +44,19 @@ void model_calibration_use(const struct model_calibration *c)
 		;
 	if (i == MAX_CAL)
 		return;
+	if (i < ncals)
+		forget_text(&cals[i]);
 	cals[i] = *c;
+	cals[i].file = c->file ? xstrdup(c->file) : NULL;
+	cals[i].date = c->date ? xstrdup(c->date) : NULL;
+	cals[i].gpu_name = c->gpu_name ? xstrdup(c->gpu_name) : NULL;
 	if (i == ncals)
 		ncals++;
+}
+
+const struct model_calibration *model_calibration_at(size_t i)
+{
+	return i < (size_t)ncals ? &cals[i] : NULL;
 }
 
 const struct model_calibration *model_calibration_of(const struct cat_gpu *g)
@@ -45,10 +68,18 @@ const struct model_calibration *model_calibration_of(const struct cat_gpu *g)
 	return NULL;
 }
 
+/* The model's loss at a GEMM shape: s(m) s(n) s(k) x wave(m, n) (model/hw.c, gemm_s). */
+static double shape_eff(const struct cat_gpu *g, double m, double n, double k)
+{
+	double x0 = TUNE_GEMM_X0;
+	return m / (m + x0) * n / (n + x0) * k / (k + x0) *
+	       model_gemm_wave_eff(g->sm_count > 0 ? g->sm_count : 0, m, n, k);
+}
+
 double model_calibration_emax(const struct model_calibration *c, enum model_precision p)
 {
 	const struct cat_gpu *g = c->gpu;
-	double x0 = TUNE_GEMM_X0, peak, m, n, k, shape;
+	double peak, m, n, k;
 	if ((int)p < 0 || p > MODEL_FP8 || !(c->gemm_tflops[p] > 0) || !g)
 		return NAN;
 	peak = peak_of(g, p);
@@ -57,9 +88,33 @@ double model_calibration_emax(const struct model_calibration *c, enum model_prec
 	k = c->gemm_shape[p][2];
 	if (!(peak > 0) || !(m > 0) || !(n > 0) || !(k > 0))
 		return NAN;
-	shape = m / (m + x0) * n / (n + x0) * k / (k + x0) *
-		model_gemm_wave_eff(g->sm_count > 0 ? g->sm_count : 0, m, n, k);
-	return c->gemm_tflops[p] * 1e12 / (peak * shape);
+	return c->gemm_tflops[p] * 1e12 / (peak * shape_eff(g, m, n, k));
+}
+
+size_t model_calibration_ceilings(const struct model_calibration *c, struct model_ceiling out[MODEL_CEILINGS_MAX])
+{
+	static const char *const gemm_names[MODEL_FP8 + 1] = {"gemm-fp32", "gemm-tf32", "gemm-fp16", "gemm-bf16",
+							      "gemm-fp8"};
+	const struct cat_gpu *g = c->gpu;
+	size_t n = 0;
+	int p;
+	if (!g)
+		return 0;
+	for (p = 0; p <= MODEL_FP8; p++) {
+		const double *s = c->gemm_shape[p];
+		if (!(model_calibration_emax(c, (enum model_precision)p) > 0))
+			continue;
+		/* TFLOP/s = peak (FLOP/s) x emax x shape losses / 1e12, as model/hw.c times it */
+		out[n++] = (struct model_ceiling){gemm_names[p], "TFLOP/s", c->gemm_tflops[p],
+						  peak_of(g, (enum model_precision)p) *
+							  emax_of(g, (enum model_precision)p) *
+							  shape_eff(g, s[0], s[1], s[2]) / 1e12};
+	}
+	if (c->hbm_gbps > 0)
+		out[n++] = (struct model_ceiling){"hbm", "GB/s", c->hbm_gbps,
+						  (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) *
+							  model_vendor_eff(g)->hbm};
+	return n;
 }
 
 /* The shapes compute.c times (layer_times, output layer), at tp = 1. */

@@ -750,12 +750,17 @@ struct model_calibration {
 	double gemm_tflops[MODEL_FP8 + 1];   /* best GEMM by precision, TFLOP/s */
 	double gemm_shape[MODEL_FP8 + 1][3]; /* its m, n, k */
 	double hbm_gbps;                     /* HBM stream (copy) rate, GB/s */
+	/* where the figures come from, for the output (borrowed; may be NULL) */
+	const char *file;     /* the calibration file */
+	const char *date;     /* when they were measured, ISO 8601 UTC */
+	const char *gpu_name; /* the measured GPU's own name */
 };
 
 /*
  * From now on the model takes c's figures for c->gpu in place of the
  * catalog's peak x generation fraction (GEMM) and stream bandwidth (HBM);
- * c is copied.  NULL forgets every calibration.  Call it before any
+ * c is copied, its text too (the copy lives until the next call for the
+ * same GPU type or model_calibration_use(NULL)).  NULL forgets every calibration.  Call it before any
  * prediction runs (not thread-safe against them).
  */
 void model_calibration_use(const struct model_calibration *c);
@@ -767,5 +772,24 @@ const struct model_calibration *model_calibration_of(const struct cat_gpu *g);
  * are taken out; NaN when p was not measured.
  */
 double model_calibration_emax(const struct model_calibration *c, enum model_precision p);
+
+/* One ceiling a calibration replaces: the measured figure and the catalog's at the same shape. */
+struct model_ceiling {
+	const char *name; /* "gemm-bf16" ... "hbm" (static) */
+	const char *unit; /* "TFLOP/s" or "GB/s" (static) */
+	double measured;  /* what bench measured */
+	double catalog;   /* what the catalog and model give for the same thing */
+};
+#define MODEL_CEILINGS_MAX (MODEL_FP8 + 2)
+/*
+ * The ceilings c replaces, GEMM by precision then HBM, into out (at most
+ * MODEL_CEILINGS_MAX); returns how many.  GEMM's catalog figure is peak x
+ * the generation's fraction x the shape losses at the measured shape, so
+ * catalog / measured is the factor the calibration puts on a GEMM's time
+ * (docs/bench.md, "How the figures feed the model").
+ */
+size_t model_calibration_ceilings(const struct model_calibration *c, struct model_ceiling out[MODEL_CEILINGS_MAX]);
+/* The i-th calibration in use (load order), or NULL past the last. */
+const struct model_calibration *model_calibration_at(size_t i);
 
 #endif
