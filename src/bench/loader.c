@@ -1,7 +1,7 @@
 /*
  * Finding and loading the CUDA driver, cuBLASLt and NCCL at run time.
  *
- * Order, for each library (docs/bench.md, "Libraries"):
+ * Order, for each library (docs/bench.md, "Libraries"; util/libsearch.h):
  *   1. $GPUSCOPE_BENCH_LIBS (or bench_opts.lib_dirs): those directories
  *      only, by absolute path; nothing else is tried (tests, or a pinned
  *      install);
@@ -16,11 +16,11 @@
  * wheel, but it is looked for the same way.  Sonames newest first.
  */
 #include <dlfcn.h>
-#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_int.h"
+#include "util/libsearch.h"
 #include "util/xalloc.h"
 
 /* The variable's value, or NULL when it is unset or empty. */
@@ -43,84 +43,9 @@ const char *bench_lib_label(int which)
 	return labels[which];
 }
 
-/* Each directory of a colon list, then each match of the globs, in order. */
-static void *open_in(const char *dir, const char *name, char **path)
-{
-	char *p = xasprintf("%s/%s", dir, name);
-	void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
-	if (h)
-		*path = p;
-	else
-		free(p);
-	return h;
-}
-
-static void *open_globs(const char *name, char **path)
-{
-	static const char *const roots_env[] = {"VIRTUAL_ENV", "CONDA_PREFIX", NULL};
-	static const char *const tails[] = {"lib/python3*/site-packages/nvidia/*/lib",
-					    "lib/python3*/dist-packages/nvidia/*/lib",
-					    "lib/python3*/site-packages/torch/lib",
-					    "lib/python3*/dist-packages/torch/lib", NULL};
-	const char *roots[6], *v;
-	char *home = NULL;
-	void *h = NULL;
-	size_t nr = 0, r, t, i;
-	for (i = 0; roots_env[i]; i++)
-		if ((v = env_set(roots_env[i])))
-			roots[nr++] = v;
-	if ((v = env_set("HOME")))
-		roots[nr++] = home = xasprintf("%s/.local", v);
-	roots[nr++] = "/usr/local";
-	roots[nr++] = "/usr";
-	for (r = 0; r < nr && !h; r++)
-		for (t = 0; tails[t] && !h; t++) {
-			glob_t g;
-			char *pat = xasprintf("%s/%s", roots[r], tails[t]);
-			if (glob(pat, 0, NULL, &g) == 0) {
-				for (i = 0; i < g.gl_pathc && !h; i++)
-					h = open_in(g.gl_pathv[i], name, path);
-				globfree(&g);
-			}
-			free(pat);
-		}
-	free(home);
-	return h;
-}
-
 static void *open_lib(const char *dirs, int which, char **path, char **why)
 {
-	const char *cuda_home;
-	const char *const *names = sonames[which];
-	void *h = NULL;
-	size_t i;
-	*path = NULL;
-	for (i = 0; names[i] && !h; i++) {
-		if (dirs) {
-			const char *d = dirs;
-			while (*d && !h) {
-				size_t n = strcspn(d, ":");
-				char *one = xasprintf("%.*s", (int)n, d);
-				h = open_in(one, names[i], path);
-				free(one);
-				d += n + (d[n] == ':');
-			}
-			continue;
-		}
-		if ((h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL))) {
-			*path = xstrdup(names[i]);
-			break;
-		}
-		if ((cuda_home = env_set("CUDA_HOME"))) {
-			char *lib = xasprintf("%s/lib64", cuda_home);
-			h = open_in(lib, names[i], path);
-			free(lib);
-		}
-		if (!h)
-			h = open_in("/usr/local/cuda/lib64", names[i], path);
-		if (!h)
-			h = open_globs(names[i], path);
-	}
+	void *h = libsearch_open(dirs, sonames[which], LIBSEARCH_ALL, NULL, path);
 	if (!h)
 		*why = dirs ? xasprintf("not found in %s", dirs) :
 			      xasprintf("not found by the loader, in the CUDA toolkit or in a PyTorch install");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "host/host.h"
+#include "util/libsearch.h"
 #include "util/xalloc.h"
 
 /*
@@ -44,45 +45,25 @@ int host_nccl_decode(long v, int *major, int *minor, int *patch)
 	return decode_version(v, 10000, major, minor, patch);
 }
 
+/* The loader's search only (check reports what a process would load), or dirs alone. */
 static void *open_first(struct host_lib *l, const char *dirs, const char *const *names)
 {
-	void *h = NULL;
-	const char *last = NULL;
-	size_t i;
-	for (i = 0; names[i] && !h; i++) {
-		if (dirs) {
-			/* each directory in turn, by absolute path */
-			const char *d = dirs;
-			while (*d && !h) {
-				size_t n = strcspn(d, ":");
-				char *path = xasprintf("%.*s/%s", (int)n, d, names[i]);
-				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-				if (!h)
-					last = dlerror();
-				free(path);
-				d += n;
-				if (*d == ':')
-					d++;
-			}
-		} else {
-			h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-			if (!h)
-				last = dlerror();
+	size_t which = 0;
+	char *opened;
+	void *h = libsearch_open(dirs, names, LIBSEARCH_LOADER, &which, &opened);
+	if (h) {
+		struct link_map *lm = NULL;
+		snprintf(l->soname, sizeof(l->soname), "%s", names[which]);
+		if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) {
+			/* the file behind the soname link names the full version */
+			char *real = realpath(lm->l_name, NULL);
+			l->path = xstrdup(real ? real : lm->l_name);
+			free(real);
 		}
-		if (h) {
-			struct link_map *lm = NULL;
-			snprintf(l->soname, sizeof(l->soname), "%s", names[i]);
-			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name) {
-				/* the file behind the soname link names the full version */
-				char *real = realpath(lm->l_name, NULL);
-				l->path = xstrdup(real ? real : lm->l_name);
-				free(real);
-			}
-		}
-	}
-	if (!h)
+		free(opened);
+	} else {
 		l->error = xasprintf("not found%s%s (%s)", dirs ? " in " : "", dirs ? dirs : "", names[0]);
-	(void)last;
+	}
 	return h;
 }
 
