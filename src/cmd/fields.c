@@ -76,6 +76,8 @@ static void collect(void)
 		profile_rank_schema,
 		profile_job_schema,
 		bench_row_schema,
+		model_calibration_schema,
+		model_ceiling_schema,
 	};
 	const struct report_schema *const *check;
 	size_t i;

@@ -399,3 +399,27 @@ const char *model_limit_key(size_t i)
 					   "data_loading", "kernel_launches",  "memory_capacity"};
 	return i < sizeof(keys) / sizeof(keys[0]) ? keys[i] : NULL;
 }
+
+/* ---- the calibration in use (docs/bench.md, "The calibration in the output") ---- */
+
+#define CALIBRATION_FIELDS(F) \
+	F(file, TEXT, NULL, "the calibration file read (--calibration, or bench --save's default)", c->file) \
+	F(gpu, TEXT, NULL, "the gpus.csv key whose ceilings it replaces; no other type's change", \
+	  c->gpu ? c->gpu->row.key : NULL) \
+	F(gpu_name, TEXT, NULL, "the measured GPU's own name", c->gpu_name) \
+	F(date, TEXT, NULL, "when bench measured, ISO 8601 UTC", c->date)
+
+#define CEILING_FIELDS(F) \
+	F(ceiling, TEXT, NULL, "gemm-fp32, gemm-tf32, gemm-fp16, gemm-bf16, gemm-fp8 or hbm", e->name) \
+	F(unit, TEXT, NULL, "TFLOP/s or GB/s: the unit of measured and catalog", e->unit) \
+	F(measured, NUM, NULL, "what bench measured (GEMM: at its best shape), in unit", e->measured) \
+	F(catalog, NUM, NULL, "what the catalog and model gave in its place (GEMM: at the same shape), in unit", \
+	  e->catalog) \
+	F(of_catalog, NUM, "fraction", "measured / catalog", e->measured / e->catalog) \
+	F(time_factor, NUM, NULL, "catalog / measured: what the calibration multiplies such work's time by", \
+	  e->catalog / e->measured)
+
+REPORT_DEFINE(model_calibration_schema, model_calibration_row, "calibration", struct model_calibration, c,
+	      CALIBRATION_FIELDS)
+REPORT_DEFINE(model_ceiling_schema, model_ceiling_row, "calibration-ceiling", struct model_ceiling, e,
+	      CEILING_FIELDS)

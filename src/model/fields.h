@@ -82,4 +82,14 @@ void model_advice_row(const struct model_advice *adv, struct report_row *row);
  */
 const char *model_limit_key(size_t i);
 
+/*
+ * The calibration in use for a GPU type (model_calibration_of) and each
+ * ceiling it replaces (model_calibration_ceilings): "calibration" and
+ * "calibration-ceiling" (static schemas; the rows borrow c's and e's text).
+ */
+const struct report_schema *model_calibration_schema(void);
+void model_calibration_row(const struct model_calibration *c, struct report_row *row);
+const struct report_schema *model_ceiling_schema(void);
+void model_ceiling_row(const struct model_ceiling *e, struct report_row *row);
+
 #endif

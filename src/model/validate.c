@@ -820,6 +820,11 @@ static void read_case(const struct catalog *cat, const struct validate_filter *f
 		strbuf_addf(&why, "line %d: value: %s", line, msg);
 	} else {
 		vc->predicted = predict(cat, f, r, vc->metric, &why);
+		if (!isnan(vc->predicted) && *cell(r, "gpu")) {
+			const struct model_calibration *cal = model_calibration_of(
+				catalog_gpu(cat, cell(r, "gpu"), msg, sizeof(msg)));
+			vc->calibration = cal ? cal->file : NULL;
+		}
 	}
 	vc->reason = strbuf_detach(&why, NULL);
 }
@@ -1086,7 +1091,10 @@ double validate_error(const struct validate_case *c)
 	  c->predicted) \
 	F(error, NUM, "fraction", "(predicted - measured) / measured; null when skipped", validate_error(c)) \
 	F(reason, TEXT, NULL, "why the case was skipped, or a note on its prediction; absent when none", \
-	  c->reason[0] ? c->reason : NULL)
+	  c->reason[0] ? c->reason : NULL) \
+	F(calibration, TEXT, NULL, \
+	  "the calibration file whose measured ceilings timed it (docs/bench.md); absent: the catalog's", \
+	  c->calibration)
 
 /* The fields of a summary line and of the totals, each declared once. */
 #define STATS_COUNTS(F) \

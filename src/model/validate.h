@@ -36,6 +36,8 @@ struct validate_case {
 	int fitted;           /* 1: in the fit set, or a fitted constant names it (model/fitted.h) */
 	int source_in_sample; /* 1: some case of its source is fitted */
 	int line;             /* the case's line in its file */
+	/* the calibration file whose ceilings timed it (borrowed from model_calibration_of); NULL none */
+	const char *calibration;
 };
 
 /* What a summary line counts. */

@@ -204,9 +204,18 @@
 	  c->gp.fail_hours) \
 	F(estimate_args, TEXT, NULL, \
 	  "the arguments of gpuscope estimate that time this configuration alone (add --tokens for its time to train)", \
-	  plan_estimate_args(p, c, report_scratch(row, ARGS_LEN), ARGS_LEN))
+	  plan_estimate_args(p, c, report_scratch(row, ARGS_LEN), ARGS_LEN)) \
+	F(calibration, TEXT, NULL, \
+	  "the calibration file whose measured ceilings timed it (docs/bench.md); null: the catalog's", \
+	  calibration_file_of(hw->gpu))
 
 static const char *const hw_kinds[] = {"server", "cloud", "generic"};
+
+static const char *calibration_file_of(const struct cat_gpu *g)
+{
+	const struct model_calibration *cal = model_calibration_of(g);
+	return cal ? cal->file : NULL;
+}
 
 PLAN_SCHEMA(choice, "plan", PLAN_CHOICE_FIELDS)
 

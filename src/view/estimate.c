@@ -16,6 +16,7 @@
 #include "report/table.h"
 #include "util/error.h"
 #include "util/strbuf.h"
+#include "view/calib.h"
 
 #define GIB 1073741824.0
 
@@ -132,6 +133,7 @@ json_t *view_estimate_json(const struct model_answer *a)
 	json_object_set_new(o, "limits", x);
 	json_object_set_new(o, "fit_advice", advice_json(a->fix, a->nfix));
 	json_object_set_new(o, "recommendations", advice_json(a->rec, a->nrec));
+	json_object_set_new(o, "calibration", view_calibration_json(model_calibration_of(a->c->gpu)));
 	return o;
 }
 
@@ -580,6 +582,7 @@ void view_estimate_print(FILE *out, const struct model_answer *a)
 	print_throughput(out, a);
 	print_advice(out, "to make it fit (cheapest first)", a->fix, a->nfix, infer);
 	print_advice(out, "worth turning on", a->rec, a->nrec, infer);
+	view_calibration_print(out, model_calibration_of(a->c->gpu));
 }
 
 /* ---- presets ---- */

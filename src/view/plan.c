@@ -16,6 +16,7 @@
 #include "report/fmt.h"
 #include "report/table.h"
 #include "util/strbuf.h"
+#include "view/calib.h"
 #include "view/catalog.h"
 
 /* Rows of the front the text shows; --json and --report have them all. */
@@ -609,6 +610,7 @@ void view_plan_print(FILE *out, const struct plan *p, const struct plan_explanat
 	print_front(out, p);
 	if (ex)
 		print_explanation(out, p, plan_ranked(p, 0), ex);
+	view_calibration_print(out, model_calibration_at(0));
 }
 
 /* ---- JSON and CSV ---- */
@@ -803,6 +805,7 @@ json_t *view_plan_json(const struct plan *p, const struct plan_explanation *ex,
 	json_object_set_new(root, "have", have ? have_json(p, have) : json_null());
 	if (all)
 		json_object_set_new(root, "all", choices_json(p, ALL_THAT_FIT));
+	json_object_set_new(root, "calibration", view_calibration_json(model_calibration_at(0)));
 	return root;
 }
 

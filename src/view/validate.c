@@ -8,6 +8,7 @@
 #include "report/fmt.h"
 #include "report/table.h"
 #include "util/strbuf.h"
+#include "view/calib.h"
 
 /* The case fields that open the table, in its order; CSV adds model and reason, a person gets a note. */
 static const char *const case_columns[] = {"id", "metric", "measured", "predicted", "error"};
@@ -20,6 +21,7 @@ static struct table *case_table(const struct validate_result *res, int csv)
 	struct report_row *row = report_row_new(s);
 	struct table *tb = table_new();
 	long col[NCOLUMNS], reason = report_field_index(s, "reason"), model = report_field_index(s, "model");
+	long cal = report_field_index(s, "calibration");
 	char b[FMT_LEN];
 	size_t i, k;
 
@@ -30,6 +32,7 @@ static struct table *case_table(const struct validate_result *res, int csv)
 	if (csv) {
 		table_column(tb, s->fields[model].name, ALIGN_LEFT);
 		table_column(tb, s->fields[reason].name, ALIGN_LEFT);
+		table_column(tb, s->fields[cal].name, ALIGN_LEFT);
 	} else {
 		table_column(tb, "note", ALIGN_LEFT);
 	}
@@ -48,6 +51,8 @@ static struct table *case_table(const struct validate_result *res, int csv)
 		if (csv)
 			table_cell(tb, report_text(row, (size_t)model));
 		table_cell(tb, why ? why : isnan(c->predicted) ? "skipped" : "");
+		if (csv)
+			table_cell(tb, c->calibration ? c->calibration : "");
 	}
 	report_row_free(row);
 	return tb;
@@ -239,6 +244,7 @@ void view_validate_print(FILE *out, const struct validate_result *r)
 	tb = summary_table(r);
 	table_print(tb, out, 0);
 	table_free(tb);
+	view_calibration_print(out, model_calibration_at(0));
 }
 
 void view_validate_csv(FILE *out, const struct validate_result *r)
@@ -261,6 +267,8 @@ static json_t *cases_json(const struct validate_result *res)
 		/* a case without a reason has no "reason" key, rather than null */
 		if (json_is_null(json_object_get(c, "reason")))
 			json_object_del(c, "reason");
+		if (json_is_null(json_object_get(c, "calibration")))
+			json_object_del(c, "calibration");
 		json_array_append_new(arr, c);
 	}
 	report_row_free(row);
@@ -343,5 +351,6 @@ json_t *view_validate_json(const struct validate_result *r)
 	json_t *o = json_object();
 	json_object_set_new(o, "cases", cases_json(r));
 	json_object_set_new(o, "summary", summary_json(r));
+	json_object_set_new(o, "calibration", view_calibration_json(model_calibration_at(0)));
 	return o;
 }

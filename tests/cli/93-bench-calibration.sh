@@ -51,6 +51,35 @@ hbm = [r for r in bench["results"] if r["test"] == "hbm-copy"]
 hshare = hbm[0]["expected"] / (sum(r["gbps"] for r in hbm) / len(hbm))
 assert abs(cal["memory_bound_s"] / base["memory_bound_s"] - hshare) < 0.02 * hshare
 ' "$BASE" "$OUT" "$BENCH" || fail "calibrated estimate ratio"
+# ... and says which file, GPU and date, and each ceiling measured against the catalog's
+python3 -c '
+import json, sys
+base, cal, bench, f = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
+assert base["calibration"] is None, base["calibration"]
+c = cal["calibration"]
+assert (c["file"], c["gpu"], c["gpu_name"]) == (f, "h100-sxm5-80gb", "NVIDIA H100 80GB HBM3"), c
+assert c["date"] == json.load(open(f))["date"]
+e = {x["ceiling"]: x for x in c["ceilings"]}
+row = [r for r in bench["results"] if r["test"] == "gemm" and r["dtype"] == "bf16" and r["m"] == 8192][0]
+b = e["gemm-bf16"]
+assert b["unit"] == "TFLOP/s" and abs(b["measured"] - row["tflops"]) < 1e-6 * row["tflops"], b
+assert abs(b["catalog"] - row["expected"]) < 1e-3 * row["expected"], (b, row["expected"])
+assert abs(b["time_factor"] - b["catalog"] / b["measured"]) < 1e-9 and abs(b["of_catalog"] * b["time_factor"] - 1) < 1e-9
+# the step is slower by the share the measured ceilings imply: GEMM by its factor, memory-bound by the HBM one
+t0, t1 = base["time"], cal["time"]
+assert abs(t1["gemm_s"] / t0["gemm_s"] - b["time_factor"]) < 0.01 * b["time_factor"]
+assert abs(t1["memory_bound_s"] / t0["memory_bound_s"] - e["hbm"]["time_factor"]) < 0.02
+rest = t0["step_s"] - t0["gemm_s"] - t0["memory_bound_s"] - t0["optimizer_s"]
+want = rest + t0["gemm_s"] * b["time_factor"] + (t0["memory_bound_s"] + t0["optimizer_s"]) * e["hbm"]["time_factor"]
+assert abs(t1["step_s"] - want) < 0.01 * want, (t1["step_s"], want)
+' "$BASE" "$OUT" "$BENCH" "$CAL" || fail "the calibration in estimate --json"
+expect_rc 0 estimate --model llama2-7b --gpu h100-sxm5-80gb --gpus 8 --calibration "$CAL"
+expect_out "calibration: $CAL (h100-sxm5-80gb, NVIDIA H100 80GB HBM3 measured 20"
+expect_out "gemm-bf16  377.4 TFLOP/s    787.5 TFLOP/s"
+expect_out "time x"
+expect_rc 0 estimate --model llama2-7b --gpu h100-sxm5-80gb --gpus 8 --no-calibration
+CHECKS=$((CHECKS + 1))
+case $OUT in *calibration:*) fail "an uncalibrated estimate names a calibration" ;; esac
 
 # --save writes the default place, which estimate then reads unasked; --no-calibration ignores it
 # --quick flags the capped GPU (exit 1) and still saves
@@ -62,8 +91,48 @@ expect_rc 0 estimate "${ARGS[@]}" --no-calibration
 [ -z "$ERR" ] || fail "--no-calibration still read a file: $ERR"
 expect_rc 0 plan --model llama2-7b --gpu h100-sxm5-80gb --calibration "$CAL"
 expect_err "plan: calibration: measured ceilings"
+expect_out "calibration: $CAL (h100-sxm5-80gb"
+# plan's CSV and JSON: the calibrated type's choices name the file, the others nothing
+expect_rc 0 plan --model llama2-7b --gpu h100-sxm5-80gb,a100-sxm4-80gb --max-gpus 16 --top 40 --csv --calibration "$CAL"
+printf '%s\n' "$OUT" >"$TMP/plan.csv"
+expect_rc 0 plan --model llama2-7b --gpu h100-sxm5-80gb,a100-sxm4-80gb --max-gpus 16 --top 40 --json --calibration "$CAL"
+printf '%s\n' "$OUT" >"$TMP/plan.json"
+python3 - "$TMP/plan.csv" "$TMP/plan.json" "$CAL" <<'PY' || fail "the calibration in plan --csv and --json"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+cal = sys.argv[3]
+h100 = [r for r in rows if r["gpu"] == "h100-sxm5-80gb"]
+assert h100 and all(r["calibration"] == cal for r in h100), [r["calibration"] for r in h100]
+others = [r for r in rows if r["gpu"] != "h100-sxm5-80gb"]
+assert others and all(r["calibration"] == "" for r in others)
+d = json.load(open(sys.argv[2]))
+assert d["calibration"]["file"] == cal and d["calibration"]["gpu"] == "h100-sxm5-80gb"
+assert all((c["calibration"] == cal) == (c["gpu"] == "h100-sxm5-80gb") for c in d["ranked"])
+PY
 expect_rc 0 validate --calibration "$CAL"
 expect_err "validate: calibration: measured ceilings"
+expect_out "calibration: $CAL (h100-sxm5-80gb"
+expect_rc 0 validate --csv --calibration "$CAL"
+printf '%s\n' "$OUT" >"$TMP/validate.csv"
+expect_rc 0 validate --json --calibration "$CAL"
+printf '%s\n' "$OUT" >"$TMP/validate.json"
+python3 - "$TMP/validate.csv" "$TMP/validate.json" "$CAL" <<'PY' || fail "the calibration in validate --csv and --json"
+import csv, json, sys
+cal = sys.argv[3]
+rows = list(csv.DictReader(open(sys.argv[1])))
+marked = [r for r in rows if r["calibration"]]
+assert marked and all(r["calibration"] == cal for r in marked), len(marked)
+assert len(marked) < len(rows)
+d = json.load(open(sys.argv[2]))
+assert d["calibration"]["file"] == cal
+assert sum(1 for c in d["cases"] if c.get("calibration") == cal) == len(marked)
+PY
+expect_rc 0 validate --json --no-calibration
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["calibration"] is None and not any("calibration" in c for c in d["cases"])
+' || fail "an uncalibrated validate names a calibration"
 # another GPU type is untouched
 expect_rc 0 estimate --model llama2-7b --gpu a100-sxm4-80gb --gpus 8 --json --no-calibration
 A=$OUT

@@ -324,7 +324,7 @@ static void test_document(void **state)
 		k,
 		"workload notes config memory time throughput mfu mfu_tflops_per_gpu "
 		"hfu_tflops_per_gpu peak_tflops model_flops_per_step time_to_train_s train_steps energy_kwh "
-		"energy_basis power_w_per_gpu limits fit_advice recommendations");
+		"energy_basis power_w_per_gpu limits fit_advice recommendations calibration");
 	free(k);
 	k = object_keys(json_object_get(o, "config"));
 	assert_string_equal(k, CONFIG_BASE " engine mig");

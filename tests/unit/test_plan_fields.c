@@ -39,7 +39,7 @@ static const char choice_keys[] =
 	"cost_basis,energy_kwh,gpu_power_w,power_kw,score,on_front,meets_constraints,violates,miss,"
 	"fabric_best_step_s,capex_usd,bom_frontend_usd,bom_oob_usd,bom_power_distribution_usd,bom_install_usd,"
 	"bom_staff_engineers,bom_staff_usd_per_year,bom_licence_usd_per_year,goodput,ideal_hours,checkpoint_bytes,checkpoint_write_s,checkpoint_every_s,"
-	"checkpoint_hours,interruptions,interruption_hours,estimate_args";
+	"checkpoint_hours,interruptions,interruption_hours,estimate_args,calibration";
 
 /* Numbers that have no unit: counts held in a double, ratios and scores. */
 static const char *const unitless[] = {
@@ -120,7 +120,7 @@ static void test_choice_keys(void **state)
 {
 	char *h = csv_header();
 	(void)state;
-	assert_int_equal(plan_choice_schema()->nfields, 104);
+	assert_int_equal(plan_choice_schema()->nfields, 105);
 	assert_int_equal(strlen(h), strlen(choice_keys) + 1);
 	assert_memory_equal(h, choice_keys, strlen(choice_keys));
 	free(h);
@@ -278,7 +278,7 @@ static void test_document(void **state)
 	doc = view_plan_json(p, &ex, NULL, 1);
 	assert_keys(
 		doc,
-		"workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,have,all");
+		"workload,request,search,ranked,front,nearest_miss,closest_fit,no_layout,explanation,have,all,calibration");
 	assert_keys(json_object_get(doc, "workload"),
 		    "name,kind,params,task,seq_len,global_batch,train_tokens,train_samples,epochs");
 	assert_keys(

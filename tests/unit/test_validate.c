@@ -300,8 +300,8 @@ static void assert_keys(json_t *o, const char *const *keys)
 
 static void test_fields(void **state)
 {
-	static const char *const case_keys[] = {"id",        "model", "metric", "measured",
-						"predicted", "error", "reason", NULL};
+	static const char *const case_keys[] = {"id",    "model",  "metric",      "measured", "predicted",
+						"error", "reason", "calibration", NULL};
 	static const char *const stats_keys[] = {
 		"cases",    "predicted", "within_20pct", "coverage", "median_abs_error", "worst_abs_error",
 		"worst_id", NULL};
@@ -327,6 +327,8 @@ static void test_fields(void **state)
 	/* a case without a reason leaves it unset, which the writer omits */
 	validate_case_row(find_case(r, "G1"), row);
 	assert_null(report_text(row, (size_t)report_field_index(validate_case_schema(), "reason")));
+	/* without a calibration in use, no case names one */
+	assert_null(report_text(row, (size_t)report_field_index(validate_case_schema(), "calibration")));
 	report_row_free(row);
 
 	row = report_row_new(validate_stats_schema());
