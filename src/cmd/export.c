@@ -58,6 +58,8 @@ static const struct opt export_opts[] = {
 	OPT_GROUP_("logging"),
 	OPT_STRING_("log-level", &cfg.log_level, "LEVEL", "debug, info (default), warn or error"),
 	OPT_STRING_("log-format", &cfg.log_format, "FORMAT", "logfmt (default) or json"),
+	OPT_STRING_("bench-file", &cfg.bench_file, "FILE",
+		    "serve bench's calibration file as gpuscope_bench_* (default: bench --save's; none)"),
 	OPT_GROUP_("other"),
 	OPT_FLAG_("once", &cfg.once, "print one collection (text format) and exit"),
 	OPT_END_(),

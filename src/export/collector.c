@@ -135,6 +135,7 @@ struct collector {
 	struct snapshot *current; /* guarded by lock */
 	size_t size_hint[EXPO_NFORMATS];
 	struct collector *next_abandoned;
+	struct export_bench *bench; /* --bench-file; only the publishing thread touches it */
 };
 
 /* Collectors stopped while a call hung: their threads may still touch them. */
@@ -913,11 +914,15 @@ static void collect_once(struct collector *c, double deadline_s, int whole)
 	c->collections++;
 	memset(&v, 0, sizeof(v));
 	build_view(c, &v, wall_now());
+	v.bench = c->bench;
 	v.stats.collections = c->collections;
 	v.stats.stalled_calls = c->stalled_calls;
 	v.stats.collect_duration_s = c->collect_duration_s;
 	pthread_mutex_unlock(&c->lock);
 
+	/* one stat a collection, read again only when it changed; outside the lock (it may read a file) */
+	if (c->bench)
+		export_bench_poll(c->bench, wall_now());
 	v.stats.interval_s = c->o.interval_s;
 	v.stats.slow_duration_s = slow;
 	v.stats.collect_errors = errors;
@@ -1214,6 +1219,8 @@ struct collector *collector_start(const struct collector_opts *o, char *err, siz
 		if (o->backend->status && o->backend->status(sl->dev) == GPU_STATUS_LOST)
 			sl->lost = 1;
 	}
+	if (o->bench_file)
+		c->bench = export_bench_new(o->bench_file);
 	c->pool = c->nslots < WORKERS_MAX ? c->nslots : WORKERS_MAX;
 	for (i = 0; i < c->pool; i++) {
 		struct worker *w = &c->workers[i];
@@ -1300,6 +1307,7 @@ int collector_stop(struct collector *c, double grace_s)
 		result_free(&c->slots[i].res);
 	free(c->slots);
 	xid_book_free(c->xids);
+	export_bench_free(c->bench);
 	snapshot_release(c->current);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->work);

@@ -46,6 +46,7 @@ struct collector_opts {
 	const char *hostname_label;      /* its name under the dcgm names: "Hostname" or "hostname" */
 	const struct counters *counters; /* -f FILE: only its fields (lives as long as the collector) */
 	struct kube *kube;               /* --kubernetes: pod labels; NULL: none (outlives the collector) */
+	const char *bench_file;          /* --bench-file: served as gpuscope_bench_*; NULL: none (copied) */
 };
 
 /* A published collection; read-only once published. */

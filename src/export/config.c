@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/calib.h"
 #include "export/counters.h"
 #include "export/log.h"
 #include "export/webconfig.h"
@@ -99,6 +100,17 @@ static const char *hostname_label(const struct export_config *c)
 	return host;
 }
 
+/* --bench-file, else bench --save's default file when it exists at start, else none. */
+static const char *export_bench_file(const struct export_config *c)
+{
+	static char *default_path; /* lives as long as the process, as the option's text does */
+	if (c->bench_file)
+		return strcmp(c->bench_file, "none") ? c->bench_file : NULL;
+	if (!default_path)
+		default_path = bench_calibration_default_path();
+	return default_path && !access(default_path, F_OK) ? default_path : NULL;
+}
+
 void export_collector_opts(const struct export_config *c, enum names_mode names, const struct gpu_backend *b,
 			   struct gpu_device *const *devs, unsigned ndevs, const struct counters *counters,
 			   struct kube *kube, struct collector_opts *co)
@@ -120,6 +132,7 @@ void export_collector_opts(const struct export_config *c, enum names_mode names,
 	co->hostname = hostname_label(c);
 	co->hostname_label = c->hostname_label;
 	co->kube = kube;
+	co->bench_file = export_bench_file(c);
 }
 
 static void server_opts(const struct export_config *c, enum names_mode names, const struct listen_addr *addr,

@@ -38,6 +38,8 @@ struct export_config {
 	int allow_no_gpu;
 	const char *log_level, *log_format;
 	int once; /* print one collection and exit */
+	/* bench */
+	const char *bench_file; /* --bench-file: NULL: bench --save's file when present; "none": no file */
 };
 
 /* The defaults, which docs/export.md and --help state. */

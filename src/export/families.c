@@ -1147,6 +1147,7 @@ void families_render(const struct xview *v, enum names_mode names, enum expo_for
 		render_pass(&w, v, gl, 1, names);
 	render_pass(&w, v, gl, 0, names);
 	render_exporter(&w, v);
+	export_bench_render(v->bench, &w);
 	for (gi = 0; gi < v->ngpus; gi++) {
 		strbuf_release(&gl[gi].native);
 		strbuf_release(&gl[gi].dcgm);

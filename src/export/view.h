@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "export/benchfile.h"
 #include "export/counters.h"
 #include "export/expo.h"
 #include "gpu/gpu.h"
@@ -114,8 +115,9 @@ struct xview {
 	const char *hostname;
 	const char *hostname_label; /* "Hostname" (dcgm-exporter before 4.x) or "hostname" */
 	double xid_window_s;
-	int processes;                   /* --processes: per-process series */
-	const struct counters *counters; /* -f FILE: only its fields; NULL: every family */
+	int processes;                    /* --processes: per-process series */
+	const struct counters *counters;  /* -f FILE: only its fields; NULL: every family */
+	const struct export_bench *bench; /* --bench-file's figures (export/benchfile.h); NULL: none */
 };
 
 /*
