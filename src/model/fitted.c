@@ -57,6 +57,7 @@ static const struct fitted_const consts[] = {
 	 "P8-001 P8-002 P8-005 P8-006 P8-009..011", -1, NULL, 0, 0, 0},
 	{"3D convolution shares (channels-last)", "src/model/kernels.c", "P11-*:fit", -1, NULL, 0, 0, 0},
 	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, "* paged_kv", 0.4, 1, 1},
+	{"TUNE_SERVE_COMPUTE_HOPPER", "src/model/vendor.c", "SV-001..036", -1, "hopper serve_compute", 0.3, 1, 1},
 	{"vllm 0.11 host times (host_step_s, host_seq_s, host_req_s)", "data/serve/engines.csv", "SV-*:fit", -1,
 	 NULL, 0, 0, 0},
 	{"sglang 0.5 host times", "data/serve/engines.csv", "SV-*:fit", -1, NULL, 0, 0, 0},

@@ -110,6 +110,12 @@ int hw_of(const struct model_config *c, struct hw *h)
 		h->attn_emax = emax_from(v, g, attn_precision_of(c)) * TUNE_TRAIN_GEMM;
 	}
 	calibrate(c, v, h);
+	if (c->task == MODEL_TASK_INFER && model_engine_info(engine_of(c))->serving && v->serve_compute > 0) {
+		/* a serving engine's share of the GEMM and attention rates (model/vendor.c) */
+		h->emax *= v->serve_compute;
+		h->attn_emax *= v->serve_compute;
+		h->attn_peak *= v->serve_compute;
+	}
 	h->mem = (g->memory_gib > 0 ? g->memory_gib : 0) * 1073741824.0 * TUNE_USABLE_MEM;
 	h->tdp_w = g->tdp_w > 0 ? g->tdp_w : 300;
 	h->idle_w = g->idle_w > 0 ? g->idle_w : h->tdp_w * 0.12;

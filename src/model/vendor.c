@@ -43,24 +43,25 @@
 #include "model/vendor.h"
 
 #define TUNE_PAGED_KV_EFF 0.70
+#define TUNE_SERVE_COMPUTE_HOPPER 0.50
 
 static struct model_vendor_eff table[] = {
-	/* arch, 16-bit, tf32, fp32, fp8, hbm stream, framework share of it, paged kv, mesh peers,
-	 * TP collectives hidden, fp8 casts in kernels of their own */
-	{"volta", 0.85, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"turing", 0.75, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"ampere", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"ada", 0.80, 0.75, 0.90, 0.70, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"hopper", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 7, 0, 1},
-	{"gaudi2", 0.80, 0.80, 0.80, 0.64, 0.80, 1.0, TUNE_PAGED_KV_EFF, 7, 0.5, 0},
-	{"gaudi3", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 7, 0.5, 0},
+	/* arch, 16-bit, tf32, fp32, fp8, hbm stream, framework share of it, paged kv, serving-engine
+	 * compute share, mesh peers, TP collectives hidden, fp8 casts in kernels of their own */
+	{"volta", 0.85, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"turing", 0.75, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"ampere", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"ada", 0.80, 0.75, 0.90, 0.70, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"hopper", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, TUNE_SERVE_COMPUTE_HOPPER, 0, 0, 1},
+	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 1.0, 7, 0, 1},
+	{"gaudi2", 0.80, 0.80, 0.80, 0.64, 0.80, 1.0, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
+	{"gaudi3", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
 	/* fallbacks by ecosystem: the nearest generation's row */
-	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 0, 0, 1},
-	{"*rocm", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 7, 0, 1},
-	{"*synapseai", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 7, 0.5, 0},
+	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"*rocm", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 1.0, 7, 0, 1},
+	{"*synapseai", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
 };
 #define NROWS (sizeof(table) / sizeof(table[0]))
 
@@ -125,6 +126,7 @@ static const struct {
 	{"hbm", offsetof(struct model_vendor_eff, hbm)},
 	{"fw_bw", offsetof(struct model_vendor_eff, fw_bw)},
 	{"paged_kv", offsetof(struct model_vendor_eff, paged_kv)},
+	{"serve_compute", offsetof(struct model_vendor_eff, serve_compute)},
 	{"tp_hidden", offsetof(struct model_vendor_eff, tp_hidden)},
 };
 

@@ -16,9 +16,14 @@ struct model_vendor_eff {
 	double gemm_tf32;
 	double gemm_fp32; /* CUDA cores / vector units */
 	double gemm_fp8;
-	double hbm;       /* stream bandwidth, fraction of the datasheet's */
-	double fw_bw;     /* what framework kernels reach of that stream rate */
-	double paged_kv;  /* paged-attention decode reads of the KV cache, fraction of hbm */
+	double hbm;      /* stream bandwidth, fraction of the datasheet's */
+	double fw_bw;    /* what framework kernels reach of that stream rate */
+	double paged_kv; /* paged-attention decode reads of the KV cache, fraction of hbm */
+	/*
+	 * what a serving engine's inference reaches of the GEMM and flash
+	 * attention rates above (1: all of it)
+	 */
+	double serve_compute;
 	int mesh_links;   /* the 8-GPU board joins every pair by its own links (a full mesh with
 	                              this many peers); 0: a switch or a ring-friendly topology */
 	double tp_hidden; /* share of the tensor-parallel collectives that runs under compute */
@@ -32,7 +37,7 @@ const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g);
 /*
  * For `validate --refit` only (one thread, no model running beside it):
  * sets one fraction ("gemm16", "gemm_tf32", "gemm_fp32", "gemm_fp8", "hbm",
- * "fw_bw", "paged_kv", "tp_hidden") of the rows named in `archs` (comma-
+ * "fw_bw", "paged_kv", "serve_compute", "tp_hidden") of the rows named in `archs` (comma-
  * separated arch keys, or "*" for every row) to v; -1 when a name is not a
  * row or a field.  model_vendor_reset() puts every row back as shipped.
  */
