@@ -54,25 +54,28 @@ static int sched_row(const struct csv_record *rec, const char *name, struct serv
 {
 	static const struct num_range r_s = {0, 1, 0}, r_n = {1, 1e7, NUM_WHOLE}, r_b = {0, 1, NUM_WHOLE},
 				      r_h = {0, 0.99, 0};
-	double v[7];
-	const struct num_range *rg[7] = {&r_s, &r_s, &r_s, &r_n, &r_n, &r_b, &r_h};
-	int idx[7] = {2, 3, 4, 5, 6, 7, 9}, k;
+	static const char *const names[8] = {"host_step_s", "host_seq_s",         "host_req_s",      "frontend_s",
+					     "max_seqs",    "max_batched_tokens", "chunked_prefill", "prefix_hit"};
+	double v[8];
+	const struct num_range *rg[8] = {&r_s, &r_s, &r_s, &r_s, &r_n, &r_n, &r_b, &r_h};
+	int idx[8] = {2, 3, 4, 5, 6, 7, 8, 10}, k;
 	char why[160];
-	if (rec->nfields != 11)
-		return diag_set(err, name, rec->line, 1, "", "expected 11 fields, got %zu", rec->nfields);
-	for (k = 0; k < 7; k++)
+	if (rec->nfields != 12)
+		return diag_set(err, name, rec->line, 1, "", "expected 12 fields, got %zu", rec->nfields);
+	for (k = 0; k < 8; k++)
 		if (num_parse(rec->fields[idx[k]], NULL, rg[k], &v[k], why, sizeof(why)))
-			return diag_set(err, name, rec->line, rec->cols[idx[k]], "", "%s", why);
-	if (strcmp(rec->fields[8], "recompute") && strcmp(rec->fields[8], "swap"))
-		return diag_set(err, name, rec->line, rec->cols[8], "preemption", "not recompute or swap");
-	s->swap = !strcmp(rec->fields[8], "swap");
+			return diag_set(err, name, rec->line, rec->cols[idx[k]], names[k], "%s", why);
+	if (strcmp(rec->fields[9], "recompute") && strcmp(rec->fields[9], "swap"))
+		return diag_set(err, name, rec->line, rec->cols[9], "preemption", "not recompute or swap");
+	s->swap = !strcmp(rec->fields[9], "swap");
 	s->host_step_s = v[0];
 	s->host_seq_s = v[1];
 	s->host_req_s = v[2];
-	s->max_seqs = (int)v[3];
-	s->max_batched_tokens = (int)v[4];
-	s->chunked_prefill = (int)v[5];
-	s->prefix_hit = v[6];
+	s->frontend_s = v[3];
+	s->max_seqs = (int)v[4];
+	s->max_batched_tokens = (int)v[5];
+	s->chunked_prefill = (int)v[6];
+	s->prefix_hit = v[7];
 	return 0;
 }
 
@@ -119,7 +122,7 @@ int servesim_sched_find_in(const char *name, const char *buf, size_t len, const 
 		}
 		out->engine = model_engine_name((enum model_engine)model_engine_from_name(rec.fields[0]));
 		out->version = xstrdup(rec.fields[1]);
-		out->source = xstrdup(rec.fields[10]);
+		out->source = xstrdup(rec.fields[11]);
 		found = 1;
 	}
 	csv_free(r);
@@ -590,12 +593,17 @@ static int make_requests(const struct servesim *sim, const struct servesim_load 
 	if (l->kind == SERVESIM_CLOSED)
 		for (i = 0; i < *n && i < l->count; i++)
 			q[i].arrival_s = 0;
-	/* the front end takes requests one at a time in arrival order */
+	/*
+	 * the front end takes requests one at a time in arrival order; each then
+	 * spends frontend_s more on its way (not queued: process hops, streaming)
+	 */
 	for (i = 0, t = 0; i < *n; i++) {
 		q[i].ready_s = isfinite(q[i].arrival_s) ? fmax(q[i].arrival_s, t) + sim->sched.host_req_s :
 							  INFINITY;
-		if (isfinite(q[i].ready_s))
+		if (isfinite(q[i].ready_s)) {
 			t = q[i].ready_s;
+			q[i].ready_s += sim->sched.frontend_s;
+		}
 	}
 	*out = q;
 	return 0;
@@ -797,7 +805,7 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 	L.free_blocks = sim->kv_blocks;
 	for (i = 0; i < L.n; i++)
 		if (isfinite(L.q[i].ready_s))
-			L.front_s = L.q[i].ready_s;
+			L.front_s = L.q[i].ready_s - sim->sched.frontend_s;
 	o->kv_blocks = sim->kv_blocks;
 	o->block_tokens = sim->block_tokens;
 	L.t0 = L.q[0].arrival_s;
@@ -928,8 +936,8 @@ int servesim_run(struct servesim *sim, const struct servesim_load *load, const s
 					int nx = done + load->count - 1;
 					if (nx < L.n && !isfinite(L.q[nx].arrival_s)) {
 						L.q[nx].arrival_s = L.t;
-						L.q[nx].ready_s = fmax(L.t, L.front_s) + sim->sched.host_req_s;
-						L.front_s = L.q[nx].ready_s;
+						L.front_s = fmax(L.t, L.front_s) + sim->sched.host_req_s;
+						L.q[nx].ready_s = L.front_s + sim->sched.frontend_s;
 					}
 				}
 			}

@@ -34,6 +34,12 @@ struct servesim_sched {
 	 * the scheduler sees them, so it bounds the requests/s of short ones.
 	 */
 	double host_req_s;
+	/*
+	 * latency a request spends in the front end besides that CPU time, s,
+	 * paid by each at once (process hops, the first streamed chunk): it adds
+	 * to every TTFT and end-to-end latency without bounding the requests/s
+	 */
+	double frontend_s;
 	int max_seqs;           /* running sequences at most */
 	int max_batched_tokens; /* tokens one iteration processes at most (prefill + decode) */
 	int chunked_prefill;    /* 1: prompts in chunks, decode first; 0: whole prompts, prefill first */

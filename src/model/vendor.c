@@ -35,6 +35,17 @@
  * paged_kv: decode kernels that read a paged KV cache (vLLM's PagedAttention, FlashInfer) reach
  * less of the stream bandwidth than contiguous reads; fitted to vLLM on one H100 (P6-001; P6-002
  * held out).  HBM stream 0.86 on NVIDIA HBM parts: BabelStream 0.79-0.95 (C S8-005..007, S8-019..021, S8-030/031, S8-049).
+ *
+ * serve_compute: the share of the GEMM and flash-attention rates above that a serving engine's
+ * inference reaches (vLLM, SGLang, TensorRT-LLM, LMDeploy, TGI: mixed prefill-decode batches of
+ * changing shape, paged varlen attention, fused and quantised kernels beside cuBLAS).  Hopper 0.50,
+ * fitted by a grid over 0.40-0.70 (steps of 0.025-0.05) to the serving runs on one H100 of
+ * data/cases/serving.csv's fit set (SV-001..036, the Qwen3-14B H100 page), minimising the mean
+ * |log(predicted / measured)| over every metric: 0.218 at 0.50, 0.232-0.233 at 0.45 and 0.55, and
+ * 0.50 still the least (0.213) once the engines' host times were refitted after it.  The Qwen3-32B
+ * H100 and Qwen3-8B latency pages were held aside.  Compute only: the stream rate stays, so the
+ * decode-bound vLLM runs P6-001/002 move by 3-4 %.  Every other row 1 (the A100 serving rows fit
+ * without it; no serving run was fitted for the others).
  */
 #include <stdatomic.h>
 #include <stddef.h>

@@ -214,9 +214,9 @@ static void test_older_vllm_is_host_bound(void **state)
 static void test_front_end_serialises_requests(void **state)
 {
 	static const char table[] =
-		"engine,version,host_step_s,host_seq_s,host_req_s,max_seqs,max_batched_tokens,chunked_prefill,"
+		"engine,version,host_step_s,host_seq_s,host_req_s,frontend_s,max_seqs,max_batched_tokens,chunked_prefill,"
 		"preemption,prefix_hit,source\n"
-		"vllm,9.9,0.5e-3,2e-6,10e-3,256,8192,1,recompute,0,mine\n";
+		"vllm,9.9,0.5e-3,2e-6,10e-3,0,256,8192,1,recompute,0,mine\n";
 	struct servesim_sched s;
 	struct servesim *sim;
 	struct servesim_result r;
@@ -237,6 +237,50 @@ static void test_front_end_serialises_requests(void **state)
 	assert_true(r.ttft.p99 > 1.9 && r.ttft.p50 > 0.9 && r.ttft.p50 < 1.1);
 	assert_int_equal(servesim_sched_find_in("mine.csv", table, strlen(table), "vllm", "0.8", &s, &err), -1);
 	assert_non_null(strstr(err.msg, "there are 9.9"));
+}
+
+/*
+ * The front end's latency (frontend_s) is paid by every request at once,
+ * not one after another: under 50 ms of it one request alone has its first
+ * token 50 ms later than without, a closed loop of 4 clients has each TTFT
+ * 50 ms longer, and 200 one-token requests at once still finish in well under
+ * 200 x 50 ms.
+ */
+static void test_front_end_latency_is_not_queued(void **state)
+{
+	static const char base[] =
+		"engine,version,host_step_s,host_seq_s,host_req_s,frontend_s,max_seqs,max_batched_tokens,chunked_prefill,"
+		"preemption,prefix_hit,source\n";
+	const char *rows[2] = {"vllm,9.9,0.5e-3,2e-6,0,0,256,8192,1,recompute,0,mine\n",
+			       "vllm,9.9,0.5e-3,2e-6,0,50e-3,256,8192,1,recompute,0,mine\n"};
+	struct servesim_result one[2], closed[2], burst[2];
+	struct workload w;
+	struct model_config c;
+	int k;
+	(void)state;
+	llama(&w, &c, 16, 4);
+	for (k = 0; k < 2; k++) {
+		char table[512];
+		struct servesim_sched s;
+		struct servesim *sim;
+		struct diag err;
+		diag_clear(&err);
+		snprintf(table, sizeof(table), "%s%s", base, rows[k]);
+		assert_int_equal(servesim_sched_find_in("mine.csv", table, strlen(table), "vllm", NULL, &s, &err),
+				 0);
+		sim = servesim_new(&w, &c, &s, &err);
+		servesim_sched_release(&s);
+		assert_non_null(sim);
+		run(sim, SERVESIM_BURST, 1, 0, 1, &one[k]);
+		run(sim, SERVESIM_CLOSED, 4, 0, 40, &closed[k]);
+		run(sim, SERVESIM_BURST, 200, 0, 200, &burst[k]);
+		servesim_free(sim);
+	}
+	assert_true(fabs(one[1].ttft.p50 - one[0].ttft.p50 - 50e-3) < 1e-9);
+	assert_true(fabs(one[1].e2e.p50 - one[0].e2e.p50 - 50e-3) < 1e-9);
+	assert_true(fabs(closed[1].ttft.p50 - closed[0].ttft.p50 - 50e-3) < 5e-3);
+	assert_true(closed[1].requests_per_s < closed[0].requests_per_s);
+	assert_true(burst[1].makespan_s < burst[0].makespan_s + 0.1 && burst[1].makespan_s < 1.0);
 }
 
 /*
@@ -319,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_older_vllm_is_host_bound),
 		cmocka_unit_test(test_rows_and_traces),
 		cmocka_unit_test(test_front_end_serialises_requests),
+		cmocka_unit_test(test_front_end_latency_is_not_queued),
 		cmocka_unit_test(test_swap_preemption),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
