@@ -1,7 +1,7 @@
 #!/bin/bash
 # plan --task infer --engine: replicas sized by the serving simulation.  On
 # H100 servers Llama 3 70B at 50 requests/s within a 1 s TTFT takes no more
-# than twice the 56 GPUs (7 x 8) estimate's continuous-batching queue needs,
+# than twice the 80 GPUs (10 x 8) estimate's continuous-batching queue needs,
 # with no scale-out fabric between independent replicas; that is the default
 # without --engine, and --engine static keeps the static-batch model.
 . "$TESTS/cli/lib.sh"
