@@ -23,8 +23,11 @@ assert abs(q["capacity_per_s"] - q["replicas"] * slots / hold) < 1e-8 * q["capac
 assert abs(q["utilisation"] - lam * hold / slots) < 1e-8, q
 pw = erlang_c(slots, lam * hold)
 wait = math.log(pw / 0.01) / (slots / hold - lam) if pw > 0.01 else 0
-assert abs(q["wait_p99_s"] - wait) <= 1e-8 * max(wait, 1), (q["wait_p99_s"], wait)
-assert abs(q["ttft_p99_s"] - first - wait) <= 1e-8 * max(q["ttft_p99_s"], 1), q
+# the JSON carries 10 significant digits, and near saturation the wait is as
+# ill-conditioned as 1 / (1 - utilisation): the tolerance grows with it
+tol = 1e-8 / max(1 - q["utilisation"], 1e-3)
+assert abs(q["wait_p99_s"] - wait) <= tol * max(wait, 1), (q["wait_p99_s"], wait)
+assert abs(q["ttft_p99_s"] - first - wait) <= tol * max(q["ttft_p99_s"], 1), q
 '
 M=(--model llama3-8b --task infer --gpu h100-sxm5-80gb)
 
