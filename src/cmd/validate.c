@@ -11,6 +11,7 @@
 
 #include "catalog/embedded.h"
 #include "cmd/cmd.h"
+#include "model/servesim.h"
 #include "model/validate.h"
 #include "util/csv.h"
 #include "util/error.h"
@@ -94,7 +95,9 @@ int cmd_validate(int argc, char **argv)
 		name = "data/" CAL_FILE;
 	}
 	if (engines_file) {
-		if (csv_read_file(engines_file, &engines, &filter.engines_len, &err))
+		struct servesim_sched whole;
+		if (csv_read_file(engines_file, &engines, &filter.engines_len, &err) ||
+		    servesim_sched_find_in(engines_file, engines, filter.engines_len, NULL, NULL, &whole, &err))
 			die_diag(&err);
 		filter.engines = engines;
 		filter.engines_name = engines_file;

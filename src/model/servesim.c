@@ -50,24 +50,70 @@ struct servesim {
 
 /* ---- engine rows ---- */
 
-static int sched_row(const struct csv_record *rec, const char *name, struct servesim_sched *s, struct diag *err)
+/*
+ * The columns of an engine table, found by the header's names: tables
+ * written before frontend_s have none (the front end's latency is then 0).
+ */
+enum {
+	COL_ENGINE,
+	COL_VERSION,
+	COL_HOST_STEP,
+	COL_HOST_SEQ,
+	COL_HOST_REQ,
+	COL_FRONTEND,
+	COL_MAX_SEQS,
+	COL_MAX_TOKENS,
+	COL_CHUNKED,
+	COL_PREEMPTION,
+	COL_PREFIX_HIT,
+	COL_SOURCE,
+	NCOLS
+};
+static const char *const col_names[NCOLS] = {"engine",          "version",    "host_step_s", "host_seq_s",
+					     "host_req_s",      "frontend_s", "max_seqs",    "max_batched_tokens",
+					     "chunked_prefill", "preemption", "prefix_hit",  "source"};
+
+static int sched_header(const struct csv_record *rec, const char *name, int *col, struct diag *err)
+{
+	size_t i;
+	int k;
+	for (k = 0; k < NCOLS; k++) {
+		col[k] = -1;
+		for (i = 0; i < rec->nfields; i++)
+			if (!strcmp(rec->fields[i], col_names[k]))
+				col[k] = (int)i;
+		if (col[k] < 0 && k != COL_FRONTEND)
+			return diag_set(err, name, rec->line, 1, col_names[k], "the header has no column '%s'",
+					col_names[k]);
+	}
+	return 0;
+}
+
+static int sched_row(const struct csv_record *rec, const char *name, const int *col, size_t ncol,
+		     struct servesim_sched *s, struct diag *err)
 {
 	static const struct num_range r_s = {0, 1, 0}, r_n = {1, 1e7, NUM_WHOLE}, r_b = {0, 1, NUM_WHOLE},
 				      r_h = {0, 0.99, 0};
-	static const char *const names[8] = {"host_step_s", "host_seq_s",         "host_req_s",      "frontend_s",
-					     "max_seqs",    "max_batched_tokens", "chunked_prefill", "prefix_hit"};
-	double v[8];
+	static const int num_col[8] = {COL_HOST_STEP, COL_HOST_SEQ,   COL_HOST_REQ, COL_FRONTEND,
+				       COL_MAX_SEQS,  COL_MAX_TOKENS, COL_CHUNKED,  COL_PREFIX_HIT};
 	const struct num_range *rg[8] = {&r_s, &r_s, &r_s, &r_s, &r_n, &r_n, &r_b, &r_h};
-	int idx[8] = {2, 3, 4, 5, 6, 7, 8, 10}, k;
+	double v[8] = {0};
+	const char *pre;
 	char why[160];
-	if (rec->nfields != 12)
-		return diag_set(err, name, rec->line, 1, "", "expected 12 fields, got %zu", rec->nfields);
-	for (k = 0; k < 8; k++)
-		if (num_parse(rec->fields[idx[k]], NULL, rg[k], &v[k], why, sizeof(why)))
-			return diag_set(err, name, rec->line, rec->cols[idx[k]], names[k], "%s", why);
-	if (strcmp(rec->fields[9], "recompute") && strcmp(rec->fields[9], "swap"))
-		return diag_set(err, name, rec->line, rec->cols[9], "preemption", "not recompute or swap");
-	s->swap = !strcmp(rec->fields[9], "swap");
+	int k;
+	if (rec->nfields != ncol)
+		return diag_set(err, name, rec->line, 1, "", "expected %zu fields as in the header, got %zu", ncol,
+				rec->nfields);
+	for (k = 0; k < 8; k++) {
+		int c = col[num_col[k]];
+		if (c >= 0 && num_parse(rec->fields[c], NULL, rg[k], &v[k], why, sizeof(why)))
+			return diag_set(err, name, rec->line, rec->cols[c], col_names[num_col[k]], "%s", why);
+	}
+	pre = rec->fields[col[COL_PREEMPTION]];
+	if (strcmp(pre, "recompute") && strcmp(pre, "swap"))
+		return diag_set(err, name, rec->line, rec->cols[col[COL_PREEMPTION]], "preemption",
+				"not recompute or swap");
+	s->swap = !strcmp(pre, "swap");
 	s->host_step_s = v[0];
 	s->host_seq_s = v[1];
 	s->host_req_s = v[2];
@@ -102,31 +148,50 @@ int servesim_sched_find_in(const char *name, const char *buf, size_t len, const 
 {
 	struct csv_reader *r;
 	struct csv_record rec;
-	int rc, found = 0, header = 1;
+	int rc, found = 0, header = 1, col[NCOLS] = {0};
+	size_t ncol = 0;
 	struct strbuf versions = STRBUF_INIT;
 	memset(out, 0, sizeof(*out));
 	r = csv_open(name, buf, len, CSV_COMMENTS);
 	while ((rc = csv_next(r, &rec, err)) == 1) {
 		if (header) {
 			header = 0;
+			ncol = rec.nfields;
+			if (sched_header(&rec, name, col, err)) {
+				rc = -1;
+				break;
+			}
 			continue;
 		}
-		if (rec.nfields < 2 || strcmp(rec.fields[0], engine))
+		if (!engine) {
+			/* checking the whole table: every row must read */
+			struct servesim_sched tmp = {0};
+			if (sched_row(&rec, name, col, ncol, &tmp, err)) {
+				rc = -1;
+				break;
+			}
+			found = 1;
 			continue;
-		strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", rec.fields[1]);
-		if (found || (version && strcmp(rec.fields[1], version)))
+		}
+		if (rec.nfields <= (size_t)col[COL_VERSION] || strcmp(rec.fields[col[COL_ENGINE]], engine))
 			continue;
-		if (sched_row(&rec, name, out, err)) {
+		strbuf_addf(&versions, "%s%s", versions.len ? ", " : "", rec.fields[col[COL_VERSION]]);
+		if (found || (version && strcmp(rec.fields[col[COL_VERSION]], version)))
+			continue;
+		if (sched_row(&rec, name, col, ncol, out, err)) {
 			rc = -1;
 			break;
 		}
-		out->engine = model_engine_name((enum model_engine)model_engine_from_name(rec.fields[0]));
-		out->version = xstrdup(rec.fields[1]);
-		out->source = xstrdup(rec.fields[11]);
+		out->engine = model_engine_name(
+			(enum model_engine)model_engine_from_name(rec.fields[col[COL_ENGINE]]));
+		out->version = xstrdup(rec.fields[col[COL_VERSION]]);
+		out->source = xstrdup(rec.fields[col[COL_SOURCE]]);
 		found = 1;
 	}
 	csv_free(r);
-	if (rc >= 0 && !found)
+	if (rc >= 0 && !found && !engine)
+		rc = diag_set(err, name, 0, 0, "", "the engine table has no rows");
+	else if (rc >= 0 && !found)
 		rc = !versions.len ?
 			     diag_set(err, "", 0, 0, "engine", "no scheduler row for --engine %s", engine) :
 			     diag_set(err, "", 0, 0, "engine-version",

@@ -56,6 +56,8 @@ int servesim_sched_find(const char *engine, const char *version, struct servesim
  * The same from an engine table in buf[0..len) of the format of
  * data/serve/engines.csv (`name` for messages): a table of one's own
  * releases, or trial values while fitting them (`validate --engines`).
+ * engine NULL checks the whole table: its header and every row (out is
+ * left empty), so that a bad table is refused before any case runs.
  */
 int servesim_sched_find_in(const char *name, const char *buf, size_t len, const char *engine, const char *version,
 			   struct servesim_sched *out, struct diag *err);

@@ -34,6 +34,25 @@ assert b["SV-004"]["predicted"] == a["SV-004"]["predicted"]  # SGLang rows untou
 PY
 expect_rc 2 validate "$C" --engines "$TMP/none.csv"
 expect_err "none.csv"
+# a table written before frontend_s (the column found by its name, absent: no front-end latency)
+# still reads; a table without a column the simulator needs says which
+python3 - "$SRCDIR/data/serve/engines.csv" "$TMP/old.csv" "$TMP/nomax.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith("#"))]
+for out, drop in ((sys.argv[2], "frontend_s"), (sys.argv[3], "max_seqs")):
+    k = rows[0].index(drop)
+    csv.writer(open(out, "w", newline="")).writerows([r[:k] + r[k + 1:] for r in rows])
+PY
+expect_rc 0 validate "$C" --engines "$TMP/old.csv" --json
+printf '%s' "$OUT" >"$TMP/old.json"
+python3 - "$TMP/v.json" "$TMP/old.json" <<'PY' || fail "an engine table without frontend_s"
+import json, sys
+a, b = ({x["id"]: x for x in json.load(open(p))["cases"]} for p in sys.argv[1:3])
+# SV-002 is a burst's median TTFT: without the front end's latency it can only be shorter
+assert b["SV-002"]["predicted"] < a["SV-002"]["predicted"], (a["SV-002"], b["SV-002"])
+PY
+expect_rc 2 validate "$C" --engines "$TMP/nomax.csv"
+expect_err "the header has no column 'max_seqs'"
 
 # bad arrival columns are the case's reason, not a silent default
 cat >"$TMP/bad.csv" <<'CSV'
