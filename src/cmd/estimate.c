@@ -35,7 +35,8 @@ static const char *gpu_s, *server_s, *network_s, *shape_s;
 static int task = MODEL_UNSET, precision = MODEL_UNSET, recompute = MODEL_UNSET, optimizer = MODEL_UNSET,
 	   offload = MODEL_UNSET, flash = MODEL_UNSET, kv_precision = MODEL_UNSET, loader = MODEL_UNSET,
 	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET,
-	   weight_precision = MODEL_UNSET;
+	   weight_precision = MODEL_UNSET, reshard = MODEL_UNSET;
+static long hsdp;
 static long gpus, gpus_per_node, tp, pp, dp, ep, etp, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
 static long max_seqs, mig;
@@ -101,6 +102,11 @@ static const struct opt estimate_opts[] = {
 	OPT_INT_("vpp", &vpp, "N", "interleaved pipeline stages per GPU", 1, 1024),
 	OPT_INT_("cp", &cp, "N", "context parallel: each sequence split over N GPUs (ring attention)", 1, 65536),
 	OPT_INT_("zero", &zero, "0-3", "ZeRO stage (FSDP full sharding is 3)", 0, 3),
+	OPT_INT_("hsdp", &hsdp, "N", "ZeRO-3 hybrid shard: shard over groups of N ranks, replicas all-reduce", 1,
+		 1000000),
+	OPT_ENUM_("reshard-after-forward", &reshard, "on|off",
+		  "ZeRO-3: free gathered weights after forward (on, FSDP's default) or keep them for backward",
+		  on_off_from_name, "on, off"),
 	OPT_ENUM_("recompute", &recompute, "MODE", "activation recompute: none, selective, selective-op or full",
 		  model_recompute_from_name, "none, selective, selective-op, full"),
 	OPT_FLAG_("seq-parallel", &seq_parallel, "sequence parallelism (with --tp)"),
@@ -250,6 +256,8 @@ static void flags_request(struct model_request *q)
 	q->seq_parallel = seq_parallel ? 1 : MODEL_UNSET;
 	q->cuda_graphs = cuda_graphs ? 1 : MODEL_UNSET;
 	q->zero = zero >= 0 ? (int)zero : MODEL_UNSET;
+	q->hsdp = GIVEN(hsdp);
+	q->reshard_after_forward = reshard;
 	if (mig)
 		q->mig = (int)mig;
 #undef GIVEN

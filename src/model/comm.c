@@ -75,11 +75,12 @@ static double ceil_log2(int n)
  * min(server link, g x per-GPU scale-out rate x efficiency): a ring that
  * crosses servers uses the NICs of the g GPUs of the group on each server
  * (nccl-tests: 2 x 8 A100 on 4 x HDR per node reach 86 GB/s busbw, S8-045).
- * `flat` collectives (ZeRO-3 parameter gathers) reach one NIC's share per
- * GPU whatever g is (fitted to Narayanan et al. 2021 Table 2: ZeRO-3 throughput
- * of GPT-3 175B and 530B flattens at about one HDR port per GPU).
+ * All-gathers and reduce-scatters ride the same rings: NCCL builds one ring
+ * (channel) per NIC, each crossing every server once, so a group with g
+ * GPUs on each server moves its traffic over g NICs there, ZeRO-3's
+ * parameter gathers included.
  */
-double coll_s(const struct model_config *c, enum coll k, double bytes, int n, int g, int flat)
+double coll_s(const struct model_config *c, enum coll k, double bytes, int n, int g)
 {
 	double factor, bw, lat, intra;
 	if (n <= 1 || bytes <= 0)
@@ -105,7 +106,7 @@ double coll_s(const struct model_config *c, enum coll k, double bytes, int n, in
 		lat = c->intra_lat_us * 1e-6;
 	} else {
 		double nic = (c->inter_gbps_per_gpu > 0 ? c->inter_gbps_per_gpu : 0.01) * 1e9 * TUNE_INTER_EFF;
-		bw = nic * (flat ? 1 : g);
+		bw = nic * g;
 		if (g > 1 && intra > 0 && intra < bw)
 			bw = intra;
 		lat = c->inter_lat_us > 0 ? c->inter_lat_us * 1e-6 : 2e-6;
@@ -125,7 +126,7 @@ double model_allreduce_busbw_gbps(const struct model_config *c)
 	double t;
 	if (n <= 1)
 		return NAN;
-	t = coll_s(c, COLL_AR, bytes, n, g, 0);
+	t = coll_s(c, COLL_AR, bytes, n, g);
 	return bytes / t * (2.0 * (n - 1) / n) / 1e9;
 }
 

@@ -34,7 +34,7 @@ static void ring_attention(const struct workload *w, const struct model_config *
 	/* KV heads fewer than tp are replicated: at least one head per GPU */
 	if (kv < w->d.head_dim)
 		kv = w->d.head_dim;
-	ring = (cp - 1) * coll_s(c, COLL_P2P, 2 * e * T * kv, 2, (long)c->tp * cp <= c->gpus_per_node ? 2 : 1, 0);
+	ring = (cp - 1) * coll_s(c, COLL_P2P, 2 * e * T * kv, 2, (long)c->tp * cp <= c->gpus_per_node ? 2 : 1);
 	lt->cp_fwd = ring > lt->attn_fwd ? ring - lt->attn_fwd : 0;
 	lt->cp_bwd = 2 * ring > lt->attn_bwd ? 2 * ring - lt->attn_bwd : 0;
 }
@@ -173,7 +173,7 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 */
 	if (c->tp > 1) {
 		int g = per_node(c, c->tp, 1);
-		lt->tp_comm = 2 * coll_s(c, COLL_AR, e * T * hd, c->tp, g, 0) *
+		lt->tp_comm = 2 * coll_s(c, COLL_AR, e * T * hd, c->tp, g) *
 			      (1 - model_vendor_eff(c->gpu)->tp_hidden);
 	} else {
 		lt->tp_comm = 0;
@@ -189,7 +189,7 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	if (d->experts > 1 && c->ep > 1) {
 		int g = per_node(c, c->ep, etp_of(c));
 		lt->ep_comm = w->moe_layers / d->layers * 2 *
-			      coll_s(c, COLL_A2A, d->experts_active * e * T * etp_of(c) / t * hd, c->ep, g, 0);
+			      coll_s(c, COLL_A2A, d->experts_active * e * T * etp_of(c) / t * hd, c->ep, g);
 	} else {
 		lt->ep_comm = 0;
 	}
@@ -240,12 +240,14 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		/* logits written, upcast, log-softmax, gradient: about 24 B per logit */
 		head_mem = 24.0 * T * d->vocab / t * h->inv_bw;
 		if (c->tp > 1)
-			head_mem += coll_s(c, COLL_AR, 4.0 * T, c->tp, per_node(c, c->tp, 1), 0) * 3;
+			head_mem += coll_s(c, COLL_AR, 4.0 * T, c->tp, per_node(c, c->tp, 1)) * 3;
 	}
 
 	tp->mb_fwd = Ls * fwd + head_fwd + head_mem / 3;
 	tp->mb_bwd = Ls * bwd + bwd_gemm_factor * head_fwd + head_mem * 2 / 3;
 	tp->mb_recompute = Ls * rec;
+	tp->layer_fwd = fwd;
+	tp->layer_bwd = bwd + rec;
 	tp->gemm = Ls * (1 + bwd_gemm_factor) * lt.gemm + (1 + bwd_gemm_factor) * head_fwd;
 	tp->attn = Ls * (lt.attn_fwd + lt.attn_bwd);
 	tp->mem = Ls * 3 * lt.mem + head_mem + Ls * 2 * qlora_dq;

@@ -34,6 +34,7 @@ void model_config_defaults(struct model_config *c)
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
 	c->engine = MODEL_ENGINE_EAGER;
+	c->reshard_after_forward = 1;
 }
 
 void model_config_complete(const struct workload *w, struct model_config *c)
@@ -303,6 +304,39 @@ static int moe_layout_check(const struct workload *w, const struct model_config 
 	return 0;
 }
 
+/*
+ * ZeRO-3's own options: hybrid sharding shards the states over groups of
+ * --hsdp ranks, so the group divides the dp x cp ranks; it and
+ * --reshard-after-forward off need stage 3, a transformer (its layers are
+ * the units) and dense layers (experts shard over their own ranks).
+ */
+static int sharding_check(const struct workload *w, const struct model_config *c, struct diag *err)
+{
+	int n = c->dp * cp_of(c), node = c->tp > 0 ? c->gpus_per_node / c->tp : 0;
+	if (c->reshard_after_forward != 0 && c->reshard_after_forward != 1)
+		return diag_set(err, "", 0, 0, "reshard-after-forward", "is on or off, not %d",
+				c->reshard_after_forward);
+	if (c->hsdp < 0)
+		return diag_set(err, "", 0, 0, "hsdp", "--hsdp %d is not a group size; use 1 or more", c->hsdp);
+	if (!c->hsdp && c->reshard_after_forward)
+		return 0;
+	if (c->zero != 3)
+		return diag_set(err, "", 0, 0, c->hsdp ? "hsdp" : "reshard-after-forward",
+				"%s needs --zero 3 (it is how ZeRO-3/FSDP shards the parameters)",
+				c->hsdp ? "--hsdp" : "--reshard-after-forward off");
+	if (w->kind != WORKLOAD_TRANSFORMER || w->d.experts > 1)
+		return diag_set(err, "", 0, 0, c->hsdp ? "hsdp" : "reshard-after-forward",
+				"%s is modelled for dense transformers; '%s' is %s",
+				c->hsdp ? "--hsdp" : "--reshard-after-forward off", w->name,
+				w->kind != WORKLOAD_TRANSFORMER ? "not a transformer" : "a mixture of experts");
+	if (c->hsdp > 0 && (c->hsdp > n || n % c->hsdp))
+		return diag_set(err, "", 0, 0, "hsdp",
+				"--hsdp %d does not divide the %d data-parallel ranks (dp x cp): the shard "
+				"groups must tile them; use a divisor of %d such as %d",
+				c->hsdp, n, n, node > 1 && n % node == 0 ? node : 1);
+	return 0;
+}
+
 int model_config_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
 	char dv[160];
@@ -356,6 +390,8 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 	if (c->offload == MODEL_OFFLOAD_PARAMS && c->zero != 3)
 		return diag_set(err, "", 0, 0, "offload",
 				"--offload params needs --zero 3 (parameters are offloaded from their shards)");
+	if (sharding_check(w, c, err))
+		return -1;
 	if (memory_settings_check(w, c, err))
 		return -1;
 	if (c->micro_batch < 1 || c->micro_batch > 1000000)

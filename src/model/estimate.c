@@ -116,44 +116,36 @@ static void pipeline_time(const struct workload *w, const struct model_config *c
 	int g = stride >= c->gpus_per_node ? 1 : 2;
 	double bytes = act_elem_bytes(c) * tokens_gpu(c, c->micro_batch) * w->d.hidden / c->tp;
 	tm->pp_bubble_s = (c->pp - 1.0) / c->vpp * t_mb;
-	tm->pp_p2p_s = 2.0 * c->vpp * m_mb * coll_s(c, COLL_P2P, bytes, 2, g, 0);
+	tm->pp_p2p_s = 2.0 * c->vpp * m_mb * coll_s(c, COLL_P2P, bytes, 2, g);
 }
 
 /*
  * Data parallelism.  ZeRO 0: all-reduce of the gradients, overlapped with
  * the last micro-batch's backward (PyTorch DDP buckets).  ZeRO 1-2:
  * reduce-scatter (overlapped) + all-gather of the updated 16-bit weights
- * (exposed).  ZeRO 3 (FSDP): per micro-batch two weight all-gathers
- * (forward, backward) and a gradient reduce-scatter, prefetched under the
- * compute (FSDP's forward and backward prefetch: the next layer's gather
- * runs during this layer's compute, the reduce-scatter during the next
- * layer's backward).  Exposed = max(total - 0.8 compute, 0.2 total): what
- * the compute cannot cover, but at least the SM and HBM share that the
- * hidden collectives take from the compute beside them.
+ * (exposed).  ZeRO 3 (FSDP): each layer's gathers and reduce-scatters,
+ * prefetched under the layers beside them, every micro-batch (shard.c).
  */
-static void dp_time(const struct model_config *c, const struct train_parts *tp, double m_mb, double t_mb,
-		    double grad_bytes, double wbytes, struct model_time *tm)
+static void dp_time(const struct model_config *c, const struct train_parts *tp, const struct zero3_layers *z,
+		    double m_mb, double grad_bytes, double wbytes, struct model_time *tm)
 {
 	/* the gradient group: dp x cp ranks, tp apart (context-parallel ranks hold the same weights) */
 	int n = dp_cp(c), g_dp = per_node(c, n, c->tp);
 	double window = TUNE_DP_OVERLAP * (tp->mb_bwd + tp->mb_recompute);
 	if (c->zero <= 0) {
-		double ar = coll_s(c, COLL_AR, grad_bytes, n, g_dp, 0);
+		double ar = coll_s(c, COLL_AR, grad_bytes, n, g_dp);
 		tm->dp_comm_total_s = ar;
 		tm->dp_comm_s = ar > window ? ar - window : 0;
 	} else if (c->zero <= 2) {
-		double rs = coll_s(c, COLL_RS, grad_bytes, n, g_dp, 0);
-		double ag = coll_s(c, COLL_AG, wbytes, n, g_dp, 0);
+		double rs = coll_s(c, COLL_RS, grad_bytes, n, g_dp);
+		double ag = coll_s(c, COLL_AG, wbytes, n, g_dp);
 		tm->dp_comm_total_s = rs + ag;
 		tm->dp_comm_s = (rs > window ? rs - window : 0) + ag;
 	} else {
-		double per_mb = 2 * coll_s(c, COLL_AG, wbytes, n, g_dp, 1) +
-				coll_s(c, COLL_RS, grad_bytes, n, g_dp, 1);
-		double total = m_mb * per_mb;
-		double cover = m_mb * t_mb * TUNE_ZERO3_OVERLAP;
-		double stolen = TUNE_ZERO3_SM_SHARE * total;
-		tm->dp_comm_total_s = total;
-		tm->zero_comm_s = total - cover > stolen ? total - cover : stolen;
+		struct zero3_time zt;
+		zero3_time(c, z, &zt);
+		tm->dp_comm_total_s = m_mb * zt.total_s;
+		tm->zero_comm_s = m_mb * zt.exposed_s;
 	}
 }
 
@@ -220,9 +212,13 @@ static double step_transformer(const struct workload *w, const struct model_conf
 	if (lora)
 		params_local = c->lora_rank * lora_params_per_rank(w, c) / (c->tp * c->pp);
 	{
-		double wbytes = params_local * (lora ? 4 : sb.weight);
+		double wbytes = params_local * (lora ? 4 : sb.weight), Ls = model_stage_layers(w, c);
+		/* ZeRO-3's units: the layers, and the rest (embedding, head) as the root */
+		struct zero3_layers z = {Ls, lora ? wbytes / Ls : layer_params_gpu(w, c) * sb.weight, 0,
+					 tp.layer_fwd, tp.layer_bwd};
+		z.root_bytes = wbytes > Ls * z.layer_bytes ? wbytes - Ls * z.layer_bytes : 0;
 		if (dp_cp(c) > 1)
-			dp_time(c, &tp, m_mb, t_mb, params_local * (lora ? 4 : sb.grad), wbytes, tm);
+			dp_time(c, &tp, &z, m_mb, params_local * (lora ? 4 : sb.grad), wbytes, tm);
 		/* a LoRA base offloaded with its parameters streams in like full weights */
 		if (lora && c->offload == MODEL_OFFLOAD_PARAMS)
 			wbytes += r->mem.host_bytes;

@@ -67,6 +67,9 @@ enum {
 	F(vpp, INT, NULL, "interleaved pipeline stages per GPU", c->vpp, ALWAYS) \
 	F(cp, INT, NULL, "context-parallel degree: GPUs one sequence is split over", c->cp, ALWAYS) \
 	F(zero, INT, NULL, "ZeRO stage, 0-3", c->zero, ALWAYS) \
+	F(hsdp, INT, NULL, "ZeRO-3 hybrid shard group, ranks; 0 full shard", c->hsdp, ONLY_IF(c->zero >= 3)) \
+	F(reshard_after_forward, BOOL, NULL, "ZeRO-3: gathered weights freed after forward", \
+	  c->reshard_after_forward, ONLY_IF(c->zero >= 3)) \
 	F(recompute, TEXT, NULL, "activation recompute: none, selective, selective-op, full", \
 	  model_recompute_name(c->recompute), ALWAYS) \
 	F(seq_parallel, BOOL, NULL, "sequence parallelism", c->seq_parallel, ALWAYS) \

@@ -19,16 +19,15 @@
 double tune_fitted[TUNE_NFITTED] = {
 	TUNE_GEMM_X0_DEFAULT,         TUNE_TRAIN_GEMM_DEFAULT,        TUNE_H2D_EFF_DEFAULT,
 	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
-	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_OVERLAP_DEFAULT,
-	TUNE_ZERO3_SM_SHARE_DEFAULT,  TUNE_CONV_EFF_DEFAULT,          TUNE_TF32_CONV_REL_DEFAULT,
-	TUNE_CONV_EFF_FP32_DEFAULT,
+	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT,
+	TUNE_CONV_EFF_DEFAULT,        TUNE_TF32_CONV_REL_DEFAULT,     TUNE_CONV_EFF_FP32_DEFAULT,
 };
 
 /*
  * Priors (the value when no case is left to fit on): a GEMM at its
  * microbenchmark rate (TRAIN_GEMM 1), a 128-wide tile (X0), 80 % of a link's
  * rate for copies and collectives, NVLS at its link rate, no extra sharded
- * reserve and no SM share for hidden gathers, every gather hidden, 8 fp32
+ * reserve and no SM share for hidden gathers, 8 fp32
  * bytes a logit (Megatron's loss), convolutions at a GEMM's 80 %, TF32 at
  * half the 16-bit rate as the datasheets give it, FP32 convolutions at
  * SGEMM's 90 %.  Ranges bound the search to what is physical.
@@ -43,12 +42,11 @@ static const struct fitted_const consts[] = {
 	{"TUNE_INTER_EFF", "src/model/tune.h", "S8-045", TUNE_K_INTER_EFF, NULL, 0.6, 0.95, 0.8},
 	{"TUNE_RESERVE_SHARDED", "src/model/tune.h", "M*:fit", TUNE_K_RESERVE_SHARDED, NULL, 0, 0.4, 0},
 	{"TUNE_LOGITS_FP32_BYTES", "src/model/tune.h", "M*:fit", TUNE_K_LOGITS_FP32_BYTES, NULL, 4, 16, 8},
-	{"TUNE_ZERO3_OVERLAP", "src/model/tune.h", "S1-011..016", TUNE_K_ZERO3_OVERLAP, NULL, 0.3, 1, 1},
-	{"TUNE_ZERO3_SM_SHARE", "src/model/tune.h", "P10-001..005", TUNE_K_ZERO3_SM_SHARE, NULL, 0, 0.4, 0},
+	{"TUNE_ZERO3_SM_SHARE", "src/model/tune.h", "P10-001..005 P14-*:fit", TUNE_K_ZERO3_SM_SHARE, NULL, 0, 0.4,
+	 0},
 	{"TUNE_CONV_EFF", "src/model/tune.h", "S6-002 S6-006", TUNE_K_CONV_EFF, NULL, 0.3, 0.9, 0.8},
 	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001", TUNE_K_TF32_CONV_REL, NULL, 0.3, 1, 0.5},
 	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005", TUNE_K_CONV_EFF_FP32, NULL, 0.5, 1.5, 0.9},
-	{"flat ZeRO-3 gathers (one NIC per GPU)", "src/model/comm.c", "S1-011..016", -1, NULL, 0, 0, 0},
 	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, NULL, 0, 0, 0},
 	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, NULL, 0, 0, 0},
 	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026", -1,
@@ -86,9 +84,8 @@ static const struct fitted_const consts[] = {
 static const double tune_shipped[TUNE_NFITTED] = {
 	TUNE_GEMM_X0_DEFAULT,         TUNE_TRAIN_GEMM_DEFAULT,        TUNE_H2D_EFF_DEFAULT,
 	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
-	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_OVERLAP_DEFAULT,
-	TUNE_ZERO3_SM_SHARE_DEFAULT,  TUNE_CONV_EFF_DEFAULT,          TUNE_TF32_CONV_REL_DEFAULT,
-	TUNE_CONV_EFF_FP32_DEFAULT,
+	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT,
+	TUNE_CONV_EFF_DEFAULT,        TUNE_TF32_CONV_REL_DEFAULT,     TUNE_CONV_EFF_FP32_DEFAULT,
 };
 
 int fitted_refittable(const struct fitted_const *k)

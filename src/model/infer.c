@@ -53,8 +53,8 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	if (c->pp > 1) {
 		int stride = c->tp * c->dp;
 		int g = stride >= c->gpus_per_node ? 1 : 2;
-		pp_hop = coll_s(c, COLL_P2P, 2.0 * B * d->hidden, 2, g, 0);
-		pp_hop_prefill = coll_s(c, COLL_P2P, 2.0 * B * P * d->hidden, 2, g, 0);
+		pp_hop = coll_s(c, COLL_P2P, 2.0 * B * d->hidden, 2, g);
+		pp_hop_prefill = coll_s(c, COLL_P2P, 2.0 * B * P * d->hidden, 2, g);
 	}
 	kernels = model_engine_layer_kernels(eng, d->gated_mlp, !d->learned_pos && d->causal) * L + 10;
 

@@ -282,7 +282,7 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		 */
 		double wb16 = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 4 : 2;
 		double adapters = c->lora_rank * lora_params_per_rank(w, c) / (t * p);
-		double zw = c->zero >= 3 ? dp : 1;
+		double zw = c->zero >= 3 ? shard_ranks(c) : 1;
 		double ab = c->master == MODEL_MASTER_NONE ? wb16 : 4;
 		double norms = 2.0 * d->hidden * (d->has_bias ? 2 : 1) * Ls;
 		double mats = block - norms, wq = stored_weight_bytes(c);
@@ -307,7 +307,8 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 		double xp = Ls * layer_expert_params_gpu(w, c) +
 			    (last ? w->params_mtp_experts / ((double)c->ep * etp_of(c)) : 0);
 		double edp = (double)c->tp * dp / ((double)c->ep * etp_of(c));
-		double zw = c->zero >= 3 ? dp : 1, zg = c->zero >= 2 ? dp : 1, zo = c->zero >= 1 ? dp : 1;
+		double zr = shard_ranks(c);
+		double zw = c->zero >= 3 ? zr : 1, zg = c->zero >= 2 ? zr : 1, zo = c->zero >= 1 ? zr : 1;
 		double ew = c->zero >= 3 ? edp : 1, eg = c->zero >= 2 ? edp : 1, eo = c->zero >= 1 ? edp : 1;
 		if (edp < 1)
 			ew = eg = eo = 1;
@@ -334,8 +335,12 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 			o->optimizer_bytes -= o->paged_bytes;
 		}
 		if (c->zero >= 3 || c->offload == MODEL_OFFLOAD_PARAMS) {
-			/* gathered parameters of the layer in use and the one prefetched */
-			frozen16 = 2 * lp * sb.weight;
+			/*
+			 * gathered parameters of the layer in use and the one
+			 * prefetched; kept from forward to backward
+			 * (--reshard-after-forward off), every layer of the stage
+			 */
+			frozen16 = (c->reshard_after_forward || Ls < 2 ? 2 : Ls) * lp * sb.weight;
 		}
 	}
 

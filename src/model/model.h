@@ -342,6 +342,18 @@ struct model_config {
 	int zero;                /* 0-3 (FSDP full sharding is 3) */
 	enum model_recompute recompute;
 	int seq_parallel;
+
+	/*
+	 * ZeRO-3: hsdp, hybrid sharding (FSDP HYBRID_SHARD): the states sharded
+	 * over groups of hsdp ranks of the dp x cp group, the dp x cp / hsdp
+	 * replicas all-reducing gradients (0: shard over all of dp x cp);
+	 * reshard_after_forward, gathered weights freed after each layer's
+	 * forward and gathered again in backward (1, FSDP's default) or kept
+	 * until backward (0, FSDP SHARD_GRAD_OP: one gather per micro-batch).
+	 */
+	int hsdp;
+	int reshard_after_forward;
+
 	int flash;        /* fused (flash) attention: 1 on, 0 off, -1 auto (on for GPUs with
 					  bf16 tensor cores in 16-bit or fp8; model_config_complete resolves it) */
 	int micro_batch;  /* samples per micro-batch per pipeline */
@@ -442,6 +454,7 @@ struct model_request {
 	int task, precision, kv_precision, recompute, optimizer, offload, flash, loader, cudnn_benchmark;
 	int master, optimizer_in_backward, activation_offload, lora_targets, logits;
 	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel, etp;
+	int hsdp, reshard_after_forward; /* --hsdp N (0: full shard), --reshard-after-forward on|off */
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */

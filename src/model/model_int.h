@@ -78,6 +78,15 @@ static inline int dp_cp(const struct model_config *c)
 	return c->dp * cp_of(c);
 }
 
+/*
+ * The ranks ZeRO shards the dense states over: dp x cp, or under ZeRO-3
+ * hybrid sharding (--hsdp N) the N ranks of one shard group.
+ */
+static inline int shard_ranks(const struct model_config *c)
+{
+	return c->zero >= 3 && c->hsdp > 0 ? c->hsdp : dp_cp(c);
+}
+
 /* comm.c */
 enum coll {
 	COLL_AR,
@@ -86,7 +95,7 @@ enum coll {
 	COLL_A2A,
 	COLL_P2P
 };
-double coll_s(const struct model_config *c, enum coll k, double bytes, int n, int g, int flat);
+double coll_s(const struct model_config *c, enum coll k, double bytes, int n, int g);
 int per_node(const struct model_config *c, int n, int stride);
 
 /* memory.c */
@@ -117,9 +126,27 @@ struct train_parts {
 	double cp;                                 /* ... context-parallel ring, exposed */
 	double flops_model_token, flops_hw_token;  /* per token, whole model */
 	double kernels_mb;                         /* kernel launches per micro-batch */
+	double layer_fwd, layer_bwd;               /* one layer: forward; backward with its recompute */
 };
 void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 		       struct train_parts *tp);
+
+/* shard.c: ZeRO-3 / FSDP, one micro-batch on one GPU */
+struct zero3_layers {
+	double layers;      /* layers of the stage, one FSDP unit each */
+	double layer_bytes; /* one layer's local parameters as gathered and reduced, B */
+	double root_bytes;  /* the rest of the stage (embedding, head, norms): the root unit, B */
+	double fwd_s;       /* one layer's forward, s */
+	double bwd_s;       /* one layer's backward with its recompute, s */
+};
+struct zero3_time {
+	double ag_s, rs_s, ar_s; /* one layer: gather, reduce-scatter, replicas' all-reduce (HSDP) */
+	double total_s;          /* every collective of the micro-batch */
+	double exposed_s;        /* what the micro-batch's step pays for them */
+};
+/* What a collective of c_s beside t_s of compute adds when it takes sigma of the SMs. */
+double zero3_hide_s(double c_s, double t_s, double sigma);
+void zero3_time(const struct model_config *c, const struct zero3_layers *z, struct zero3_time *o);
 
 /* infer.c */
 enum model_engine engine_of(const struct model_config *c);

@@ -22,6 +22,7 @@ void model_request_init(struct model_request *q)
 	q->master = q->optimizer_in_backward = q->activation_offload = q->lora_targets = MODEL_UNSET;
 	q->logits = MODEL_UNSET;
 	q->tp = q->pp = q->dp = q->ep = q->vpp = q->cp = q->zero = q->seq_parallel = q->etp = MODEL_UNSET;
+	q->hsdp = q->reshard_after_forward = MODEL_UNSET;
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
 	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
 	q->engine = q->weight_precision = q->mig = MODEL_UNSET;
@@ -159,6 +160,12 @@ static void usual_network(const struct catalog *cat, const struct cat_gpu *g, in
 
 #define PICK(field, def) ((q->field) != MODEL_UNSET ? (q->field) : (def))
 
+/* --hsdp or --reshard-after-forward given: the ZeRO-3 options, which fix the stage at 3 */
+static int sharding_given(const struct model_request *q)
+{
+	return q->hsdp != MODEL_UNSET || q->reshard_after_forward != MODEL_UNSET;
+}
+
 /* The request's own choices, before the layout and the links. */
 static void fill_choices(const struct workload *w, const struct model_request *q, struct model_config *c)
 {
@@ -175,7 +182,10 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->activation_offload = PICK(activation_offload, 0);
 	c->lora_targets = (enum model_lora_targets)PICK(lora_targets, MODEL_LORA_ATTN_MLP);
 	c->logits = (enum model_logits)PICK(logits, MODEL_LOGITS_FP32);
-	c->zero = PICK(zero, c->offload == MODEL_OFFLOAD_PARAMS ? 3 : 0);
+	/* parameter offload, hybrid sharding and resharding are ZeRO-3's: they imply it */
+	c->zero = PICK(zero, c->offload == MODEL_OFFLOAD_PARAMS || sharding_given(q) ? 3 : 0);
+	c->hsdp = PICK(hsdp, 0);
+	c->reshard_after_forward = PICK(reshard_after_forward, 1);
 	c->loader = (enum model_loader)PICK(loader, MODEL_LOADER_CPU);
 	c->cudnn_benchmark = PICK(cudnn_benchmark, 1);
 	c->cuda_graphs = PICK(cuda_graphs, 0);
@@ -337,8 +347,8 @@ static void pick_layout(const struct workload *w, const struct model_request *q,
 	/* a --cp given with --gpus alone splits each replica's GPUs first */
 	model_layout_begin(&it, w, c->gpus / c->cp, c->gpus_per_node, 1);
 	while (model_layout_next(&it)) {
-		int z, z0 = q->zero != MODEL_UNSET ? q->zero : 0;
-		int z1 = q->zero != MODEL_UNSET ? q->zero : zero_max(c, it.dp);
+		int z, z0 = q->zero != MODEL_UNSET ? q->zero : sharding_given(q) ? 3 : 0;
+		int z1 = q->zero != MODEL_UNSET || sharding_given(q) ? z0 : zero_max(c, it.dp);
 		int r, r1 = q->recompute == MODEL_UNSET && c->task != MODEL_TASK_INFER ? 1 : 0;
 		if (q->seq_parallel == 1 && it.tp == 1)
 			continue;
@@ -388,7 +398,7 @@ static void pick_zero(const struct workload *w, const struct model_request *q, s
 	struct pick p;
 	char next[64];
 	int z, z1 = zero_max(c, dp_cp(c));
-	if (q->zero != MODEL_UNSET || c->offload == MODEL_OFFLOAD_PARAMS || z1 == 0 ||
+	if (q->zero != MODEL_UNSET || c->offload == MODEL_OFFLOAD_PARAMS || sharding_given(q) || z1 == 0 ||
 	    w->kind != WORKLOAD_TRANSFORMER)
 		return;
 	pick_init(&p, c);
@@ -510,6 +520,10 @@ void model_config_flags(const struct workload *w, const struct model_config *c, 
 		if (c->etp > 0 && c->etp != c->tp)
 			strbuf_addf(out, " --etp %d", c->etp);
 		strbuf_addf(out, " --zero %d --recompute %s", c->zero, model_recompute_name(c->recompute));
+		if (c->zero >= 3 && c->hsdp > 0)
+			strbuf_addf(out, " --hsdp %d", c->hsdp);
+		if (c->zero >= 3 && !c->reshard_after_forward)
+			strbuf_addf(out, " --reshard-after-forward off");
 		if (c->seq_parallel)
 			strbuf_addf(out, " --seq-parallel");
 		strbuf_addf(out, " --micro-batch %d --global-batch %d --optimizer %s", c->micro_batch,

@@ -137,9 +137,9 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 	tm->compute_s = m_mb * per_mb;
 	if (c->dp > 1) {
 		double window = TUNE_DP_OVERLAP * c->micro_batch * t_fwd * 2;
-		double ar = coll_s(c, c->zero > 0 ? COLL_RS : COLL_AR, grad_bytes, c->dp, g_dp, 0);
+		double ar = coll_s(c, c->zero > 0 ? COLL_RS : COLL_AR, grad_bytes, c->dp, g_dp);
 		if (c->zero > 0)
-			ar += coll_s(c, COLL_AG, params * 2, c->dp, g_dp, c->zero >= 3);
+			ar += coll_s(c, COLL_AG, params * 2, c->dp, g_dp);
 		tm->dp_comm_total_s = ar;
 		tm->dp_comm_s = ar > window ? ar - window : 0;
 	}

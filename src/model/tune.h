@@ -73,22 +73,15 @@
 /* share of the last backward that hides the DDP gradient all-reduce */
 #define TUNE_DP_OVERLAP 0.8
 /*
- * share of the compute that hides ZeRO-3 prefetched gathers: NCCL kernels
- * share SMs and HBM with the compute, so not all of it hides (fitted: the
- * six ZeRO-3 rows of Narayanan 2021 Table 2, S1-011..016)
+ * the share of the SMs a hidden ZeRO-3 gather or reduce-scatter takes from
+ * the compute beside it: NCCL runs one CTA per channel, up to 32 channels
+ * of an A100's 108 or a Hopper's 132 SMs (0.24-0.3), and its copies take
+ * HBM bandwidth too, so a layer whose collectives the compute covers still
+ * pays this share of their time (src/model/shard.c).  Fitted: 0 to 0.4 in
+ * steps of 0.05 on the FSDP fit rows of data/cases/published.csv
+ * (P10-001..005, P14-*:fit), lowest fit median (7.4 %) at 0.35.
  */
-#define TUNE_ZERO3_OVERLAP_DEFAULT 0.8
-/*
- * ... and what a hidden ZeRO-3 gather or reduce-scatter still costs: its
- * NCCL kernels hold SMs (one CTA per channel, up to 32 channels of a
- * Hopper's 132 SMs, about 0.24) and HBM bandwidth while the compute runs
- * beside them, so the step pays this share of the collective time even
- * when the compute could cover it.  Fitted: 0, 0.1, 0.2, 0.25 and 0.3 on the
- * FSDP fit rows of data/cases/published.csv (P10-001..005), 0.2 gave the
- * lowest fit median; the calibration set's ZeRO-3 rows, whose gathers are
- * exposed, do not move.
- */
-#define TUNE_ZERO3_SM_SHARE_DEFAULT 0.2
+#define TUNE_ZERO3_SM_SHARE_DEFAULT 0.35
 /* DeepSpeed CPU Adam, parameters updated per second per GPU's share of host cores (estimate) */
 #define TUNE_CPU_ADAM_PARAMS_PER_S 1e9
 /*
@@ -146,7 +139,6 @@ enum tune_fitted_id {
 	TUNE_K_INTER_EFF,
 	TUNE_K_RESERVE_SHARDED,
 	TUNE_K_LOGITS_FP32_BYTES,
-	TUNE_K_ZERO3_OVERLAP,
 	TUNE_K_ZERO3_SM_SHARE,
 	TUNE_K_CONV_EFF,
 	TUNE_K_TF32_CONV_REL,
@@ -162,7 +154,6 @@ extern double tune_fitted[TUNE_NFITTED];
 #define TUNE_INTER_EFF (tune_fitted[TUNE_K_INTER_EFF])
 #define TUNE_RESERVE_SHARDED (tune_fitted[TUNE_K_RESERVE_SHARDED])
 #define TUNE_LOGITS_FP32_BYTES (tune_fitted[TUNE_K_LOGITS_FP32_BYTES])
-#define TUNE_ZERO3_OVERLAP (tune_fitted[TUNE_K_ZERO3_OVERLAP])
 #define TUNE_ZERO3_SM_SHARE (tune_fitted[TUNE_K_ZERO3_SM_SHARE])
 #define TUNE_CONV_EFF (tune_fitted[TUNE_K_CONV_EFF])
 #define TUNE_TF32_CONV_REL (tune_fitted[TUNE_K_TF32_CONV_REL])

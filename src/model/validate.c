@@ -125,7 +125,8 @@ static int bool_cell(const struct row *r, const char *name)
 	X(head_dim) \
 	X(requests) \
 	X(max_seqs) \
-	X(max_batched_tokens)
+	X(max_batched_tokens) \
+	X(hsdp)
 /* clang-format on */
 
 struct counts {
@@ -196,6 +197,7 @@ static int request_hardware(const struct catalog *cat, const struct row *r, cons
 	q->gpus = given(r, "gpus", n->gpus);
 	q->gpus_per_node = given(r, "gpus_per_node", n->gpus_per_node);
 	q->zero = given(r, "zero", n->zero);
+	q->hsdp = given(r, "hsdp", n->hsdp);
 	q->seq_parallel = given(r, "seq_parallel", n->seq_parallel);
 	q->global_batch = given(r, "global_batch", n->global_batch);
 	q->micro_batch = given(r, "micro_batch", n->micro_batch);
@@ -447,6 +449,11 @@ static int second_edition(const struct row *r, struct model_request *q, struct s
 		return skip(why, "memory_stat '%s' is not allocated, reserved or device", v);
 	if (bool_cell(r, "tie_embeddings") == -2)
 		return skip(why, "tie_embeddings '%s' is not 0 or 1", cell(r, "tie_embeddings"));
+	/* the fourth edition: how ZeRO-3 shards (hsdp is read with the counts) */
+	if ((b = bool_cell(r, "reshard_after_forward")) == -2)
+		return skip(why, "reshard_after_forward '%s' is not 0 or 1", cell(r, "reshard_after_forward"));
+	if (b >= 0)
+		q->reshard_after_forward = b;
 	return 0;
 }
 

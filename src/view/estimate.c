@@ -214,7 +214,7 @@ static void print_links(FILE *out, const struct model_config *c)
 
 static void print_layout(FILE *out, const struct model_config *c)
 {
-	char cp[32] = "", ep[32] = "";
+	char cp[32] = "", ep[32] = "", z[64] = "";
 	if (c->task == MODEL_TASK_INFER) {
 		fprintf(out,
 			"layout: tp %d pp %d dp %d, %s compute, %s weights, KV cache %s, engine %s%s\n"
@@ -230,10 +230,13 @@ static void print_layout(FILE *out, const struct model_config *c)
 		snprintf(cp, sizeof(cp), " cp %d", c->cp);
 	if (c->ep > 1)
 		snprintf(ep, sizeof(ep), " ep %d", c->ep);
+	if (c->zero >= 3 && (c->hsdp > 0 || !c->reshard_after_forward))
+		snprintf(z, sizeof(z), "%s%.0d%s", c->hsdp > 0 ? " hsdp " : "", c->hsdp,
+			 c->reshard_after_forward ? "" : " (kept after forward)");
 	fprintf(out,
-		"layout: tp %d%s pp %d dp %d%s, zero %d, %s, micro-batch %d x %d, global batch %d\n"
+		"layout: tp %d%s pp %d dp %d%s, zero %d%s, %s, micro-batch %d x %d, global batch %d\n"
 		"        recompute %s%s, flash attention %s, %s%s%s\n",
-		c->tp, cp, c->pp, c->dp, ep, c->zero, model_precision_name(c->precision), c->micro_batch,
+		c->tp, cp, c->pp, c->dp, ep, c->zero, z, model_precision_name(c->precision), c->micro_batch,
 		c->seq_len, c->global_batch, model_recompute_name(c->recompute),
 		c->seq_parallel ? ", sequence parallel" : "", c->flash ? "on" : "off",
 		model_optimizer_name(c->optimizer), c->offload ? ", offload " : "",
