@@ -98,6 +98,7 @@
 	F(dp, INT, NULL, "data-parallel degree", g->dp) \
 	F(ep, INT, NULL, "expert-parallel degree", g->ep) \
 	F(zero, INT, NULL, "ZeRO stage", g->zero) \
+	F(hsdp, INT, NULL, "ZeRO-3 hybrid shard group, ranks; 0 full shard", g->hsdp) \
 	F(recompute, TEXT, NULL, "activation recompute mode", model_recompute_name(g->recompute)) \
 	F(seq_parallel, BOOL, NULL, "sequence parallelism with tensor parallelism", g->seq_parallel) \
 	F(micro_batch, INT, NULL, "samples per micro-batch", g->micro_batch) \

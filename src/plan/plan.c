@@ -339,6 +339,8 @@ const char *plan_layout_code(const struct model_config *c, char *buf, size_t len
 			strbuf_addf(&sb, "e%d", c->ep);
 		if (c->zero)
 			strbuf_addf(&sb, " z%d", c->zero);
+		if (c->zero >= 3 && c->hsdp > 0)
+			strbuf_addf(&sb, "h%d", c->hsdp);
 		if (c->recompute == MODEL_RECOMPUTE_FULL)
 			strbuf_addf(&sb, " rf");
 		else if (c->recompute == MODEL_RECOMPUTE_SELECTIVE)

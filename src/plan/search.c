@@ -56,6 +56,7 @@ struct layout {
 	uint32_t seq;   /* enumeration order: the tie-break */
 	uint32_t dp, mb;
 	uint16_t tp, pp, vpp, ep, cp;
+	uint16_t hsdp; /* ZeRO-3 hybrid shard group, ranks; 0 full shard */
 	uint8_t prec, zero, rc, loader, offload;
 };
 
@@ -99,6 +100,8 @@ static void apply_layout(struct model_config *cfg, const struct layout *l, int g
 	cfg->cp = l->cp > 1 ? l->cp : 1;
 	cfg->dp = (int)l->dp;
 	cfg->zero = l->zero;
+	cfg->hsdp = l->hsdp;
+	cfg->reshard_after_forward = 1;
 	cfg->recompute = (enum model_recompute)l->rc;
 	cfg->offload = (enum model_offload)l->offload;
 	cfg->loader = (enum model_loader)l->loader;
@@ -444,12 +447,26 @@ static void enumerate_micro_batches(struct enum_ctx *x, struct layout l, size_t 
 	}
 }
 
-/* Every layout of one (tp, pp, cp, dp): interleaving, experts, ZeRO, recompute, loader, micro-batch. */
+/*
+ * ZeRO-3's hybrid-shard group as plan tries it: one server's ranks of the
+ * dp x cp group (gpus per server / tp), when there are more ranks than that
+ * and the groups tile them, for dense transformers in training; else 0.
+ */
+static int hsdp_group(const struct enum_ctx *x, int tp, int cp, int dp)
+{
+	int n = dp * cp, node = x->cfg->gpus_per_node / tp;
+	if (!x->transformer || x->experts > 1 || x->cfg->task == MODEL_TASK_INFER || node < 2 || n <= node ||
+	    n % node)
+		return 0;
+	return node;
+}
+
+/* Every layout of one (tp, pp, cp, dp): interleaving, experts, ZeRO (and hybrid shard), recompute, loader, micro-batch. */
 static void enumerate_shape(struct enum_ctx *x, int tp, int pp, int cp, int dp)
 {
 	const struct plan *p = x->wk->p;
 	int layers = x->transformer ? x->w->d.layers : 1;
-	int vpp, ep, zero, loader;
+	int vpp, ep, zero, loader, hs, node = hsdp_group(x, tp, cp, dp);
 	size_t nmb = micro_batches(p, x->G > 0 ? x->G / dp : 0, x->mbs), irc;
 	struct layout l;
 
@@ -475,22 +492,24 @@ static void enumerate_shape(struct enum_ctx *x, int tp, int pp, int cp, int dp)
 			if (x->experts % ep || dp % ep)
 				continue;
 			l.ep = (uint16_t)ep;
-			for (zero = 0; zero < (dp * cp > 1 ? 4 : 1); zero++) {
-				size_t none_fail[2][MODEL_OFFLOAD_COUNT], fail[MODEL_OFFLOAD_COUNT];
-				for (irc = 0; irc < x->nrc; irc++)
-					for (loader = 0; loader < x->nloaders; loader++) {
-						/* recompute none comes first: the others start where it stops fitting */
-						int none = x->rcs[irc] == MODEL_RECOMPUTE_NONE;
-						l.zero = (uint8_t)zero;
-						l.rc = x->rcs[irc];
-						l.loader = (uint8_t)loader;
-						enumerate_micro_batches(x, l, nmb,
-									none || p->req.basic_layouts ?
-										NULL :
-										none_fail[loader],
-									none ? none_fail[loader] : fail);
-					}
-			}
+			for (zero = 0; zero < (dp * cp > 1 ? 4 : 1); zero++)
+				for (hs = 0; hs <= (zero == 3 && node > 0); hs++) {
+					size_t none_fail[2][MODEL_OFFLOAD_COUNT], fail[MODEL_OFFLOAD_COUNT];
+					l.hsdp = (uint16_t)(hs ? node : 0);
+					for (irc = 0; irc < x->nrc; irc++)
+						for (loader = 0; loader < x->nloaders; loader++) {
+							/* recompute none comes first: the others start where it stops fitting */
+							int none = x->rcs[irc] == MODEL_RECOMPUTE_NONE;
+							l.zero = (uint8_t)zero;
+							l.rc = x->rcs[irc];
+							l.loader = (uint8_t)loader;
+							enumerate_micro_batches(x, l, nmb,
+										none || p->req.basic_layouts ?
+											NULL :
+											none_fail[loader],
+										none ? none_fail[loader] : fail);
+						}
+				}
 		}
 	}
 }
@@ -1042,6 +1061,7 @@ static int copy_twin_slot(struct plan *p, const struct plan_choice *t, struct pl
 	l.cp = (uint16_t)t->cfg.cp;
 	l.dp = (uint32_t)t->cfg.dp;
 	l.zero = (uint8_t)t->cfg.zero;
+	l.hsdp = (uint16_t)t->cfg.hsdp;
 	l.rc = (uint8_t)t->cfg.recompute;
 	l.offload = (uint8_t)t->cfg.offload;
 	l.loader = (uint8_t)t->cfg.loader;

@@ -28,7 +28,7 @@
 /* The columns of `plan --csv` and the keys of a choice, as documented (docs/plan.md); never renamed. */
 static const char choice_keys[] =
 	"rank,hardware,hardware_kind,label,lifecycle,gpu,nodes,gpus_per_node,gpus,spare_gpus,intra_link,intra_gbps,network,"
-	"inter_gbps_per_gpu,architecture,layout,precision,tp,pp,vpp,dp,ep,zero,recompute,seq_parallel,micro_batch,"
+	"inter_gbps_per_gpu,architecture,layout,precision,tp,pp,vpp,dp,ep,zero,hsdp,recompute,seq_parallel,micro_batch,"
 	"global_batch,loader,batch,replicas,memory_total_bytes,memory_capacity_bytes,memory_pct,weights_bytes,"
 	"gradients_bytes,optimizer_bytes,activations_bytes,logits_bytes,lora_bytes,kv_cache_bytes,buffers_bytes,"
 	"reserve_bytes,context_bytes,microbatches_in_flight,step_s,compute_s,gemm_s,attention_s,memory_bound_s,"
