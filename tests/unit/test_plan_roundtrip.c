@@ -66,7 +66,8 @@ static int teardown(void **state)
 struct est_flags {
 	const char *model, *gpu, *server, *network, *engine, *task, *precision, *flash, *tie, *wprec;
 	const char *kvprec, *recompute, *optimizer, *offload, *master, *lora_targets, *logits;
-	const char *loader, *cudnn;
+	const char *loader, *cudnn, *reshard;
+	long hsdp;
 	long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero, micro_batch, global_batch, seq_len;
 	long lora_rank, batch, prompt_len, output_len, mig;
 	int cuda_graphs, seq_parallel, opt_in_backward, act_offload;
@@ -93,6 +94,8 @@ static int parse_flags(const char *line, struct est_flags *f)
 		OPT_INT_("vpp", &f->vpp, "N", "", 1, 1024),
 		OPT_INT_("cp", &f->cp, "N", "", 1, 65536),
 		OPT_INT_("zero", &f->zero, "0-3", "", 0, 3),
+		OPT_INT_("hsdp", &f->hsdp, "N", "", 1, 1000000),
+		OPT_STRING_("reshard-after-forward", &f->reshard, "on|off", ""),
 		OPT_STRING_("recompute", &f->recompute, "MODE", ""),
 		OPT_FLAG_("seq-parallel", &f->seq_parallel, ""),
 		OPT_INT_("micro-batch", &f->micro_batch, "N", "", 1, 1000000),
@@ -233,6 +236,9 @@ static void estimate_line(const char *line, struct workload *w, struct model_con
 	q.seq_parallel = f.seq_parallel ? 1 : MODEL_UNSET;
 	q.cuda_graphs = f.cuda_graphs ? 1 : MODEL_UNSET;
 	q.zero = f.zero >= 0 ? (int)f.zero : MODEL_UNSET;
+	q.hsdp = f.hsdp ? (int)f.hsdp : MODEL_UNSET;
+	if (f.reshard)
+		q.reshard_after_forward = on_off("reshard-after-forward", f.reshard);
 	if (f.engine)
 		q.engine = named("engine", f.engine, model_engine_from_name(f.engine));
 	if (f.wprec)
@@ -506,6 +512,48 @@ static void test_memory_settings(void **state)
 	}
 }
 
+/*
+ * ZeRO-3's hybrid shard and kept weights travel in the line: a resolved
+ * configuration with them, written as flags and read back, is the same
+ * configuration with the same step time.
+ */
+static void test_zero3_sharding_flags(void **state)
+{
+	struct workload w, w2;
+	struct model_request q;
+	struct model_config c, c2;
+	struct model_result r, r2;
+	struct strbuf line = STRBUF_INIT;
+	struct diag err;
+	char why[256];
+	double host;
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(workload_load(&w, "llama2-7b", &err), 0);
+	model_request_init(&q);
+	q.gpu = catalog_gpu(cat, "a100-sxm4-80gb", why, sizeof(why));
+	assert_non_null(q.gpu);
+	q.gpus = 128;
+	q.tp = q.pp = 1;
+	q.network = "ib-hdr-8x200";
+	q.hsdp = 8;
+	q.reshard_after_forward = 0;
+	q.micro_batch = 2;
+	q.global_batch = 256;
+	assert_int_equal(model_resolve(&w, cat, &q, &c, NULL, &err), 0);
+	assert_int_equal(c.zero, 3);
+	assert_int_equal(model_estimate(&w, &c, &r), 0);
+	strbuf_addf(&line, "--model llama2-7b --gpu a100-sxm4-80gb --network ib-hdr-8x200 ");
+	model_config_flags(&w, &c, &line);
+	assert_non_null(strstr(line.buf, " --zero 3 --recompute none --hsdp 8 --reshard-after-forward off"));
+	estimate_line(line.buf, &w2, &c2, &r2, &host);
+	assert_int_equal(c2.hsdp, 8);
+	assert_int_equal(c2.reshard_after_forward, 0);
+	assert_true(r2.time.step_s == r.time.step_s);
+	assert_true(r2.mem.total_bytes == r.mem.total_bytes);
+	strbuf_release(&line);
+}
+
 /* The line's parser is estimate's: a flag or a value estimate refuses fails the round trip. */
 static void test_parser_refuses(void **state)
 {
@@ -517,19 +565,28 @@ static void test_parser_refuses(void **state)
 	assert_int_not_equal(parse_flags("--model llama2-7b --no-such-flag 1", &f), 0);
 	assert_int_not_equal(parse_flags("--model llama2-7b --zero 4", &f), 0);
 	assert_int_not_equal(parse_flags("--model llama2-7b --mig 9", &f), 0);
+	assert_int_not_equal(parse_flags("--model llama2-7b --hsdp 0", &f), 0);
 	assert_int_not_equal(parse_flags("--model llama2-7b stray", &f), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parser_refuses), cmocka_unit_test(test_listed_0),
-		cmocka_unit_test(test_listed_1),       cmocka_unit_test(test_listed_2),
-		cmocka_unit_test(test_listed_3),       cmocka_unit_test(test_listed_4),
-		cmocka_unit_test(test_listed_5),       cmocka_unit_test(test_listed_6),
-		cmocka_unit_test(test_listed_7),       cmocka_unit_test(test_listed_8),
-		cmocka_unit_test(test_listed_9),       cmocka_unit_test(test_listed_10),
-		cmocka_unit_test(test_every_gpu),      cmocka_unit_test(test_memory_settings),
+		cmocka_unit_test(test_parser_refuses),
+		cmocka_unit_test(test_listed_0),
+		cmocka_unit_test(test_listed_1),
+		cmocka_unit_test(test_listed_2),
+		cmocka_unit_test(test_listed_3),
+		cmocka_unit_test(test_listed_4),
+		cmocka_unit_test(test_listed_5),
+		cmocka_unit_test(test_listed_6),
+		cmocka_unit_test(test_listed_7),
+		cmocka_unit_test(test_listed_8),
+		cmocka_unit_test(test_listed_9),
+		cmocka_unit_test(test_listed_10),
+		cmocka_unit_test(test_every_gpu),
+		cmocka_unit_test(test_memory_settings),
+		cmocka_unit_test(test_zero3_sharding_flags),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
