@@ -120,7 +120,7 @@ static void test_choice_keys(void **state)
 {
 	char *h = csv_header();
 	(void)state;
-	assert_int_equal(plan_choice_schema()->nfields, 105);
+	assert_int_equal(plan_choice_schema()->nfields, 106);
 	assert_int_equal(strlen(h), strlen(choice_keys) + 1);
 	assert_memory_equal(h, choice_keys, strlen(choice_keys));
 	free(h);
