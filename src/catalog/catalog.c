@@ -686,24 +686,37 @@ static int match_one(const char *spelling, void *varg)
 	return strlen(m->q_strip) >= 2 && (strstr(a, m->q_strip) || strstr(b, m->q_strip));
 }
 
+/*
+ * The rows of t whose spelling matches name exactly (ignoring case,
+ * punctuation and vendor words), or with partial set, in part.  Their
+ * indexes go to hits (room for every row); returns how many.
+ */
+static size_t match_rows(const struct catalog *c, enum cat_table t, const char *name, int partial, size_t *hits)
+{
+	size_t n = catalog_count(c, t), i, nm = 0;
+	char q[256], qs[256];
+	struct match_arg m = {q, qs, partial};
+	normalize(name, q, sizeof(q), 0);
+	normalize(name, qs, sizeof(qs), 1);
+	for (i = 0; i < n; i++)
+		if (each_spelling(catalog_row(c, t, i), match_one, &m))
+			hits[nm++] = i;
+	return nm;
+}
+
 const void *catalog_resolve(const struct catalog *c, enum cat_table t, const char *name, char *why, size_t why_len)
 {
 	const struct cat_schema *s = catalog_schema(t);
 	size_t n = catalog_count(c, t), i, nm = 0, used;
 	size_t *hits = xcalloc(n + 1, sizeof(size_t));
-	char q[256], qs[256];
-	struct match_arg m = {q, qs, 0};
 	const void *found = catalog_get(c, t, name);
 	if (found) {
 		free(hits);
 		return found;
 	}
-	normalize(name, q, sizeof(q), 0);
-	normalize(name, qs, sizeof(qs), 1);
-	for (m.partial = 0; m.partial < 2 && !nm; m.partial++)
-		for (i = 0; i < n; i++)
-			if (each_spelling(catalog_row(c, t, i), match_one, &m))
-				hits[nm++] = i;
+	nm = match_rows(c, t, name, 0, hits);
+	if (!nm)
+		nm = match_rows(c, t, name, 1, hits);
 	if (nm == 1) {
 		found = catalog_row(c, t, hits[0]);
 		free(hits);
@@ -727,14 +740,109 @@ const void *catalog_resolve(const struct catalog *c, enum cat_table t, const cha
 			used += (size_t)snprintf(why + used, why_len - used, "%s%s",
 						 i ? ", " : "; closest: ", keys[idx[i]]);
 		if (used < why_len) {
-			static const char *lists[CAT_NTABLES] = {"gpus",   "links",    "servers", "cpus",
-								 "clouds", "facility", "parts"};
-			snprintf(why + used, why_len - used, " (see 'gpuscope catalog %s')", lists[t]);
+			snprintf(why + used, why_len - used, " (see 'gpuscope catalog %s')",
+				 catalog_table_name(t));
 		}
 		free(keys);
 	}
 	free(hits);
 	return NULL;
+}
+
+/* Whether g's memory (within 8 %) and SM count agree with a device's; NaN or 0 skips a test. */
+static int device_agrees(const struct cat_gpu *g, double mem_bytes, double sms)
+{
+	double gib = mem_bytes / 1073741824.0;
+	if (mem_bytes > 0 && cat_has(g->memory_gib) && fabs(gib - g->memory_gib) > 0.08 * g->memory_gib)
+		return 0;
+	return !(sms > 0 && cat_has(g->sm_count) && sms != g->sm_count);
+}
+
+/* Appends g to the n candidates unless it is there already. */
+static void add_candidate(const struct cat_gpu **cand, size_t *n, const struct cat_gpu *g)
+{
+	size_t i;
+	for (i = 0; i < *n; i++)
+		if (cand[i] == g)
+			return;
+	cand[(*n)++] = g;
+}
+
+/* The device as the messages name it: "'NAME' (39.4 GiB, 108 SMs)". */
+static size_t device_text(char *out, size_t len, const char *name, double mem_bytes, double sms)
+{
+	int n = snprintf(out, len, "'%s'", name);
+	if (mem_bytes > 0 && n >= 0 && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n, "%s%.1f GiB", " (", mem_bytes / 1073741824.0);
+	if (sms > 0 && n >= 0 && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n, "%s%.0f SMs", mem_bytes > 0 ? ", " : " (", sms);
+	if ((mem_bytes > 0 || sms > 0) && n >= 0 && (size_t)n < len)
+		n += snprintf(out + n, len - (size_t)n, ")");
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len;
+}
+
+/* Appends ", key" for each of the n GPUs (at most 8) to why after used bytes; the new length. */
+static size_t list_keys(char *why, size_t why_len, size_t used, const char *head, const struct cat_gpu *const *g,
+			size_t n)
+{
+	size_t i;
+	for (i = 0; i < n && i < 8 && used < why_len; i++)
+		used += (size_t)snprintf(why + used, why_len - used, "%s%s", i ? ", " : head, g[i]->row.key);
+	return used;
+}
+
+const struct cat_gpu *catalog_gpu_for_device(const struct catalog *c, const char *name, double mem_bytes,
+					     double sms, char *why, size_t why_len)
+{
+	size_t ng = catalog_count(c, CAT_GPUS), nb = catalog_count(c, CAT_BOARDS);
+	size_t *hits = xcalloc(ng + nb + 1, sizeof(*hits));
+	const struct cat_gpu **cand = xcalloc(ng + nb + 1, sizeof(*cand)),
+			     **named = xcalloc(ng + nb + 1, sizeof(*cand));
+	const struct cat_gpu *found = NULL;
+	size_t nc = 0, nn = 0, i, nh, used;
+	int partial;
+	for (partial = 0; partial < 2 && !nn; partial++) {
+		nh = match_rows(c, CAT_BOARDS, name, partial, hits);
+		for (i = 0; i < nh; i++) {
+			const struct cat_gpu *g = catalog_get(c, CAT_GPUS, catalog_board_at(c, hits[i])->gpu);
+			if (g)
+				add_candidate(named, &nn, g);
+		}
+		nh = match_rows(c, CAT_GPUS, name, partial, hits);
+		for (i = 0; i < nh; i++)
+			add_candidate(named, &nn, catalog_gpu_at(c, hits[i]));
+	}
+	for (i = 0; i < nn; i++)
+		if (device_agrees(named[i], mem_bytes, sms))
+			cand[nc++] = named[i];
+	if (nc == 1) {
+		found = cand[0];
+	} else if (nc > 1) {
+		used = (size_t)snprintf(why, why_len, "ambiguous gpu ");
+		used += device_text(why + used, why_len - used, name, mem_bytes, sms);
+		list_keys(why, why_len, used, ": it matches ", cand, nc);
+	} else {
+		used = (size_t)snprintf(why, why_len, "unknown gpu ");
+		used += device_text(why + used, why_len - used, name, mem_bytes, sms);
+		used = list_keys(why, why_len, used, "; its name matches, with other memory or SMs: ", named, nn);
+		if (mem_bytes > 0 || sms > 0) {
+			for (i = 0; i < ng; i++)
+				if (device_agrees(catalog_gpu_at(c, i), mem_bytes, sms))
+					cand[nc++] = catalog_gpu_at(c, i);
+			used = list_keys(why, why_len, used, "; the same memory and SMs: ", cand, nc);
+		}
+		if (!nn && !nc && used < why_len) {
+			char more[512];
+			const char *p;
+			if (!catalog_resolve(c, CAT_GPUS, name, more, sizeof(more)) &&
+			    (p = strstr(more, "; closest")))
+				snprintf(why + used, why_len - used, "%s", p);
+		}
+	}
+	free(hits);
+	free(cand);
+	free(named);
+	return found;
 }
 
 double catalog_facility(const struct catalog *c, const char *key)

@@ -32,6 +32,7 @@ enum cat_table {
 	CAT_CLOUDS,
 	CAT_FACILITY,
 	CAT_PARTS,
+	CAT_BOARDS,
 	CAT_NTABLES
 };
 
@@ -222,6 +223,16 @@ struct cat_part {
 	double write_gbps; /* storage: sustained write GB/s per TB */
 };
 
+/*
+ * A board name a driver or profiler reports for a GPU (Kineto's
+ * deviceProperties name: "NVIDIA A100-PG509-200"), mapped to its gpus.csv
+ * row.  catalog_gpu_for_device() reads them.
+ */
+struct cat_board {
+	struct cat_row row;
+	char *gpu; /* gpus.csv key */
+};
+
 struct catalog;
 
 /* Column description, for generic listing (catalog show, --csv, --json). */
@@ -318,6 +329,7 @@ const void *catalog_row(const struct catalog *c, enum cat_table t, size_t i);
 #define catalog_cloud_at(c, i) ((const struct cat_cloud *)catalog_row(c, CAT_CLOUDS, i))
 #define catalog_facility_at(c, i) ((const struct cat_facility *)catalog_row(c, CAT_FACILITY, i))
 #define catalog_part_at(c, i) ((const struct cat_part *)catalog_row(c, CAT_PARTS, i))
+#define catalog_board_at(c, i) ((const struct cat_board *)catalog_row(c, CAT_BOARDS, i))
 
 /* Exact key lookup; NULL when absent. */
 const void *catalog_get(const struct catalog *c, enum cat_table t, const char *key);
@@ -337,6 +349,19 @@ const void *catalog_resolve(const struct catalog *c, enum cat_table t, const cha
 #define catalog_cloud(c, n, w, l) ((const struct cat_cloud *)catalog_resolve(c, CAT_CLOUDS, n, w, l))
 #define catalog_link(c, n, w, l) ((const struct cat_link *)catalog_resolve(c, CAT_LINKS, n, w, l))
 #define catalog_cpu(c, n, w, l) ((const struct cat_cpu *)catalog_resolve(c, CAT_CPUS, n, w, l))
+
+/*
+ * The GPU a device name stands for, as a driver or profiler writes it
+ * (Kineto's deviceProperties: name, totalGlobalMem, numSms): the rows of
+ * boards.csv and the GPUs' own keys, names and aliases whose spelling
+ * matches (exactly, else in part), kept only where the GPU's memory is
+ * within 8 % of mem_bytes and its SM (compute unit) count is sms; either
+ * NaN skips that test.  Returns the one GPU left, or NULL with why filled:
+ * "ambiguous ..." with the candidates, or "unknown ..." with the GPUs of
+ * the same memory and SM count and the closest names.
+ */
+const struct cat_gpu *catalog_gpu_for_device(const struct catalog *c, const char *name, double mem_bytes,
+					     double sms, char *why, size_t why_len);
 
 /* Facility default by key; NaN when absent. */
 double catalog_facility(const struct catalog *c, const char *key);

@@ -260,6 +260,12 @@
 	C(T, write_gbps, write_gbps, NUM, "GB/s", 0, R_GBPS, "storage: sustained write GB/s per TB") \
 	META_COLS(C, T)
 
+#define BOARD_COLS(C, T) \
+	ROW_COLS(C, T, CAT_REQUIRED, "slug of the board name, e.g. `nvidia-a100-pg509-200`") \
+	C(T, gpu, gpu, TEXT, NULL, CAT_REF_GPU | CAT_REQUIRED, R_NONE, \
+	  "key in `gpus.csv` of the GPU the board carries") \
+	META_COLS(C, T)
+
 /* The loader's view of a column of row struct T. */
 #define CAT_COLUMN(T, name, member, kind, unit, flags, range, help) \
 	{#name, CAT_COL_##kind, unit, offsetof(T, member), flags, range, help},
@@ -284,7 +290,8 @@
 	X(CAT_CLOUDS, cloud, struct cat_cloud, CLOUD_COLS, NO_FIELDS, "clouds.csv", "cloud instance", "clouds") \
 	X(CAT_FACILITY, facility, struct cat_facility, FACILITY_COLS, NO_FIELDS, "facility.csv", \
 	  "facility default", "facility") \
-	X(CAT_PARTS, part, struct cat_part, PART_COLS, NO_FIELDS, "parts.csv", "part", "parts")
+	X(CAT_PARTS, part, struct cat_part, PART_COLS, NO_FIELDS, "parts.csv", "part", "parts") \
+	X(CAT_BOARDS, board, struct cat_board, BOARD_COLS, NO_FIELDS, "boards.csv", "board", "boards")
 
 #define COLUMNS_DEFINE(table, lower, T, LIST, EXTRA, file, what, name) \
 	static const struct cat_column lower##_cols[] = {LIST(CAT_COLUMN, T)}; \

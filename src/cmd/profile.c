@@ -16,8 +16,8 @@ static const char *target_name, *source_name, *report_path;
 
 static const struct opt profile_opts[] = {
 	OPT_STRING_("target", &target_name, "GPU", "predict the same steps on GPU (catalog key or name)"),
-	OPT_STRING_("source", &source_name, "GPU",
-		    "the traced GPU, when the trace's device name is not in the catalog"),
+	OPT_STRING_("source-gpu", &source_name, "GPU",
+		    "the traced GPU (catalog name), in place of the trace's device name"),
 	OPT_STRING_("report", &report_path, "FILE", "also write an HTML report with charts to FILE"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {trace, steps: [... classes], total}"),
 	OPT_FLAG_("csv", &csv_flag, "print the class breakdown of every step as CSV"),
@@ -35,7 +35,7 @@ static const struct opt profile_opts[] = {
 	"as a stream: memory grows with the number of GPU events, not the file's size.\n" \
 	"--target GPU scales each class by the ratio of the two GPUs' roofline ceilings\n" \
 	"(matmul peak of its dtype, memory bandwidth, PCIe, GPU link) and keeps the host's\n" \
-	"time; the traced GPU comes from the trace's device name or --source.\n" \
+	"time; the traced GPU comes from the trace's device name or --source-gpu.\n" \
 	"Several traces (one per rank), or a directory of them, compare the ranks: each\n" \
 	"one's mean step, the GPU time it spends on other work than communication, and\n" \
 	"whether one rank (a straggler) makes the others wait in their collectives.\n" \
@@ -48,19 +48,25 @@ static const struct opts_cmd profile_cmd = {
 	.description = PROFILE_HELP,
 	.opts = profile_opts};
 
-/* The traced GPU and the target from the catalog, or death with the resolver's reason. */
-static struct profile_target *predict_on_target(const struct profile_result *r)
+/* The traced GPU, recorded in r; without it --target dies with the resolver's reason. */
+static const struct cat_gpu *resolve_source(struct profile_result *r, int need)
+{
+	char why[1024];
+	const struct cat_gpu *src = profile_source_gpu(load_catalog_or_die(), r, source_name, why, sizeof(why));
+	if (src)
+		profile_set_source(r, src);
+	else if (need || source_name)
+		die_usage("gpuscope profile: the traced GPU: %s%s", why,
+			  source_name ? "" : "; give it with --source-gpu GPU");
+	return src;
+}
+
+/* The target from the catalog, or death with the resolver's reason. */
+static struct profile_target *predict_on_target(const struct profile_result *r, const struct cat_gpu *src)
 {
 	const struct catalog *cat = load_catalog_or_die();
-	const struct cat_gpu *src, *dst;
-	const char *from = source_name ? source_name : r->gpu;
+	const struct cat_gpu *dst;
 	char why[512];
-	if (!from)
-		die_usage("gpuscope profile: the trace does not name its GPU; give it with --source GPU");
-	src = catalog_gpu(cat, from, why, sizeof(why));
-	if (!src)
-		die_usage("gpuscope profile: the traced GPU: %s%s", why,
-			  source_name ? "" : " (name it with --source GPU)");
 	dst = catalog_gpu(cat, target_name, why, sizeof(why));
 	if (!dst)
 		die_usage("gpuscope profile: --target: %s", why);
@@ -106,6 +112,7 @@ int cmd_profile(int argc, char **argv)
 	enum output_format fmt = output_format_from(json_flag, csv_flag, "profile");
 	struct profile_result *r;
 	struct profile_target *t = NULL;
+	const struct cat_gpu *src;
 	struct diag err;
 	char msg[1024];
 
@@ -123,8 +130,9 @@ int cmd_profile(int argc, char **argv)
 		diag_format(&err, msg, sizeof(msg));
 		die_code(EXIT_USAGE, "gpuscope profile: %s", msg);
 	}
+	src = resolve_source(r, target_name != NULL);
 	if (target_name)
-		t = predict_on_target(r);
+		t = predict_on_target(r, src);
 	if (report_path && view_profile_report(r, report_path, &err))
 		die_code(EXIT_ENV, "gpuscope profile: --report: %s", err.msg);
 	view_profile_write(stdout, r, t, fmt);

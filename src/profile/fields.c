@@ -9,6 +9,10 @@
 #define PROFILE_TRACE_FIELDS(F) \
 	F(file, TEXT, NULL, "the trace read", r->file) \
 	F(gpu, TEXT, NULL, "deviceProperties[0].name; null in the 2021 schema", r->gpu) \
+	F(source_gpu, TEXT, NULL, \
+	  "the catalog GPU the trace ran on (board name resolved, or --source-gpu); null " \
+	  "when unresolved", \
+	  r->source_gpu) \
 	F(schema, TEXT, NULL, "kineto (cat kernel, cuda_runtime ...) or kineto-2021 (cat Kernel, Runtime)", \
 	  r->schema) \
 	F(events, INT, NULL, "elements of traceEvents read", (double)r->events) \
@@ -56,7 +60,14 @@ REPORT_DEFINE(profile_step_schema, profile_step_row, "profile-step", struct prof
 	F(share, NUM, "fraction", "time_s / the step's wall_s", c->share) \
 	F(kernels, INT, NULL, "GPU events of the class in the step", (double)c->kernels) \
 	F(bytes, NUM, "bytes", "bytes the copies or memsets moved (args.bytes); 0 for kernels", c->bytes) \
-	F(bandwidth, NUM, "GB/s", "bytes / time_s (1e9 bytes); null without bytes", c->bandwidth_gbs)
+	F(bandwidth, NUM, "GB/s", "bytes / time_s (1e9 bytes); null without bytes", c->bandwidth_gbs) \
+	F(flops, NUM, "FLOP", "FLOPs of the operators (recorded shapes) whose longest kernel is in the class", \
+	  c->flops) \
+	F(flop_time_s, NUM, "s", "time of the matrix kernels those operators launched", c->flop_time_s) \
+	F(tflops, NUM, "TFLOP/s", "flops / flop_time_s: achieved; null without shapes", c->tflops) \
+	F(peak_tflops, NUM, "TFLOP/s", "the source GPU's dense peak for the class's dtype; null when unknown", \
+	  c->peak_tflops) \
+	F(of_peak, NUM, "fraction", "tflops / peak_tflops", c->of_peak)
 
 REPORT_DEFINE(profile_class_schema, profile_class_row, "profile-class", struct profile_class_time, c,
 	      PROFILE_CLASS_FIELDS)

@@ -25,7 +25,15 @@ struct step_mark {
 };
 struct launch {
 	long long corr;
-	double ts; /* µs */
+	double ts;     /* µs */
+	long long tid; /* the launching thread, -1 when the trace does not say */
+	int op;        /* the innermost operator with FLOPs around it (index into ops), or -1 */
+};
+/* An operator whose FLOPs its recorded shapes give (profile/flops.c). */
+struct fop {
+	double ts, end; /* µs */
+	long long tid;
+	double flops;
 };
 /* A CPU interval that makes the GPU wait: a synchronisation or a DataLoader fetch. */
 struct span {
@@ -38,6 +46,10 @@ struct gpu_ev {
 	uint16_t bin;   /* class * PROFILE_NSUB + sub */
 	int16_t device;
 	long long corr;
+	int op;       /* the operator that launched it (ops index), or -1 */
+	int stream;   /* args.stream, or -1 */
+	float grid;   /* thread blocks launched (args.grid, x y z), NaN when absent */
+	uint8_t lead; /* the longest matrix kernel of its operator: carries the operator's FLOPs */
 };
 
 struct collect {
@@ -47,6 +59,9 @@ struct collect {
 	size_t nlaunches, alaunches;
 	struct gpu_ev *gpu;
 	size_t ngpu, agpu;
+	struct fop *ops;
+	size_t nops, aops;
+	uint16_t *op_bin;           /* per op: the bin of its longest matrix kernel */
 	struct span *loader, *wait; /* DataLoader fetches; fetches and synchronisations */
 	size_t nloader, aloader, nwait, await_;
 	int legacy;
@@ -120,6 +135,10 @@ static int on_event(const struct trace_event *ev, void *ctx)
 		g->corr = ev->correlation;
 		g->bytes = isfinite(ev->bytes) && ev->bytes > 0 ? ev->bytes : 0;
 		g->step = -1;
+		g->op = -1;
+		g->lead = 0;
+		g->stream = ev->stream >= 0 && ev->stream < 2147483647 ? (int)ev->stream : -1;
+		g->grid = (float)ev->grid;
 		if (ev->device >= 0 && ev->device < 63)
 			c->devmask |= 1LL << ev->device;
 	} else if (cat_is(cat, "cuda_runtime", "Runtime") || !strcmp(cat, "cuda_driver")) {
@@ -128,7 +147,18 @@ static int on_event(const struct trace_event *ev, void *ctx)
 		if (ev->correlation >= 0) {
 			PUSH(c->launches, c->nlaunches, c->alaunches);
 			c->launches[c->nlaunches].corr = ev->correlation;
+			c->launches[c->nlaunches].tid = ev->tid;
+			c->launches[c->nlaunches].op = -1;
 			c->launches[c->nlaunches++].ts = ev->ts_us;
+		}
+	} else if ((cat_is(cat, "cpu_op", "Operator")) && ev->ninputs >= 2) {
+		double f = profile_op_flops(ev);
+		if (isfinite(f)) {
+			PUSH(c->ops, c->nops, c->aops);
+			c->ops[c->nops].ts = ev->ts_us;
+			c->ops[c->nops].end = ev->ts_us + ev->dur_us;
+			c->ops[c->nops].tid = ev->tid;
+			c->ops[c->nops++].flops = f;
 		}
 	} else if (cat_is(cat, "user_annotation", NULL) && !strncmp(ev->name, "ProfilerStep#", 13)) {
 		PUSH(c->steps, c->nsteps, c->asteps);
@@ -157,15 +187,89 @@ static int cmp_gpu(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* The CPU time of the launch with correlation id corr, or NaN. */
-static double launch_ts(const struct collect *c, long long corr)
+/* The launch with correlation id corr, or NULL. */
+static const struct launch *launch_of(const struct collect *c, long long corr)
 {
-	struct launch key = {corr, 0};
-	const struct launch *l;
+	struct launch key = {corr, 0, -1, -1};
 	if (corr < 0 || !c->nlaunches)
-		return NAN;
-	l = bsearch(&key, c->launches, c->nlaunches, sizeof(key), cmp_launch);
-	return l ? l->ts : NAN;
+		return NULL;
+	return bsearch(&key, c->launches, c->nlaunches, sizeof(key), cmp_launch);
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	const struct fop *x = a, *y = b;
+	if (x->tid != y->tid)
+		return (x->tid > y->tid) - (x->tid < y->tid);
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/*
+ * The innermost operator with FLOPs on the launch's thread whose interval
+ * holds the launch (ops sorted by thread, then start): operators nest, so
+ * walking back from the last one starting at or before the launch, the
+ * first that still holds it is the innermost.  aten::linear holding
+ * aten::addmm gives the kernel to addmm, and its FLOPs are counted once.
+ */
+static int op_around(const struct collect *c, const struct launch *l)
+{
+	size_t lo = 0, hi = c->nops, k;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fop *o = &c->ops[mid];
+		if (o->tid < l->tid || (o->tid == l->tid && o->ts <= l->ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; k < 64 && lo > k; k++) {
+		const struct fop *o = &c->ops[lo - 1 - k];
+		if (o->tid != l->tid)
+			break;
+		if (l->ts < o->end)
+			return (int)(lo - 1 - k);
+	}
+	return -1;
+}
+
+static int is_matrix_bin(int bin)
+{
+	int k = bin / PROFILE_NSUB;
+	return k == PC_GEMM || k == PC_CONV || k == PC_ATTENTION;
+}
+
+/*
+ * Links each GPU event to the operator that launched it, and marks, per
+ * operator, its longest matrix kernel (GEMM, convolution or attention
+ * class): that kernel's bin is where the operator's FLOPs are counted.
+ */
+static void link_ops(struct collect *c)
+{
+	double *lead_us;
+	size_t *lead_at, i;
+	if (!c->nops)
+		return;
+	qsort(c->ops, c->nops, sizeof(*c->ops), cmp_op);
+	for (i = 0; i < c->nlaunches; i++)
+		c->launches[i].op = op_around(c, &c->launches[i]);
+	lead_us = xcalloc(c->nops, sizeof(*lead_us));
+	lead_at = xcalloc(c->nops, sizeof(*lead_at));
+	c->op_bin = xcalloc(c->nops, sizeof(*c->op_bin));
+	for (i = 0; i < c->ngpu; i++) {
+		struct gpu_ev *g = &c->gpu[i];
+		const struct launch *l = launch_of(c, g->corr);
+		g->op = l ? l->op : -1;
+		if (g->op >= 0 && is_matrix_bin(g->bin) && g->end - g->ts >= lead_us[g->op]) {
+			lead_us[g->op] = g->end - g->ts;
+			lead_at[g->op] = i + 1;
+			c->op_bin[g->op] = g->bin;
+		}
+	}
+	for (i = 0; i < c->nops; i++)
+		if (lead_at[i])
+			c->gpu[lead_at[i] - 1].lead = 1;
+	free(lead_us);
+	free(lead_at);
 }
 
 /* The last step starting at or before t, if t falls inside it; -1 otherwise. */
@@ -309,6 +413,7 @@ static int cmp_class(const void *a, const void *b)
 /* Per class (bin): the summed durations (µs), bytes moved and events. */
 struct bins {
 	double us[PROFILE_NBINS], bytes[PROFILE_NBINS];
+	double flops[PROFILE_NBINS], flop_us[PROFILE_NBINS]; /* operators' FLOPs, their matrix kernels' time */
 	long long n[PROFILE_NBINS];
 };
 
@@ -331,6 +436,10 @@ static void fill_classes(struct profile_step *s, const struct bins *bn)
 		c->kernels = bn->n[b];
 		c->bytes = bn->bytes[b];
 		c->bandwidth_gbs = bn->bytes[b] > 0 && c->time_s > 0 ? bn->bytes[b] / c->time_s * 1e-9 : NAN;
+		c->flops = bn->flops[b];
+		c->flop_time_s = bn->flop_us[b] * 1e-6;
+		c->tflops = c->flops > 0 && c->flop_time_s > 0 ? c->flops / c->flop_time_s * 1e-12 : NAN;
+		c->peak_tflops = c->of_peak = NAN;
 	}
 	if (s->nclasses)
 		qsort(s->classes, s->nclasses, sizeof(*s->classes), cmp_class);
@@ -429,6 +538,12 @@ static void analyse_step(struct profile_step *s, const struct gpu_ev *ev, size_t
 		cover_add(ev[i].bin / PROFILE_NSUB == PC_COMM ? &comm : &rest, ev[i].ts, ev[i].end);
 		bn->us[ev[i].bin] += d;
 		bn->bytes[ev[i].bin] += ev[i].bytes;
+		if (ev[i].op >= 0 && is_matrix_bin(ev[i].bin)) {
+			int ob = g->c->op_bin[ev[i].op];
+			bn->flop_us[ob] += d;
+			if (ev[i].lead)
+				bn->flops[ob] += g->c->ops[ev[i].op].flops;
+		}
 		bn->n[ev[i].bin]++;
 		sum += d;
 	}
@@ -445,6 +560,8 @@ static void analyse_step(struct profile_step *s, const struct gpu_ev *ev, size_t
 	for (i = 0; i < PROFILE_NBINS; i++) {
 		total->us[i] += bn->us[i];
 		total->bytes[i] += bn->bytes[i];
+		total->flops[i] += bn->flops[i];
+		total->flop_us[i] += bn->flop_us[i];
 		total->n[i] += bn->n[i];
 	}
 	fill_classes(s, bn);
@@ -484,9 +601,11 @@ static void assign_steps(struct collect *c, struct profile_result *r)
 		qsort(c->steps, c->nsteps, sizeof(*c->steps), cmp_step);
 	merge_spans(c->loader, &c->nloader);
 	merge_spans(c->wait, &c->nwait);
+	link_ops(c);
 	for (i = 0; i < c->ngpu; i++) {
 		struct gpu_ev *g = &c->gpu[i];
-		double t = launch_ts(c, g->corr);
+		const struct launch *l = launch_of(c, g->corr);
+		double t = l ? l->ts : NAN;
 		if (!c->nsteps) {
 			g->step = 0;
 			continue;
@@ -551,6 +670,8 @@ static void collect_free(struct collect *c)
 	free(c->steps);
 	free(c->launches);
 	free(c->gpu);
+	free(c->ops);
+	free(c->op_bin);
 	free(c->loader);
 	free(c->wait);
 }
@@ -570,6 +691,8 @@ static struct profile_result *run(struct trace_reader *tr, const char *name, str
 	r = xcalloc(1, sizeof(*r));
 	r->file = xstrdup(name);
 	r->gpu = info->gpu_name ? xstrdup(info->gpu_name) : NULL;
+	r->gpu_mem_bytes = info->gpu_mem_bytes;
+	r->gpu_sms = info->gpu_sms;
 	r->events = info->events;
 	r->rank = info->rank;
 	r->world_size = info->world_size;

@@ -46,6 +46,11 @@ struct profile_class_time {
 	long long kernels;     /* kernels (or copies) counted */
 	double bytes;          /* bytes the class's copies and memsets moved (args.bytes), else 0 */
 	double bandwidth_gbs;  /* bytes / time_s, GB/s (1e9 bytes); NaN without bytes */
+	double flops;          /* FLOPs of the operators whose kernels lead in this class (shapes recorded) */
+	double flop_time_s;    /* time of the matrix kernels those operators launched, s */
+	double tflops;         /* flops / flop_time_s, TFLOP/s; NaN without flops */
+	double peak_tflops;    /* the source GPU's dense peak for the class's dtype; NaN when unknown */
+	double of_peak;        /* tflops / peak_tflops */
 };
 /* Field tables of the three results (profile/fields.c), each after its struct. */
 const struct report_schema *profile_class_schema(void);
@@ -77,20 +82,27 @@ void profile_step_row(const struct profile_step *s, struct report_row *row);
 
 struct profile_result {
 	char *file;
-	char *gpu;            /* deviceProperties[0].name, or NULL */
-	const char *schema;   /* "kineto" (current) or "kineto-2021" (cat Kernel/Runtime) */
-	long long events;     /* traceEvents read */
-	long long gpu_events; /* kernels, copies and sets read */
-	long long unassigned; /* GPU events launched outside every step (in no step's figures) */
-	int devices;          /* distinct args.device of the GPU events */
-	long long rank;       /* distributedInfo.rank, or -1 */
-	long long world_size; /* distributedInfo.world_size, or -1 */
+	char *gpu;              /* deviceProperties[0].name, or NULL */
+	double gpu_mem_bytes;   /* deviceProperties[0].totalGlobalMem, bytes; NaN when absent */
+	double gpu_sms;         /* deviceProperties[0].numSms; NaN when absent */
+	const char *source_gpu; /* the catalog key of the traced GPU once profile_set_source() ran, or NULL */
+	const char *schema;     /* "kineto" (current) or "kineto-2021" (cat Kernel/Runtime) */
+	long long events;       /* traceEvents read */
+	long long gpu_events;   /* kernels, copies and sets read */
+	long long unassigned;   /* GPU events launched outside every step (in no step's figures) */
+	int devices;            /* distinct args.device of the GPU events */
+	long long rank;         /* distributedInfo.rank, or -1 */
+	long long world_size;   /* distributedInfo.world_size, or -1 */
 	struct profile_step *steps;
 	size_t nsteps;
 	struct profile_step total; /* the steps summed ("all steps"), bottleneck recomputed */
 };
 const struct report_schema *profile_trace_schema(void);
 void profile_trace_row(const struct profile_result *r, struct report_row *row);
+
+struct trace_event;
+/* FLOPs of one operator from its recorded shapes (profile/flops.c); NaN when not known. */
+double profile_op_flops(const struct trace_event *ev);
 
 /* Reads and analyses the trace at path; NULL with err filled on any error. */
 struct profile_result *profile_run(const char *path, struct diag *err);

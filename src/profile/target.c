@@ -14,6 +14,7 @@
 #include "profile/target.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,6 +53,41 @@ static double ceiling(const struct cat_gpu *g, const char *cls, const char *sub,
 	}
 	*what = "memory bandwidth";
 	return g->mem_bw_gbps;
+}
+
+const struct cat_gpu *profile_source_gpu(const struct catalog *cat, const struct profile_result *r,
+					 const char *given, char *why, size_t why_len)
+{
+	if (given)
+		return catalog_gpu(cat, given, why, why_len);
+	if (!r->gpu) {
+		snprintf(why, why_len,
+			 "the trace does not name its GPU (the 2021 schema has no deviceProperties)");
+		return NULL;
+	}
+	return catalog_gpu_for_device(cat, r->gpu, r->gpu_mem_bytes, r->gpu_sms, why, why_len);
+}
+
+static void set_peaks(struct profile_step *s, const struct cat_gpu *g)
+{
+	size_t i;
+	for (i = 0; i < s->nclasses; i++) {
+		struct profile_class_time *c = &s->classes[i];
+		const char *what;
+		if (strcmp(c->cls, "gemm") && strcmp(c->cls, "conv") && strcmp(c->cls, "attention"))
+			continue;
+		c->peak_tflops = ceiling(g, c->cls, c->sub, &what);
+		c->of_peak = c->peak_tflops > 0 ? c->tflops / c->peak_tflops : NAN;
+	}
+}
+
+void profile_set_source(struct profile_result *r, const struct cat_gpu *g)
+{
+	size_t i;
+	r->source_gpu = g->row.key;
+	for (i = 0; i < r->nsteps; i++)
+		set_peaks(&r->steps[i], g);
+	set_peaks(&r->total, g);
 }
 
 struct profile_target *profile_target_run(const struct profile_result *r, const struct cat_gpu *src,

@@ -35,6 +35,19 @@ struct profile_target {
 	size_t nclasses;
 };
 
+/*
+ * The GPU the trace ran on: given (a catalog name, --source-gpu) when not
+ * NULL, else the trace's device name resolved with its memory and SM count
+ * (catalog_gpu_for_device()).  NULL with why filled when neither resolves.
+ */
+const struct cat_gpu *profile_source_gpu(const struct catalog *cat, const struct profile_result *r,
+					 const char *given, char *why, size_t why_len);
+/*
+ * Records g as r's source GPU (r->source_gpu borrows its key: the catalog
+ * must outlive r) and fills each matrix class's peak and share of peak.
+ */
+void profile_set_source(struct profile_result *r, const struct cat_gpu *g);
+
 /* Scales r's total from GPU src to GPU dst; never fails (a missing ceiling keeps factor 1). */
 struct profile_target *profile_target_run(const struct profile_result *r, const struct cat_gpu *src,
 					  const struct cat_gpu *dst);

@@ -29,7 +29,8 @@ struct trace_reader {
 	int ioerr, failed;
 	char *name;
 	struct diag *err;
-	struct strbuf key, val, cat, ename, coll, dtype, gpu; /* released by trace_reader_free() */
+	struct strbuf key, val, cat, ename, coll, dtype, gpu, itype; /* released by trace_reader_free() */
+	int elem;                                                    /* index in the array being read */
 	struct trace_event ev;
 	struct trace_info info;
 	trace_event_fn fn;
@@ -399,6 +400,91 @@ static int number_member(struct trace_reader *r, double *out)
 	return read_number(r, out, strbuf_str(&r->key));
 }
 
+/* A number element of one input's dims (r->elem: the input, the dim count in ndims). */
+static int dim_elem(struct trace_reader *r, int depth)
+{
+	struct trace_event *ev = &r->ev;
+	int i = r->elem, c = skip_ws(r);
+	double v = 0;
+	if (c != '-' && !(c >= '0' && c <= '9')) {
+		ev->ndims[i] = -1; /* not a shape: the input is not used */
+		return skip_value(r, depth, "Input Dims");
+	}
+	if (read_number(r, &v, "Input Dims"))
+		return -1;
+	if (ev->ndims[i] >= 0 && ev->ndims[i] < TRACE_MAX_DIMS)
+		ev->dims[i][ev->ndims[i]++] = v;
+	else
+		ev->ndims[i] = -1;
+	return 0;
+}
+
+/* One input of "Input Dims": a list of numbers (a tensor's shape), else skipped. */
+static int input_elem(struct trace_reader *r, int depth)
+{
+	struct trace_event *ev = &r->ev;
+	int i = ev->ninputs++, rc;
+	if (i >= TRACE_MAX_INPUTS || skip_ws(r) != '[')
+		return skip_value(r, depth, "Input Dims");
+	ev->ndims[i] = 0;
+	r->elem = i;
+	rc = read_array(r, depth, dim_elem, "Input Dims");
+	return rc;
+}
+
+/* One "Input type": the first naming a tensor type is kept. */
+static int type_elem(struct trace_reader *r, int depth)
+{
+	if (skip_ws(r) != '"' || r->itype.len)
+		return skip_value(r, depth, "Input type");
+	if (read_string(r, &r->itype, "Input type"))
+		return -1;
+	if (!strcmp(strbuf_str(&r->itype), "Scalar") || !strcmp(strbuf_str(&r->itype), "ScalarList") ||
+	    !strncmp(strbuf_str(&r->itype), "GenericList", 11))
+		strbuf_reset(&r->itype);
+	return 0;
+}
+
+/* One "Concrete Inputs" string: "1", "[2, 2]", "" ...: up to 3 integers. */
+static int concrete_elem(struct trace_reader *r, int depth)
+{
+	struct trace_event *ev = &r->ev;
+	int i = r->elem++, n = 0;
+	const char *p;
+	char *end;
+	if (i >= 12 || skip_ws(r) != '"')
+		return skip_value(r, depth, "Concrete Inputs");
+	if (read_string(r, &r->val, "Concrete Inputs"))
+		return -1;
+	for (p = strbuf_str(&r->val); *p && n < 3;) {
+		long long v;
+		if (!(*p == '-' || (*p >= '0' && *p <= '9'))) {
+			p++;
+			continue;
+		}
+		v = strtoll(p, &end, 10);
+		if (end == p)
+			break;
+		ev->concrete[i][n++] = v;
+		p = end;
+	}
+	ev->nconcrete[i] = n ? n : -1;
+	return 0;
+}
+
+/* The product of a list of numbers (grid, block), into *out; anything else leaves NaN. */
+static int product_elem(struct trace_reader *r, int depth)
+{
+	double v = 0, *out = r->elem ? &r->ev.block : &r->ev.grid;
+	int c = skip_ws(r);
+	if (c != '-' && !(c >= '0' && c <= '9'))
+		return skip_value(r, depth, strbuf_str(&r->key));
+	if (read_number(r, &v, "grid"))
+		return -1;
+	*out = isnan(*out) ? v : *out * v;
+	return 0;
+}
+
 /* args members: numbers and text the analysis reads; anything else (or of another type) is skipped. */
 static int args_member(struct trace_reader *r, int depth)
 {
@@ -410,7 +496,7 @@ static int args_member(struct trace_reader *r, int depth)
 			is_key(r, "correlation") ? &ev->correlation :
 			is_key(r, "Group size")  ? &ev->group_size :
 						   NULL;
-	double v;
+	double v = 0;
 	if (ip && num) {
 		if (read_number(r, &v, strbuf_str(&r->key)))
 			return -1;
@@ -428,6 +514,20 @@ static int args_member(struct trace_reader *r, int depth)
 	if (c == '"' && is_key(r, "dtype")) {
 		ev->dtype = "";
 		return read_string(r, &r->dtype, strbuf_str(&r->key));
+	}
+	if (c == '[' && is_key(r, "Input Dims")) {
+		ev->ninputs = 0;
+		return read_array(r, depth, input_elem, "Input Dims");
+	}
+	if (c == '[' && is_key(r, "Input type"))
+		return read_array(r, depth, type_elem, "Input type");
+	if (c == '[' && is_key(r, "Concrete Inputs")) {
+		r->elem = 0;
+		return read_array(r, depth, concrete_elem, "Concrete Inputs");
+	}
+	if (c == '[' && (is_key(r, "grid") || is_key(r, "block"))) {
+		r->elem = is_key(r, "block");
+		return read_array(r, depth, product_elem, strbuf_str(&r->key));
 	}
 	return skip_value(r, depth, strbuf_str(&r->key));
 }
@@ -449,6 +549,16 @@ static int event_member(struct trace_reader *r, int depth)
 		return number_member(r, &ev->ts_us);
 	if (is_key(r, "dur"))
 		return number_member(r, &ev->dur_us);
+	if (is_key(r, "tid")) {
+		int c = skip_ws(r);
+		double v = 0;
+		if (c != '-' && !(c >= '0' && c <= '9'))
+			return skip_value(r, depth, "tid"); /* Kineto names some threads with a string */
+		if (read_number(r, &v, "tid"))
+			return -1;
+		ev->tid = v >= 0 && v < 9e18 ? (long long)v : -1;
+		return 0;
+	}
 	if (is_key(r, "args") && skip_ws(r) == '{')
 		return read_object(r, depth, args_member, "an object");
 	return skip_value(r, depth, strbuf_str(&r->key));
@@ -458,9 +568,11 @@ static int event_elem(struct trace_reader *r, int depth)
 {
 	struct trace_event *ev = &r->ev;
 	memset(ev, 0, sizeof(*ev));
-	ev->ts_us = ev->dur_us = ev->in_nelems = ev->bytes = NAN;
-	ev->device = ev->stream = ev->correlation = ev->group_size = -1;
+	ev->ts_us = ev->dur_us = ev->in_nelems = ev->bytes = ev->grid = ev->block = NAN;
+	ev->device = ev->stream = ev->correlation = ev->group_size = ev->tid = -1;
+	memset(ev->nconcrete, 0xff, sizeof(ev->nconcrete));
 	strbuf_reset(&r->cat);
+	strbuf_reset(&r->itype);
 	strbuf_reset(&r->ename);
 	if (skip_ws(r) != '{')
 		return expected(r, "traceEvents", "an event object");
@@ -472,6 +584,7 @@ static int event_elem(struct trace_reader *r, int depth)
 		ev->collective = strbuf_str(&r->coll);
 	if (ev->dtype)
 		ev->dtype = strbuf_str(&r->dtype);
+	ev->input_type = strbuf_str(&r->itype);
 	r->info.events++;
 	if (r->fn(ev, r->ctx))
 		return fail(r, "traceEvents", "the reader was stopped");
@@ -485,6 +598,12 @@ static int device_member(struct trace_reader *r, int depth)
 			return -1;
 		r->info.gpu_name = strbuf_str(&r->gpu);
 		return 0;
+	}
+	if (r->info.ndevices == 1 && (is_key(r, "totalGlobalMem") || is_key(r, "numSms"))) {
+		int c = skip_ws(r);
+		if (c == '-' || (c >= '0' && c <= '9'))
+			return read_number(r, is_key(r, "numSms") ? &r->info.gpu_sms : &r->info.gpu_mem_bytes,
+					   strbuf_str(&r->key));
 	}
 	return skip_value(r, depth, strbuf_str(&r->key));
 }
@@ -531,6 +650,7 @@ static struct trace_reader *reader_new(const char *name)
 	r->name = xstrdup(name);
 	r->line = 1;
 	r->info.rank = r->info.world_size = -1;
+	r->info.gpu_mem_bytes = r->info.gpu_sms = NAN;
 	return r;
 }
 
@@ -567,7 +687,8 @@ void trace_reader_free(struct trace_reader *r)
 	free(r->own);
 	free(r->name);
 	{
-		struct strbuf *all[] = {&r->key, &r->val, &r->cat, &r->ename, &r->coll, &r->dtype, &r->gpu};
+		struct strbuf *all[] = {&r->key,  &r->val,   &r->cat, &r->ename,
+					&r->coll, &r->dtype, &r->gpu, &r->itype};
 		size_t i;
 		for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 			strbuf_release(all[i]);

@@ -22,6 +22,8 @@
 #define TRACE_MAX_STRING (4u << 20) /* bytes; kernel names run to ~10 KB */
 #define TRACE_MAX_NUMBER 64         /* characters of one number */
 #define TRACE_MAX_DEPTH 64          /* nested arrays and objects */
+#define TRACE_MAX_INPUTS 6          /* operator inputs whose shapes are kept */
+#define TRACE_MAX_DIMS 6            /* dimensions kept of one input */
 
 /*
  * One element of traceEvents, with the members the analysis reads.  Text is
@@ -42,11 +44,25 @@ struct trace_event {
 	double in_nelems;       /* args."In msg nelems" */
 	long long group_size;   /* args."Group size" */
 	double bytes;           /* args.bytes of a copy or memset, bytes */
+	long long tid;          /* the event's thread (a number), or -1 */
+	/* operators (cpu_op) recorded with shapes: args."Input Dims", "Input type", "Concrete Inputs" */
+	int ninputs;                                   /* inputs seen (may exceed TRACE_MAX_INPUTS) */
+	int ndims[TRACE_MAX_INPUTS];                   /* dims of input i; -1 when not a list of numbers */
+	double dims[TRACE_MAX_INPUTS][TRACE_MAX_DIMS]; /* the first TRACE_MAX_DIMS of them */
+	const char *
+		input_type; /* the first "Input type" that names a tensor type ("float", "c10::BFloat16"), or "" */
+	/* "Concrete Inputs": up to 3 integers of each of the first 12 ("[2, 2]", "1"), count -1 when none */
+	int nconcrete[12];
+	long long concrete[12][3];
+	/* kernels: args.grid and args.block, x*y*z; NaN when absent */
+	double grid, block;
 };
 
 /* What the file says besides its events; text owned by the reader. */
 struct trace_info {
 	const char *gpu_name; /* deviceProperties[0].name, or NULL (the 2021 schema has none) */
+	double gpu_mem_bytes; /* deviceProperties[0].totalGlobalMem, bytes; NaN when absent */
+	double gpu_sms;       /* deviceProperties[0].numSms (compute units on ROCm); NaN when absent */
 	int ndevices;         /* elements of deviceProperties */
 	long long events;     /* elements of traceEvents read */
 	long long rank;       /* distributedInfo.rank, or -1 */

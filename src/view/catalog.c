@@ -106,10 +106,17 @@ static const struct list_col part_list[] = {
 	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
 };
 
+static const struct list_col board_list[] = {
+	{"board", ALIGN_LEFT, CELL_TEXT, "key", NULL, 0, 0},
+	{"gpu", ALIGN_LEFT, CELL_TEXT, "gpu", NULL, 0, 0},
+	{"name", ALIGN_LEFT, CELL_TEXT, "name", NULL, 0, 0},
+	{NULL, ALIGN_LEFT, CELL_TEXT, NULL, NULL, 0, 0},
+};
+
 static const struct list_col *const layouts[CAT_NTABLES] = {
 	[CAT_GPUS] = gpu_list,   [CAT_LINKS] = link_list,   [CAT_SERVERS] = server_list,
 	[CAT_CPUS] = cpu_list,   [CAT_CLOUDS] = cloud_list, [CAT_FACILITY] = facility_list,
-	[CAT_PARTS] = part_list,
+	[CAT_PARTS] = part_list, [CAT_BOARDS] = board_list,
 };
 
 static void print_json(FILE *out, json_t *v)

@@ -200,14 +200,14 @@ expect_out "ProfilerStep#1,gemm,fp32,"
 
 # --target: the traced GPU itself reproduces the measured step; an H100 scales each class
 # by the ratio of the ceilings it names
-expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --source a100-sxm4-40gb --target a100-sxm4-40gb --json
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --target a100-sxm4-40gb --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 t = json.load(sys.stdin)["target"]
 assert abs(t["predicted_step_s"] - t["measured_step_s"]) <= 0.05 * t["measured_step_s"], t
 assert all(c["factor"] == 1 for c in t["classes"])
 ' || fail "--target on the traced GPU does not reproduce the step"
-expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --source a100-sxm4-40gb --target h100-sxm5-80gb --json
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --target h100-sxm5-80gb --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -222,14 +222,75 @@ assert c[("comm", "allreduce")]["ceiling"] == "GPU link"
 # the host time stays: the step shrinks by less than the GPU work does
 assert t["host_s"] < t["predicted_step_s"] < t["measured_step_s"], t
 ' || fail "--target h100-sxm5-80gb does not scale the classes by their ceilings"
-expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --source a100-sxm4-40gb --target h100-sxm5-80gb
+expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" --target h100-sxm5-80gb
 expect_out "tf32 matmul"
 expect_out "predicted"
 expect_width 80
-expect_rc 2 profile "$D/a100-nccl-2rank.json.gz" --target h100-sxm5-80gb
-expect_err "name it with --source GPU"
+# board names: NVIDIA A100-PG509-200 with 39.4 GiB and 108 SMs is the A100 SXM4 40GB
+expect_rc 0 profile "$D/a100-alexnet.json.gz" --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+assert json.load(sys.stdin)["trace"]["source_gpu"] == "a100-sxm4-40gb"' || fail "the board name does not resolve"
+# a generic ROCm name: no GPU by that name, the near matches by memory and compute units
+expect_rc 2 profile "$D/mi250-rocm.json.gz" --target h100-sxm5-80gb
+expect_err "unknown gpu 'AMD Radeon Graphics' (64.0 GiB, 104 SMs); the same memory and SMs: mi210-64gb"
+expect_err "give it with --source-gpu GPU"
+expect_rc 0 profile "$D/mi250-rocm.json.gz" --source-gpu mi250x-gcd-64gb --target h100-sxm5-80gb
 expect_rc 2 profile "$D/legacy-2021-inference.json.gz" --target h100-sxm5-80gb
 expect_err "does not name its GPU"
+expect_rc 0 profile "$D/legacy-2021-inference.json.gz" --source-gpu v100-sxm2-16gb --target h100-sxm5-80gb
+expect_out "on h100-sxm5-80gb instead of v100-sxm2-16gb"
+# a name that resolves but whose memory disagrees with the trace's is refused, naming the one that fits
+zcat "$D/a100-event-sync.json.gz" | sed 's/NVIDIA A100-PG509-200/NVIDIA A100-SXM4-80GB/g' >"$TMP/renamed.json"
+expect_rc 2 profile "$TMP/renamed.json" --target h100-sxm5-80gb
+expect_err "its name matches, with other memory or SMs: a100-sxm4-80gb; the same memory and SMs: a100-sxm4-40gb"
+
+# achieved FLOP/s: the operators' FLOPs from their recorded shapes, summed here independently
+# (2 M N K per mm/addmm, 2 b M N K per bmm, over the innermost such operator around each launch
+# that leads to a GEMM kernel)
+expect_rc 0 profile "$D/ranks/rank-0.json.gz" --source-gpu a100-sxm4-40gb --json
+printf '%s' "$OUT" >"$TMP/p.json"
+python3 - "$D/ranks/rank-0.json.gz" "$TMP/p.json" <<'PY' || fail "the FLOPs disagree with the shapes' own sums"
+import gzip, json, sys
+ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]
+p = json.load(open(sys.argv[2]))
+def flops(e):
+    n, d = e["name"], e["args"].get("Input Dims", [])
+    try:
+        if n in ("aten::mm", "aten::bmm"):
+            a, b = d[0], d[1]
+        elif n in ("aten::addmm", "aten::baddbmm"):
+            a, b = d[1], d[2]
+        else:
+            return None
+        batch = a[0] if len(a) == 3 else 1
+        assert a[-1] == b[-2]
+        return 2 * batch * a[-2] * a[-1] * b[-1]
+    except (IndexError, AssertionError):
+        return None
+ops = [e for e in ev if e.get("cat") == "cpu_op" and e.get("ph") == "X" and flops(e)]
+launch = {e["args"]["correlation"]: e for e in ev if e.get("cat") == "cuda_runtime" and "correlation" in e.get("args", {})}
+want, have = 0, sum(c["flops"] or 0 for c in p["total"]["classes"])
+counted = set()
+for k in ev:
+    if k.get("cat") != "kernel" or "gemm" not in k["name"].lower():
+        continue
+    l = launch.get(k["args"].get("correlation"))
+    if not l:
+        continue
+    around = [o for o in ops if o["tid"] == l["tid"] and o["ts"] <= l["ts"] < o["ts"] + o["dur"]]
+    if around:
+        o = max(around, key=lambda o: o["ts"])
+        if id(o) not in counted:
+            counted.add(id(o))
+            want += flops(o)
+assert want > 1e12 and abs(have - want) <= 0.005 * want, (have, want)
+g = [c for c in p["total"]["classes"] if c["class"] == "gemm" and c["flops"]]
+for c in g:
+    assert abs(c["tflops"] - c["flops"] / c["flop_time_s"] * 1e-12) < 1e-6 * c["tflops"]
+    assert abs(c["of_peak"] - c["tflops"] / c["peak_tflops"]) < 1e-9
+print("flops", have, want, file=sys.stderr)
+PY
 
 # broken and hostile traces: a located error, exit 2, nothing on stdout
 bad() {

@@ -138,7 +138,7 @@ static void first_line(const struct catalog *c, enum cat_table t, enum output_fo
 static void test_listings(void **state)
 {
 	static const char *const heads[CAT_NTABLES] = {"gpu ",      "link ", "server ", "cpu ",
-						       "instance ", "key ",  "part "};
+						       "instance ", "key ",  "part ",   "board "};
 	struct catalog *c = embedded();
 	char line[4096];
 	int t;
