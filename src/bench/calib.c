@@ -76,13 +76,24 @@ static json_t *clocks_json(const struct bench_row *x)
 	return c;
 }
 
+/* Writes root (consumed) to f as indented JSON. */
+static int dump(json_t *root, FILE *f, struct diag *err)
+{
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	json_decref(root);
+	if (!text)
+		return diag_set(err, "", 0, 0, "", "out of memory");
+	fprintf(f, "%s\n", text);
+	free(text);
+	return 0;
+}
+
 int bench_calibration_write(const struct bench_result *r, const struct cat_gpu *g, FILE *f, struct diag *err)
 {
 	json_t *root, *gpu, *ceil, *gemm, *eff;
 	const struct bench_row *x, *clk_row = NULL;
 	double hbm = mean_of(r, "hbm-copy");
 	int p, any = 0;
-	char *text;
 	if (!r->ngpus)
 		return diag_set(err, "", 0, 0, "", "no GPU was measured");
 	root = json_object();
@@ -149,13 +160,36 @@ int bench_calibration_write(const struct bench_result *r, const struct cat_gpu *
 		return diag_set(err, "", 0, 0, "",
 				"neither a GEMM nor the HBM copy was measured: nothing to calibrate");
 	}
-	text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-	json_decref(root);
-	if (!text)
-		return diag_set(err, "", 0, 0, "", "out of memory");
-	fprintf(f, "%s\n", text);
-	free(text);
-	return 0;
+	return dump(root, f, err);
+}
+
+int bench_calibration_write_corrections(const struct cat_gpu *g, const double corr[MODEL_NCORR], const char *from,
+					const char *date, FILE *f, struct diag *err)
+{
+	json_t *root = json_object(), *gpu = json_object(), *sec = json_object(), *cls = json_object();
+	int i, any = 0;
+	json_object_set_new(root, "format", json_string("gpuscope-calibration"));
+	json_object_set_new(root, "version", json_integer(BENCH_CALIBRATION_VERSION));
+	json_object_set_new(root, "date", json_string(date));
+	json_object_set_new(gpu, "name", json_string(g->row.name ? g->row.name : g->row.key));
+	json_object_set_new(gpu, "catalog", json_string(g->row.key));
+	json_object_set_new(gpu, "count", json_integer(1));
+	json_object_set_new(root, "gpu", gpu);
+	json_object_set_new(root, "ceilings", json_object());
+	json_object_set_new(sec, "version", json_integer(BENCH_CORRECTIONS_VERSION));
+	json_object_set_new(sec, "from", json_string(from));
+	for (i = 0; i < MODEL_NCORR; i++)
+		if (corr[i] > 0 && isfinite(corr[i])) {
+			set_num(cls, model_corr_name(i), corr[i]);
+			any = 1;
+		}
+	json_object_set_new(sec, "classes", cls);
+	json_object_set_new(root, "corrections", sec);
+	if (!any) {
+		json_decref(root);
+		return diag_set(err, "", 0, 0, "", "no part of the step has both a traced and an estimated time");
+	}
+	return dump(root, f, err);
 }
 
 /* ---- reading ---- */
@@ -279,6 +313,37 @@ static int parse_gemm(const struct reader *rd, json_t *gemm, struct model_calibr
 			    isnan(out->gemm_shape[p][2]))
 				return field_error(rd, path, "needs its shape: m, n and k");
 		}
+	}
+	return 0;
+}
+
+/* The optional "corrections" section: {"version": 1, "from": "...", "classes": {"gemm": f, ...}}. */
+static int parse_corrections(const struct reader *rd, json_t *root, struct model_calibration *out)
+{
+	const char *sp[] = {"corrections", NULL}, *vp[] = {"corrections", "version", NULL};
+	const char *cp[] = {"corrections", "classes", NULL}, *key;
+	json_t *sec = get_object(rd, root, sp, "corrections", 0), *cls, *v;
+	int i;
+	if (!sec)
+		return json_object_get(root, "corrections") ? -1 : 0;
+	v = json_object_get(sec, "version");
+	if (!json_is_integer(v) || json_integer_value(v) != BENCH_CORRECTIONS_VERSION)
+		return field_error(rd, vp, "expected %d, the corrections version this gpuscope reads",
+				   BENCH_CORRECTIONS_VERSION);
+	if (!(cls = get_object(rd, sec, cp, "classes", 1)))
+		return -1;
+	json_object_foreach(cls, key, v)
+	{
+		const char *kp[] = {"corrections", "classes", key, NULL};
+		for (i = 0; i < MODEL_NCORR && strcmp(model_corr_name(i), key); i++)
+			;
+		if (i == MODEL_NCORR)
+			return field_error(rd, kp,
+					   "'%s' is not a part of the step (gemm, attention, memory_bound, "
+					   "comm, host)",
+					   key);
+		if (get_pos(rd, cls, kp, &out->corr[i]))
+			return -1;
 	}
 	return 0;
 }
@@ -407,7 +472,7 @@ static int parse_root(const struct reader *rd, json_t *root, const struct catalo
 		return -1;
 	gemm = get_object(rd, ceil, gm, "gemm", 0);
 	if ((!gemm && json_object_get(ceil, "gemm")) || (gemm && parse_gemm(rd, gemm, &c->model)) ||
-	    parse_ceilings(rd, ceil, c) || parse_clocks(rd, root, c))
+	    parse_ceilings(rd, ceil, c) || parse_clocks(rd, root, c) || parse_corrections(rd, root, &c->model))
 		return -1;
 	return 0;
 }

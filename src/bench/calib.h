@@ -13,6 +13,7 @@
 #include "model/model.h"
 
 #define BENCH_CALIBRATION_VERSION 1
+#define BENCH_CORRECTIONS_VERSION 1 /* of the optional "corrections" section */
 
 /*
  * Writes r as a calibration file for the catalog type g (NULL: written
@@ -88,6 +89,18 @@ int bench_calibration_parse(const char *text, size_t len, const char *file, cons
 /* The same from a file. */
 int bench_calibration_load(const char *path, const struct catalog *cat, struct model_calibration *out,
 			   char **summary, struct diag *err);
+
+/*
+ * Writes a calibration file of step-time corrections (a profile's traced
+ * time over the model's, per part of the step: model_corr_name()) for GPU
+ * g: the header, gpu and an empty ceilings section as bench writes them,
+ * and the optional section "corrections": {"version": 1, "from": from,
+ * "classes": {"gemm": f, ...}} (docs/bench.md; parts with corr[i] <= 0 are
+ * left out).  date is ISO 8601 UTC.  Returns 0, or -1 with err when no part
+ * has a correction.
+ */
+int bench_calibration_write_corrections(const struct cat_gpu *g, const double corr[MODEL_NCORR], const char *from,
+					const char *date, FILE *f, struct diag *err);
 
 /*
  * Where `bench --save` writes and the commands look without --calibration:

@@ -107,8 +107,14 @@ void use_calibration_or_die(const char *cmdname, const struct catalog *cat)
 	}
 	model_calibration_use(&cal.model);
 	summary = bench_calibration_summary(&cal);
-	fprintf(stderr, "%s: calibration: measured ceilings of %s replace the catalog's for %s (%s)\n", cmdname,
-		summary, cal.model.gpu->row.key, path);
+	if (model_calibration_has_ceilings(&cal.model))
+		fprintf(stderr, "%s: calibration: measured ceilings of %s replace the catalog's for %s (%s)\n",
+			cmdname, summary, cal.model.gpu->row.key, path);
+	if (model_calibration_has_corrections(&cal.model))
+		fprintf(stderr,
+			"%s: calibration: each part of the step on %s is scaled by its traced/estimated "
+			"ratio from %s\n",
+			cmdname, cal.model.gpu->row.key, path);
 	free(summary);
 	bench_calibration_release(&cal);
 	free(path);

@@ -73,6 +73,8 @@ static void collect(void)
 		profile_class_schema,
 		profile_target_schema,
 		profile_target_class_schema,
+		profile_calib_schema,
+		profile_calib_part_schema,
 		profile_rank_schema,
 		profile_job_schema,
 		bench_row_schema,

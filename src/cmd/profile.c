@@ -3,16 +3,20 @@
  * .json.gz, and says where each step's time goes (docs/profile.md).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include "cmd/cmd.h"
+#include "cmd/workload_opts.h"
 #include "profile/profile.h"
 #include "profile/target.h"
 #include "util/error.h"
 #include "view/profile.h"
 
-static int json_flag, csv_flag;
-static const char *target_name, *source_name, *report_path;
+static int json_flag, csv_flag, save, task = MODEL_UNSET, precision = MODEL_UNSET;
+static const char *target_name, *source_name, *report_path, *output_path;
+static long micro_batch = MODEL_UNSET, gpus = MODEL_UNSET;
+static struct workload_opts wo = {.cmd = "profile", .model_hint = "use --model", .output_len = -1};
 
 static const struct opt profile_opts[] = {
 	OPT_STRING_("target", &target_name, "GPU", "predict the same steps on GPU (catalog key or name)"),
@@ -21,6 +25,18 @@ static const struct opt profile_opts[] = {
 	OPT_STRING_("report", &report_path, "FILE", "also write an HTML report with charts to FILE"),
 	OPT_FLAG_("json", &json_flag, "print JSON: {trace, steps: [... classes], total}"),
 	OPT_FLAG_("csv", &csv_flag, "print the class breakdown of every step as CSV"),
+	OPT_GROUP_("against the model (the trace's workload)"),
+	WORKLOAD_OPT_MODEL(wo, "compare each part of the step with the model's estimate of this workload"),
+	WORKLOAD_OPT_TASK_ENUM(&task, "pretrain, finetune, lora or qlora (default pretrain)"),
+	WORKLOAD_OPT_DIMS(wo),
+	WORKLOAD_OPT_SEQ_LEN(wo),
+	WORKLOAD_OPT_GLOBAL_BATCH(wo, "samples per optimizer step"),
+	OPT_INT_("micro-batch", &micro_batch, "N", "samples per micro-batch", 1, 1000000),
+	OPT_INT_("gpus", &gpus, "N", "GPUs of the traced job (default 1)", 1, 1000000),
+	OPT_ENUM_("precision", &precision, "P", "fp32, tf32, fp16, bf16 or fp8", model_precision_from_name,
+		  "fp32, tf32, fp16, bf16, fp8"),
+	OPT_STRING_("output", &output_path, "FILE", "--model: write the corrections as a calibration file"),
+	OPT_FLAG_("save", &save, "--model: write it to the default calibration path (docs/bench.md)"),
 	OPT_END_(),
 };
 
@@ -39,7 +55,10 @@ static const struct opt profile_opts[] = {
 	"Several traces (one per rank), or a directory of them, compare the ranks: each\n" \
 	"one's mean step, the GPU time it spends on other work than communication, and\n" \
 	"whether one rank (a straggler) makes the others wait in their collectives.\n" \
-	"--report FILE writes the same as an HTML page with charts.\n"
+	"--report FILE writes the same as an HTML page with charts.\n" \
+	"--model MODEL (and the workload flags of estimate) compares each part of the mean\n" \
+	"step with the model's estimate on the traced GPU; --output FILE or --save writes\n" \
+	"the ratios as a calibration file that estimate --calibration FILE applies.\n"
 
 static const struct opts_cmd profile_cmd = {
 	.name = "profile",
@@ -71,6 +90,29 @@ static struct profile_target *predict_on_target(const struct profile_result *r, 
 	if (!dst)
 		die_usage("gpuscope profile: --target: %s", why);
 	return profile_target_run(r, src, dst);
+}
+
+/* --model: the trace against the model's estimate, reported, and its file written when asked. */
+static void calibrate(const struct profile_result *r, const struct cat_gpu *src, enum output_format fmt)
+{
+	struct workload w;
+	struct model_request q;
+	struct profile_calib k;
+	struct diag err;
+	char msg[1024], *written = NULL;
+	workload_opts_load(&wo, &w);
+	model_request_init(&q);
+	q.task = task, q.precision = precision, q.micro_batch = (int)micro_batch, q.gpus = (int)gpus;
+	workload_opts_request(&wo, &q);
+	diag_clear(&err);
+	if (profile_calibrate_workload(r, load_catalog_or_die(), src, &w, &q, &k, &err))
+		die_usage("gpuscope profile: --model: %s", err.msg);
+	if ((output_path || save) && profile_calib_save(&k, r->file, output_path, &written, &err))
+		die("gpuscope profile: %s", (diag_format(&err, msg, sizeof(msg)), msg));
+	if (written)
+		fprintf(stderr, "profile: calibration written to %s\n", written);
+	free(written);
+	view_profile_calib_write(stdout, &k, fmt);
 }
 
 /* The job of several traces (files, or the traces of one directory), reported; the exit status. */
@@ -130,7 +172,12 @@ int cmd_profile(int argc, char **argv)
 		diag_format(&err, msg, sizeof(msg));
 		die_code(EXIT_USAGE, "gpuscope profile: %s", msg);
 	}
-	src = resolve_source(r, target_name != NULL);
+	src = resolve_source(r, target_name || wo.model);
+	if (wo.model) {
+		calibrate(r, src, fmt);
+		profile_result_free(r);
+		return EXIT_OK;
+	}
 	if (target_name)
 		t = predict_on_target(r, src);
 	if (report_path && view_profile_report(r, report_path, &err))

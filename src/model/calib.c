@@ -138,3 +138,62 @@ size_t model_workload_gemms(const struct workload *w, int micro_batch, int seq_l
 		out[n++] = (struct model_gemm){"logits", T, d->vocab, hd};
 	return n;
 }
+
+const char *model_corr_name(int i)
+{
+	static const char *const names[MODEL_NCORR] = {"gemm", "attention", "memory_bound", "comm", "host"};
+	return i >= 0 && i < MODEL_NCORR ? names[i] : NULL;
+}
+
+/* Scales *part by f (when f > 0) and returns how much it grew, s. */
+static double scale(double *part, double f)
+{
+	double was = *part;
+	if (!(f > 0) || !isfinite(f))
+		return 0;
+	*part *= f;
+	return *part - was;
+}
+
+/*
+ * Each part p of the step with a correction f_p = measured_p / estimated_p
+ * becomes f_p times itself, and the step moves by the sum of the changes:
+ * the parts the model adds into step_s (compute, exposed communication,
+ * overhead and data loading) are corrected where they enter it.  A part of
+ * several terms (the exposed collectives, overhead + data) scales each term
+ * by the same factor.
+ */
+void model_calibration_correct(const struct model_calibration *c, struct model_time *t)
+{
+	double d = 0, dc = 0;
+	if (!c)
+		return;
+	dc += scale(&t->gemm_s, c->corr[MODEL_CORR_GEMM]);
+	dc += scale(&t->attention_s, c->corr[MODEL_CORR_ATTENTION]);
+	dc += scale(&t->memory_bound_s, c->corr[MODEL_CORR_MEMORY]);
+	d += scale(&t->optimizer_s, c->corr[MODEL_CORR_MEMORY]);
+	d += scale(&t->tp_comm_s, c->corr[MODEL_CORR_COMM]) + scale(&t->ep_comm_s, c->corr[MODEL_CORR_COMM]) +
+	     scale(&t->cp_comm_s, c->corr[MODEL_CORR_COMM]) + scale(&t->pp_p2p_s, c->corr[MODEL_CORR_COMM]) +
+	     scale(&t->dp_comm_s, c->corr[MODEL_CORR_COMM]) + scale(&t->zero_comm_s, c->corr[MODEL_CORR_COMM]);
+	d += scale(&t->overhead_s, c->corr[MODEL_CORR_HOST]) + scale(&t->data_s, c->corr[MODEL_CORR_HOST]);
+	t->compute_s += dc;
+	t->step_s += d + dc;
+}
+
+int model_calibration_has_corrections(const struct model_calibration *c)
+{
+	int i;
+	for (i = 0; c && i < MODEL_NCORR; i++)
+		if (c->corr[i] > 0)
+			return 1;
+	return 0;
+}
+
+int model_calibration_has_ceilings(const struct model_calibration *c)
+{
+	int p;
+	for (p = 0; c && p <= MODEL_FP8; p++)
+		if (c->gemm_tflops[p] > 0)
+			return 1;
+	return c && c->hbm_gbps > 0;
+}

@@ -340,6 +340,7 @@ static int estimate_with_memory(const struct workload *w, const struct model_con
 		step_gpu = step_per_sample(w, c, &h, r);
 	data_time(w, c, r, &step_gpu);
 	tm->step_s = step_gpu + tm->overhead_s + tm->data_s;
+	model_calibration_correct(model_calibration_of(c->gpu), tm);
 	tokens_sample = w->kind == WORKLOAD_TRANSFORMER ? c->seq_len : w->s.tokens;
 	r->samples_per_s = c->global_batch / tm->step_s;
 	r->tokens_per_s = tokens_sample > 0 ? r->samples_per_s * tokens_sample : 0;

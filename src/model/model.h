@@ -758,15 +758,32 @@ size_t model_workload_gemms(const struct workload *w, int micro_batch, int seq_l
  */
 
 /* What bench measured on one GPU type.  A figure <= 0 or NaN was not measured. */
+/*
+ * The parts of a training step a profile corrects (docs/profile.md,
+ * "Calibrating the model from a trace"): each is the traced time over the
+ * model's own for the same workload.
+ */
+enum model_corr {
+	MODEL_CORR_GEMM,      /* gemm_s */
+	MODEL_CORR_ATTENTION, /* attention_s */
+	MODEL_CORR_MEMORY,    /* memory_bound_s + optimizer_s */
+	MODEL_CORR_COMM,      /* the exposed communication */
+	MODEL_CORR_HOST,      /* overhead_s + data_s: the GPU's idle time */
+	MODEL_NCORR
+};
+/* The name of a part ("gemm", "attention", "memory_bound", "comm", "host"); NULL when out of range. */
+const char *model_corr_name(int i);
+
 struct model_calibration {
 	const struct cat_gpu *gpu;           /* the type the figures replace (catalog row) */
 	double gemm_tflops[MODEL_FP8 + 1];   /* best GEMM by precision, TFLOP/s */
 	double gemm_shape[MODEL_FP8 + 1][3]; /* its m, n, k */
 	double hbm_gbps;                     /* HBM stream (copy) rate, GB/s */
 	/* where the figures come from, for the output (borrowed; may be NULL) */
-	const char *file;     /* the calibration file */
-	const char *date;     /* when they were measured, ISO 8601 UTC */
-	const char *gpu_name; /* the measured GPU's own name */
+	const char *file;         /* the calibration file */
+	const char *date;         /* when they were measured, ISO 8601 UTC */
+	const char *gpu_name;     /* the measured GPU's own name */
+	double corr[MODEL_NCORR]; /* a profile's measured / estimated time per part; 0: none */
 };
 
 /*
@@ -785,6 +802,14 @@ const struct model_calibration *model_calibration_of(const struct cat_gpu *g);
  * are taken out; NaN when p was not measured.
  */
 double model_calibration_emax(const struct model_calibration *c, enum model_precision p);
+/*
+ * Scales each part of a training step's time t by c's correction for it
+ * (parts without one stay) and moves step_s by the parts' changes.
+ */
+void model_calibration_correct(const struct model_calibration *c, struct model_time *t);
+/* Whether c holds any part's correction; any measured ceiling (GEMM or HBM). */
+int model_calibration_has_corrections(const struct model_calibration *c);
+int model_calibration_has_ceilings(const struct model_calibration *c);
 
 /* One ceiling a calibration replaces: the measured figure and the catalog's at the same shape. */
 struct model_ceiling {

@@ -13,6 +13,7 @@
 #define GPUSCOPE_PROFILE_TARGET_H
 
 #include "catalog/catalog.h"
+#include "model/model.h"
 #include "profile/profile.h"
 
 struct profile_target_class {
@@ -57,5 +58,54 @@ const struct report_schema *profile_target_schema(void);
 void profile_target_row(const struct profile_target *t, struct report_row *row);
 const struct report_schema *profile_target_class_schema(void);
 void profile_target_class_row(const struct profile_target_class *c, struct report_row *row);
+
+/*
+ * The trace's mean step against the model's estimate of the same workload
+ * on the traced GPU (docs/profile.md, "Calibrating the model from a
+ * trace"), part by part of the step (enum model_corr): traced / estimated
+ * is the part's correction, which a calibration file carries to estimate.
+ */
+struct profile_calib_part {
+	const char *part;    /* model_corr_name() */
+	const char *classes; /* the trace's figures it sums, static text */
+	double traced_s;     /* in the trace's mean step, s */
+	double estimated_s;  /* in the model's step, s */
+	double factor;       /* traced_s / estimated_s; 0 when either is 0 */
+};
+struct profile_calib {
+	const struct cat_gpu *g; /* the traced GPU (borrowed) */
+	const char *gpu;         /* its catalog key */
+	const char *model;       /* the workload's name (borrowed) */
+	double traced_step_s;    /* the trace's mean step, s */
+	double estimated_step_s; /* the model's step, s */
+	double corrected_step_s; /* the model's step with every correction applied, s */
+	struct profile_calib_part parts[MODEL_NCORR];
+	double corr[MODEL_NCORR]; /* the factors, for bench_calibration_write_corrections() */
+};
+/* Fills *k from r's mean step and the model's time est on GPU g for the workload named model. */
+void profile_calibrate(const struct profile_result *r, const struct cat_gpu *g, const char *model,
+		       const struct model_time *est, struct profile_calib *k);
+
+/*
+ * Estimates workload w on GPU g with the request q (the command's workload
+ * flags; q->gpu is set to g, q->gpus to 1 when neither it nor dp is set) through model_resolve() and model_estimate(),
+ * and fills *k against r.  0, or -1 with err when the model cannot run it.
+ */
+int profile_calibrate_workload(const struct profile_result *r, const struct catalog *cat, const struct cat_gpu *g,
+			       const struct workload *w, struct model_request *q, struct profile_calib *k,
+			       struct diag *err);
+/*
+ * Writes k's corrections as a calibration file at path (whole or not at
+ * all), naming the trace it came from; with path NULL, at the default
+ * place (bench_calibration_default_path(), its directories made), whose
+ * name goes to *written (malloc()ed, the caller frees it).  0, or -1 with err.
+ */
+int profile_calib_save(const struct profile_calib *k, const char *trace, const char *path, char **written,
+		       struct diag *err);
+
+const struct report_schema *profile_calib_schema(void);
+void profile_calib_row(const struct profile_calib *k, struct report_row *row);
+const struct report_schema *profile_calib_part_schema(void);
+void profile_calib_part_row(const struct profile_calib_part *p, struct report_row *row);
 
 #endif

@@ -235,6 +235,42 @@ void view_profile_write(FILE *out, const struct profile_result *r, const struct 
 	}
 }
 
+static void calib_part(const void *ctx, size_t i, struct report_row *row)
+{
+	profile_calib_part_row(&((const struct profile_calib *)ctx)->parts[i], row);
+}
+
+void view_profile_calib_write(FILE *out, const struct profile_calib *k, enum output_format fmt)
+{
+	static const char *const cols[] = {"part", "traced_s", "estimated_s", "factor", NULL};
+	struct report_row *row, *prow;
+	char b1[FMT_LEN], b2[FMT_LEN], b3[FMT_LEN];
+	json_t *o;
+	if (fmt == FORMAT_CSV) {
+		csv_rows(out, profile_calib_part_schema(), MODEL_NCORR, calib_part, k);
+		return;
+	}
+	if (fmt == FORMAT_JSON) {
+		row = report_row_new(profile_calib_schema());
+		prow = report_row_new(profile_calib_part_schema());
+		profile_calib_row(k, row);
+		o = with_classes(row, MODEL_NCORR, calib_part, k, prow);
+		json_object_set(o, "parts", json_object_get(o, "classes"));
+		json_object_del(o, "classes");
+		report_json_print(o);
+		json_decref(o);
+		report_row_free(row);
+		report_row_free(prow);
+		return;
+	}
+	fprintf(out, "the trace against the model's estimate of %s on %s\n", k->model, k->gpu);
+	print_rows(out, profile_calib_part_schema(), cols, 1, MODEL_NCORR, calib_part, k);
+	fprintf(out, "step: %s traced, %s estimated, %s with the corrections\n",
+		fmt_duration(k->traced_step_s, FMT_DURATION_SHORT, b1, sizeof(b1)),
+		fmt_duration(k->estimated_step_s, FMT_DURATION_SHORT, b2, sizeof(b2)),
+		fmt_duration(k->corrected_step_s, FMT_DURATION_SHORT, b3, sizeof(b3)));
+}
+
 static const char *const rank_cols[] = {"rank",    "step_s",     "compute_s", "comm_exposed_s",
 					"vs_mean", "bottleneck", NULL};
 

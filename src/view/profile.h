@@ -32,6 +32,11 @@ struct json_t *view_profile_json(const struct profile_result *r);
  */
 void view_profile_write(FILE *out, const struct profile_result *r, const struct profile_target *t,
 			enum output_format fmt);
+/*
+ * A trace against the model (profile_calibrate()): a table of the parts,
+ * {profile-calib, "parts": [...]} as JSON, or the part rows as CSV.
+ */
+void view_profile_calib_write(FILE *out, const struct profile_calib *k, enum output_format fmt);
 
 /*
  * A job of several ranks: the job line, one row per rank and the verdict;
