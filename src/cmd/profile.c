@@ -89,7 +89,7 @@ static struct profile_target *predict_on_target(const struct profile_result *r, 
 	dst = catalog_gpu(cat, target_name, why, sizeof(why));
 	if (!dst)
 		die_usage("gpuscope profile: --target: %s", why);
-	return profile_target_run(r, src, dst);
+	return profile_target_run(r, cat, src, dst);
 }
 
 /* --model: the trace against the model's estimate, reported, and its file written when asked. */

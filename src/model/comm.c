@@ -130,6 +130,16 @@ double model_allreduce_busbw_gbps(const struct model_config *c)
 	return bytes / t * (2.0 * (n - 1) / n) / 1e9;
 }
 
+double model_collective_s(const struct model_config *c, const char *collective, double bytes, int n)
+{
+	enum coll k = !strcmp(collective, "allreduce")     ? COLL_AR :
+		      !strcmp(collective, "allgather")     ? COLL_AG :
+		      !strcmp(collective, "reducescatter") ? COLL_RS :
+		      !strcmp(collective, "alltoall")      ? COLL_A2A :
+							     COLL_P2P;
+	return coll_s(c, k, bytes, n, c->gpus_per_node > 0 ? c->gpus_per_node : n, 0);
+}
+
 /* GPUs of a group of n ranks spaced `stride` apart that share one server. */
 int per_node(const struct model_config *c, int n, int stride)
 {

@@ -739,6 +739,13 @@ double model_h2d_gbps(const struct cat_gpu *gpu);
  * cfg->gpus GPUs with cfg's links.
  */
 double model_allreduce_busbw_gbps(const struct model_config *cfg);
+/*
+ * The time of one NCCL collective ("allreduce", "allgather",
+ * "reducescatter", "alltoall"; anything else as one send: "broadcast",
+ * "reduce", "sendrecv") of `bytes` per rank over n ranks on cfg's links
+ * (model_links_from_catalog()), s: the model's ring bus-bandwidth formula.
+ */
+double model_collective_s(const struct model_config *cfg, const char *collective, double bytes, int n);
 
 
 /* One GEMM of a transformer layer (or its output layer), for `bench --model`. */

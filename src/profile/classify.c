@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
+#include "profile/profile_int.h"
 
 enum {
 	DT_UNKNOWN,
@@ -217,4 +218,19 @@ enum profile_class profile_classify(const char *cat, const char *name, const cha
 	if (has(low, elementwise))
 		return PC_ELEMENTWISE;
 	return PC_OTHER;
+}
+
+double profile_dtype_bytes(const char *dtype)
+{
+	static const struct {
+		const char *name;
+		double bytes;
+	} sizes[] = {
+		{"Float8", 1}, {"Float", 4}, {"Half", 2}, {"BFloat16", 2}, {"Double", 8}, {"Int", 4},
+		{"Long", 8},   {"Short", 2}, {"Char", 1}, {"Byte", 1},     {"Bool", 1}}; /* Float8 before Float */
+	size_t i;
+	for (i = 0; dtype && i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		if (!strncmp(dtype, sizes[i].name, strlen(sizes[i].name)))
+			return sizes[i].bytes;
+	return 4;
 }

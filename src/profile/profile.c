@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "profile/profile.h"
+#include "profile/profile_int.h"
 #include "profile/trace.h"
 #include "util/xalloc.h"
 
@@ -35,22 +36,6 @@ struct fop {
 	long long tid;
 	double flops;
 };
-/* A CPU interval that makes the GPU wait: a synchronisation or a DataLoader fetch. */
-struct span {
-	double ts, end; /* µs */
-};
-struct gpu_ev {
-	double ts, end; /* µs */
-	double bytes;   /* args.bytes of a copy or memset, else 0 */
-	int step;       /* index into steps, -1 unassigned, filled after the read */
-	uint16_t bin;   /* class * PROFILE_NSUB + sub */
-	int16_t device;
-	long long corr;
-	int op;       /* the operator that launched it (ops index), or -1 */
-	int stream;   /* args.stream, or -1 */
-	float grid;   /* thread blocks launched (args.grid, x y z), NaN when absent */
-	uint8_t lead; /* the longest matrix kernel of its operator: carries the operator's FLOPs */
-};
 
 struct collect {
 	struct step_mark *steps;
@@ -64,6 +49,10 @@ struct collect {
 	uint16_t *op_bin;           /* per op: the bin of its longest matrix kernel */
 	struct span *loader, *wait; /* DataLoader fetches; fetches and synchronisations */
 	size_t nloader, aloader, nwait, await_;
+	struct span *syncs; /* synchronisations alone, for the replay */
+	size_t nsyncs, asyncs;
+	struct profile_wait *waits;
+	size_t nwaits, awaits;
 	int legacy;
 	long long devmask; /* devices 0..62 seen */
 };
@@ -139,11 +128,17 @@ static int on_event(const struct trace_event *ev, void *ctx)
 		g->lead = 0;
 		g->stream = ev->stream >= 0 && ev->stream < 2147483647 ? (int)ev->stream : -1;
 		g->grid = (float)ev->grid;
+		g->group = (int16_t)(ev->group_size > 0 && ev->group_size < 32767 ? ev->group_size : -1);
+		g->msg_bytes = (float)(isfinite(ev->in_nelems) && ev->in_nelems > 0 ?
+					       ev->in_nelems * profile_dtype_bytes(ev->dtype) :
+					       NAN);
 		if (ev->device >= 0 && ev->device < 63)
 			c->devmask |= 1LL << ev->device;
 	} else if (cat_is(cat, "cuda_runtime", "Runtime") || !strcmp(cat, "cuda_driver")) {
-		if (is_sync_call(ev->name))
+		if (is_sync_call(ev->name)) {
 			push_span(&c->wait, &c->nwait, &c->await_, ev->ts_us, ev->ts_us + ev->dur_us);
+			push_span(&c->syncs, &c->nsyncs, &c->asyncs, ev->ts_us, ev->ts_us + ev->dur_us);
+		}
 		if (ev->correlation >= 0) {
 			PUSH(c->launches, c->nlaunches, c->alaunches);
 			c->launches[c->nlaunches].corr = ev->correlation;
@@ -151,6 +146,16 @@ static int on_event(const struct trace_event *ev, void *ctx)
 			c->launches[c->nlaunches].op = -1;
 			c->launches[c->nlaunches++].ts = ev->ts_us;
 		}
+	} else if (!strcmp(cat, "cuda_sync") && ev->wait_corr >= 0 && ev->wait_stream >= 0 && ev->stream >= 0) {
+		struct profile_wait *w;
+		PUSH(c->waits, c->nwaits, c->awaits);
+		w = &c->waits[c->nwaits++];
+		w->launch = ev->ts_us; /* the wait on the GPU, until its launch on the host is known */
+		w->corr = ev->correlation;
+		w->record_corr = ev->wait_corr;
+		w->device = (int16_t)(ev->device >= 0 && ev->device < 32767 ? ev->device : -1);
+		w->stream = ev->stream < 2147483647 ? (int)ev->stream : -1;
+		w->src_stream = ev->wait_stream < 2147483647 ? (int)ev->wait_stream : -1;
 	} else if ((cat_is(cat, "cpu_op", "Operator")) && ev->ninputs >= 2) {
 		double f = profile_op_flops(ev);
 		if (isfinite(f)) {
@@ -606,6 +611,7 @@ static void assign_steps(struct collect *c, struct profile_result *r)
 		struct gpu_ev *g = &c->gpu[i];
 		const struct launch *l = launch_of(c, g->corr);
 		double t = l ? l->ts : NAN;
+		g->launch = l && l->ts <= g->ts ? l->ts : g->ts;
 		if (!c->nsteps) {
 			g->step = 0;
 			continue;
@@ -616,6 +622,12 @@ static void assign_steps(struct collect *c, struct profile_result *r)
 	}
 	if (c->ngpu)
 		qsort(c->gpu, c->ngpu, sizeof(*c->gpu), cmp_gpu);
+	for (i = 0; i < c->nwaits; i++) { /* the wait and the record at their launches on the host */
+		const struct launch *w = launch_of(c, c->waits[i].corr),
+				    *rec = launch_of(c, c->waits[i].record_corr);
+		c->waits[i].launch = w ? w->ts : c->waits[i].launch;
+		c->waits[i].record = rec ? rec->ts : NAN;
+	}
 }
 
 static void analyse(struct collect *c, struct profile_result *r)
@@ -672,8 +684,47 @@ static void collect_free(struct collect *c)
 	free(c->gpu);
 	free(c->ops);
 	free(c->op_bin);
+	free(c->syncs);
+	free(c->waits);
 	free(c->loader);
 	free(c->wait);
+}
+
+/* Moves what the replay needs (profile_int.h) from c into r. */
+static void keep_data(struct collect *c, struct profile_result *r)
+{
+	struct profile_data *d = xcalloc(1, sizeof(*d));
+	size_t i;
+	d->ev = c->gpu;
+	d->nev = c->ngpu;
+	d->waits = c->waits;
+	d->nwaits = c->nwaits;
+	d->syncs = c->syncs;
+	d->nsyncs = c->nsyncs;
+	if (d->nsyncs)
+		qsort(d->syncs, d->nsyncs, sizeof(*d->syncs), cmp_span);
+	d->steps = xcalloc(c->nsteps ? c->nsteps : 1, sizeof(*d->steps));
+	d->nsteps = c->nsteps;
+	for (i = 0; i < c->nsteps; i++) {
+		d->steps[i].ts = c->steps[i].ts;
+		d->steps[i].end = c->steps[i].end;
+	}
+	c->gpu = NULL;
+	c->waits = NULL;
+	c->syncs = NULL;
+	c->ngpu = c->nwaits = c->nsyncs = 0;
+	r->data = d;
+}
+
+void profile_data_free(struct profile_data *d)
+{
+	if (!d)
+		return;
+	free(d->ev);
+	free(d->waits);
+	free(d->syncs);
+	free(d->steps);
+	free(d);
 }
 
 static struct profile_result *run(struct trace_reader *tr, const char *name, struct diag *err)
@@ -697,6 +748,7 @@ static struct profile_result *run(struct trace_reader *tr, const char *name, str
 	r->rank = info->rank;
 	r->world_size = info->world_size;
 	analyse(&c, r);
+	keep_data(&c, r);
 	collect_free(&c);
 	trace_reader_free(tr);
 	return r;
@@ -728,6 +780,7 @@ void profile_result_free(struct profile_result *r)
 		step_free(&r->steps[i]);
 	free(r->steps);
 	step_free(&r->total);
+	profile_data_free(r->data);
 	free(r->file);
 	free(r->gpu);
 	free(r);

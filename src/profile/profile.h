@@ -96,11 +96,13 @@ struct profile_result {
 	struct profile_step *steps;
 	size_t nsteps;
 	struct profile_step total; /* the steps summed ("all steps"), bottleneck recomputed */
+	struct profile_data *data; /* the events, for --target's replay (profile/profile_int.h) */
 };
 const struct report_schema *profile_trace_schema(void);
 void profile_trace_row(const struct profile_result *r, struct report_row *row);
 
 struct trace_event;
+struct profile_data;
 /* FLOPs of one operator from its recorded shapes (profile/flops.c); NaN when not known. */
 double profile_op_flops(const struct trace_event *ev);
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/profile_int.h"
 #include "util/xalloc.h"
 
 /* Host-device copy bandwidth ∝ PCIe lanes × 2^(generation - 1) (each generation doubles the rate). */
@@ -90,17 +91,90 @@ void profile_set_source(struct profile_result *r, const struct cat_gpu *g)
 	set_peaks(&r->total, g);
 }
 
-struct profile_target *profile_target_run(const struct profile_result *r, const struct cat_gpu *src,
-					  const struct cat_gpu *dst)
+/* Wave efficiency of b thread blocks on sms SMs, one block resident per SM: b / (sms ceil(b / sms)). */
+static double wave_eff(double b, double sms)
+{
+	return b / (sms * ceil(b / sms));
+}
+
+/* Links of n GPUs of g (one server, its own fabric) for the collective model; 0, or -1 when none. */
+static int links_of(const struct catalog *cat, const struct cat_gpu *g, int n, struct model_config *c)
+{
+	struct diag err;
+	memset(c, 0, sizeof(*c));
+	c->gpu = g;
+	c->gpus = n;
+	return model_links_from_catalog(c, cat, NULL, NULL, &err);
+}
+
+/*
+ * The multiplier of one event's duration beyond its class's ceiling ratio
+ * k: for a matrix kernel with args.grid, the ratio of its wave efficiencies
+ * on the two GPUs' SM counts; for a collective with a message size, the
+ * model's time on the target's links over its time on the source's, each
+ * for that message and group, in place of k (so divided by it); else 1.
+ */
+static double adjust(const struct gpu_ev *e, const struct cat_gpu *src, const struct cat_gpu *dst, double sms_src,
+		     const struct catalog *cat, double k_ceiling)
+{
+	int k = e->bin / PROFILE_NSUB, n;
+	struct model_config a, b;
+	const char *coll;
+	double bytes, ta, tb;
+	if (k == PC_GEMM || k == PC_CONV || k == PC_ATTENTION) {
+		if (!(e->grid >= 1) || !(sms_src > 0) || !cat_has(dst->sm_count) || !(dst->sm_count > 0))
+			return 1;
+		return wave_eff(e->grid, sms_src) / wave_eff(e->grid, dst->sm_count);
+	}
+	if (k != PC_COMM || !(e->msg_bytes > 0) || !cat)
+		return 1;
+	n = e->group >= 2 ? e->group : 2;
+	coll = profile_sub_name(PC_COMM, e->bin % PROFILE_NSUB);
+	bytes = !strcmp(coll, "allgather") ? e->msg_bytes * n : e->msg_bytes;
+	if (links_of(cat, src, n, &a) || links_of(cat, dst, n, &b))
+		return 1;
+	ta = model_collective_s(&a, coll, bytes, n);
+	tb = model_collective_s(&b, coll, bytes, n);
+	return ta > 0 && tb > 0 && k_ceiling > 0 ? tb / ta / k_ceiling : 1;
+}
+
+/* The old roofline step: W + R (k_R - 1) + X (k_comm - 1), from the classes' ceiling factors. */
+static double scaled_step(const struct profile_result *r, const struct profile_target *t)
+{
+	const struct profile_step *s = &r->total;
+	double n = r->nsteps ? (double)r->nsteps : 1, rest = 0, rest_k = 0, comm = 0, comm_k = 0;
+	size_t i;
+	for (i = 0; i < t->nclasses; i++) {
+		const struct profile_target_class *c = &t->classes[i];
+		if (!strcmp(c->cls, "comm")) {
+			comm += c->measured_s;
+			comm_k += c->measured_s * c->ceiling_factor;
+		} else {
+			rest += c->measured_s;
+			rest_k += c->measured_s * c->ceiling_factor;
+		}
+	}
+	return s->wall_s / n + (s->busy_s - s->comm_exposed_s) / n * ((rest > 0 ? rest_k / rest : 1) - 1) +
+	       s->comm_exposed_s / n * ((comm > 0 ? comm_k / comm : 1) - 1);
+}
+
+struct profile_target *profile_target_run(const struct profile_result *r, const struct catalog *cat,
+					  const struct cat_gpu *src, const struct cat_gpu *dst)
 {
 	struct profile_target *t = xcalloc(1, sizeof(*t));
 	const struct profile_step *s = &r->total;
-	double n = r->nsteps ? (double)r->nsteps : 1, rest = 0, rest_scaled = 0, comm = 0, comm_scaled = 0, k_comm;
+	const struct profile_data *d = r->data;
+	double n = r->nsteps ? (double)r->nsteps : 1, *dur, *dur2, *adj_w;
+	int at[PROFILE_NBINS], b;
 	size_t i;
 
 	t->source = src->row.key;
 	t->target = dst->row.key;
+	t->source_sms = r->gpu_sms > 0 ? r->gpu_sms : src->sm_count;
+	t->target_sms = dst->sm_count;
 	t->classes = xcalloc(s->nclasses ? s->nclasses : 1, sizeof(*t->classes));
+	for (b = 0; b < PROFILE_NBINS; b++)
+		at[b] = -1;
 	for (i = 0; i < s->nclasses; i++) {
 		struct profile_target_class *c = &t->classes[t->nclasses++];
 		const char *w2;
@@ -109,27 +183,44 @@ struct profile_target *profile_target_run(const struct profile_result *r, const 
 		c->measured_s = s->classes[i].time_s / n;
 		c->source_ceiling = ceiling(src, c->cls, c->sub, &c->ceiling);
 		c->target_ceiling = ceiling(dst, c->cls, c->sub, &w2);
-		c->factor = c->source_ceiling > 0 && c->target_ceiling > 0 ?
-				    c->source_ceiling / c->target_ceiling :
-				    1;
-		c->predicted_s = c->measured_s * c->factor;
-		if (!strcmp(c->cls, "comm")) {
-			comm += c->measured_s;
-			comm_scaled += c->predicted_s;
-		} else {
-			rest += c->measured_s;
-			rest_scaled += c->predicted_s;
+		c->ceiling_factor = c->source_ceiling > 0 && c->target_ceiling > 0 ?
+					    c->source_ceiling / c->target_ceiling :
+					    1;
+		for (b = 0; b < PROFILE_NBINS; b++)
+			if (profile_class_name((enum profile_class)(b / PROFILE_NSUB)) == c->cls &&
+			    profile_sub_name((enum profile_class)(b / PROFILE_NSUB), b % PROFILE_NSUB) == c->sub)
+				at[b] = (int)i;
+	}
+	/* each event's duration on the target; the classes' sums of the events in steps */
+	dur = xcalloc(d->nev ? d->nev : 1, sizeof(*dur));
+	dur2 = xcalloc(d->nev ? d->nev : 1, sizeof(*dur2));
+	adj_w = xcalloc(t->nclasses ? t->nclasses : 1, sizeof(*adj_w));
+	for (i = 0; i < d->nev; i++) {
+		const struct gpu_ev *e = &d->ev[i];
+		int c = at[e->bin];
+		double kc = c >= 0 ? t->classes[c].ceiling_factor : 1;
+		double a = adjust(e, src, dst, t->source_sms, cat, kc);
+		dur[i] = e->end - e->ts;
+		dur2[i] = dur[i] * kc * a;
+		if (c >= 0 && e->step >= 0) {
+			t->classes[c].predicted_s += dur2[i] * 1e-6 / n;
+			adj_w[c] += dur[i] * a;
 		}
 	}
-	k_comm = comm > 0 ? comm_scaled / comm : 1;
+	for (i = 0; i < t->nclasses; i++) {
+		struct profile_target_class *c = &t->classes[i];
+		c->adjust = c->measured_s > 0 ? adj_w[i] * 1e-6 / n / c->measured_s : 1;
+		c->factor = c->measured_s > 0 ? c->predicted_s / c->measured_s : c->ceiling_factor;
+	}
 	t->measured_step_s = s->wall_s / n;
 	t->host_s = s->idle_s / n;
-	{
-		double k_rest = rest > 0 ? rest_scaled / rest : 1;
-		double busy_rest = (s->busy_s - s->comm_exposed_s) / n, exposed = s->comm_exposed_s / n;
-		t->predicted_step_s = t->measured_step_s + busy_rest * (k_rest - 1) + exposed * (k_comm - 1);
-	}
+	t->scaled_step_s = scaled_step(r, t);
+	t->replayed_step_s = profile_replay(d, dur, NULL) * 1e-6 / n;
+	t->predicted_step_s = profile_replay(d, dur2, NULL) * 1e-6 / n;
 	t->speedup = t->predicted_step_s > 0 ? t->measured_step_s / t->predicted_step_s : NAN;
+	free(dur);
+	free(dur2);
+	free(adj_w);
 	return t;
 }
 
@@ -144,11 +235,18 @@ void profile_target_free(struct profile_target *t)
 #define PROFILE_TARGET_FIELDS(F) \
 	F(source, TEXT, NULL, "the traced GPU (catalog key)", t->source) \
 	F(target, TEXT, NULL, "the GPU the step is predicted on (catalog key)", t->target) \
+	F(source_sms, NUM, NULL, "SMs of the traced GPU (numSms, else the catalog's), for the waves", \
+	  t->source_sms) \
+	F(target_sms, NUM, NULL, "SMs of the target (catalog)", t->target_sms) \
 	F(measured_step_s, NUM, "s", "the mean step's wall time in the trace", t->measured_step_s) \
-	F(predicted_step_s, NUM, "s", "W + R (k_R - 1) + X (k_comm - 1): the same step on the target", \
+	F(replayed_step_s, NUM, "s", "the replay with the trace's own durations: the replay's check", \
+	  t->replayed_step_s) \
+	F(scaled_step_s, NUM, "s", "W + R (k_R - 1) + X (k_comm - 1) from the ceiling factors alone", \
+	  t->scaled_step_s) \
+	F(predicted_step_s, NUM, "s", "the replay with every event's duration on the target", \
 	  t->predicted_step_s) \
 	F(speedup, NUM, NULL, "measured_step_s / predicted_step_s", t->speedup) \
-	F(host_s, NUM, "s", "the mean step's GPU idle time, kept as measured", t->host_s)
+	F(host_s, NUM, "s", "the mean step's GPU idle time in the trace", t->host_s)
 
 REPORT_DEFINE(profile_target_schema, profile_target_row, "profile-target", struct profile_target, t,
 	      PROFILE_TARGET_FIELDS)
@@ -159,9 +257,13 @@ REPORT_DEFINE(profile_target_schema, profile_target_row, "profile-target", struc
 	F(ceiling, TEXT, NULL, "the roofline ceiling it scales by", c->ceiling) \
 	F(source_ceiling, NUM, NULL, "the ceiling on the traced GPU (TFLOP/s, or GB/s)", c->source_ceiling) \
 	F(target_ceiling, NUM, NULL, "the ceiling on the target (TFLOP/s, or GB/s)", c->target_ceiling) \
+	F(ceiling_factor, NUM, NULL, "source_ceiling / target_ceiling (1 when either is missing)", \
+	  c->ceiling_factor) \
+	F(adjust, NUM, NULL, \
+	  "time-weighted mean of the kernels' wave factors, or of re-timed / ceiling_factor (else 1)", c->adjust) \
 	F(measured_s, NUM, "s", "the class's time in the mean step", c->measured_s) \
-	F(factor, NUM, NULL, "source_ceiling / target_ceiling (1 when either is missing)", c->factor) \
-	F(predicted_s, NUM, "s", "measured_s * factor", c->predicted_s)
+	F(factor, NUM, NULL, "predicted_s / measured_s", c->factor) \
+	F(predicted_s, NUM, "s", "sum of its kernels' durations on the target, per step", c->predicted_s)
 
 REPORT_DEFINE(profile_target_class_schema, profile_target_class_row, "profile-target-class",
 	      struct profile_target_class, c, PROFILE_TARGET_CLASS_FIELDS)

@@ -21,17 +21,22 @@ struct profile_target_class {
 	const char *ceiling;   /* "bf16 matmul", "memory bandwidth", "PCIe", "GPU link" */
 	double source_ceiling; /* TFLOP/s or GB/s on the traced GPU */
 	double target_ceiling; /* the same on the target */
-	double measured_s;     /* the class's time over all steps, s */
-	double factor;         /* source_ceiling / target_ceiling: the time's multiplier */
-	double predicted_s;    /* measured_s * factor, s */
+	double ceiling_factor; /* source_ceiling / target_ceiling, 1 when either is missing */
+	double adjust;         /* time-weighted mean of the kernels' wave or re-timing factors */
+	double measured_s;     /* the class's time in the mean step, s */
+	double factor;         /* predicted_s / measured_s */
+	double predicted_s;    /* its kernels' durations on the target, per step, s */
 };
 
 struct profile_target {
-	const char *source, *target; /* catalog keys */
-	double measured_step_s;      /* the mean step's wall time, s */
-	double predicted_step_s;     /* the same step on the target, s */
-	double speedup;              /* measured / predicted */
-	double host_s;               /* the mean step's GPU idle time, kept, s */
+	const char *source, *target;   /* catalog keys */
+	double source_sms, target_sms; /* SM counts the waves are counted on */
+	double measured_step_s;        /* the mean step's wall time, s */
+	double replayed_step_s;        /* the replay with the trace's durations (= measured, by construction) */
+	double scaled_step_s;          /* the roofline formula from the ceiling factors alone, s */
+	double predicted_step_s;       /* the replay with the durations on the target, s */
+	double speedup;                /* measured / predicted */
+	double host_s;                 /* the mean step's GPU idle time, kept, s */
 	struct profile_target_class *classes;
 	size_t nclasses;
 };
@@ -49,9 +54,15 @@ const struct cat_gpu *profile_source_gpu(const struct catalog *cat, const struct
  */
 void profile_set_source(struct profile_result *r, const struct cat_gpu *g);
 
-/* Scales r's total from GPU src to GPU dst; never fails (a missing ceiling keeps factor 1). */
-struct profile_target *profile_target_run(const struct profile_result *r, const struct cat_gpu *src,
-					  const struct cat_gpu *dst);
+/*
+ * The mean step of r on GPU dst instead of src: every event's duration
+ * scaled by its class's ceiling ratio, with wave quantisation for matrix
+ * kernels and collectives re-timed on the target's links (cat: the links;
+ * NULL skips the re-timing), then the events replayed in launch order with
+ * their streams and waits.  Never fails (a missing figure keeps factor 1).
+ */
+struct profile_target *profile_target_run(const struct profile_result *r, const struct catalog *cat,
+					  const struct cat_gpu *src, const struct cat_gpu *dst);
 void profile_target_free(struct profile_target *t);
 
 const struct report_schema *profile_target_schema(void);

@@ -491,11 +491,13 @@ static int args_member(struct trace_reader *r, int depth)
 	struct trace_event *ev = &r->ev;
 	int c = skip_ws(r);
 	int num = c == '-' || (c >= '0' && c <= '9');
-	long long *ip = is_key(r, "device")      ? &ev->device :
-			is_key(r, "stream")      ? &ev->stream :
-			is_key(r, "correlation") ? &ev->correlation :
-			is_key(r, "Group size")  ? &ev->group_size :
-						   NULL;
+	long long *ip = is_key(r, "device")                            ? &ev->device :
+			is_key(r, "stream")                            ? &ev->stream :
+			is_key(r, "correlation")                       ? &ev->correlation :
+			is_key(r, "Group size")                        ? &ev->group_size :
+			is_key(r, "wait_on_stream")                    ? &ev->wait_stream :
+			is_key(r, "wait_on_cuda_event_record_corr_id") ? &ev->wait_corr :
+									 NULL;
 	double v = 0;
 	if (ip && num) {
 		if (read_number(r, &v, strbuf_str(&r->key)))
@@ -569,7 +571,8 @@ static int event_elem(struct trace_reader *r, int depth)
 	struct trace_event *ev = &r->ev;
 	memset(ev, 0, sizeof(*ev));
 	ev->ts_us = ev->dur_us = ev->in_nelems = ev->bytes = ev->grid = ev->block = NAN;
-	ev->device = ev->stream = ev->correlation = ev->group_size = ev->tid = -1;
+	ev->device = ev->stream = ev->correlation = ev->group_size = ev->tid = ev->wait_stream = ev->wait_corr =
+		-1;
 	memset(ev->nconcrete, 0xff, sizeof(ev->nconcrete));
 	strbuf_reset(&r->cat);
 	strbuf_reset(&r->itype);

@@ -45,6 +45,8 @@ struct trace_event {
 	long long group_size;   /* args."Group size" */
 	double bytes;           /* args.bytes of a copy or memset, bytes */
 	long long tid;          /* the event's thread (a number), or -1 */
+	/* cuda_sync "Stream Wait Event": args.wait_on_stream and wait_on_cuda_event_record_corr_id, or -1 */
+	long long wait_stream, wait_corr;
 	/* operators (cpu_op) recorded with shapes: args."Input Dims", "Input type", "Concrete Inputs" */
 	int ninputs;                                   /* inputs seen (may exceed TRACE_MAX_INPUTS) */
 	int ndims[TRACE_MAX_INPUTS];                   /* dims of input i; -1 when not a list of numbers */

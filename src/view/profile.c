@@ -171,12 +171,17 @@ static const char *const target_cols[] = {"class", "sub", "ceiling", "measured_s
 static void print_target(FILE *out, const struct profile_target *t)
 {
 	char b1[FMT_LEN], b2[FMT_LEN];
-	fprintf(out, "\non %s instead of %s\n(each class scaled by its roofline ceiling, the host time kept)\n",
-		t->target, t->source);
+	char b3[FMT_LEN];
+	fprintf(out,
+		"\non %s instead of %s\n(each kernel scaled by its ceiling, matrix kernels by their waves on %.0f\n"
+		"SMs instead of %.0f, collectives re-timed on the links; then replayed in launch\n"
+		"order on their streams, with their waits and the host's synchronisations)\n",
+		t->target, t->source, t->target_sms, t->source_sms);
 	print_rows(out, profile_target_class_schema(), target_cols, 3, t->nclasses, target_class, t);
-	fprintf(out, "mean step: %s measured, %s predicted (x%.2f)\n",
+	fprintf(out, "mean step: %s measured, %s predicted by the replay (x%.2f),\n%s by the ceilings alone\n",
 		fmt_duration(t->measured_step_s, FMT_DURATION_SHORT, b1, sizeof(b1)),
-		fmt_duration(t->predicted_step_s, FMT_DURATION_SHORT, b2, sizeof(b2)), t->speedup);
+		fmt_duration(t->predicted_step_s, FMT_DURATION_SHORT, b2, sizeof(b2)), t->speedup,
+		fmt_duration(t->scaled_step_s, FMT_DURATION_SHORT, b3, sizeof(b3)));
 }
 
 static json_t *target_json(const struct profile_target *t)

@@ -152,6 +152,64 @@ static void expect_error(const char *text, const char *want)
 	assert_non_null(strstr(msg, "bad.json:"));
 }
 
+/* An operator with the given input shapes (n dims each, -1 ends) and concrete values. */
+static struct trace_event op(const char *name, const double dims[][TRACE_MAX_DIMS + 1], int ninputs)
+{
+	struct trace_event ev;
+	int i, d;
+	memset(&ev, 0, sizeof(ev));
+	memset(ev.nconcrete, 0xff, sizeof(ev.nconcrete));
+	ev.name = name;
+	ev.ninputs = ninputs;
+	for (i = 0; i < ninputs; i++) {
+		for (d = 0; d < TRACE_MAX_DIMS && dims[i][d] >= 0; d++)
+			ev.dims[i][d] = dims[i][d];
+		ev.ndims[i] = d;
+	}
+	return ev;
+}
+
+/* FLOPs of each operator the table of docs/profile.md names, worked by hand. */
+static void test_op_flops(void **state)
+{
+	static const double mm[][TRACE_MAX_DIMS + 1] = {{64, 128, -1}, {128, 32, -1}};
+	static const double addmm[][TRACE_MAX_DIMS + 1] = {{32, -1}, {64, 128, -1}, {128, 32, -1}, {-1}, {-1}};
+	static const double bmm[][TRACE_MAX_DIMS + 1] = {{4, 8, 16, -1}, {4, 16, 2, -1}};
+	static const double lin[][TRACE_MAX_DIMS + 1] = {{2, 3, 64, -1}, {10, 64, -1}, {10, -1}};
+	static const double bad[][TRACE_MAX_DIMS + 1] = {{64, 128, -1}, {127, 32, -1}};
+	static const double conv[][TRACE_MAX_DIMS + 1] = {{8, 3, 224, 224, -1}, {64, 3, 11, 11, -1}, {64, -1}};
+	static const double bwd[][TRACE_MAX_DIMS + 1] = {{8, 64, 55, 55, -1},
+							 {8, 3, 224, 224, -1},
+							 {64, 3, 11, 11, -1}};
+	static const double sdpa[][TRACE_MAX_DIMS + 1] = {{2, 4, 128, 64, -1},
+							  {2, 4, 256, 64, -1},
+							  {2, 4, 256, 64, -1}};
+	struct trace_event ev;
+	(void)state;
+	ev = op("aten::mm", mm, 2);
+	assert_true(profile_op_flops(&ev) == 2.0 * 64 * 32 * 128);
+	ev = op("aten::addmm", addmm, 5);
+	assert_true(profile_op_flops(&ev) == 2.0 * 64 * 32 * 128);
+	ev = op("aten::bmm", bmm, 2);
+	assert_true(profile_op_flops(&ev) == 2.0 * 4 * 8 * 2 * 16);
+	ev = op("aten::linear", lin, 3);
+	assert_true(profile_op_flops(&ev) == 2.0 * 6 * 10 * 64);
+	ev = op("aten::mm", bad, 2); /* inner dimensions that disagree */
+	assert_true(isnan(profile_op_flops(&ev)));
+	/* AlexNet's first layer: stride 4, padding 2 -> 55 x 55 */
+	ev = op("aten::conv2d", conv, 3);
+	assert_true(isnan(profile_op_flops(&ev))); /* no stride recorded: unknown */
+	ev.nconcrete[3] = 2, ev.concrete[3][0] = 4, ev.concrete[3][1] = 4;
+	ev.nconcrete[4] = 1, ev.concrete[4][0] = 2;
+	assert_true(profile_op_flops(&ev) == 2.0 * 8 * 64 * 3 * 11 * 11 * 55 * 55);
+	ev = op("aten::convolution_backward", bwd, 3);
+	assert_true(profile_op_flops(&ev) == 2 * 2.0 * 8 * 64 * 3 * 11 * 11 * 55 * 55);
+	ev = op("aten::_scaled_dot_product_flash_attention", sdpa, 3);
+	assert_true(profile_op_flops(&ev) == 4.0 * 2 * 4 * 128 * 256 * 64);
+	ev = op("aten::relu", mm, 2);
+	assert_true(isnan(profile_op_flops(&ev)));
+}
+
 static void test_errors(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -206,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_op_flops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
