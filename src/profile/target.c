@@ -126,7 +126,7 @@ static double adjust(const struct gpu_ev *e, const struct cat_gpu *src, const st
 			return 1;
 		return wave_eff(e->grid, sms_src) / wave_eff(e->grid, dst->sm_count);
 	}
-	if (k != PC_COMM || !(e->msg_bytes > 0) || !cat)
+	if (k != PC_COMM || !(e->msg_bytes > 0) || !isfinite(e->msg_bytes) || !cat)
 		return 1;
 	n = e->group >= 2 ? e->group : 2;
 	coll = profile_sub_name(PC_COMM, e->bin % PROFILE_NSUB);
@@ -135,7 +135,8 @@ static double adjust(const struct gpu_ev *e, const struct cat_gpu *src, const st
 		return 1;
 	ta = model_collective_s(&a, coll, bytes, n);
 	tb = model_collective_s(&b, coll, bytes, n);
-	return ta > 0 && tb > 0 && k_ceiling > 0 ? tb / ta / k_ceiling : 1;
+	ta = k_ceiling > 0 ? tb / ta / k_ceiling : NAN;
+	return isfinite(ta) && ta > 0 ? ta : 1; /* an absurd message size keeps the ceiling ratio */
 }
 
 /* The old roofline step: W + R (k_R - 1) + X (k_comm - 1), from the classes' ceiling factors. */

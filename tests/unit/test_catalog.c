@@ -52,6 +52,41 @@ static void test_every_row_has_source_and_date(void **state)
 		}
 }
 
+/* Device names as drivers report them, with the memory and SM count that pick the one GPU. */
+static void test_device(void **state)
+{
+	char why[1024];
+	const struct cat_gpu *g;
+	(void)state;
+	g = catalog_gpu_for_device(cat, "NVIDIA A100-PG509-200", 42297524224.0, 108, why, sizeof(why));
+	assert_non_null(g);
+	assert_string_equal(g->row.key, "a100-sxm4-40gb");
+	g = catalog_gpu_for_device(cat, "NVIDIA A100-SXM4-80GB", 85051572224.0, 108, why, sizeof(why));
+	assert_non_null(g);
+	assert_string_equal(g->row.key, "a100-sxm4-80gb");
+	g = catalog_gpu_for_device(cat, "Tesla V100-SXM2-16GB", 16945512448.0, 80, why, sizeof(why));
+	assert_non_null(g);
+	assert_string_equal(g->row.key, "v100-sxm2-16gb");
+	g = catalog_gpu_for_device(cat, "AMD Instinct MI250X", 68702699520.0, 110, why, sizeof(why));
+	assert_non_null(g);
+	assert_string_equal(g->row.key, "mi250x-gcd-64gb");
+	/* a name alone, no properties (the 2021 schema) */
+	g = catalog_gpu_for_device(cat, "NVIDIA A100-PG509-200", NAN, NAN, why, sizeof(why));
+	assert_non_null(g);
+	/* "A100" matches several; 80 GiB and 108 SMs leave the SXM4 and PCIe 80 GB */
+	assert_null(catalog_gpu_for_device(cat, "NVIDIA A100", 85051572224.0, 108, why, sizeof(why)));
+	assert_non_null(strstr(why, "ambiguous gpu 'NVIDIA A100' (79.2 GiB, 108 SMs): it matches"));
+	assert_non_null(strstr(why, "a100-sxm4-80gb"));
+	assert_null(strstr(why, "a100-sxm4-40gb"));
+	/* the name fits, the memory does not */
+	assert_null(catalog_gpu_for_device(cat, "NVIDIA A100-SXM4-80GB", 42297524224.0, 108, why, sizeof(why)));
+	assert_non_null(strstr(why, "its name matches, with other memory or SMs: a100-sxm4-80gb"));
+	assert_non_null(strstr(why, "the same memory and SMs: a100-sxm4-40gb"));
+	/* nothing of the name: the closest names */
+	assert_null(catalog_gpu_for_device(cat, "Quux 9000", NAN, NAN, why, sizeof(why)));
+	assert_non_null(strstr(why, "unknown gpu 'Quux 9000'; closest:"));
+}
+
 static void test_resolve(void **state)
 {
 	char why[1024];
@@ -385,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_every_row_has_source_and_date),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_device),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_control_characters),
 		cmocka_unit_test(test_override_and_refs),
