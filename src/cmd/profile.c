@@ -67,19 +67,6 @@ static const struct opts_cmd profile_cmd = {
 	.description = PROFILE_HELP,
 	.opts = profile_opts};
 
-/* The traced GPU, recorded in r; without it --target dies with the resolver's reason. */
-static const struct cat_gpu *resolve_source(struct profile_result *r, int need)
-{
-	char why[1024];
-	const struct cat_gpu *src = profile_source_gpu(load_catalog_or_die(), r, source_name, why, sizeof(why));
-	if (src)
-		profile_set_source(r, src);
-	else if (need || source_name)
-		die_usage("gpuscope profile: the traced GPU: %s%s", why,
-			  source_name ? "" : "; give it with --source-gpu GPU");
-	return src;
-}
-
 /* The target from the catalog, or death with the resolver's reason. */
 static struct profile_target *predict_on_target(const struct profile_result *r, const struct cat_gpu *src)
 {
@@ -172,7 +159,10 @@ int cmd_profile(int argc, char **argv)
 		diag_format(&err, msg, sizeof(msg));
 		die_code(EXIT_USAGE, "gpuscope profile: %s", msg);
 	}
-	src = resolve_source(r, target_name || wo.model);
+	src = profile_source_gpu(load_catalog_or_die(), r, source_name, msg, sizeof(msg));
+	if (!src && (target_name || wo.model || source_name))
+		die_usage("gpuscope profile: the traced GPU: %s%s", msg,
+			  source_name ? "" : "; give it with --source-gpu GPU");
 	if (wo.model) {
 		calibrate(r, src, fmt);
 		profile_result_free(r);

@@ -56,19 +56,6 @@ static double ceiling(const struct cat_gpu *g, const char *cls, const char *sub,
 	return g->mem_bw_gbps;
 }
 
-const struct cat_gpu *profile_source_gpu(const struct catalog *cat, const struct profile_result *r,
-					 const char *given, char *why, size_t why_len)
-{
-	if (given)
-		return catalog_gpu(cat, given, why, why_len);
-	if (!r->gpu) {
-		snprintf(why, why_len,
-			 "the trace does not name its GPU (the 2021 schema has no deviceProperties)");
-		return NULL;
-	}
-	return catalog_gpu_for_device(cat, r->gpu, r->gpu_mem_bytes, r->gpu_sms, why, why_len);
-}
-
 static void set_peaks(struct profile_step *s, const struct cat_gpu *g)
 {
 	size_t i;
@@ -89,6 +76,22 @@ void profile_set_source(struct profile_result *r, const struct cat_gpu *g)
 	for (i = 0; i < r->nsteps; i++)
 		set_peaks(&r->steps[i], g);
 	set_peaks(&r->total, g);
+}
+
+const struct cat_gpu *profile_source_gpu(const struct catalog *cat, struct profile_result *r, const char *given,
+					 char *why, size_t why_len)
+{
+	const struct cat_gpu *g = NULL;
+	if (given)
+		g = catalog_gpu(cat, given, why, why_len);
+	else if (r->gpu)
+		g = catalog_gpu_for_device(cat, r->gpu, r->gpu_mem_bytes, r->gpu_sms, why, why_len);
+	else
+		snprintf(why, why_len,
+			 "the trace does not name its GPU (the 2021 schema has no deviceProperties)");
+	if (g)
+		profile_set_source(r, g);
+	return g;
 }
 
 /* Wave efficiency of b thread blocks on sms SMs, one block resident per SM: b / (sms ceil(b / sms)). */

@@ -44,10 +44,11 @@ struct profile_target {
 /*
  * The GPU the trace ran on: given (a catalog name, --source-gpu) when not
  * NULL, else the trace's device name resolved with its memory and SM count
- * (catalog_gpu_for_device()).  NULL with why filled when neither resolves.
+ * (catalog_gpu_for_device()), recorded in r by profile_set_source().  NULL
+ * with why filled when neither resolves.
  */
-const struct cat_gpu *profile_source_gpu(const struct catalog *cat, const struct profile_result *r,
-					 const char *given, char *why, size_t why_len);
+const struct cat_gpu *profile_source_gpu(const struct catalog *cat, struct profile_result *r, const char *given,
+					 char *why, size_t why_len);
 /*
  * Records g as r's source GPU (r->source_gpu borrows its key: the catalog
  * must outlive r) and fills each matrix class's peak and share of peak.
