@@ -49,14 +49,15 @@ static const struct opt profile_opts[] = {
 	"normalisation, copies, communication by collective), communication exposed\n" \
 	"against overlapped, and names the bottleneck with its remedy.  The file is read\n" \
 	"as a stream: memory grows with the number of GPU events, not the file's size.\n" \
-	"--target GPU scales each class by the ratio of the two GPUs' roofline ceilings\n" \
-	"(matmul peak of its dtype, memory bandwidth, PCIe, GPU link) and keeps the host's\n" \
-	"time; the traced GPU comes from the trace's device name or --source-gpu.\n" \
+	"--target GPU scales each kernel by the two GPUs' ceilings (matmul peak of its\n" \
+	"dtype, memory bandwidth, PCIe, GPU link), matrix kernels by their waves on the\n" \
+	"SMs, collectives by their message sizes on the links, and replays the step on\n" \
+	"its streams; the traced GPU is the trace's device, or --source-gpu.\n" \
 	"Several traces (one per rank), or a directory of them, compare the ranks: each\n" \
 	"one's mean step, the GPU time it spends on other work than communication, and\n" \
 	"whether one rank (a straggler) makes the others wait in their collectives.\n" \
 	"--report FILE writes the same as an HTML page with charts.\n" \
-	"--model MODEL (and the workload flags of estimate) compares each part of the mean\n" \
+	"--model MODEL (and estimate's workload flags) compares each part of the mean\n" \
 	"step with the model's estimate on the traced GPU; --output FILE or --save writes\n" \
 	"the ratios as a calibration file that estimate --calibration FILE applies.\n"
 
