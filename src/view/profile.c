@@ -26,7 +26,7 @@ static void columns(struct table *tb, const char *const *names, size_t nleft)
 
 static const char *const step_cols[] = {"step",   "wall_s",         "gpu_busy_s", "gpu_idle",
 					"comm_s", "comm_exposed_s", NULL};
-static const char *const class_cols[] = {"class", "sub", "time_s", "share", "kernels", NULL};
+static const char *const class_cols[] = {"class", "sub", "time_s", "share", "kernels", "tflops", "of_peak", NULL};
 
 /* Row i of a result's class list into row, for the printers and JSON below. */
 typedef void (*class_fill_fn)(const void *ctx, size_t i, struct report_row *row);

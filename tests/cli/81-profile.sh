@@ -392,6 +392,14 @@ assert abs(step1 - k["corrected_step_s"]) < 1e-6 * step1, (step1, k)
 g0, g1 = e0["time"]["gemm_s"], e1["time"]["gemm_s"]
 assert abs(g1 - parts["gemm"]["traced_s"]) < 1e-6 * g1 and abs(g0 - parts["gemm"]["estimated_s"]) < 1e-6 * g0
 PY
+# --save: the default calibration path, its directories made
+GPUSCOPE_CALIBRATION=$TMP/saved/dir/cal.json expect_rc 0 profile "$D/a100-nccl-2rank.json.gz" $W --save
+expect_err "calibration written to $TMP/saved/dir/cal.json"
+cmp -s "$TMP/saved/dir/cal.json" "$TMP/cal.json" || python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["corrections"]["classes"] == b["corrections"]["classes"]' "$TMP/saved/dir/cal.json" "$TMP/cal.json" ||
+	fail "--save wrote another file than --output"
 # a corrections section that is not one: located errors; a file without one loads as before
 bad_cal() {
 	python3 -c 'import json, sys
