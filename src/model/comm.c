@@ -137,7 +137,7 @@ double model_collective_s(const struct model_config *c, const char *collective, 
 		      !strcmp(collective, "reducescatter") ? COLL_RS :
 		      !strcmp(collective, "alltoall")      ? COLL_A2A :
 							     COLL_P2P;
-	return coll_s(c, k, bytes, n, c->gpus_per_node > 0 ? c->gpus_per_node : n, 0);
+	return coll_s(c, k, bytes, n, c->gpus_per_node > 0 ? c->gpus_per_node : n);
 }
 
 /* GPUs of a group of n ranks spaced `stride` apart that share one server. */
