@@ -91,7 +91,8 @@ static const struct opt plan_opts[] = {
 	OPT_FLAG_("include-eol", &rq.include_eol,
 		  "also parts past end of sale or dropped by current CUDA/PyTorch (marked)"),
 	OPT_INT_("max-gpus", &max_gpus, "N", "largest GPU count (default 4096)", 1, 1000000),
-	OPT_STRING_("precision", &precision_s, "P,...", "to try: bf16 (default), fp16, fp8, tf32, fp32"),
+	OPT_STRING_("precision", &precision_s, "P,...",
+		    "to try: bf16 (default), fp16, fp8, nvfp4 (fp4), mxfp4, tf32, fp32"),
 	OPT_FLAG_("fp8", &fp8_flag, "also try fp8 where the GPU has it"),
 	OPT_DOUBLE_("utilisation", &rq.utilisation_pct, "PCT", "onprem: % of hours the GPUs work (default 70)", 1,
 		    100),
@@ -234,13 +235,13 @@ static size_t parse_gpus(const struct catalog *cat, const char *list, const stru
 
 static unsigned parse_precisions(const char *list)
 {
-	static const char *const names[] = {"bf16", "fp16", "fp8", "tf32", "fp32"};
+	static const char *const names[] = {"bf16", "fp16", "fp8", "nvfp4", "mxfp4", "tf32", "fp32"};
 	char *copy = xstrdup(list), *tok, *save = NULL;
 	unsigned mask = 0;
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int p = model_precision_from_name(tok);
-		if (p < 0 || p == MODEL_INT8 || p == MODEL_INT4)
-			die_not_one_of("--precision:", tok, names, 5);
+		if (p < 0 || p == MODEL_INT8 || p == MODEL_INT4 || p == MODEL_NF4)
+			die_not_one_of("--precision:", tok, names, 7);
 		mask |= 1u << p;
 	}
 	free(copy);

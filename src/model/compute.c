@@ -39,6 +39,26 @@ static void ring_attention(const struct workload *w, const struct model_config *
 	lt->cp_bwd = 2 * ring > lt->attn_bwd ? 2 * ring - lt->attn_bwd : 0;
 }
 
+/*
+ * HBM bytes per element of the quantisation ahead of a low-precision GEMM
+ * (docs/model.md, "FP4"): fp8 TUNE_FP8_CAST_BYTES (read 2, write the fp8
+ * copy and its transpose).  NVFP4 scales each tensor by its amax first, so
+ * a pass reads the 16-bit tensor for it (2 B, Transformer Engine's NVFP4
+ * recipe: per-tensor fp32 scale, then per-16 E4M3 block scales), then the
+ * cast reads it again (2) and writes the row-wise and the column-wise
+ * (transposed) copies with their block scales (2 x 4.5/8): 5.125 B.  MXFP4
+ * needs no tensor amax (each 32-block's power-of-two scale is found inside
+ * the cast): 2 + 2 x 4.25/8 = 3.0625 B.  The random Hadamard transform
+ * NVFP4 training applies to the weight-gradient inputs is fused into the
+ * cast; its arithmetic is not counted.
+ */
+static double cast_bytes(enum model_precision p)
+{
+	if (!model_precision_fp4(p))
+		return TUNE_FP8_CAST_BYTES;
+	return (p == MODEL_NVFP4 ? 2.0 : 0.0) + 2.0 + 2.0 * model_precision_bytes(p);
+}
+
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
 	       double ctx, struct layer_time *lt)
 {
@@ -49,7 +69,8 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	double heads = d->heads / t, hdim = d->head_dim;
 	double bytes;
 
-	if (eb < 2 && c->precision != MODEL_FP8)
+	/* GEMM operands in 8 or 4 bits (block scales included) only where the matrix engine takes them */
+	if (eb < 2 && !low_precision(c->precision))
 		eb = 2;
 	/*
 	 * QKV and output projections.  Latent attention (DeepSeek-V2/V3): the
@@ -147,7 +168,7 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	}
 
 	/*
-	 * FP8 training with Transformer Engine (CUDA and ROCm): every linear
+	 * FP8 and FP4 training with Transformer Engine (CUDA and ROCm): every linear
 	 * layer casts its 16-bit input to fp8 and keeps a transposed copy for
 	 * the weight gradient (TE's fused cast-transpose: read 2 B, write 2 x
 	 * 1 B per element), and casts its weights the same way each
@@ -156,11 +177,11 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 * sizes this traffic is a large share of the GEMMs' time.  SynapseAI
 	 * converts inside its matrix engines' input path (model/vendor.c).
 	 */
-	if (c->precision == MODEL_FP8 && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts) {
+	if (low_precision(c->precision) && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts) {
 		double gated = d->gated_mlp ? 2 : 1;
 		double in = hd + q / t + hd + f / t;
 		double wts = (hd * (q + 2 * kv) + q * hd + hd * w->ffn_active * (gated + 1)) / t;
-		lt->mem += TUNE_FP8_CAST_BYTES * (T * in + wts) * h->inv_bw;
+		lt->mem += cast_bytes(c->precision) * (T * in + wts) * h->inv_bw;
 	}
 
 	/*

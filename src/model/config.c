@@ -191,7 +191,7 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 	if (wp >= 0) {
 		if (wp >= MODEL_PRECISION_COUNT || wp == MODEL_FP32 || wp == MODEL_TF32)
 			return diag_set(err, "", 0, 0, "weight-precision",
-					"use bf16, fp16, fp8, int8, int4 or nf4");
+					"use bf16, fp16, fp8, int8, int4, nf4, nvfp4 or mxfp4");
 	}
 	if (c->mig > 0) {
 		double cs, ms;
@@ -375,9 +375,16 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 				c->gpus, c->tp, c->pp, c->dp, (long)mp * c->dp,
 				c->gpus % mp == 0 ? "" : "(none fits)", (long)mp * c->dp);
 	if (!(peak_of(g, c->precision) > 0)) {
-		const char *alt = g->bf16_tflops > 0 ? "bf16" : g->fp16_tflops > 0 ? "fp16" : "fp32";
-		return diag_set(err, "", 0, 0, "precision", "%s has no %s support; use --precision %s", g->row.key,
-				model_precision_name(c->precision), alt);
+		/* the nearest it has: fp8 for fp4 where there is one (FP4 weights alone need no FP4 tensor cores) */
+		const char *alt = model_precision_fp4(c->precision) && g->fp8_tflops > 0 ?
+					  "fp8, or --weight-precision nvfp4 for 4-bit weights" :
+				  g->bf16_tflops > 0 ? "bf16" :
+				  g->fp16_tflops > 0 ? "fp16" :
+						       "fp32";
+		char has[96];
+		return diag_set(err, "", 0, 0, "precision", "%s has no %s support; it has %s: use --precision %s",
+				g->row.key, model_precision_name(c->precision),
+				model_gpu_precisions_text(g, has, sizeof(has)), alt);
 	}
 	if (c->precision == MODEL_INT8 || c->precision == MODEL_INT4)
 		return diag_set(err, "", 0, 0, "precision",

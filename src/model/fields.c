@@ -59,7 +59,8 @@ enum {
 	F(intra_gbps, NUM, "GB/s", "per GPU per direction inside a server", c->intra_gbps, ALWAYS) \
 	F(inter_gbps_per_gpu, NUM, "GB/s", "scale-out per GPU per direction; 0 none", c->inter_gbps_per_gpu, \
 	  ALWAYS) \
-	F(precision, TEXT, NULL, "compute precision", model_precision_name(c->precision), ALWAYS) \
+	F(precision, TEXT, NULL, "compute precision: fp32, tf32, fp16, bf16, fp8, nvfp4, mxfp4", \
+	  model_precision_name(c->precision), ALWAYS) \
 	F(tp, INT, NULL, "tensor-parallel degree", c->tp, ALWAYS) \
 	F(pp, INT, NULL, "pipeline-parallel degree", c->pp, ALWAYS) \
 	F(dp, INT, NULL, "data-parallel degree (replicas)", c->dp, ALWAYS) \
@@ -88,7 +89,8 @@ enum {
 	F(kv_cache_precision, TEXT, NULL, "inference: KV-cache precision", model_precision_name(c->kv_precision), \
 	  INFER) \
 	F(cuda_graphs, BOOL, NULL, "inference: forward passes captured as CUDA Graphs", c->cuda_graphs, INFER) \
-	F(weight_precision, TEXT, NULL, "inference: precision of the stored weights", \
+	F(weight_precision, TEXT, NULL, \
+	  "inference: precision of the stored weights, block scales included in their size", \
 	  model_precision_name(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision : \
 							  c->precision), \
 	  INFER) \

@@ -4,6 +4,7 @@
  */
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "model/kernels.h"
@@ -34,6 +35,15 @@ double peak_of(const struct cat_gpu *g, enum model_precision p)
 	case MODEL_FP8:
 		v = g->fp8_tflops;
 		break;
+	case MODEL_NVFP4:
+	case MODEL_MXFP4:
+		/*
+		 * Blackwell's block-scaled MMA runs NVFP4 (16-element E4M3
+		 * scales) and MXFP4 (32-element E8M0 scales) at the one FP4
+		 * rate its datasheets give (PTX ISA kind::mxf4nvf4)
+		 */
+		v = g->fp4_tflops;
+		break;
 	default:
 		v = g->fp16_tflops;
 		break;
@@ -56,6 +66,9 @@ static double emax_from(const struct model_vendor_eff *v, const struct cat_gpu *
 		return g && g->tf32_tflops > 0 ? v->gemm_tf32 : v->gemm_fp32;
 	case MODEL_FP8:
 		return v->gemm_fp8;
+	case MODEL_NVFP4:
+	case MODEL_MXFP4:
+		return v->gemm_fp4;
 	default:
 		return v->gemm16;
 	}
@@ -147,7 +160,7 @@ int flash_on(const struct model_config *c)
 	if (c->flash >= 0)
 		return c->flash > 0;
 	return c->gpu && c->gpu->bf16_tflops > 0 &&
-	       (c->precision == MODEL_FP16 || c->precision == MODEL_BF16 || c->precision == MODEL_FP8);
+	       (c->precision == MODEL_FP16 || c->precision == MODEL_BF16 || low_precision(c->precision));
 }
 
 /*
@@ -160,12 +173,38 @@ int flash_on(const struct model_config *c)
  * with an fp8 KV cache is the exception: fp8 attention kernels
  * (FlashAttention-3, TensorRT-LLM's fp8 context FMHA) read fp8 Q, K, V.
  * Under fp8 the 16-bit type is bf16, else fp16 on a part without bf16.
+ * NVFP4 and MXFP4 recipes do the same: Transformer Engine's NVFP4 and
+ * MXFP4 recipes quantise the linear layers' GEMM inputs only, and FP4
+ * serving (TensorRT-LLM, vLLM) runs attention in bf16, or in fp8 over an
+ * fp8 KV cache.
  */
 enum model_precision attn_precision_of(const struct model_config *c)
 {
-	if (c->precision != MODEL_FP8 || (c->task == MODEL_TASK_INFER && c->kv_precision == MODEL_FP8))
+	if (!low_precision(c->precision))
 		return c->precision;
+	if (c->task == MODEL_TASK_INFER && c->kv_precision == MODEL_FP8)
+		return MODEL_FP8;
 	return c->gpu && c->gpu->bf16_tflops > 0 ? MODEL_BF16 : MODEL_FP16;
+}
+
+const char *model_gpu_precisions_text(const struct cat_gpu *g, char *buf, size_t len)
+{
+	static const enum model_precision all[] = {MODEL_FP32, MODEL_TF32,  MODEL_FP16, MODEL_BF16,
+						   MODEL_FP8,  MODEL_NVFP4, MODEL_MXFP4};
+	size_t i, at = 0;
+	if (len)
+		buf[0] = '\0';
+	for (i = 0; g && i < sizeof(all) / sizeof(all[0]) && at < len; i++) {
+		int n;
+		/* tf32 only where the GPU has TF32 tensor cores (peak_of runs it as fp32 elsewhere) */
+		if (!(peak_of(g, all[i]) > 0) || (all[i] == MODEL_TF32 && !(g->tf32_tflops > 0)))
+			continue;
+		n = snprintf(buf + at, len - at, "%s%s", at ? ", " : "", model_precision_name(all[i]));
+		if (n < 0)
+			break;
+		at += (size_t)n < len - at ? (size_t)n : len - at - 1;
+	}
+	return buf;
 }
 
 int model_flash_on(const struct model_config *c)

@@ -33,7 +33,8 @@ double launch_s_of(const struct model_config *c)
  * the kernels of fused engines, each from Python; serving engines replay
  * decode from CUDA Graphs, add a scheduler step, and read a paged KV cache
  * at a lower share of the bandwidth (model/vendor.c).  Weights are read at
- * their stored precision (weight-only int8/int4/fp8).
+ * their stored precision with its block scales, the bytes the memory model
+ * holds (weight-only int8/int4/fp8/nvfp4/mxfp4).
  */
 void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 		       struct model_infer *o)
@@ -42,8 +43,7 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	struct layer_time lt;
 	double L = d->layers, t = c->tp, B = c->batch, P = c->prompt_len, O = c->output_len;
 	double eb = model_precision_bytes(c->precision), kvb = model_precision_bytes(c->kv_precision);
-	double wb = c->weight_precision >= 0 ? model_precision_bytes((enum model_precision)c->weight_precision) :
-					       eb;
+	double wb = stored_weight_bytes(c); /* as the memory model holds them */
 	enum model_engine eng = engine_of(c);
 	double ctx = P + O / 2.0;
 	double gpu, cpu_s, kernels, weights, kvbytes, touched = 1;

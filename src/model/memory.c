@@ -70,8 +70,13 @@ struct state_bytes state_bytes_of(const struct model_config *c)
 	return s;
 }
 
-/* Bytes per stored weight: NF4 and GPTQ/AWQ int4 with their block scales, int8/fp8 one byte. */
-static double stored_weight_bytes(const struct model_config *c)
+/*
+ * Bytes per stored weight: NF4 and GPTQ/AWQ int4 with their block scales,
+ * int8/fp8 one byte, nvfp4/mxfp4 with their block scales.  Training at
+ * nvfp4/mxfp4 keeps 16-bit working weights (state_bytes_of): only the
+ * GEMM inputs are quantised, each micro-batch (compute.c, cast_bytes).
+ */
+double stored_weight_bytes(const struct model_config *c)
 {
 	int p = c->weight_precision >= 0    ? c->weight_precision :
 		c->task == MODEL_TASK_QLORA ? MODEL_NF4 :
@@ -84,6 +89,10 @@ static double stored_weight_bytes(const struct model_config *c)
 	case MODEL_INT8:
 	case MODEL_FP8:
 		return 1;
+	case MODEL_NVFP4:
+	case MODEL_MXFP4:
+		/* 4-bit values with their block scales: 4.5 and 4.25 bits (model_int.h) */
+		return model_precision_bytes((enum model_precision)p);
 	case MODEL_FP32:
 	case MODEL_TF32:
 		return 4;

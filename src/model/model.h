@@ -61,9 +61,11 @@ enum model_precision {
 	MODEL_FP16,
 	MODEL_BF16,
 	MODEL_FP8,
-	MODEL_INT8, /* stored weights and KV cache only */
-	MODEL_INT4, /* stored weights (GPTQ/AWQ, group 128) and KV cache only */
-	MODEL_NF4,  /* stored weights only: QLoRA's NormalFloat 4 with double quantisation */
+	MODEL_INT8,  /* stored weights and KV cache only */
+	MODEL_INT4,  /* stored weights (GPTQ/AWQ, group 128) and KV cache only */
+	MODEL_NF4,   /* stored weights only: QLoRA's NormalFloat 4 with double quantisation */
+	MODEL_NVFP4, /* "nvfp4" ("fp4"): E2M1 with one E4M3 scale per 16 elements (Blackwell tensor cores) */
+	MODEL_MXFP4, /* "mxfp4": OCP microscaling E2M1 with one E8M0 scale per 32 elements */
 	MODEL_PRECISION_COUNT
 };
 
@@ -165,8 +167,19 @@ const char *model_loader_name(enum model_loader l);
 int model_loader_from_name(const char *s);
 const char *model_link_name(enum model_link l);
 
-/* Bytes of one element at a precision (fp32/tf32 4, fp16/bf16 2, fp8/int8 1, int4 0.53, nf4 0.52). */
+/*
+ * Bytes of one element at a precision, block scales included (fp32/tf32 4,
+ * fp16/bf16 2, fp8/int8 1, int4 0.5, nf4 0.52, nvfp4 4.5/8, mxfp4 4.25/8).
+ */
 double model_precision_bytes(enum model_precision p);
+/* Whether p is a 4-bit floating-point compute format (nvfp4, mxfp4). */
+int model_precision_fp4(enum model_precision p);
+/*
+ * The model precisions g has a dense peak for, in enum order, as "fp32,
+ * tf32, fp16, bf16, fp8, nvfp4, mxfp4" (at most len bytes with the NUL) into
+ * buf; returns buf.  For messages that name what a GPU offers.
+ */
+const char *model_gpu_precisions_text(const struct cat_gpu *g, char *buf, size_t len);
 
 /* ---------------------------------------------------------------------------
  * Workloads.
@@ -239,6 +252,14 @@ struct workload {
 	char sample_unit[16]; /* "sequences", "images", "volumes", "graphs", "utterances" */
 	enum workload_kind kind;
 	int dtype; /* config.json torch_dtype as enum model_precision, or -1 */
+	/*
+	 * config.json quantization_config: the precision its weights are
+	 * stored at (mxfp4, modelopt NVFP4 or FP8, fp8, compressed-tensors
+	 * nvfp4, GPTQ/AWQ int4 or int8); MODEL_FP32 (0, a zeroed workload's
+	 * value) when not quantised.  The resolver serves such weights as
+	 * --weight-precision unless one is given.
+	 */
+	enum model_precision weight_quant;
 	struct workload_dims d;
 	struct workload_sample s;
 

@@ -48,6 +48,28 @@ const char *config_low_degree(const struct model_config *c, int dp_least);
 enum model_precision attn_precision_of(const struct model_config *c);
 double gemm_s(const struct hw *h, double eb, double m, double n, double k);
 
+/*
+ * Bits per element of the 4-bit floating-point formats, block scales
+ * included (docs/model.md, "FP4").  NVFP4: 4-bit E2M1 values with one
+ * E4M3 (8-bit) scale per block of 16 (NVIDIA, "Introducing NVFP4 for
+ * efficient and accurate low-precision inference", 2025; PTX ISA
+ * block-scaled MMA, scale_vec::4X with ue4m3): 4 + 8/16 = 4.5; its one
+ * fp32 scale per tensor is left out (4 B a matrix).  MXFP4: E2M1 with one
+ * E8M0 (8-bit power-of-two) scale per 32 (OCP Microscaling Formats (MX)
+ * Specification v1.0, 2023): 4 + 8/32 = 4.25.  Format facts, not tuned.
+ */
+#define MODEL_NVFP4_BITS (4.0 + 8.0 / 16)
+#define MODEL_MXFP4_BITS (4.0 + 8.0 / 32)
+
+/* fp8 and the fp4 formats: linear layers run in 8 or 4 bits, attention and activations in 16 */
+static inline int low_precision(enum model_precision p)
+{
+	return p == MODEL_FP8 || model_precision_fp4(p);
+}
+
+/* memory.c: bytes per stored (frozen or served) weight matrix element, block scales included */
+double stored_weight_bytes(const struct model_config *c);
+
 /* Bytes of one activation element: 4 at fp32/tf32, else 2. */
 static inline double act_elem_bytes(const struct model_config *c)
 {

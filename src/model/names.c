@@ -9,7 +9,8 @@
 /* Names                                                                      */
 
 static const char *const task_names[] = {"pretrain", "finetune", "lora", "qlora", "infer"};
-static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "nf4"};
+static const char *const precision_names[] = {"fp32", "tf32", "fp16", "bf16",  "fp8",
+					      "int8", "int4", "nf4",  "nvfp4", "mxfp4"};
 static const char *const recompute_names[] = {"none", "selective", "full", "selective-op"};
 static const char *const optimizer_names[] = {"adamw",       "sgd-momentum",    "adamw8bit", "adamw-bf16",
 					      "paged-adamw", "paged-adamw8bit", "adafactor", "sgd"};
@@ -20,7 +21,9 @@ static const char *const logits_names[] = {"fp32", "bf16", "chunked"};
 static const char *const memory_stat_names[] = {"reserved", "allocated", "device"};
 
 /* Older spellings still accepted. */
-static const char *const aliases[][2] = {{"adam8bit", "adamw8bit"}, {"params", "optimizer+params"}};
+static const char *const aliases[][2] = {{"adam8bit", "adamw8bit"},
+					 {"params", "optimizer+params"},
+					 {"fp4", "nvfp4"}};
 static const char *const loader_names[] = {"cpu", "dali"};
 static const char *const link_names[] = {"none", "pcie", "nvlink", "nvswitch"};
 
@@ -81,7 +84,16 @@ double model_precision_bytes(enum model_precision p)
 		return 0.5;
 	case MODEL_NF4:
 		return TUNE_NF4_BITS / 8;
+	case MODEL_NVFP4:
+		return MODEL_NVFP4_BITS / 8;
+	case MODEL_MXFP4:
+		return MODEL_MXFP4_BITS / 8;
 	default:
 		return 2;
 	}
+}
+
+int model_precision_fp4(enum model_precision p)
+{
+	return p == MODEL_NVFP4 || p == MODEL_MXFP4;
 }

@@ -514,8 +514,10 @@ static int how_stored(const struct row *r, const struct workload *w, struct mode
 		return 0;
 	p = model_precision_from_name(wp);
 	if (p < 0 || p == MODEL_TF32 || p == MODEL_FP32)
-		return skip(why, "weight_precision '%s' is not one of bf16, fp16, fp8, int8, int4, nf4", wp);
-	if (!infer && strcmp(wp, cell(r, "precision"))) {
+		return skip(why,
+			    "weight_precision '%s' is not one of bf16, fp16, fp8, int8, int4, nf4, nvfp4, mxfp4",
+			    wp);
+	if (!infer && p != q->precision) { /* by value: "fp4" names nvfp4 */
 		/* a full fine-tune trains its weights at the working precision; LoRA's base is stored apart */
 		if (q->task != MODEL_TASK_LORA && q->task != MODEL_TASK_QLORA)
 			return skip(why,

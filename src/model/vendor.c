@@ -13,6 +13,8 @@
  *   blackwell  bf16 0.75 (estimate); fp8 2,744 of 5,000 TFLOP/s sustained and HBM 7.35 of 8 TB/s
  *              measured on GB200 (Microsoft Azure HPC blog, "Azure's ND GB200 v6 delivers record
  *              performance for inference workloads", 2025): 0.55 and 0.92
+ *              fp4 (nvfp4, mxfp4): the fp8 fraction, 0.55, until a measured block-scaled GEMM is
+ *              found: no public FP4 GEMM figure outside the reserved publications was used
  *   cdna2      0.60, HBM 0.80 (estimates)
  *   cdna3      MI300X through ROCm, hipBLASLt and vLLM: fp8 GEMMs at 0.30 of 2,615 TFLOP/s and
  *              framework kernels at 0.56 of a 0.80 stream rate (0.45 of 5.3 TB/s), fitted by a
@@ -57,22 +59,22 @@
 #define TUNE_SERVE_COMPUTE_HOPPER 0.50
 
 static struct model_vendor_eff table[] = {
-	/* arch, 16-bit, tf32, fp32, fp8, hbm stream, framework share of it, paged kv, serving-engine
+	/* arch, 16-bit, tf32, fp32, fp8, fp4, hbm stream, framework share of it, paged kv, serving-engine
 	 * compute share, mesh peers, TP collectives hidden, fp8 casts in kernels of their own */
-	{"volta", 0.85, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
-	{"turing", 0.75, 0.90, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
-	{"ampere", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
-	{"ada", 0.80, 0.75, 0.90, 0.70, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
-	{"hopper", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, TUNE_SERVE_COMPUTE_HOPPER, 0, 0, 1},
-	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
-	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
-	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 1.0, 7, 0, 1},
-	{"gaudi2", 0.80, 0.80, 0.80, 0.64, 0.80, 1.0, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
-	{"gaudi3", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
+	{"volta", 0.85, 0.90, 0.90, 0.72, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"turing", 0.75, 0.90, 0.90, 0.72, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"ampere", 0.85, 0.80, 0.90, 0.72, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"ada", 0.80, 0.75, 0.90, 0.70, 0.70, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"hopper", 0.85, 0.80, 0.90, 0.72, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, TUNE_SERVE_COMPUTE_HOPPER, 0, 0, 1},
+	{"blackwell", 0.75, 0.70, 0.90, 0.55, 0.55, 0.92, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"cdna2", 0.60, 0.60, 0.80, 0.50, 0.50, 0.80, 0.80, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"cdna3", 0.60, 0.60, 0.80, 0.30, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 1.0, 7, 0, 1},
+	{"gaudi2", 0.80, 0.80, 0.80, 0.64, 0.64, 0.80, 1.0, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
+	{"gaudi3", 0.60, 0.60, 0.80, 0.53, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
 	/* fallbacks by ecosystem: the nearest generation's row */
-	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
-	{"*rocm", 0.60, 0.60, 0.80, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 1.0, 7, 0, 1},
-	{"*synapseai", 0.60, 0.60, 0.80, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
+	{"*cuda", 0.85, 0.80, 0.90, 0.72, 0.72, 0.86, 1.0, TUNE_PAGED_KV_EFF, 1.0, 0, 0, 1},
+	{"*rocm", 0.60, 0.60, 0.80, 0.30, 0.30, 0.80, 0.56, TUNE_PAGED_KV_EFF, 1.0, 7, 0, 1},
+	{"*synapseai", 0.60, 0.60, 0.80, 0.53, 0.53, 0.80, 0.78, TUNE_PAGED_KV_EFF, 1.0, 7, 0.5, 0},
 };
 #define NROWS (sizeof(table) / sizeof(table[0]))
 
@@ -134,6 +136,7 @@ static const struct {
 	{"gemm_tf32", offsetof(struct model_vendor_eff, gemm_tf32)},
 	{"gemm_fp32", offsetof(struct model_vendor_eff, gemm_fp32)},
 	{"gemm_fp8", offsetof(struct model_vendor_eff, gemm_fp8)},
+	{"gemm_fp4", offsetof(struct model_vendor_eff, gemm_fp4)},
 	{"hbm", offsetof(struct model_vendor_eff, hbm)},
 	{"fw_bw", offsetof(struct model_vendor_eff, fw_bw)},
 	{"paged_kv", offsetof(struct model_vendor_eff, paged_kv)},

@@ -16,6 +16,7 @@ struct model_vendor_eff {
 	double gemm_tf32;
 	double gemm_fp32; /* CUDA cores / vector units */
 	double gemm_fp8;
+	double gemm_fp4; /* nvfp4/mxfp4 block-scaled GEMM (Blackwell); the fp8 fraction until measured */
 	double hbm;      /* stream bandwidth, fraction of the datasheet's */
 	double fw_bw;    /* what framework kernels reach of that stream rate */
 	double paged_kv; /* paged-attention decode reads of the KV cache, fraction of hbm */
@@ -36,7 +37,7 @@ const struct model_vendor_eff *model_vendor_eff(const struct cat_gpu *g);
 
 /*
  * For `validate --refit` only (one thread, no model running beside it):
- * sets one fraction ("gemm16", "gemm_tf32", "gemm_fp32", "gemm_fp8", "hbm",
+ * sets one fraction ("gemm16", "gemm_tf32", "gemm_fp32", "gemm_fp8", "gemm_fp4", "hbm",
  * "fw_bw", "paged_kv", "serve_compute", "tp_hidden") of the rows named in `archs` (comma-
  * separated arch keys, or "*" for every row) to v; -1 when a name is not a
  * row or a field.  model_vendor_reset() puts every row back as shipped.

@@ -592,6 +592,39 @@ static const char *hf_str(json_t *root, const char *key)
 	return json_is_string(x) ? json_string_value(x) : NULL;
 }
 
+/*
+ * The stored weight precision a config.json's quantization_config names
+ * (Hugging Face transformers' quantizers): quant_method "mxfp4" (gpt-oss),
+ * "modelopt" with quant_algo "NVFP4" or "FP8" (NVIDIA TensorRT Model
+ * Optimizer checkpoints), "fp8", "compressed-tensors" with format
+ * "nvfp4-pack-quantized" (llm-compressor), "gptq"/"awq" with bits 4 or 8.
+ * MODEL_FP32 for none or one the model does not express.
+ */
+static enum model_precision hf_quant(json_t *q)
+{
+	const char *m = json_is_object(q) ? hf_str(q, "quant_method") : NULL;
+	const char *algo, *fmt;
+	json_t *bits;
+	if (!m)
+		return MODEL_FP32;
+	algo = hf_str(q, "quant_algo");
+	fmt = hf_str(q, "format");
+	bits = json_object_get(q, "bits");
+	if (!strcmp(m, "mxfp4"))
+		return MODEL_MXFP4;
+	if (!strcmp(m, "modelopt") && algo)
+		return !strcmp(algo, "NVFP4") ? MODEL_NVFP4 : !strcmp(algo, "FP8") ? MODEL_FP8 : MODEL_FP32;
+	if (!strcmp(m, "fp8"))
+		return MODEL_FP8;
+	if (!strcmp(m, "compressed-tensors") && fmt && !strcmp(fmt, "nvfp4-pack-quantized"))
+		return MODEL_NVFP4;
+	if ((!strcmp(m, "gptq") || !strcmp(m, "awq")) && json_is_integer(bits))
+		return json_integer_value(bits) == 4 ? MODEL_INT4 :
+		       json_integer_value(bits) == 8 ? MODEL_INT8 :
+						       MODEL_FP32;
+	return MODEL_FP32;
+}
+
 static int in_list(const char *s, const char *const *list)
 {
 	size_t i;
@@ -805,6 +838,7 @@ int workload_from_hf_json(struct workload *w, const char *name, const char *buf,
 		snprintf(w->name, sizeof(w->name), "%.*s", (int)utf8_prefix(nm, sizeof(w->name) - 1), nm);
 		utf8_scrub(w->name);
 	}
+	w->weight_quant = hf_quant(json_object_get(root, "quantization_config"));
 	dtype = hf_str(root, "torch_dtype");
 	if (!dtype)
 		dtype = hf_str(root, "dtype");

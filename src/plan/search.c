@@ -597,14 +597,14 @@ int plan_no_layout_reason(const struct plan *p, char *buf, size_t len)
 		const struct plan_item *it = &p->items[i];
 		const struct plan_hw *hw = &p->hw[p->all[it->slots[0]].hw];
 		struct model_config cfg = p->base;
-		enum model_precision prec[4];
+		enum model_precision prec[MODEL_PRECISION_COUNT];
 		struct shape_tally t;
 		int server = hw->kind == PLAN_HW_SERVER;
 		memset(&t, 0, sizeof(t));
 		t.G = G;
 		cfg.gpu = it->gpu;
 		cfg.gpus = it->gpus;
-		if (plan_gpu_precisions(p, it->gpu, prec, 4))
+		if (plan_gpu_precisions(p, it->gpu, prec, MODEL_PRECISION_COUNT))
 			cfg.precision = prec[0];
 		for_each_shape(p, it, &cfg, tally_shape, &t);
 		if (!t.shapes || t.dividing)
@@ -656,8 +656,8 @@ static void enumerate_train(struct worker *wk, const struct plan_item *it, doubl
 	struct enum_ctx x;
 	struct model_config cfg = p->base;
 	struct bound_links bl;
-	enum model_precision precs[4];
-	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip;
+	enum model_precision precs[MODEL_PRECISION_COUNT];
+	size_t np = plan_gpu_precisions(p, it->gpu, precs, MODEL_PRECISION_COUNT), ip;
 	int gpus = it->gpus, layers;
 
 	memset(&x, 0, sizeof(x));
@@ -1311,8 +1311,8 @@ static void item_infer(struct worker *wk, const struct plan_item *it)
 	int heads = transformer ? w->d.heads : 1, layers = transformer ? w->d.layers : 1;
 	int max_batch = p->req.max_batch; /* search_defaults() (plan.c) set both */
 	double rate = p->req.rate_per_s;
-	enum model_precision precs[4];
-	size_t np = plan_gpu_precisions(p, it->gpu, precs, 4), ip, s;
+	enum model_precision precs[MODEL_PRECISION_COUNT];
+	size_t np = plan_gpu_precisions(p, it->gpu, precs, MODEL_PRECISION_COUNT), ip, s;
 
 	for (s = 0; s < it->nslots; s++) {
 		struct plan_choice *c = &p->all[it->slots[s]];

@@ -165,6 +165,10 @@ static double peak_at(const struct cat_gpu *g, enum model_precision pr)
 		return g->bf16_tflops;
 	case MODEL_FP8:
 		return g->fp8_tflops;
+	case MODEL_NVFP4:
+	case MODEL_MXFP4:
+		/* Blackwell's one FP4 rate: a GPU without it is never tried at fp4 */
+		return g->fp4_tflops;
 	default:
 		return NAN;
 	}
@@ -172,7 +176,8 @@ static double peak_at(const struct cat_gpu *g, enum model_precision pr)
 
 size_t plan_gpu_precisions(const struct plan *p, const struct cat_gpu *g, enum model_precision *out, size_t max)
 {
-	static const enum model_precision order[] = {MODEL_BF16, MODEL_FP16, MODEL_FP8, MODEL_TF32, MODEL_FP32};
+	static const enum model_precision order[] = {MODEL_BF16,  MODEL_FP16, MODEL_FP8, MODEL_NVFP4,
+						     MODEL_MXFP4, MODEL_TF32, MODEL_FP32};
 	size_t i, n = 0;
 	unsigned want = p->precisions;
 	/* bf16 falls back to fp16 on GPUs that lack it (V100, T4: fp16 + loss scaling) */

@@ -1,7 +1,9 @@
 /*
  * The memory and time model: formulas pinned to hand-computed values, and
  * the model's monotonic behaviour (more recompute never raises memory, more
- * TP never raises per-GPU weights, faster links never slow a step).
+ * TP never raises per-GPU weights, faster links never slow a step), and the
+ * 4-bit floating-point formats (bits with their block scales, FP4 against
+ * fp8 on Blackwell, the quantisation passes, GPUs without FP4 refused).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -990,6 +992,224 @@ static void test_advice(void **state)
 	model_advice_release(a, n);
 }
 
+/* ---- FP4: NVFP4 and MXFP4 (docs/model.md, "FP4") ---- */
+
+/* Resolves `prec` (and a weight precision, -1: none) for w on n GPUs of key; 0 or -1 with err. */
+static int resolve_fp4(const struct workload *w, const char *key, int n, int task, int prec, int wprec,
+		       struct model_config *c, struct diag *err)
+{
+	struct model_request q;
+	model_request_init(&q);
+	q.gpu = gpu(key);
+	q.gpus = n;
+	q.tp = n;
+	q.task = task;
+	q.precision = prec;
+	q.weight_precision = wprec;
+	if (task == MODEL_TASK_INFER) {
+		q.batch = 16;
+		q.prompt_len = 1024;
+		q.output_len = 256;
+	} else {
+		q.micro_batch = 1;
+		q.global_batch = 64;
+		q.recompute = MODEL_RECOMPUTE_FULL;
+	}
+	diag_clear(err);
+	return model_resolve(w, cat, &q, c, NULL, err);
+}
+
+static void estimate_fp4(const struct workload *w, const char *key, int n, int task, int prec, int wprec,
+			 struct model_result *r)
+{
+	struct model_config c;
+	struct diag err;
+	if (resolve_fp4(w, key, n, task, prec, wprec, &c, &err))
+		fail_msg("%s at %s: %s: %s", key, model_precision_name((enum model_precision)prec), err.field,
+			 err.msg);
+	assert_int_equal(model_estimate(w, &c, r), 0);
+}
+
+/*
+ * NVFP4: 4 bits + one E4M3 byte per 16 = 4.5 bits; MXFP4: 4 + one E8M0
+ * byte per 32 = 4.25 bits; "fp4" is nvfp4.
+ */
+static void test_bits_per_element(void **state)
+{
+	(void)state;
+	assert_true(model_precision_bytes(MODEL_NVFP4) == 4.5 / 8);
+	assert_true(model_precision_bytes(MODEL_MXFP4) == 4.25 / 8);
+	assert_int_equal(model_precision_from_name("nvfp4"), MODEL_NVFP4);
+	assert_int_equal(model_precision_from_name("mxfp4"), MODEL_MXFP4);
+	assert_int_equal(model_precision_from_name("fp4"), MODEL_NVFP4);
+	assert_string_equal(model_precision_name(MODEL_NVFP4), "nvfp4");
+	assert_true(model_precision_fp4(MODEL_MXFP4) && !model_precision_fp4(MODEL_FP8));
+}
+
+/*
+ * llama3-70b served in NVFP4 on one B200: its 70.6e9 parameters at 4.5
+ * bits are 39.7e9 bytes, and each decode step reads them (embeddings
+ * aside); MXFP4 at 4.25 bits; weights-only NVFP4 on an H100 stores the
+ * same bytes while its GEMMs stay bf16.
+ */
+static void test_weights_at_fp4(void **state)
+{
+	struct workload w;
+	struct model_result r;
+	struct diag err;
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(workload_preset(&w, "llama3-70b", &err), 0);
+	assert_true(fabs(w.params / 70.6e9 - 1) < 0.002);
+	estimate_fp4(&w, "b200-sxm-180gb", 1, MODEL_TASK_INFER, MODEL_NVFP4, MODEL_UNSET, &r);
+	assert_true(fabs(r.mem.weights_bytes - w.params * 4.5 / 8) < 1);
+	assert_true(fabs(r.infer.decode_weights_bytes - (w.params_active - w.params_embedding) * 4.5 / 8) < 1);
+	assert_true(fabs(r.peak_tflops - 9000) < 1e-6);
+	estimate_fp4(&w, "b200-sxm-180gb", 1, MODEL_TASK_INFER, MODEL_MXFP4, MODEL_UNSET, &r);
+	assert_true(fabs(r.mem.weights_bytes - w.params * 4.25 / 8) < 1);
+	/* weights only: stored and read at 4.5 bits, computed at the GPU's bf16 peak */
+	estimate_fp4(&w, "h100-sxm5-80gb", 1, MODEL_TASK_INFER, MODEL_BF16, MODEL_NVFP4, &r);
+	assert_true(fabs(r.mem.weights_bytes - w.params * 4.5 / 8) < 1);
+	assert_true(r.peak_tflops < 1000);
+}
+
+/*
+ * Training llama3-70b on 8 B200: an FP4 step is faster than an fp8 one,
+ * by no more than the ratio of their peaks (the quantisation passes and
+ * the 16-bit attention do not speed up); the GEMMs alone gain at most
+ * that ratio too.  Master weights and optimizer states stay as at bf16.
+ */
+static void test_fp4_step_against_fp8(void **state)
+{
+	static const int fp4[] = {MODEL_NVFP4, MODEL_MXFP4};
+	struct workload w;
+	struct model_result r8, r4, r16;
+	struct diag err;
+	const struct cat_gpu *g = gpu("b200-sxm-180gb");
+	double ratio = g->fp4_tflops / g->fp8_tflops;
+	size_t i;
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(workload_preset(&w, "llama3-70b", &err), 0);
+	estimate_fp4(&w, "b200-sxm-180gb", 8, MODEL_TASK_PRETRAIN, MODEL_FP8, MODEL_UNSET, &r8);
+	estimate_fp4(&w, "b200-sxm-180gb", 8, MODEL_TASK_PRETRAIN, MODEL_BF16, MODEL_UNSET, &r16);
+	for (i = 0; i < 2; i++) {
+		estimate_fp4(&w, "b200-sxm-180gb", 8, MODEL_TASK_PRETRAIN, fp4[i], MODEL_UNSET, &r4);
+		assert_true(r4.time.step_s < r8.time.step_s);
+		assert_true(r8.time.step_s / r4.time.step_s <= ratio + 1e-9);
+		assert_true(r8.time.gemm_s / r4.time.gemm_s <= ratio + 1e-9);
+		assert_true(r4.mem.optimizer_bytes == r16.mem.optimizer_bytes);
+		assert_true(r4.mem.weights_bytes == r16.mem.weights_bytes);
+		assert_true(r4.time.attention_s == r16.time.attention_s);
+	}
+}
+
+/*
+ * The quantisation kernels of FP4 training are memory-bound passes:
+ * NVFP4 (amax pass 2 B + cast 2 B + two 4.5-bit copies, 5.125 B per
+ * element) costs more of them than MXFP4 (3.0625 B), and both more than no
+ * cast at all (inference, where the weights are already stored quantised).
+ */
+static void test_fp4_cast_passes(void **state)
+{
+	struct workload w;
+	struct model_result nv, mx, b16;
+	struct diag err;
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(workload_preset(&w, "llama3-8b", &err), 0);
+	estimate_fp4(&w, "b200-sxm-180gb", 1, MODEL_TASK_PRETRAIN, MODEL_NVFP4, MODEL_UNSET, &nv);
+	estimate_fp4(&w, "b200-sxm-180gb", 1, MODEL_TASK_PRETRAIN, MODEL_MXFP4, MODEL_UNSET, &mx);
+	estimate_fp4(&w, "b200-sxm-180gb", 1, MODEL_TASK_PRETRAIN, MODEL_BF16, MODEL_UNSET, &b16);
+	assert_true(nv.time.memory_bound_s > mx.time.memory_bound_s);
+	assert_true(mx.time.memory_bound_s > b16.time.memory_bound_s);
+	/* the cast traffic alone scales as 5.125 : 3.0625 */
+	assert_true(fabs((nv.time.memory_bound_s - b16.time.memory_bound_s) /
+				 (mx.time.memory_bound_s - b16.time.memory_bound_s) -
+			 5.125 / 3.0625) < 1e-6);
+}
+
+/* FP4 compute on a GPU without FP4 is refused naming the GPU and the precisions it has. */
+static void test_no_fp4_named(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct diag err;
+	char buf[96];
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(workload_preset(&w, "llama3-8b", &err), 0);
+	assert_int_equal(resolve_fp4(&w, "h100-sxm5-80gb", 1, MODEL_TASK_INFER, MODEL_NVFP4, MODEL_UNSET, &c,
+				     &err),
+			 -1);
+	assert_string_equal(err.field, "precision");
+	assert_non_null(strstr(err.msg, "h100-sxm5-80gb has no nvfp4 support"));
+	assert_non_null(strstr(err.msg, "fp32, tf32, fp16, bf16, fp8"));
+	assert_null(strstr(err.msg, "mxfp4"));
+	assert_string_equal(model_gpu_precisions_text(gpu("b200-sxm-180gb"), buf, sizeof(buf)),
+			    "fp32, tf32, fp16, bf16, fp8, nvfp4, mxfp4");
+	/* weights-only FP4 needs no FP4 tensor cores */
+	assert_int_equal(resolve_fp4(&w, "h100-sxm5-80gb", 1, MODEL_TASK_INFER, MODEL_BF16, MODEL_MXFP4, &c, &err),
+			 0);
+	/* every Blackwell part of the catalog has a dense FP4 figure, no earlier part has one */
+	{
+		size_t i, n = catalog_count(cat, CAT_GPUS);
+		for (i = 0; i < n; i++) {
+			const struct cat_gpu *g = catalog_row(cat, CAT_GPUS, i);
+			int bw = g->arch && !strcmp(g->arch, "blackwell");
+			if (bw != (g->fp4_tflops > 0))
+				fail_msg("%s: arch %s, fp4 %g", g->row.key, g->arch, g->fp4_tflops);
+			if (bw)
+				assert_true(g->fp4_tflops >= 2 * g->fp8_tflops - 1e-9);
+		}
+	}
+}
+
+/* A config.json with a quantization_config is served at its stored precision unless told otherwise. */
+static void test_quantised_config_json(void **state)
+{
+	static const char *const base =
+		"{\"hidden_size\": 4096, \"num_hidden_layers\": 32, \"num_attention_heads\": 32, "
+		"\"num_key_value_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 128256, "
+		"\"max_position_embeddings\": 8192, \"torch_dtype\": \"bfloat16\"%s}";
+	static const struct {
+		const char *quant;
+		enum model_precision want;
+	} cases[] = {
+		{", \"quantization_config\": {\"quant_method\": \"mxfp4\"}", MODEL_MXFP4},
+		{", \"quantization_config\": {\"quant_method\": \"modelopt\", \"quant_algo\": \"NVFP4\"}",
+		 MODEL_NVFP4},
+		{", \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4}", MODEL_INT4},
+		{", \"quantization_config\": {\"quant_method\": \"unknown-method\"}", MODEL_FP32},
+		{"", MODEL_FP32},
+	};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct workload w;
+		struct model_config c;
+		struct diag err;
+		char json[1024];
+		snprintf(json, sizeof(json), base, cases[i].quant);
+		diag_clear(&err);
+		assert_int_equal(workload_from_hf_json(&w, "config.json", json, strlen(json), &err), 0);
+		assert_int_equal(w.weight_quant, cases[i].want);
+		assert_int_equal(resolve_fp4(&w, "h100-sxm5-80gb", 1, MODEL_TASK_INFER, MODEL_UNSET, MODEL_UNSET,
+					     &c, &err),
+				 0);
+		assert_int_equal(c.weight_precision, cases[i].want == MODEL_FP32 ? -1 : (int)cases[i].want);
+		/* a given --weight-precision wins; training ignores the checkpoint's quantisation */
+		assert_int_equal(resolve_fp4(&w, "h100-sxm5-80gb", 1, MODEL_TASK_INFER, MODEL_UNSET, MODEL_FP8, &c,
+					     &err),
+				 0);
+		assert_int_equal(c.weight_precision, MODEL_FP8);
+		assert_int_equal(resolve_fp4(&w, "h100-sxm5-80gb", 1, MODEL_TASK_PRETRAIN, MODEL_UNSET,
+					     MODEL_UNSET, &c, &err),
+				 0);
+		assert_int_equal(c.weight_precision, -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1017,6 +1237,12 @@ int main(void)
 		cmocka_unit_test(test_more_tp_never_raises_weights),
 		cmocka_unit_test(test_faster_links_never_slow_a_step),
 		cmocka_unit_test(test_advice),
+		cmocka_unit_test(test_bits_per_element),
+		cmocka_unit_test(test_weights_at_fp4),
+		cmocka_unit_test(test_fp4_step_against_fp8),
+		cmocka_unit_test(test_fp4_cast_passes),
+		cmocka_unit_test(test_no_fp4_named),
+		cmocka_unit_test(test_quantised_config_json),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
