@@ -71,6 +71,17 @@ d = json.load(sys.stdin)
 c = [c for c in d["ranked"] if c["precision"] == "nvfp4"][0]
 print(c["estimate_args"])')
 case "$args" in *"--precision nvfp4"*) ;; *) fail "plan's estimate line lacks --precision nvfp4: $args" ;; esac
+# training at nvfp4: estimate, given plan's line, predicts what plan did
+expect_rc 0 plan --model llama3-8b --task pretrain --tokens 1e9 --gpu b200-sxm-180gb --precision nvfp4 --json
+expect_json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ranked"] and all(c["precision"] == "nvfp4" for c in d["ranked"]), d["ranked"][:1]
+' || fail "plan --precision nvfp4 for training"
+targs=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ranked"][0]["estimate_args"])')
+tstep=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ranked"][0]["step_s"])')
+estimate_agrees "$targs" "$tstep"
 expect_rc 2 plan --model llama3-8b --task infer --gpu h100-sxm5-80gb --precision nvfp4
 expect_rc 2 plan --model llama3-8b --precision nf4
 expect_err "nvfp4"
