@@ -321,6 +321,16 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 		c.precision = MODEL_FP8;
 		consider(&l, w, &c, "FP8 matmuls (Transformer Engine)", "--precision fp8", 1, 1.10);
 	}
+	/* Blackwell: the linear layers in NVFP4 (docs/model.md, "FP4"), from 16 bits or fp8 */
+	if ((cfg->precision == MODEL_BF16 || cfg->precision == MODEL_FP16 || cfg->precision == MODEL_FP8) &&
+	    g->fp4_tflops > 0 && w->kind == WORKLOAD_TRANSFORMER) {
+		c = *cfg;
+		c.precision = MODEL_NVFP4;
+		consider(&l, w, &c,
+			 cfg->task == MODEL_TASK_INFER ? "NVFP4 weights and matmuls (an NVFP4 checkpoint)" :
+							 "NVFP4 matmuls (Transformer Engine's NVFP4 recipe)",
+			 "--precision nvfp4", 1, 1.10);
+	}
 	if (w->kind == WORKLOAD_TRANSFORMER && cfg->flash == 0) {
 		c = *cfg;
 		c.flash = 1;

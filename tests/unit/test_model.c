@@ -1165,6 +1165,34 @@ static void test_no_fp4_named(void **state)
 	}
 }
 
+/* NVFP4 is recommended on Blackwell, with its gain, and never on a GPU without FP4. */
+static void test_fp4_recommended_on_blackwell_only(void **state)
+{
+	static const char *const keys[] = {"b200-sxm-180gb", "h100-sxm5-80gb"};
+	struct workload w;
+	struct model_config c;
+	struct model_advice a[16];
+	struct diag err;
+	size_t i, k, n;
+	(void)state;
+	diag_clear(&err);
+	assert_int_equal(workload_preset(&w, "llama3-8b", &err), 0);
+	for (i = 0; i < 2; i++) {
+		int found = 0;
+		assert_int_equal(resolve_fp4(&w, keys[i], 1, MODEL_TASK_PRETRAIN, MODEL_BF16, MODEL_UNSET, &c,
+					     &err),
+				 0);
+		n = model_recommend(&w, &c, a, 16);
+		for (k = 0; k < n; k++)
+			if (!strcmp(a[k].flags, "--precision nvfp4")) {
+				found = 1;
+				assert_true(a[k].speedup >= 1.10);
+			}
+		assert_int_equal(found, i == 0);
+		model_advice_release(a, n);
+	}
+}
+
 /* A config.json with a quantization_config is served at its stored precision unless told otherwise. */
 static void test_quantised_config_json(void **state)
 {
@@ -1243,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_fp4_cast_passes),
 		cmocka_unit_test(test_no_fp4_named),
 		cmocka_unit_test(test_quantised_config_json),
+		cmocka_unit_test(test_fp4_recommended_on_blackwell_only),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
