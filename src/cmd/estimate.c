@@ -34,8 +34,7 @@ static const char *gpu_s, *server_s, *network_s, *shape_s;
 /* the named values; MODEL_UNSET when not given */
 static int task = MODEL_UNSET, precision = MODEL_UNSET, recompute = MODEL_UNSET, optimizer = MODEL_UNSET,
 	   offload = MODEL_UNSET, flash = MODEL_UNSET, kv_precision = MODEL_UNSET, loader = MODEL_UNSET,
-	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET,
-	   weight_precision = MODEL_UNSET, reshard = MODEL_UNSET;
+	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET, reshard = MODEL_UNSET;
 static long hsdp;
 static long gpus, gpus_per_node, tp, pp, dp, ep, etp, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
@@ -140,10 +139,6 @@ static const struct opt estimate_opts[] = {
 	OPT_ENUM_("batching", &batching, "KIND", "continuous (serving engines' default) or static",
 		  batching_from_name, "static, continuous"),
 	OPT_INT_("max-seqs", &max_seqs, "N", "continuous batching: cap on running sequences", 1, 10000000),
-	OPT_ENUM_(
-		"weight-precision", &weight_precision, "P",
-		"stored weights: bf16, fp16, fp8, int8, int4, nf4, nvfp4 or mxfp4 (weight-only; a LoRA/QLoRA base)",
-		model_precision_from_name, "bf16, fp16, fp8, int8, int4, nf4, nvfp4, mxfp4"),
 	OPT_DURATION_POSITIVE_("ttft-target", &ttft_target, "TIME", "serving: time to first token to meet (200ms)",
 			       3600),
 	OPT_DURATION_POSITIVE_("tpot-target", &tpot_target, "TIME",
@@ -243,7 +238,6 @@ static void flags_request(struct model_request *q)
 	q->flash = flash;
 	q->cudnn_benchmark = cudnn_benchmark;
 	q->engine = engine;
-	q->weight_precision = weight_precision;
 	q->tp = GIVEN(tp);
 	q->pp = GIVEN(pp);
 	q->dp = GIVEN(dp);

@@ -121,6 +121,8 @@ void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
 			c->lora_targets = (enum model_lora_targets)q.lora_targets;
 		if (q.logits != MODEL_UNSET)
 			c->logits = (enum model_logits)q.logits;
+		if (q.weight_precision != MODEL_UNSET)
+			c->weight_precision = q.weight_precision;
 		c->optimizer_in_backward = o->optimizer_in_backward;
 		c->activation_offload = o->activation_offload;
 	}
@@ -145,6 +147,10 @@ void workload_opts_request(const struct workload_opts *o, struct model_request *
 	if (o->logits)
 		q->logits = named(o, "logits", o->logits, model_logits_from_name(o->logits),
 				  "fp32, bf16, chunked");
+	if (o->weight_precision)
+		q->weight_precision = named(o, "weight-precision", o->weight_precision,
+					    model_precision_from_name(o->weight_precision),
+					    "bf16, fp16, fp8, int8, int4, nf4, nvfp4, mxfp4");
 	if (o->optimizer_in_backward)
 		q->optimizer_in_backward = 1;
 	if (o->activation_offload)

@@ -34,6 +34,7 @@ struct workload_opts {
 	double tokens, samples, epochs;
 	/* how memory is held (WORKLOAD_OPT_MEMORY) */
 	const char *master, *lora_targets, *logits, *tie_embeddings;
+	const char *weight_precision; /* stored weights: a served model's or a LoRA base's */
 	int optimizer_in_backward, activation_offload;
 	double host_memory_gib; /* per server; 0 not given */
 };
@@ -90,7 +91,10 @@ struct workload_opts {
 		OPT_STRING_("logits", &(o).logits, "HOW", \
 			    "logits for the loss: fp32 (default), bf16 or chunked"), \
 		OPT_STRING_("tie-embeddings", &(o).tie_embeddings, "on|off", \
-			    "output head shares the input embedding")
+			    "output head shares the input embedding"), \
+		OPT_STRING_("weight-precision", &(o).weight_precision, "P", \
+			    "stored weights: bf16, fp16, fp8, int8, int4, nf4, nvfp4 or mxfp4 (weight-only; a " \
+			    "LoRA/QLoRA base)")
 #define WORKLOAD_OPT_EPOCHS(o) OPT_POSITIVE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
 
 /*
@@ -105,7 +109,8 @@ void workload_opts_load(const struct workload_opts *o, struct workload *w);
 
 /*
  * Copies --seq-len, --global-batch, --lora-rank, --prompt-len, --output-len,
- * --tokens, --samples and --epochs into *c; 0 leaves the choice to
+ * --tokens, --samples, --epochs and the memory settings (--weight-precision
+ * among them) into *c; 0 leaves the choice to
  * model_config_complete() or the planner.
  */
 void workload_opts_apply(const struct workload_opts *o, struct model_config *c);

@@ -225,21 +225,28 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 	return 0;
 }
 
+int model_weight_precision_check(enum model_task task, int precision, int wp, struct diag *err)
+{
+	int lora = task == MODEL_TASK_LORA || task == MODEL_TASK_QLORA;
+	if (wp >= 0 && (precision < 0 || wp != precision) && task != MODEL_TASK_INFER && !lora)
+		return diag_set(err, "", 0, 0, "weight-precision",
+				"--weight-precision %s stores a frozen base, but a %s run trains every weight; "
+				"use --task lora or qlora, or drop --weight-precision",
+				model_precision_name((enum model_precision)wp), model_task_name(task));
+	if (task == MODEL_TASK_QLORA && wp >= 0 && wp != MODEL_NF4 && wp != MODEL_INT4)
+		return diag_set(err, "", 0, 0, "weight-precision",
+				"--task qlora keeps its base in 4 bits; --weight-precision %s is a LoRA base "
+				"(use --task lora)",
+				model_precision_name((enum model_precision)wp));
+	return 0;
+}
+
 /* Memory settings that contradict each other or the task, each naming its flag. */
 static int memory_settings_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
 	int lora = c->task == MODEL_TASK_LORA || c->task == MODEL_TASK_QLORA;
-	int wp = c->weight_precision;
-	if (wp >= 0 && wp != (int)c->precision && c->task != MODEL_TASK_INFER && !lora)
-		return diag_set(err, "", 0, 0, "weight-precision",
-				"--weight-precision %s stores a frozen base, but a %s run trains every weight; "
-				"use --task lora or qlora, or drop --weight-precision",
-				model_precision_name(wp), model_task_name(c->task));
-	if (c->task == MODEL_TASK_QLORA && wp >= 0 && wp != MODEL_NF4 && wp != MODEL_INT4)
-		return diag_set(err, "", 0, 0, "weight-precision",
-				"--task qlora keeps its base in 4 bits; --weight-precision %s is a LoRA base "
-				"(use --task lora)",
-				model_precision_name(wp));
+	if (model_weight_precision_check(c->task, (int)c->precision, c->weight_precision, err))
+		return -1;
 	if (lora && w->kind == WORKLOAD_TRANSFORMER && c->lora_rank > w->d.hidden)
 		return diag_set(err, "", 0, 0, "lora-rank",
 				"--lora-rank %d exceeds the hidden size %d of '%s': "

@@ -449,6 +449,16 @@ void model_config_complete(const struct workload *w, struct model_config *cfg);
  */
 int model_config_check(const struct workload *w, const struct model_config *cfg, struct diag *err);
 
+/*
+ * The stored weight precision wp (enum model_precision, -1: none) against
+ * the task: a training run other than LoRA/QLoRA trains every weight, so it
+ * stores none apart from its working precision (precision; -1 when several
+ * are tried, as plan does), and QLoRA's base is 4-bit.  Part of
+ * model_config_check(); callers that search precisions check it once.
+ * Returns 0, or -1 with err->field "weight-precision".
+ */
+int model_weight_precision_check(enum model_task task, int precision, int wp, struct diag *err);
+
 /* ---------------------------------------------------------------------------
  * The scenario resolver: the one place that holds the defaults.
  *
@@ -500,6 +510,14 @@ void model_notes_release(struct model_notes *n);
 
 /* Every field MODEL_UNSET (pointers NULL, amounts of work 0). */
 void model_request_init(struct model_request *q);
+
+/*
+ * The stored weight precision of a run (model_config.weight_precision):
+ * `given` (enum model_precision) when not MODEL_UNSET; else, serving a
+ * quantised checkpoint (workload.weight_quant), its precision; else -1
+ * (the working precision).  The resolver and plan both decide it here.
+ */
+int model_default_weight_precision(const struct workload *w, enum model_task task, int given);
 
 /*
  * Completes q for workload w into *out, checked.  Returns 0 with what it

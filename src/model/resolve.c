@@ -114,6 +114,14 @@ static enum model_precision default_precision(const struct workload *w, const st
 	return g->bf16_tflops > 0 ? MODEL_BF16 : g->fp16_tflops > 0 ? MODEL_FP16 : MODEL_FP32;
 }
 
+int model_default_weight_precision(const struct workload *w, enum model_task task, int given)
+{
+	if (given != MODEL_UNSET)
+		return given;
+	/* a quantised checkpoint (config.json quantization_config) is served as it is stored */
+	return w->weight_quant != MODEL_FP32 && task == MODEL_TASK_INFER ? (int)w->weight_quant : -1;
+}
+
 /* The KV cache at the working precision; fp8 and fp4 runs keep a bf16 cache, fp32/tf32 an fp32 one. */
 static enum model_precision default_kv(enum model_precision p)
 {
@@ -190,10 +198,7 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->cudnn_benchmark = PICK(cudnn_benchmark, 1);
 	c->cuda_graphs = PICK(cuda_graphs, 0);
 	c->engine = (enum model_engine)PICK(engine, MODEL_ENGINE_EAGER);
-	c->weight_precision = PICK(weight_precision, -1);
-	/* a quantised checkpoint (config.json quantization_config) is served as it is stored */
-	if (q->weight_precision == MODEL_UNSET && w->weight_quant != MODEL_FP32 && c->task == MODEL_TASK_INFER)
-		c->weight_precision = (int)w->weight_quant;
+	c->weight_precision = model_default_weight_precision(w, c->task, q->weight_precision);
 	c->mig = PICK(mig, 0);
 	c->input_elems = q->input_elems;
 	c->input_dims = q->input_dims;

@@ -66,6 +66,9 @@ static void search_defaults(struct plan *p)
 	b->tp = b->pp = b->dp = b->ep = b->vpp = b->cp = 1;
 	b->micro_batch = 1;
 	b->flash = -1; /* per GPU, as the resolver decides it (model.h) */
+	b->weight_precision = model_default_weight_precision(w, b->task,
+							     b->weight_precision >= 0 ? b->weight_precision :
+											MODEL_UNSET);
 	b->offload = MODEL_OFFLOAD_NONE;
 	b->global_batch = 0;
 	model_config_complete(w, b);
@@ -121,6 +124,10 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 		free(p);
 		return diag_set(err, "", 0, 0, "memory-headroom",
 				"%g %% of each GPU's memory kept free is not 0-100", 100 - req->memory_use_pct);
+	}
+	if (model_weight_precision_check(req->base.task, -1, req->base.weight_precision, err)) {
+		free(p);
+		return -1;
 	}
 	decoder_infer = req->base.task == MODEL_TASK_INFER && req->w->kind == WORKLOAD_TRANSFORMER &&
 			req->w->d.causal;

@@ -86,6 +86,24 @@ expect_rc 2 plan --model llama3-8b --task infer --gpu h100-sxm5-80gb --precision
 expect_rc 2 plan --model llama3-8b --precision nf4
 expect_err "nvfp4"
 
+# plan --weight-precision: weights-only FP4 served on Hopper, its line reproduced by estimate;
+# refused for a full training run, where every weight is trained
+expect_rc 0 plan --model llama3-70b --task infer --rate 4 --gpu h100-sxm5-80gb --weight-precision nvfp4 --json
+expect_json
+wargs=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ranked"][0]["estimate_args"])')
+case "$wargs" in *"--precision bf16"*"--weight-precision nvfp4"*) ;; *) fail "plan --weight-precision line: $wargs" ;; esac
+# shellcheck disable=SC2086
+expect_rc 0 estimate $wargs --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["config"]
+assert c["weight_precision"] == "nvfp4" and c["precision"] == "bf16", c
+' || fail "estimate of plan's weights-only line"
+expect_rc 2 plan --model llama3-8b --task finetune --gpu h100-sxm5-80gb --weight-precision nvfp4
+expect_err "trains every weight"
+expect_rc 2 plan --model llama3-8b --task infer --gpu h100-sxm5-80gb --weight-precision fp5
+expect_err "--weight-precision 'fp5' is not one of"
+
 # validate: the fourth edition's values, predicted on Blackwell, skipped naming the GPU elsewhere
 cat >"$TMP/fp4.csv" <<'EOF'
 id,source,model,task,precision,weight_precision,gpu,gpus,tp,infer_batch,prompt_len,output_len,metric,value,unit
@@ -123,6 +141,11 @@ import json, sys
 c = json.load(sys.stdin)["config"]
 assert c["weight_precision"] == "mxfp4" and c["precision"] == "bf16", c
 ' || fail "config.json quantization_config"
+expect_rc 0 plan --model "$TMP/config.json" --task infer --gpu h100-sxm5-80gb --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+assert "--weight-precision mxfp4" in json.load(sys.stdin)["ranked"][0]["estimate_args"]
+' || fail "plan of a quantised config.json"
 expect_rc 0 estimate --model "$TMP/config.json" --task infer --gpu h100-sxm5-80gb --weight-precision bf16 --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
