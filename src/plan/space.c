@@ -134,6 +134,31 @@ static void mark_life(struct plan_hw *h, unsigned life)
 		snprintf(h->label + n, sizeof(h->label) - n, " (%s)", cat_life_marks(life));
 }
 
+/*
+ * When every GPU asked for lacks every precision asked for (--gpu
+ * h100-sxm5-80gb --precision nvfp4), says so naming the first GPU and the
+ * precisions it has; 0 when some asked GPU has one.
+ */
+static int no_precision_asked(const struct plan *p, struct diag *err)
+{
+	char asked[96] = "", has[96];
+	size_t i, at = 0;
+	for (i = 0; i < p->req.ngpus; i++)
+		if (plan_gpu_precisions(p, p->req.gpus[i], NULL, 0) > 0)
+			return 0;
+	if (!p->req.ngpus)
+		return 0;
+	for (i = 0; i < MODEL_PRECISION_COUNT && at < sizeof(asked); i++)
+		if (p->precisions & (1u << i)) {
+			int n = snprintf(asked + at, sizeof(asked) - at, "%s%s", at ? ", " : "",
+					 model_precision_name((enum model_precision)i));
+			at = n < 0 ? sizeof(asked) : at + (size_t)n;
+		}
+	return diag_set(err, "", 0, 0, "precision", "%s has none of the precisions asked for (%s); it has %s",
+			p->req.gpus[0]->row.key, asked,
+			model_gpu_precisions_text(p->req.gpus[0], has, sizeof(has)));
+}
+
 static int gpu_wanted(const struct plan *p, const struct cat_gpu *g)
 {
 	size_t i;
@@ -921,6 +946,8 @@ int plan_build_space(struct plan *p, struct diag *err)
 					p->req.provider ? p->req.provider : "any");
 	}
 	compose_skipped(p);
+	if (!p->nhw && no_precision_asked(p, err))
+		return -1;
 	if (!p->nhw) {
 		if (p->req.ecosystem && strcasecmp(p->req.ecosystem, "any"))
 			return diag_set(err, "", 0, 0, "ecosystem",

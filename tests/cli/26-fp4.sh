@@ -82,7 +82,8 @@ assert d["ranked"] and all(c["precision"] == "nvfp4" for c in d["ranked"]), d["r
 targs=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ranked"][0]["estimate_args"])')
 tstep=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["ranked"][0]["step_s"])')
 estimate_agrees "$targs" "$tstep"
-expect_rc 2 plan --model llama3-8b --task infer --gpu h100-sxm5-80gb --precision nvfp4
+expect_rc 2 plan --model llama3-8b --task infer --gpu h100-sxm5-80gb --precision nvfp4,mxfp4
+expect_err "h100-sxm5-80gb has none of the precisions asked for (nvfp4, mxfp4); it has fp32, tf32, fp16, bf16, fp8"
 expect_rc 2 plan --model llama3-8b --precision nf4
 expect_err "nvfp4"
 
