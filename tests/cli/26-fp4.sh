@@ -1,6 +1,6 @@
 #!/bin/bash
 # FP4 (NVFP4, MXFP4): estimate's --precision and --weight-precision, the errors on GPUs without
-# FP4, plan trying FP4 only where the GPU has it, validate reading the fourth edition's values,
+# FP4, plan trying FP4 only where the GPU has it, validate reading the fifth edition's values,
 # and a quantised config.json served at its stored precision.
 . "$TESTS/cli/lib.sh"
 
@@ -105,7 +105,7 @@ expect_err "trains every weight"
 expect_rc 2 plan --model llama3-8b --task infer --gpu h100-sxm5-80gb --weight-precision fp5
 expect_err "--weight-precision 'fp5' is not one of"
 
-# validate: the fourth edition's values, predicted on Blackwell, skipped naming the GPU elsewhere
+# validate: the fifth edition's values, predicted on Blackwell, skipped naming the GPU elsewhere
 cat >"$TMP/fp4.csv" <<'EOF'
 id,source,model,task,precision,weight_precision,gpu,gpus,tp,infer_batch,prompt_len,output_len,metric,value,unit
 F-1,test,llama3-70b,infer,nvfp4,,b200-sxm-180gb,1,1,8,1024,128,token_latency_ms,20,ms
