@@ -230,7 +230,7 @@ static struct {
 	struct gpu_device **devp;
 	unsigned ndevs;
 	nvmlEventSet_t evset;
-	int ev_state; /* 0 not tried, 1 registered, -1 unavailable */
+	atomic_int ev_state; /* 0 not tried, 1 registered, -1 unavailable (set by the event thread) */
 } N;
 
 static _Thread_local char errbuf[512];
@@ -511,6 +511,8 @@ static int nvml_enumerate(struct gpu_device *const **devs, unsigned *count)
  * afresh.  Events are not registered again: its XIDs then come from the
  * kernel log.
  */
+static int register_device(struct gpu_device *d);
+
 static int nvml_revive(struct gpu_device *dev, const char *uuid)
 {
 	nvmlDevice_t h = NULL;
@@ -543,6 +545,13 @@ static int nvml_revive(struct gpu_device *dev, const char *uuid)
 	}
 	atomic_store(&dev->lost_reported, 0);
 	atomic_store(&dev->status, GPU_STATUS_OK);
+	/*
+	 * a GPU back from a reset raises its XIDs on the set again only once
+	 * registered again (and one lost at start never was); NVML's calls are
+	 * thread-safe, so beside the event thread's wait is fine
+	 */
+	if (atomic_load(&N.ev_state) == 1)
+		register_device(dev);
 	return GPU_OK;
 }
 
@@ -1376,41 +1385,46 @@ static struct gpu_device *dev_by_handle(nvmlDevice_t h)
 	return NULL;
 }
 
+/*
+ * Registers d for the events it supports on the event set; 1 when it took.
+ * A device lost (or without a handle) now is skipped: revive registers it.
+ */
+static int register_device(struct gpu_device *d)
+{
+	ull mask = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError | nvmlEventTypeSingleBitEccError,
+	    sup;
+	nvmlReturn_t rc;
+	if (d->handle_rc != GPU_OK || atomic_load(&d->status) == GPU_STATUS_LOST)
+		return 0;
+	if (N.f.DeviceGetSupportedEventTypes) {
+		rc = N.f.DeviceGetSupportedEventTypes(d->h, &sup);
+		if (rc == NVML_ERROR_GPU_IS_LOST)
+			atomic_store(&d->status, GPU_STATUS_LOST);
+		if (rc != NVML_SUCCESS)
+			return 0;
+		mask &= sup;
+	}
+	if (!mask)
+		return 0;
+	/* NOT_SUPPORTED leaves the set usable (nvml.h) */
+	rc = N.f.DeviceRegisterEvents(d->h, mask, N.evset);
+	if (rc == NVML_ERROR_GPU_IS_LOST)
+		atomic_store(&d->status, GPU_STATUS_LOST);
+	return rc == NVML_SUCCESS;
+}
+
 static void register_events(void)
 {
 	unsigned i, any = 0;
 	if (!N.f.EventSetCreate || !N.f.DeviceRegisterEvents || !N.f.EventSetWait ||
 	    N.f.EventSetCreate(&N.evset) != NVML_SUCCESS) {
 		N.evset = NULL;
-		N.ev_state = -1;
+		atomic_store(&N.ev_state, -1);
 		return;
 	}
-	for (i = 0; i < N.ndevs; i++) {
-		struct gpu_device *d = &N.devs[i];
-		ull mask = nvmlEventTypeXidCriticalError | nvmlEventTypeDoubleBitEccError |
-			   nvmlEventTypeSingleBitEccError,
-		    sup;
-		nvmlReturn_t rc;
-		if (d->handle_rc != GPU_OK || atomic_load(&d->status) == GPU_STATUS_LOST)
-			continue;
-		if (N.f.DeviceGetSupportedEventTypes) {
-			rc = N.f.DeviceGetSupportedEventTypes(d->h, &sup);
-			if (rc == NVML_ERROR_GPU_IS_LOST)
-				atomic_store(&d->status, GPU_STATUS_LOST);
-			if (rc != NVML_SUCCESS)
-				continue;
-			mask &= sup;
-		}
-		if (!mask)
-			continue;
-		/* NOT_SUPPORTED leaves the set usable (nvml.h) */
-		rc = N.f.DeviceRegisterEvents(d->h, mask, N.evset);
-		if (rc == NVML_SUCCESS)
-			any = 1;
-		else if (rc == NVML_ERROR_GPU_IS_LOST)
-			atomic_store(&d->status, GPU_STATUS_LOST);
-	}
-	N.ev_state = any ? 1 : -1;
+	for (i = 0; i < N.ndevs; i++)
+		any |= register_device(&N.devs[i]);
+	atomic_store(&N.ev_state, any ? 1 : -1);
 }
 
 /* Emits LOST once per device that is known lost. */
@@ -1460,10 +1474,10 @@ static int nvml_events(struct gpu_event *out, size_t max, unsigned timeout_ms)
 	}
 	if (!max)
 		return 0;
-	if (!N.ev_state)
+	if (!atomic_load(&N.ev_state))
 		register_events();
 	n = lost_events(out, max, 0);
-	if (N.ev_state < 0) {
+	if (atomic_load(&N.ev_state) < 0) {
 		if (!n && timeout_ms) {
 			struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
 			nanosleep(&ts, NULL);

@@ -1781,6 +1781,8 @@ EXPORT nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t h, unsigned long long 
 		return NVML_ERROR_INVALID_ARGUMENT;
 	pthread_mutex_lock(&S.lock);
 	set->registered[d->index] = 1;
+	/* registered again (a GPU back from a reset): a later loss is told again */
+	set->lost_told[d->index] = 0;
 	if (types & nvmlEventTypeXidCriticalError) {
 		for (e = list_head(d, "xid"); e; e = e->next)
 			if (!strcmp(e->key, "xid"))

@@ -2,7 +2,8 @@
 # 72 GPUs as a normal case: the exporter samples them with a bounded pool of
 # threads (at most 16 in all, read from /proc/PID/status), a GPU whose calls
 # hang stalls only itself, a lost GPU is found again when it comes back on
-# the bus, and a transient GPM error does not switch profiling off.
+# the bus (its events registered again), and a transient GPM error does not
+# switch profiling off.
 EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 threads() { awk '/^Threads:/{print $2}' "/proc/$1/status"; }
 # ThreadSanitizer's runtime adds a background thread of its own to the process
@@ -58,8 +59,14 @@ stop_exporter
 # ---- a GPU lost, then back on the bus 3 s later; GPU 0's first GPM queries fail
 start_exporter "$SCEN/h100-returns.ini" --interval 500ms || finish
 wait_metric 'gpu_lost{gpu="1",uuid="GPU-41c0de79-3b2a-4f6e-8d1c-00000000c101"} 1' 10
+# its Xid 31 so far: once if it was registered for events before it fell off the bus, else never
+XID1='gpu_xid_errors_total{gpu="1",uuid="GPU-41c0de79-3b2a-4f6e-8d1c-00000000c101",xid="31"}'
+get /metrics
+x0=$(grep -F "$XID1 " "$TMP/body" | awk '{print $2}')
 wait_metric 'gpu_lost{gpu="1",uuid="GPU-41c0de79-3b2a-4f6e-8d1c-00000000c101"} 0' 12
 wait_metric 'gpu_up{gpu="1",uuid="GPU-41c0de79-3b2a-4f6e-8d1c-00000000c101"} 1' 3
+# registered for events anew on its return: the XIDs it raises from then on are seen
+wait_metric "$XID1 $(( ${x0:-0} + 1 ))" 3
 # its readings and its profiling counters are back too
 wait_metric 'gpu_sm_active_ratio{gpu="1",uuid="GPU-41c0de79-3b2a-4f6e-8d1c-00000000c101"} 0.7' 3
 wait_metric 'gpu_sm_active_ratio{gpu="0",uuid="GPU-41c0de79-3b2a-4f6e-8d1c-00000000c100"} 0.7' 3
