@@ -34,7 +34,8 @@ static const char *gpu_s, *server_s, *network_s, *shape_s;
 /* the named values; MODEL_UNSET when not given */
 static int task = MODEL_UNSET, precision = MODEL_UNSET, recompute = MODEL_UNSET, optimizer = MODEL_UNSET,
 	   offload = MODEL_UNSET, flash = MODEL_UNSET, kv_precision = MODEL_UNSET, loader = MODEL_UNSET,
-	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET, reshard = MODEL_UNSET;
+	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET, reshard = MODEL_UNSET,
+	   zero3_impl = MODEL_UNSET;
 static long hsdp;
 static long gpus, gpus_per_node, tp, pp, dp, ep, etp, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
@@ -107,6 +108,9 @@ static const struct opt estimate_opts[] = {
 	OPT_ENUM_("reshard-after-forward", &reshard, "on|off",
 		  "ZeRO-3: free gathered weights after forward (on, FSDP's default) or keep them for backward",
 		  on_off_from_name, "on, off"),
+	OPT_ENUM_("zero3-impl", &zero3_impl, "NAME",
+		  "ZeRO-3 as PyTorch FSDP (fsdp) or DeepSpeed v0.3-0.5 (deepspeed-2021)",
+		  model_zero3_impl_from_name, "fsdp, deepspeed-2021"),
 	OPT_ENUM_("recompute", &recompute, "MODE", "activation recompute: none, selective, selective-op or full",
 		  model_recompute_from_name, "none, selective, selective-op, full"),
 	OPT_FLAG_("seq-parallel", &seq_parallel, "sequence parallelism (with --tp)"),
@@ -254,6 +258,7 @@ static void flags_request(struct model_request *q)
 	q->zero = zero >= 0 ? (int)zero : MODEL_UNSET;
 	q->hsdp = GIVEN(hsdp);
 	q->reshard_after_forward = reshard;
+	q->zero3_impl = zero3_impl;
 	if (mig)
 		q->mig = (int)mig;
 #undef GIVEN

@@ -320,21 +320,30 @@ static int moe_layout_check(const struct workload *w, const struct model_config 
 static int sharding_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
 	int n = c->dp * cp_of(c), node = c->tp > 0 ? c->gpus_per_node / c->tp : 0;
+	const char *field = c->hsdp ? "hsdp" : !c->reshard_after_forward ? "reshard-after-forward" : "zero3-impl";
+	const char *flag = c->hsdp                   ? "--hsdp" :
+			   !c->reshard_after_forward ? "--reshard-after-forward off" :
+						       "--zero3-impl deepspeed-2021";
 	if (c->reshard_after_forward != 0 && c->reshard_after_forward != 1)
 		return diag_set(err, "", 0, 0, "reshard-after-forward", "is on or off, not %d",
 				c->reshard_after_forward);
 	if (c->hsdp < 0)
 		return diag_set(err, "", 0, 0, "hsdp", "--hsdp %d is not a group size; use 1 or more", c->hsdp);
-	if (!c->hsdp && c->reshard_after_forward)
+	if ((int)c->zero3_impl < 0 || c->zero3_impl >= MODEL_ZERO3_IMPL_COUNT)
+		return diag_set(err, "", 0, 0, "zero3-impl", "is fsdp or deepspeed-2021, not %d",
+				(int)c->zero3_impl);
+	if (c->zero3_impl == MODEL_ZERO3_DEEPSPEED_2021 && c->hsdp > 0)
+		return diag_set(
+			err, "", 0, 0, "zero3-impl",
+			"--zero3-impl deepspeed-2021 shards over every data-parallel rank; it has no --hsdp");
+	if (!c->hsdp && c->reshard_after_forward && c->zero3_impl == MODEL_ZERO3_FSDP)
 		return 0;
 	if (c->zero != 3)
-		return diag_set(err, "", 0, 0, c->hsdp ? "hsdp" : "reshard-after-forward",
-				"%s needs --zero 3 (it is how ZeRO-3/FSDP shards the parameters)",
-				c->hsdp ? "--hsdp" : "--reshard-after-forward off");
+		return diag_set(err, "", 0, 0, field,
+				"%s needs --zero 3 (it is how ZeRO-3/FSDP shards the parameters)", flag);
 	if (w->kind != WORKLOAD_TRANSFORMER || w->d.experts > 1)
-		return diag_set(err, "", 0, 0, c->hsdp ? "hsdp" : "reshard-after-forward",
-				"%s is modelled for dense transformers; '%s' is %s",
-				c->hsdp ? "--hsdp" : "--reshard-after-forward off", w->name,
+		return diag_set(err, "", 0, 0, field, "%s is modelled for dense transformers; '%s' is %s", flag,
+				w->name,
 				w->kind != WORKLOAD_TRANSFORMER ? "not a transformer" : "a mixture of experts");
 	if (c->hsdp > 0 && (c->hsdp > n || n % c->hsdp))
 		return diag_set(err, "", 0, 0, "hsdp",

@@ -214,8 +214,12 @@ static double step_transformer(const struct workload *w, const struct model_conf
 	{
 		double wbytes = params_local * (lora ? 4 : sb.weight), Ls = model_stage_layers(w, c);
 		/* ZeRO-3's units: the layers, and the rest (embedding, head) as the root */
-		struct zero3_layers z = {Ls, lora ? wbytes / Ls : layer_params_gpu(w, c) * sb.weight, 0,
-					 tp.layer_fwd, tp.layer_bwd};
+		struct zero3_layers z = {Ls,
+					 lora ? wbytes / Ls : layer_params_gpu(w, c) * sb.weight,
+					 0,
+					 tp.layer_fwd,
+					 tp.layer_bwd,
+					 2.0 + (w->d.gated_mlp ? 3 : 2)};
 		z.root_bytes = wbytes > Ls * z.layer_bytes ? wbytes - Ls * z.layer_bytes : 0;
 		if (dp_cp(c) > 1)
 			dp_time(c, &tp, &z, m_mb, params_local * (lora ? 4 : sb.grad), wbytes, tm);

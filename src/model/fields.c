@@ -71,6 +71,8 @@ enum {
 	F(hsdp, INT, NULL, "ZeRO-3 hybrid shard group, ranks; 0 full shard", c->hsdp, ONLY_IF(c->zero >= 3)) \
 	F(reshard_after_forward, BOOL, NULL, "ZeRO-3: gathered weights freed after forward", \
 	  c->reshard_after_forward, ONLY_IF(c->zero >= 3)) \
+	F(zero3_impl, TEXT, NULL, "ZeRO-3 implementation: fsdp, deepspeed-2021", \
+	  model_zero3_impl_name(c->zero3_impl), ONLY_IF(c->zero >= 3)) \
 	F(recompute, TEXT, NULL, "activation recompute: none, selective, selective-op, full", \
 	  model_recompute_name(c->recompute), ALWAYS) \
 	F(seq_parallel, BOOL, NULL, "sequence parallelism", c->seq_parallel, ALWAYS) \

@@ -48,6 +48,7 @@ static const struct fitted_const consts[] = {
 	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001", TUNE_K_TF32_CONV_REL, NULL, 0.3, 1, 0.5},
 	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005", TUNE_K_CONV_EFF_FP32, NULL, 0.5, 1.5, 0.9},
 	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, NULL, 0, 0, 0},
+	{"TUNE_DS_RANK_COPY_S", "src/model/tune.h", "S1-011..016", -1, NULL, 0, 0, 0},
 	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, NULL, 0, 0, 0},
 	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026", -1,
 	 NULL, 0, 0, 0},

@@ -114,6 +114,18 @@ enum model_logits {
 	MODEL_LOGITS_COUNT
 };
 
+/*
+ * How ZeRO-3 gathers and reduces (docs/model.md, "ZeRO-3 and FSDP, layer by
+ * layer"): PyTorch FSDP's flat per-layer units, or DeepSpeed's ZeRO-3 of
+ * 2021 (v0.3-0.5: one all-gather per parameter, each after a device-wide
+ * synchronise, gradients all-reduced in buckets).
+ */
+enum model_zero3_impl {
+	MODEL_ZERO3_FSDP,
+	MODEL_ZERO3_DEEPSPEED_2021,
+	MODEL_ZERO3_IMPL_COUNT
+};
+
 /* Which statistic a memory figure is. */
 enum model_memory_stat {
 	MODEL_MEM_RESERVED,  /* torch.cuda.max_memory_reserved */
@@ -161,6 +173,8 @@ const char *model_lora_targets_name(enum model_lora_targets t);
 int model_lora_targets_from_name(const char *s);
 const char *model_logits_name(enum model_logits l);
 int model_logits_from_name(const char *s);
+const char *model_zero3_impl_name(enum model_zero3_impl z);
+int model_zero3_impl_from_name(const char *s);
 const char *model_memory_stat_name(enum model_memory_stat s);
 int model_memory_stat_from_name(const char *s);
 const char *model_loader_name(enum model_loader l);
@@ -374,6 +388,7 @@ struct model_config {
 	 */
 	int hsdp;
 	int reshard_after_forward;
+	enum model_zero3_impl zero3_impl; /* --zero3-impl: fsdp (default) or deepspeed-2021 */
 
 	int flash;        /* fused (flash) attention: 1 on, 0 off, -1 auto (on for GPUs with
 					  bf16 tensor cores in 16-bit or fp8; model_config_complete resolves it) */
@@ -486,6 +501,7 @@ struct model_request {
 	int master, optimizer_in_backward, activation_offload, lora_targets, logits;
 	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel, etp;
 	int hsdp, reshard_after_forward; /* --hsdp N (0: full shard), --reshard-after-forward on|off */
+	int zero3_impl;                  /* enum model_zero3_impl */
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */

@@ -160,6 +160,7 @@ struct zero3_layers {
 	double root_bytes;  /* the rest of the stage (embedding, head, norms): the root unit, B */
 	double fwd_s;       /* one layer's forward, s */
 	double bwd_s;       /* one layer's backward with its recompute, s */
+	double tensors;     /* weight matrices of one layer (DeepSpeed gathers each alone) */
 };
 struct zero3_time {
 	double ag_s, rs_s, ar_s; /* one layer: gather, reduce-scatter, replicas' all-reduce (HSDP) */
@@ -169,6 +170,8 @@ struct zero3_time {
 /* What a collective of c_s beside t_s of compute adds when it takes sigma of the SMs. */
 double zero3_hide_s(double c_s, double t_s, double sigma);
 void zero3_time(const struct model_config *c, const struct zero3_layers *z, struct zero3_time *o);
+/* One unit of DeepSpeed's ZeRO-3 of 2021: its gathers and its gradients' all-reduce, s. */
+void zero3_deepspeed_unit(const struct model_config *c, double bytes, double tensors, double *ag_s, double *ar_s);
 
 /* infer.c */
 enum model_engine engine_of(const struct model_config *c);

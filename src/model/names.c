@@ -19,6 +19,7 @@ static const char *const master_names[] = {"fp32", "none"};
 static const char *const lora_targets_names[] = {"attn+mlp", "qv", "qkv", "qkvo", "all"};
 static const char *const logits_names[] = {"fp32", "bf16", "chunked"};
 static const char *const memory_stat_names[] = {"reserved", "allocated", "device"};
+static const char *const zero3_impl_names[] = {"fsdp", "deepspeed-2021"};
 
 /* Older spellings still accepted. */
 static const char *const aliases[][2] = {{"adam8bit", "adamw8bit"},
@@ -61,6 +62,7 @@ NAMEFN(master, master_names, MODEL_MASTER_COUNT)
 NAMEFN(lora_targets, lora_targets_names, MODEL_LORA_TARGETS_COUNT)
 NAMEFN(logits, logits_names, MODEL_LOGITS_COUNT)
 NAMEFN(memory_stat, memory_stat_names, MODEL_MEM_STAT_COUNT)
+NAMEFN(zero3_impl, zero3_impl_names, MODEL_ZERO3_IMPL_COUNT)
 #undef NAMEFN
 
 const char *model_link_name(enum model_link l)

@@ -159,4 +159,20 @@ extern double tune_fitted[TUNE_NFITTED];
 #define TUNE_TF32_CONV_REL (tune_fitted[TUNE_K_TF32_CONV_REL])
 #define TUNE_CONV_EFF_FP32 (tune_fitted[TUNE_K_CONV_EFF_FP32])
 
+/*
+ * DeepSpeed's ZeRO-3 of 2021 (v0.3-0.5, --zero3-impl deepspeed-2021).  Host
+ * time of one parameter's all-gather: 130 us before the launch and 250 us
+ * for it, each gather after a torch.cuda.synchronize() (DeepSpeed issue
+ * #1069, v0.3.16 on 8 A100).
+ */
+#define TUNE_DS_GATHER_HOST_S 380e-6
+/* gradients all-reduced (issue #1173) in buckets of reduce_bucket_size, 5e8 16-bit elements by default */
+#define TUNE_DS_BUCKET_BYTES (5e8 * 2)
+/*
+ * the time per rank of the group that each gather spends splitting its
+ * output into one tensor per rank and copying them out (the list form of
+ * torch.distributed.all_gather; PR #1188 removed it): fitted on
+ * S1-011..016, 40, 50, 55, 60 and 80 us tried, 60 best (median 8.5 %)
+ */
+#define TUNE_DS_RANK_COPY_S 60e-6
 #endif

@@ -102,6 +102,7 @@ static void apply_layout(struct model_config *cfg, const struct layout *l, int g
 	cfg->zero = l->zero;
 	cfg->hsdp = l->hsdp;
 	cfg->reshard_after_forward = 1;
+	cfg->zero3_impl = MODEL_ZERO3_FSDP; /* plan lays out ZeRO-3 as FSDP does */
 	cfg->recompute = (enum model_recompute)l->rc;
 	cfg->offload = (enum model_offload)l->offload;
 	cfg->loader = (enum model_loader)l->loader;

@@ -230,8 +230,10 @@ static void print_layout(FILE *out, const struct model_config *c)
 		snprintf(cp, sizeof(cp), " cp %d", c->cp);
 	if (c->ep > 1)
 		snprintf(ep, sizeof(ep), " ep %d", c->ep);
-	if (c->zero >= 3 && (c->hsdp > 0 || !c->reshard_after_forward))
-		snprintf(z, sizeof(z), "%s%.0d%s", c->hsdp > 0 ? " hsdp " : "", c->hsdp,
+	if (c->zero >= 3 && (c->hsdp > 0 || !c->reshard_after_forward || c->zero3_impl != MODEL_ZERO3_FSDP))
+		snprintf(z, sizeof(z), "%s%s%s%.0d%s", c->zero3_impl != MODEL_ZERO3_FSDP ? " " : "",
+			 c->zero3_impl != MODEL_ZERO3_FSDP ? model_zero3_impl_name(c->zero3_impl) : "",
+			 c->hsdp > 0 ? " hsdp " : "", c->hsdp,
 			 c->reshard_after_forward ? "" : " (kept after forward)");
 	fprintf(out,
 		"layout: tp %d%s pp %d dp %d%s, zero %d%s, %s, micro-batch %d x %d, global batch %d\n"

@@ -5,12 +5,7 @@
 A100="--model llama2-7b --gpu a100-sxm4-80gb --gpus 128 --tp 1 --pp 1 --network ib-hdr-8x200
 	--micro-batch 2 --global-batch 256 --seq-len 4096"
 
-# field of estimate --json: time.NAME, or config.NAME
-field() {
-	printf '%s' "$OUT" | python3 -c 'import json, sys
-d = json.load(sys.stdin); k = sys.argv[1].split(".")
-print(d[k[0]][k[1]])' "$1"
-}
+field() { json_field "$1"; }
 
 # full shard over 128 ranks on 16 servers: the rings cross servers on all 8 NICs
 expect_rc 0 estimate $A100 --zero 3 --json

@@ -38,6 +38,13 @@ expect_no_crash() {
 }
 # expect_json: the last stdout parses as JSON.
 expect_json() { printf '%s' "$OUT" | python3 -m json.tool >/dev/null 2>&1 || fail "stdout is not JSON"; }
+
+# json_field SECTION.NAME: that value of the JSON on stdout (estimate --json: time.zero_comm_s)
+json_field() {
+	printf '%s' "$OUT" | python3 -c 'import json, sys
+d = json.load(sys.stdin); k = sys.argv[1].split(".")
+print(d[k[0]][k[1]])' "$1"
+}
 # expect_width N: no stdout line is longer than N columns, and none ends in blanks.
 expect_width() {
 	local n

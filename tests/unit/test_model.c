@@ -699,7 +699,7 @@ static void zero3_hand_config(struct model_config *c)
 static void test_zero3_per_layer_by_hand(void **state)
 {
 	struct model_config c;
-	struct zero3_layers z = {4, 1e9, 0, 4e-3, 8e-3};
+	struct zero3_layers z = {4, 1e9, 0, 4e-3, 8e-3, 4};
 	struct zero3_time t;
 	double ag = 10e-6 + 15.0 / 16 * 1e9 / (8 * 25e9 * 0.86) + 8e-6; /* 5.4686 ms */
 	double f = fmax(ag - 4e-3, 0.35 * ag), b = fmax(2 * ag - 8e-3, 0.35 * 2 * ag);
@@ -738,6 +738,40 @@ static void test_zero3_per_layer_by_hand(void **state)
 	assert_true(zero3_hide_s(10, 20, 0.35) == 3.5);
 	assert_true(zero3_hide_s(10, 2, 0.35) == 8);
 	assert_true(zero3_hide_s(0, 2, 0.35) == 0);
+}
+
+/*
+ * --zero3-impl deepspeed-2021 on the same 16 ranks: each of the 4 matrices
+ * of a 1 GB layer gathered alone, 10 us + 15/16 x 2.5e8 / 172e9 + 8 us, plus
+ * 380 us of host and 16 x 60 us of per-rank copies; the gradients one bucket
+ * (1 GB = 5e8 16-bit elements) all-reduced, 10 us + 2 x 15/16 x 1e9 / 172e9
+ * + 8 us.  All exposed: 4 layers x (2 gathers + 1 all-reduce).
+ */
+static void test_zero3_deepspeed_by_hand(void **state)
+{
+	struct model_config c;
+	struct zero3_layers z = {4, 1e9, 0, 4e-3, 8e-3, 4};
+	struct zero3_time t;
+	double ag = 4 * (10e-6 + 15.0 / 16 * 2.5e8 / 172e9 + 8e-6 + 380e-6 + 16 * 60e-6); /* 10.79 ms */
+	double ar = 10e-6 + 2 * 15.0 / 16 * 1e9 / 172e9 + 8e-6;                           /* 10.92 ms */
+	(void)state;
+	assert_true(fabs(TUNE_DS_RANK_COPY_S - 60e-6) < 1e-15);
+	zero3_hand_config(&c);
+	c.zero3_impl = MODEL_ZERO3_DEEPSPEED_2021;
+	zero3_time(&c, &z, &t);
+	assert_true(fabs(t.ag_s - ag) < 1e-12);
+	assert_true(fabs(t.ar_s - ar) < 1e-12);
+	assert_true(t.rs_s == 0);
+	assert_true(fabs(t.total_s - 4 * (2 * ag + ar)) < 1e-12);
+	assert_true(fabs(t.exposed_s - t.total_s) < 1e-15);
+	assert_true(fabs(t.exposed_s - 0.1300) < 1e-3);
+	/* a 2.5 GB unit all-reduces in 3 buckets of 0.833 GB */
+	zero3_deepspeed_unit(&c, 2.5e9, 1, &ag, &ar);
+	assert_true(fabs(ar - 3 * (10e-6 + 2 * 15.0 / 16 * 2.5e9 / 3 / 172e9 + 8e-6)) < 1e-12);
+	/* FSDP on the same layer is far cheaper: its flat gathers hide under compute */
+	c.zero3_impl = MODEL_ZERO3_FSDP;
+	zero3_time(&c, &z, &t);
+	assert_true(t.exposed_s < 0.03);
 }
 
 /* Hybrid sharding keeps N ranks' worth of the states; reshard off keeps the stage's weights gathered. */
@@ -1249,6 +1283,7 @@ int main(void)
 		cmocka_unit_test(test_vendor_row_resolved_once),
 		cmocka_unit_test(test_zero3_hidden_gathers_still_cost),
 		cmocka_unit_test(test_zero3_per_layer_by_hand),
+		cmocka_unit_test(test_zero3_deepspeed_by_hand),
 		cmocka_unit_test(test_zero3_hsdp_memory),
 		cmocka_unit_test(test_weights_and_states),
 		cmocka_unit_test(test_kv_cache),
