@@ -410,7 +410,7 @@ static int second_edition(const struct row *r, struct model_request *q, struct s
 		{"lora_targets", model_lora_targets_from_name, &q->lora_targets,
 		 "is not qv, qkv, qkvo, attn+mlp or all"},
 		{"logits", model_logits_from_name, &q->logits, "is not fp32, bf16 or chunked"},
-		/* the fifth edition: which ZeRO-3 */
+		/* the sixth edition: which ZeRO-3 */
 		{"zero3_impl", model_zero3_impl_from_name, &q->zero3_impl, "is not fsdp or deepspeed-2021"},
 	};
 	const char *v;
