@@ -10,10 +10,13 @@ EXPORT_LIB_ONLY=1 . "$TESTS/integration/70-export-basic.sh"
 unset GPUSCOPE_CALIBRATION
 export XDG_CONFIG_HOME="$TMP/no-config"
 CAL="$TMP/cal.json"
-# a calibration as bench writes it: the fake H100 capped at half power
-GPUSCOPE_BENCH_LIBS="$BUILDDIR/fake-cuda" FAKE_CUDA_SCENARIO="$TESTS/fake-cuda/scenarios/h100-halfpower.ini" \
+# a calibration as bench writes it: the fake H100 capped at half power (by the build whose fake
+# CUDA stack it is: under ThreadSanitizer, the AddressSanitizer build's)
+BB=${BENCH_BUILDDIR:-$BUILDDIR}
+GPUSCOPE=${BENCH_GPUSCOPE:-$GPUSCOPE} GPUSCOPE_BENCH_LIBS="$BB/fake-cuda" \
+	FAKE_CUDA_SCENARIO="$TESTS/fake-cuda/scenarios/h100-halfpower.ini" \
 	FAKE_NVML_SCENARIO="$TESTS/fake-nvml/scenarios/bench-h100-halfpower.ini" \
-	run bench --nvml "$FAKE" --only gemm,hbm,host --output "$CAL"
+	run bench --nvml "$BB/fake-nvml/libnvidia-ml.so.1" --only gemm,hbm,host --output "$CAL"
 CHECKS=$((CHECKS + 1))
 [ "$RC" -eq 0 ] && [ -s "$CAL" ] || fail "bench --output exited $RC: $ERR"
 BF16=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ceilings"]["gemm"]["bf16"]["tflops"])' "$CAL")
