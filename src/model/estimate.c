@@ -230,8 +230,10 @@ static double step_transformer(const struct workload *w, const struct model_conf
 		if (c->activation_offload)
 			tm->offload_s += activation_offload_s(c, &r->mem, m_mb, t_mb);
 	}
+	/* every server's micro-batches wait for the slowest server's (scale.c) */
+	tm->straggler_s = straggler_s(c, m_mb * t_mb);
 	step_gpu = m_mb * t_mb + tm->pp_bubble_s + tm->pp_p2p_s + tm->dp_comm_s + tm->zero_comm_s +
-		   tm->optimizer_s + tm->offload_s;
+		   tm->optimizer_s + tm->offload_s + tm->straggler_s;
 	/* the CPU must launch every kernel: eager PyTorch costs TUNE_LAUNCH_S per kernel */
 	tm->overhead_s = m_mb * tp.kernels_mb * launch_s_of(c) - step_gpu;
 	if (tm->overhead_s < 0)

@@ -157,7 +157,9 @@ enum {
 	F(zero_comm_s, NUM, "s", "ZeRO-3 parameter gathers, exposed part", t->zero_comm_s, ALWAYS) \
 	F(offload_s, NUM, "s", "host transfers and CPU optimizer, exposed part", t->offload_s, ALWAYS) \
 	F(data_s, NUM, "s", "data loading, exposed part", t->data_s, ALWAYS) \
-	F(overhead_s, NUM, "s", "kernel launches and framework overhead", t->overhead_s, ALWAYS)
+	F(overhead_s, NUM, "s", "kernel launches and framework overhead", t->overhead_s, ALWAYS) \
+	F(straggler_s, NUM, "s", "waiting for the slowest server at the step's synchronisations", t->straggler_s, \
+	  ALWAYS)
 
 #define LATENCY_ASKED ONLY_IF(a->latency_batch >= 0)
 #define INFERENCE_FIELDS(F) \

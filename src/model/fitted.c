@@ -21,6 +21,7 @@ double tune_fitted[TUNE_NFITTED] = {
 	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
 	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT,
 	TUNE_CONV_EFF_DEFAULT,        TUNE_TF32_CONV_REL_DEFAULT,     TUNE_CONV_EFF_FP32_DEFAULT,
+	TUNE_STRAGGLER_SIGMA_DEFAULT,
 };
 
 /*
@@ -47,6 +48,7 @@ static const struct fitted_const consts[] = {
 	{"TUNE_CONV_EFF", "src/model/tune.h", "S6-002 S6-006", TUNE_K_CONV_EFF, NULL, 0.3, 0.9, 0.8},
 	{"TUNE_TF32_CONV_REL", "src/model/tune.h", "S6-001", TUNE_K_TF32_CONV_REL, NULL, 0.3, 1, 0.5},
 	{"TUNE_CONV_EFF_FP32", "src/model/tune.h", "S6-005", TUNE_K_CONV_EFF_FP32, NULL, 0.5, 1.5, 0.9},
+	{"TUNE_STRAGGLER_SIGMA", "src/model/tune.h", "P16-006..009", TUNE_K_STRAGGLER_SIGMA, NULL, 0, 0.05, 0},
 	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, NULL, 0, 0, 0},
 	{"TUNE_DS_RANK_COPY_S", "src/model/tune.h", "S1-011..016", -1, NULL, 0, 0, 0},
 	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, NULL, 0, 0, 0},
@@ -87,6 +89,7 @@ static const double tune_shipped[TUNE_NFITTED] = {
 	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
 	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT,
 	TUNE_CONV_EFF_DEFAULT,        TUNE_TF32_CONV_REL_DEFAULT,     TUNE_CONV_EFF_FP32_DEFAULT,
+	TUNE_STRAGGLER_SIGMA_DEFAULT,
 };
 
 int fitted_refittable(const struct fitted_const *k)

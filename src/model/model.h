@@ -625,6 +625,7 @@ struct model_time {
 	double offload_s;       /* host transfers and CPU optimizer, exposed part */
 	double data_s;          /* data loading, exposed part */
 	double overhead_s;      /* kernel launches and framework overhead */
+	double straggler_s;     /* waiting for the slowest server at the step's synchronisations */
 	double compute_s;       /* gemm + attention + memory-bound + recompute (busy GPU time) */
 };
 

@@ -173,6 +173,9 @@ void zero3_time(const struct model_config *c, const struct zero3_layers *z, stru
 /* One unit of DeepSpeed's ZeRO-3 of 2021: its gathers and its gradients' all-reduce, s. */
 void zero3_deepspeed_unit(const struct model_config *c, double bytes, double tensors, double *ag_s, double *ar_s);
 
+/* scale.c: the wait for the slowest of the job's servers, s, for busy_s of work on each */
+double straggler_s(const struct model_config *c, double busy_s);
+
 /* infer.c */
 enum model_engine engine_of(const struct model_config *c);
 double launch_s_of(const struct model_config *c);

@@ -82,6 +82,12 @@
  * (P10-001..005, P14-*:fit), lowest fit median (7.4 %) at 0.35.
  */
 #define TUNE_ZERO3_SM_SHARE_DEFAULT 0.35
+/*
+ * relative spread (standard deviation) of one server's busy time in a
+ * step, whose maximum over S servers the step waits for:
+ * sigma sqrt(2 ln S) (src/model/scale.c, docs/model.md "Stragglers")
+ */
+#define TUNE_STRAGGLER_SIGMA_DEFAULT 0.0
 /* DeepSpeed CPU Adam, parameters updated per second per GPU's share of host cores (estimate) */
 #define TUNE_CPU_ADAM_PARAMS_PER_S 1e9
 /*
@@ -143,6 +149,7 @@ enum tune_fitted_id {
 	TUNE_K_CONV_EFF,
 	TUNE_K_TF32_CONV_REL,
 	TUNE_K_CONV_EFF_FP32,
+	TUNE_K_STRAGGLER_SIGMA,
 	TUNE_NFITTED
 };
 extern double tune_fitted[TUNE_NFITTED];
@@ -158,6 +165,7 @@ extern double tune_fitted[TUNE_NFITTED];
 #define TUNE_CONV_EFF (tune_fitted[TUNE_K_CONV_EFF])
 #define TUNE_TF32_CONV_REL (tune_fitted[TUNE_K_TF32_CONV_REL])
 #define TUNE_CONV_EFF_FP32 (tune_fitted[TUNE_K_CONV_EFF_FP32])
+#define TUNE_STRAGGLER_SIGMA (tune_fitted[TUNE_K_STRAGGLER_SIGMA])
 
 /*
  * DeepSpeed's ZeRO-3 of 2021 (v0.3-0.5, --zero3-impl deepspeed-2021).  Host

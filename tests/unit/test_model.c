@@ -19,6 +19,7 @@
 #include "catalog/catalog.h"
 #include "model/model.h"
 #include "model/model_int.h"
+#include "model/tune.h"
 #include "model/vendor.h"
 
 static struct catalog *cat;
@@ -801,6 +802,53 @@ static void test_zero3_hsdp_memory(void **state)
 	assert_true(kept.buffers_bytes - full.buffers_bytes > 29 * 2 * P / 32 * 0.95);
 }
 
+/*
+ * Stragglers, by hand: sigma sqrt(2 ln S) of the busy time, S servers.
+ * 3,072 GPUs in servers of 8 are S = 384: sqrt(2 ln 384) = 3.44982, so
+ * sigma = 0.01 and 10 s of work wait 0.344982 s; one server waits for
+ * none; the shipped sigma (fitted 0, docs/model.md "Stragglers") adds
+ * nothing.  In a step, the wait adds to the step of 2 x 8 GPUs and not to
+ * the step of one server of 8.
+ */
+static void test_straggler_by_hand(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_result r0, r1;
+	double saved = tune_fitted[TUNE_K_STRAGGLER_SIGMA];
+	(void)state;
+	assert_true(saved == 0);
+	model_config_defaults(&c);
+	c.gpus_per_node = 8;
+	c.gpus = 3072;
+	assert_true(straggler_s(&c, 10) == 0);
+	tune_fitted[TUNE_K_STRAGGLER_SIGMA] = 0.01;
+	assert_true(fabs(straggler_s(&c, 10) - 0.344982) < 1e-6);
+	c.gpus = 64; /* 8 servers: sqrt(2 ln 8) = 2.03933 */
+	assert_true(fabs(straggler_s(&c, 10) - 0.203933) < 1e-6);
+	c.gpus = 8;
+	assert_true(straggler_s(&c, 10) == 0);
+	c.gpus = 9; /* a ninth GPU needs a second server: sqrt(2 ln 2) = 1.17741 */
+	assert_true(fabs(straggler_s(&c, 10) - 0.117741) < 1e-6);
+
+	preset(&w, "llama2-7b");
+	config(&c, &w, "a100-sxm4-80gb", 8);
+	c.global_batch = 16;
+	check_ok(&w, &c);
+	assert_int_equal(model_estimate(&w, &c, &r1), 0);
+	assert_true(r1.time.straggler_s == 0);
+	config(&c, &w, "a100-sxm4-80gb", 16);
+	c.global_batch = 32;
+	check_ok(&w, &c);
+	assert_int_equal(model_estimate(&w, &c, &r1), 0);
+	tune_fitted[TUNE_K_STRAGGLER_SIGMA] = 0;
+	assert_int_equal(model_estimate(&w, &c, &r0), 0);
+	tune_fitted[TUNE_K_STRAGGLER_SIGMA] = saved;
+	assert_true(r0.time.straggler_s == 0);
+	assert_true(r1.time.straggler_s > 0);
+	assert_true(fabs(r1.time.step_s - r0.time.step_s - r1.time.straggler_s) < 1e-9 * r0.time.step_s);
+}
+
 static void test_pipeline_and_utilisation(void **state)
 {
 	struct workload w;
@@ -1294,6 +1342,7 @@ int main(void)
 		cmocka_unit_test(test_config_errors_name_flags),
 		cmocka_unit_test(test_layout_iterator),
 		cmocka_unit_test(test_resolve_defaults),
+		cmocka_unit_test(test_straggler_by_hand),
 		cmocka_unit_test(test_pipeline_and_utilisation),
 		cmocka_unit_test(test_max_micro_batch_and_latency),
 		cmocka_unit_test(test_more_recompute_never_raises_memory),

@@ -205,7 +205,7 @@ static void test_training_keys(void **state)
 		MODEL_EST_TIME, &s.a,
 		"step_s compute_s gemm_s attention_s memory_bound_s recompute_s optimizer_s "
 		"tp_comm_s ep_comm_s cp_comm_s pp_bubble_s pp_p2p_s dp_comm_s dp_comm_total_s zero_comm_s offload_s "
-		"data_s overhead_s");
+		"data_s overhead_s straggler_s");
 	expect_keys(MODEL_EST_THROUGHPUT, &s.a,
 		    "tokens_per_s samples_per_s data_samples_per_s data_cores_per_gpu "
 		    "cpu_cores_per_gpu");
