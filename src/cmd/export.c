@@ -43,6 +43,8 @@ static const struct opt export_opts[] = {
 	OPT_STRING_("kmsg", &cfg.kmsg, "PATH", "kernel log for XIDs (default /dev/kmsg; none)"),
 	OPT_DURATION_("xid-window", &cfg.xid_window_s, "DURATION",
 		      "DCGM_EXP_XID_ERRORS_COUNT window (default 5m)"),
+	OPT_DURATION_("clock-events-window", &cfg.clock_events_window_s, "DURATION",
+		      "DCGM_EXP_CLOCK_EVENTS_COUNT window (default 5m)"),
 	OPT_FLAG_("no-hostname", &cfg.no_hostname, "no hostname labels (dcgm-exporter's -n)"),
 	OPT_STRING_("hostname-label", &cfg.hostname_label, "NAME",
 		    "dcgm names' host label: Hostname (default) or hostname (dcgm-exporter 4.x)"),

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export/clockev.h"
 #include "export/kube.h"
 #include "export/procinfo.h"
 #include "export/sanity.h"
@@ -81,9 +82,10 @@ struct slot {
 	double gpm_at;
 	double busy_since;
 	int stalled;
-	int lost;         /* reported by status() or the event thread */
-	double revive_at; /* CLOCK_MONOTONIC of the next look for a lost GPU */
-	uint64_t revived; /* times the GPU came back */
+	int lost;              /* reported by status() or the event thread */
+	double revive_at;      /* CLOCK_MONOTONIC of the next look for a lost GPU */
+	uint64_t revived;      /* times the GPU came back */
+	struct clockev *clock; /* its clock-event reasons over time */
 	struct result res;
 	int pcie_valid;
 	uint64_t pcie_tx, pcie_rx;
@@ -429,6 +431,8 @@ static void fast_pass(struct slot *sl, struct result *r)
 	if (sl->res.rc == GPU_ERR_LOST ||
 	    (c->o.backend->status && c->o.backend->status(sl->dev) == GPU_STATUS_LOST))
 		sl->lost = 1;
+	if (sl->res.have && sl->res.rc == GPU_OK && GPU_SAMPLE_HAS(&sl->res.s, clock_event_reasons))
+		clockev_note(sl->clock, mono_now(), sl->res.s.clock_event_reasons);
 	sl->errors += errors;
 	sl->done_gen = gen;
 	sl->busy = 0;
@@ -674,6 +678,7 @@ static void build_view(struct collector *c, struct xview *v, double now_wall)
 	v->hostname = c->o.hostname;
 	v->hostname_label = c->o.hostname_label ? c->o.hostname_label : "Hostname";
 	v->xid_window_s = c->o.xid_window_s;
+	v->clock_events_window_s = c->o.clock_events_window_s;
 	v->processes = c->o.processes;
 	v->counters = c->o.counters;
 	for (i = 0; i < c->nslots; i++) {
@@ -688,6 +693,7 @@ static void build_view(struct collector *c, struct xview *v, double now_wall)
 		}
 		g->lost = sl->lost;
 		g->stalled = sl->stalled;
+		g->clock_tracked = clockev_counts(sl->clock, mono_now(), g->clock_in_window, g->clock_edges);
 		g->rc = sl->res.rc;
 		g->answered = sl->res.have && sl->res.rc == GPU_OK;
 		if (g->answered) {
@@ -1210,6 +1216,8 @@ struct collector *collector_start(const struct collector_opts *o, char *err, siz
 	c->nslots = o->backend ? o->ndevs : 0;
 	c->slots = xcalloc(c->nslots ? c->nslots : 1, sizeof(*c->slots));
 	c->xids = xid_book_new(c->nslots, o->xid_window_s, c->start_wall);
+	for (i = 0; i < c->nslots; i++)
+		c->slots[i].clock = clockev_new(o->clock_events_window_s, o->interval_s);
 	for (i = 0; i < c->nslots; i++) {
 		struct slot *sl = &c->slots[i];
 		sl->c = c;
@@ -1303,8 +1311,10 @@ int collector_stop(struct collector *c, double grace_s)
 		pthread_mutex_unlock(&abandoned_lock);
 		return 0;
 	}
-	for (i = 0; i < c->nslots; i++)
+	for (i = 0; i < c->nslots; i++) {
 		result_free(&c->slots[i].res);
+		clockev_free(c->slots[i].clock);
+	}
 	free(c->slots);
 	xid_book_free(c->xids);
 	export_bench_free(c->bench);

@@ -35,8 +35,9 @@ struct collector_opts {
 	struct gpu_device *const *devs;    /* from backend->enumerate() */
 	unsigned ndevs;
 	double interval_s;
-	double timeout_s;    /* a library call longer than this stalls its GPU */
-	double xid_window_s; /* dcgm's DCGM_EXP_XID_ERRORS_COUNT window */
+	double timeout_s;             /* a library call longer than this stalls its GPU */
+	double xid_window_s;          /* dcgm's DCGM_EXP_XID_ERRORS_COUNT window */
+	double clock_events_window_s; /* and DCGM_EXP_CLOCK_EVENTS_COUNT's */
 	enum names_mode names;
 	int processes;                   /* per-process series */
 	int pcie_throughput;             /* run the slow PCIe throughput call */

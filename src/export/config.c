@@ -52,6 +52,7 @@ int export_config_check(const struct export_config *c, enum names_mode *names, s
 	    !in_range(c->collect_timeout_s, 0.01, 3600, "collect-timeout", "10ms and 1h", err, err_len) ||
 	    !in_range(c->http_timeout_s, 1, 3600, "http-timeout", "1s and 1h", err, err_len) ||
 	    !in_range(c->xid_window_s, 1, 3600, "xid-window", "1s and 1h", err, err_len) ||
+	    !in_range(c->clock_events_window_s, 1, 3600, "clock-events-window", "1s and 1h", err, err_len) ||
 	    !in_range(c->kube_interval_s, 0.1, 3600, "kubernetes-interval", "100ms and 1h", err, err_len))
 		return -1;
 	if (xlog_setup(c->log_level, c->log_format, err, err_len))
@@ -122,6 +123,7 @@ void export_collector_opts(const struct export_config *c, enum names_mode names,
 	co->interval_s = c->interval_s;
 	co->timeout_s = c->collect_timeout_s;
 	co->xid_window_s = c->xid_window_s;
+	co->clock_events_window_s = c->clock_events_window_s;
 	co->names = names;
 	co->counters = counters;
 	co->processes = c->processes;

@@ -24,8 +24,9 @@ struct export_config {
 	double http_timeout_s; /* close connections idle this long */
 	/* collecting */
 	double interval_s, collect_timeout_s, xid_window_s;
-	const char *names;      /* "dcgm", "native", "both"; NULL: not given */
-	const char *collectors; /* a dcgm-exporter counters CSV; NULL: every field */
+	double clock_events_window_s; /* DCGM_EXP_CLOCK_EVENTS_COUNT's window */
+	const char *names;            /* "dcgm", "native", "both"; NULL: not given */
+	const char *collectors;       /* a dcgm-exporter counters CSV; NULL: every field */
 	int processes, no_pcie, no_hostname;
 	const char *hostname_label; /* dcgm's name of the host label: "Hostname" or "hostname" */
 	const char *kmsg;           /* the kernel log for XIDs; "none": no kernel log */
@@ -47,8 +48,9 @@ struct export_config {
 	{ \
 		.listen = ":9400", .max_connections = 64, .max_per_ip = 16, .http_threads = 2, \
 		.http_timeout_s = 10.0, .interval_s = 1.0, .collect_timeout_s = 5.0, .xid_window_s = 300, \
-		.kmsg = "/dev/kmsg", .kubelet_socket = KUBE_DEFAULT_SOCKET, .kube_interval_s = 5.0, \
-		.hostname_label = "Hostname", .log_level = "info", .log_format = "logfmt", \
+		.clock_events_window_s = 300, .kmsg = "/dev/kmsg", .kubelet_socket = KUBE_DEFAULT_SOCKET, \
+		.kube_interval_s = 5.0, .hostname_label = "Hostname", .log_level = "info", \
+		.log_format = "logfmt", \
 	}
 
 /* The --names text in force: "both" when not given. */

@@ -39,18 +39,20 @@ int names_mode_parse(const char *s, enum names_mode *out)
 
 /* Which series an entry has per GPU. */
 enum scope {
-	SC_GPU,        /* one per answering GPU */
-	SC_ALL,        /* one per GPU, answering or not (up, lost) */
-	SC_LINK,       /* one per NVLink: label link */
-	SC_ONE_LINK,   /* one per GPU, of the link the entry names (dcgm's *_L0 ... fields) */
-	SC_REASON,     /* one per clock event reason bit: label reason */
-	SC_XID,        /* one per XID code seen: label xid (any GPU, lost ones too) */
-	SC_XID_WINDOW, /* dcgm's windowed XID count: labels xid, window_size_in_ms */
-	SC_XID_LAST,   /* the last XID (dcgm: labels err_code, err_msg) */
-	SC_MIG,        /* one per MIG device */
-	SC_PROC,       /* one per process (--processes) */
-	SC_GPM,        /* profiling: one per GPU, or per MIG GPU instance when MIG is on */
-	SC_INFO,       /* gpu_info: identity labels, value 1 */
+	SC_GPU,          /* one per answering GPU */
+	SC_ALL,          /* one per GPU, answering or not (up, lost) */
+	SC_LINK,         /* one per NVLink: label link */
+	SC_ONE_LINK,     /* one per GPU, of the link the entry names (dcgm's *_L0 ... fields) */
+	SC_REASON,       /* one per clock event reason bit: label reason */
+	SC_XID,          /* one per XID code seen: label xid (any GPU, lost ones too) */
+	SC_XID_WINDOW,   /* dcgm's windowed XID count: labels xid, window_size_in_ms */
+	SC_XID_LAST,     /* the last XID (dcgm: labels err_code, err_msg) */
+	SC_CLOCK_WINDOW, /* dcgm's windowed clock-event count: labels clock_event, window_size_in_ms */
+	SC_CLOCK_TOTAL,  /* dcgm's clock events since the start: label clock_event */
+	SC_MIG,          /* one per MIG device */
+	SC_PROC,         /* one per process (--processes) */
+	SC_GPM,          /* profiling: one per GPU, or per MIG GPU instance when MIG is on */
+	SC_INFO,         /* gpu_info: identity labels, value 1 */
 };
 
 /* Entry flags. */
@@ -273,6 +275,31 @@ static int get_reason(const struct xgpu *g, unsigned sub, double *raw)
 	if (ST_HAS(g, clock_event_reasons_supported) && !(g->st.clock_event_reasons_supported & bit))
 		return 0;
 	*raw = (g->s.clock_event_reasons & bit) != 0;
+	return 1;
+}
+
+/* dcgm-exporter's clock_event label values, by bit (the names dcgmi prints) */
+static const char *const dcgm_clock_names[CLOCKEV_NBITS] = {
+	"gpu_idle",   "clocks_setting", "power_cap",      "hw_slowdown",    "sync_boost",
+	"sw_thermal", "hw_thermal",     "hw_power_brake", "display_clocks",
+};
+
+/* Collections in the window that saw the reason; absent at 0, as dcgm-exporter. */
+static int get_clock_window(const struct xgpu *g, unsigned sub, double *raw)
+{
+	if (!g->clock_tracked || !g->clock_in_window[sub])
+		return 0;
+	*raw = g->clock_in_window[sub];
+	return 1;
+}
+
+/* Times the reason came on; 0 from the start for every reason the GPU reports, so increase() sees the first. */
+static int get_clock_total(const struct xgpu *g, unsigned sub, double *raw)
+{
+	if (!g->clock_tracked ||
+	    (ST_HAS(g, clock_event_reasons_supported) && !(g->st.clock_event_reasons_supported & (1ull << sub))))
+		return 0;
+	*raw = (double)g->clock_edges[sub];
 	return 1;
 }
 
@@ -601,6 +628,11 @@ static const struct fam fams[] = {
 	 "Unix time of the most recent XID error", NULL},
 	{NULL, G, NULL, 1, NULL, NULL, "DCGM_EXP_XID_ERRORS_COUNT", G, 1, SC_XID_WINDOW, 0, get_xid_window, NULL,
 	 "Count of XID Errors within user-specified time window (see xid-count-window-size param)."},
+	{NULL, G, NULL, 1, NULL, NULL, "DCGM_EXP_CLOCK_EVENTS_COUNT", G, 1, SC_CLOCK_WINDOW, 0, get_clock_window,
+	 NULL,
+	 "Count of clock events within the user-specified time window (see clock-events-count-window-size param)."},
+	{NULL, C, NULL, 1, NULL, NULL, "DCGM_EXP_CLOCK_EVENTS_TOTAL", C, 1, SC_CLOCK_TOTAL, 0, get_clock_total,
+	 NULL, "Total clock events observed since exporter start."},
 	{"gpu_mig_mode", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_MIG_MODE", G, 1, SC_GPU, 0, get_mig_mode,
 	 "1 when MIG is enabled", "MIG mode for the device."},
 	{"gpu_mig_memory_total_bytes", G, "bytes", 1, NULL, NULL, NULL, G, 1, SC_MIG, 0, get_mig_total,
@@ -836,6 +868,18 @@ static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct x
 			expo_sample(w, labels, "xid", a, raw);
 		}
 		return;
+	case SC_CLOCK_WINDOW:
+		snprintf(b, sizeof(b), "%.0f", v->clock_events_window_s * 1000.0);
+		for (i = 0; i < CLOCKEV_NBITS; i++)
+			if (f->get(g, i, &raw))
+				expo_sample2(w, labels, "clock_event", dcgm_clock_names[i], "window_size_in_ms", b,
+					     raw);
+		return;
+	case SC_CLOCK_TOTAL:
+		for (i = 0; i < CLOCKEV_NBITS; i++)
+			if (f->get(g, i, &raw))
+				expo_sample(w, labels, "clock_event", dcgm_clock_names[i], raw);
+		return;
 	case SC_XID_WINDOW:
 		snprintf(b, sizeof(b), "%.0f", v->xid_window_s * 1000.0);
 		for (i = 0; i < g->nxids; i++) {
@@ -960,6 +1004,12 @@ static int entry_has_series(const struct fam *f, const struct xview *v, int dcgm
 			break;
 		case SC_REASON:
 			for (i = 0; i < NREASONS; i++)
+				if (f->get(g, i, &raw))
+					return 1;
+			break;
+		case SC_CLOCK_WINDOW:
+		case SC_CLOCK_TOTAL:
+			for (i = 0; i < CLOCKEV_NBITS; i++)
 				if (f->get(g, i, &raw))
 					return 1;
 			break;

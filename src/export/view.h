@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "export/benchfile.h"
+#include "export/clockev.h"
 #include "export/counters.h"
 #include "export/expo.h"
 #include "gpu/gpu.h"
@@ -77,6 +78,10 @@ struct xgpu {
 	int has_last_xid;
 	unsigned last_xid;
 	double last_xid_time_s; /* Unix time */
+	/* clock events (export/clockev.h); clock_tracked 0: none read yet */
+	int clock_tracked;
+	unsigned clock_in_window[CLOCKEV_NBITS];
+	uint64_t clock_edges[CLOCKEV_NBITS];
 };
 
 /* Exporter-level figures that go with a collection. */
@@ -115,6 +120,7 @@ struct xview {
 	const char *hostname;
 	const char *hostname_label; /* "Hostname" (dcgm-exporter before 4.x) or "hostname" */
 	double xid_window_s;
+	double clock_events_window_s;
 	int processes;                    /* --processes: per-process series */
 	const struct counters *counters;  /* -f FILE: only its fields; NULL: every family */
 	const struct export_bench *bench; /* --bench-file's figures (export/benchfile.h); NULL: none */

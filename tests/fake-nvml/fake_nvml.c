@@ -57,6 +57,7 @@ struct fdev {
 	atomic_llong lost_at_ms;  /* CLOCK_MONOTONIC when it was lost */
 	atomic_int returned;      /* back after back_after_ms: lost_after_calls no longer applies */
 	atomic_uint fail_seen[8]; /* calls seen by the GPU's fail_first lines, in order */
+	atomic_uint reason_reads; /* reads of the current clock-event reasons (clock_events_toggle) */
 	struct fmig mig[MAX_MIG];
 	unsigned nmig;
 };
@@ -112,7 +113,7 @@ static const char *const gpu_keys[] = {
 	"ecc_sbe_vol", "ecc_dbe_vol", "ecc_sbe_agg", "ecc_dbe_agg",
 	"retired_sbe", "retired_dbe", "retired_pending",
 	"remapped_cor", "remapped_unc", "remap_pending", "remap_failure",
-	"clock_events", "clock_events_supported",
+	"clock_events", "clock_events_supported", "clock_events_toggle",
 	"violation_power_ns", "violation_thermal_ns", "violation_sync_boost_ns",
 	"violation_board_limit_ns", "violation_low_util_ns", "violation_reliability_ns",
 	"nvlinks", "nvlink_version", "nvlink_remote", "nvlink_switch_bus", "nvlink_peers",
@@ -1082,16 +1083,27 @@ static nvmlReturn_t reasons(struct fdev *d, const char *k, unsigned long long *v
 	return get_u64(d, k, v) ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
 }
 
+/* clock_events_toggle = N: the reasons hold for N reads, then none for N reads, and so on */
+static nvmlReturn_t current_reasons(struct fdev *d, unsigned long long *v)
+{
+	nvmlReturn_t rc = reasons(d, "clock_events", v);
+	unsigned long long n;
+	if (rc == NVML_SUCCESS && get_u64(d, "clock_events_toggle", &n) && n &&
+	    (atomic_fetch_add(&d->reason_reads, 1) / n) % 2)
+		*v = 0;
+	return rc;
+}
+
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h, unsigned long long *v)
 {
 	ENTER(h);
-	return reasons(d, "clock_events", v);
+	return current_reasons(d, v);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h, unsigned long long *v)
 {
 	ENTER(h);
-	return reasons(d, "clock_events", v);
+	return current_reasons(d, v);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetSupportedClocksEventReasons(nvmlDevice_t h, unsigned long long *v)

@@ -162,4 +162,33 @@ stop_exporter TERM
 CHECKS=$((CHECKS + 1))
 [ "$STOP_RC" = 0 ] || fail "exit $STOP_RC after the storm"
 
+# ---- clock events in dcgm's names: a GPU in and out of its power cap every 2 collections ----
+# (GPU 1 held at its cap from the start, GPU 0 toggling; the window is 2 s of collections 250 ms apart)
+sed -e 's/^clock_events = .*/clock_events = 0x4/' "$SCEN/dgx-h100.ini" >"$TMP/capped.ini"
+printf '\n[gpu 0]\nclock_events_toggle = 2\n' >>"$TMP/capped.ini"
+start_exporter "$TMP/capped.ini" --interval 250ms --clock-events-window 2s || finish
+sleep 3
+get /metrics
+CE='DCGM_EXP_CLOCK_EVENTS'
+# every reason the GPU reports has a total from the start, 0 until it comes on (increase() sees the first)
+has "${CE}_TOTAL{gpu=\"1\","
+has ',clock_event="hw_thermal"} 0'
+python3 - "$TMP/body" <<'PY' || fail "clock-event counts"
+import re, sys
+tot, win = {}, {}
+for l in open(sys.argv[1]):
+    m = re.match(r'DCGM_EXP_CLOCK_EVENTS_(TOTAL|COUNT)\{gpu="(\d)".*clock_event="([a-z_]+)"(,window_size_in_ms="(\d+)")?\} (\S+)', l)
+    if m:
+        (tot if m[1] == "TOTAL" else win)[(m[2], m[3])] = (float(m[6]), m[5])
+# GPU 1: on from its first collection, one event; the 2 s window holds 8 collections of 250 ms
+assert tot[("1", "power_cap")][0] == 1, tot
+assert 6 <= win[("1", "power_cap")][0] <= 9 and win[("1", "power_cap")][1] == "2000", win
+# GPU 0: on 2, off 2 (a read of its reasons per collection): about 12 collections, 3 times on
+assert 2 <= tot[("0", "power_cap")][0] <= 5, tot
+assert 2 <= win[("0", "power_cap")][0] <= 6, win
+# reasons that never came on are absent from the window count, 0 in the total
+assert ("1", "hw_thermal") not in win and tot[("1", "hw_thermal")][0] == 0
+PY
+stop_exporter TERM
+
 finish
