@@ -86,6 +86,8 @@ struct slot {
 	double revive_at;      /* CLOCK_MONOTONIC of the next look for a lost GPU */
 	uint64_t revived;      /* times the GPU came back */
 	struct clockev *clock; /* its clock-event reasons over time */
+	int *p2p; /* NVLink P2P status toward each GPU (GPU_P2P_*; -1 unread), read with the static facts */
+	int *p2p_scratch; /* the holding worker's */
 	struct result res;
 	int pcie_valid;
 	uint64_t pcie_tx, pcie_rx;
@@ -268,6 +270,26 @@ static void worker_gpm(struct slot *sl, struct result *r, int *again)
 		r->gpm_why[0] = '\0';
 }
 
+/*
+ * The GPU's NVLink P2P status toward every other GPU, into p2p_scratch
+ * (-1 where the library cannot say); 0 when the backend has no such call.
+ * With the static facts: it changes with a reset or a driver setting only.
+ */
+static int read_p2p(struct slot *sl)
+{
+	const struct gpu_backend *b = sl->c->o.backend;
+	unsigned j;
+	if (!b->p2p_status || sl->c->nslots < 2)
+		return 0;
+	for (j = 0; j < sl->c->nslots; j++) {
+		int st = -1;
+		if (j == sl->idx || b->p2p_status(sl->dev, sl->c->slots[j].dev, &st) != GPU_OK)
+			st = -1;
+		sl->p2p_scratch[j] = st;
+	}
+	return 1;
+}
+
 static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors, int *gpm_again)
 {
 	const struct gpu_backend *b = sl->c->o.backend;
@@ -283,9 +305,12 @@ static void worker_fast(struct slot *sl, struct result *r, uint64_t *errors, int
 		if (rc == GPU_OK ||
 		    (rc == GPU_ERR_LOST && !sl->res.have_static && GPU_STATIC_HAS(&sl->scratch_st, uuid))) {
 			/* stored now, so a GPU whose next call hangs is still named */
+			int p2p = rc == GPU_OK && read_p2p(sl);
 			pthread_mutex_lock(&sl->c->lock);
 			sl->res.st = sl->scratch_st;
 			sl->res.have_static = 1;
+			if (p2p)
+				memcpy(sl->p2p, sl->p2p_scratch, sl->c->nslots * sizeof(*sl->p2p));
 			pthread_mutex_unlock(&sl->c->lock);
 		} else {
 			(*errors)++;
@@ -694,6 +719,11 @@ static void build_view(struct collector *c, struct xview *v, double now_wall)
 		g->lost = sl->lost;
 		g->stalled = sl->stalled;
 		g->clock_tracked = clockev_counts(sl->clock, mono_now(), g->clock_in_window, g->clock_edges);
+		if (c->nslots > 1) {
+			g->p2p = xmalloc(c->nslots * sizeof(*g->p2p));
+			memcpy(g->p2p, sl->p2p, c->nslots * sizeof(*g->p2p));
+			g->np2p = c->nslots;
+		}
 		g->rc = sl->res.rc;
 		g->answered = sl->res.have && sl->res.rc == GPU_OK;
 		if (g->answered) {
@@ -754,6 +784,7 @@ static void view_free(struct xview *v)
 		free(v->gpus[i].mig_pod);
 		free(v->gpus[i].procs);
 		free(v->gpus[i].xids);
+		free(v->gpus[i].p2p);
 	}
 	free(v->gpus);
 }
@@ -1216,8 +1247,15 @@ struct collector *collector_start(const struct collector_opts *o, char *err, siz
 	c->nslots = o->backend ? o->ndevs : 0;
 	c->slots = xcalloc(c->nslots ? c->nslots : 1, sizeof(*c->slots));
 	c->xids = xid_book_new(c->nslots, o->xid_window_s, c->start_wall);
-	for (i = 0; i < c->nslots; i++)
-		c->slots[i].clock = clockev_new(o->clock_events_window_s, o->interval_s);
+	for (i = 0; i < c->nslots; i++) {
+		struct slot *sl = &c->slots[i];
+		unsigned j;
+		sl->clock = clockev_new(o->clock_events_window_s, o->interval_s);
+		sl->p2p = xmalloc(c->nslots * sizeof(*sl->p2p));
+		sl->p2p_scratch = xmalloc(c->nslots * sizeof(*sl->p2p_scratch));
+		for (j = 0; j < c->nslots; j++)
+			sl->p2p[j] = -1;
+	}
 	for (i = 0; i < c->nslots; i++) {
 		struct slot *sl = &c->slots[i];
 		sl->c = c;
@@ -1314,6 +1352,8 @@ int collector_stop(struct collector *c, double grace_s)
 	for (i = 0; i < c->nslots; i++) {
 		result_free(&c->slots[i].res);
 		clockev_free(c->slots[i].clock);
+		free(c->slots[i].p2p);
+		free(c->slots[i].p2p_scratch);
 	}
 	free(c->slots);
 	xid_book_free(c->xids);

@@ -24,7 +24,6 @@ static const char *const label_fields[] = {"DCGM_FI_DRIVER_VERSION", "DCGM_FI_DE
 static const char *const dcgm_unserved[] = {
 	"DCGM_FI_DEV_VGPU_LICENSE_STATUS",
 	"DCGM_EXP_GPU_HEALTH_STATUS",
-	"DCGM_EXP_P2P_STATUS",
 	"DCGM_FI_NVML_VERSION",
 	"DCGM_FI_DEV_BRAND",
 	"DCGM_FI_DEV_OEM_INFOROM_VER",

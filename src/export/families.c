@@ -49,6 +49,7 @@ enum scope {
 	SC_XID_LAST,     /* the last XID (dcgm: labels err_code, err_msg) */
 	SC_CLOCK_WINDOW, /* dcgm's windowed clock-event count: labels clock_event, window_size_in_ms */
 	SC_CLOCK_TOTAL,  /* dcgm's clock events since the start: label clock_event */
+	SC_P2P,          /* one per peer GPU: labels peer_gpu, link_status */
 	SC_MIG,          /* one per MIG device */
 	SC_PROC,         /* one per process (--processes) */
 	SC_GPM,          /* profiling: one per GPU, or per MIG GPU instance when MIG is on */
@@ -58,6 +59,7 @@ enum scope {
 /* Entry flags. */
 #define F_DCGM_FLOOR 0x1 /* dcgm value is an integer count of its unit (MiB) */
 #define F_DCGM_MIG 0x2   /* dcgm: on a MIG-enabled GPU, one series per MIG device instead */
+#define F_LISTED 0x4     /* only when a counters file lists it (N x (N - 1) series: 5,112 at 72 GPUs) */
 /* SC_ONE_LINK: the link, kept in the flags' high bits */
 #define F_LINK(n) ((unsigned)(n) << 8)
 #define LINK_OF(f) ((f)->flags >> 8)
@@ -300,6 +302,26 @@ static int get_clock_total(const struct xgpu *g, unsigned sub, double *raw)
 	    (ST_HAS(g, clock_event_reasons_supported) && !(g->st.clock_event_reasons_supported & (1ull << sub))))
 		return 0;
 	*raw = (double)g->clock_edges[sub];
+	return 1;
+}
+
+/* dcgm-exporter's link_status values, by GPU_P2P_* */
+static const char *const p2p_names[] = {
+	"OK",
+	"ChipsetNotSupported",
+	"GPUNotSupported",
+	"TopologyNotSupported",
+	"DisabledByRegKey",
+	"NotSupported",
+	"Unknown",
+};
+
+/* The status toward the view's GPU sub; absent where it was not read. */
+static int get_p2p(const struct xgpu *g, unsigned sub, double *raw)
+{
+	if (sub >= g->np2p || g->p2p[sub] < 0)
+		return 0;
+	*raw = g->p2p[sub];
 	return 1;
 }
 
@@ -633,6 +655,9 @@ static const struct fam fams[] = {
 	 "Count of clock events within the user-specified time window (see clock-events-count-window-size param)."},
 	{NULL, C, NULL, 1, NULL, NULL, "DCGM_EXP_CLOCK_EVENTS_TOTAL", C, 1, SC_CLOCK_TOTAL, 0, get_clock_total,
 	 NULL, "Total clock events observed since exporter start."},
+	{NULL, G, NULL, 1, NULL, NULL, "DCGM_EXP_P2P_STATUS", G, 1, SC_P2P, F_LISTED, get_p2p, NULL,
+	 "P2P status between GPUs (0: OK, 1: ChipsetNotSupported, 2: GPUNotSupported, 3: TopologyNotSupported, "
+	 "4: DisabledByRegKey, 5: NotSupported, 6: Unknown)."},
 	{"gpu_mig_mode", G, NULL, 1, NULL, NULL, "DCGM_FI_DEV_MIG_MODE", G, 1, SC_GPU, 0, get_mig_mode,
 	 "1 when MIG is enabled", "MIG mode for the device."},
 	{"gpu_mig_memory_total_bytes", G, "bytes", 1, NULL, NULL, NULL, G, 1, SC_MIG, 0, get_mig_total,
@@ -880,6 +905,14 @@ static void entry_gpu(struct expo_writer *w, const struct fam *f, const struct x
 			if (f->get(g, i, &raw))
 				expo_sample(w, labels, "clock_event", dcgm_clock_names[i], raw);
 		return;
+	case SC_P2P:
+		for (i = 0; i < g->np2p && i < v->ngpus; i++) {
+			if (!f->get(g, i, &raw))
+				continue;
+			snprintf(a, sizeof(a), "%u", v->gpus[i].index);
+			expo_sample2(w, labels, "peer_gpu", a, "link_status", p2p_names[g->p2p[i]], raw);
+		}
+		return;
 	case SC_XID_WINDOW:
 		snprintf(b, sizeof(b), "%.0f", v->xid_window_s * 1000.0);
 		for (i = 0; i < g->nxids; i++) {
@@ -1013,6 +1046,11 @@ static int entry_has_series(const struct fam *f, const struct xview *v, int dcgm
 				if (f->get(g, i, &raw))
 					return 1;
 			break;
+		case SC_P2P:
+			for (i = 0; i < g->np2p; i++)
+				if (f->get(g, i, &raw))
+					return 1;
+			break;
 		case SC_XID:
 		case SC_XID_WINDOW:
 			for (i = 0; i < g->nxids; i++)
@@ -1050,7 +1088,7 @@ static const char *native_help(size_t i)
 
 /*
  * Does entry f have series in this pass?  Without a counters file: every
- * dcgm name in the dcgm pass; in the native pass every native name, except
+ * dcgm name in the dcgm pass but those it must list (F_LISTED); in the native pass every native name, except
  * under --names dcgm those that dcgm names.  With one: exactly the names the
  * file lists, and under --names native or both the native twins of its dcgm
  * names.
@@ -1058,7 +1096,8 @@ static const char *native_help(size_t i)
 static int entry_selected(const struct xview *v, const struct fam *f, int dcgm, enum names_mode names)
 {
 	if (dcgm)
-		return f->dcgm && (!v->counters || counters_find(v->counters, f->dcgm, NULL, NULL));
+		return f->dcgm &&
+		       (v->counters ? counters_find(v->counters, f->dcgm, NULL, NULL) : !(f->flags & F_LISTED));
 	if (!f->native)
 		return 0;
 	if (!v->counters)

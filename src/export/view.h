@@ -82,6 +82,9 @@ struct xgpu {
 	int clock_tracked;
 	unsigned clock_in_window[CLOCKEV_NBITS];
 	uint64_t clock_edges[CLOCKEV_NBITS];
+	/* NVLink P2P status toward GPU j of the view (GPU_P2P_*, -1 unread); NULL with one GPU */
+	int *p2p;
+	unsigned np2p;
 };
 
 /* Exporter-level figures that go with a collection. */

@@ -444,6 +444,13 @@ struct gpu_backend {
 	int (*revive)(struct gpu_device *dev, const char *uuid);
 
 	/*
+	 * Whether a and b can reach each other's memory over NVLink: *status
+	 * a GPU_P2P_* value.  Returns 0, GPU_ERR_NOT_SUPPORTED when the library
+	 * cannot say, or another gpu_rc.  May be NULL in a backend.
+	 */
+	int (*p2p_status)(struct gpu_device *a, struct gpu_device *b, int *status);
+
+	/*
 	 * The file the library was really loaded from (dladdr), e.g.
 	 * "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.550.54.15"; NULL when
 	 * nothing was loaded.  After an init that loaded the library and then
@@ -451,6 +458,17 @@ struct gpu_backend {
 	 * storage, valid until the next init().
 	 */
 	const char *(*library)(void);
+};
+
+/* NVLink peer-to-peer status between two GPUs (NVML's nvmlGpuP2PStatus_t) */
+enum gpu_p2p {
+	GPU_P2P_OK,
+	GPU_P2P_CHIPSET_NOT_SUPPORTED,
+	GPU_P2P_GPU_NOT_SUPPORTED,
+	GPU_P2P_TOPOLOGY_NOT_SUPPORTED,
+	GPU_P2P_DISABLED_BY_REGKEY,
+	GPU_P2P_NOT_SUPPORTED,
+	GPU_P2P_UNKNOWN,
 };
 
 /* NULL-terminated, in a fixed order. */

@@ -85,6 +85,8 @@ struct nvml_syms {
 	nvmlReturn_t (*EventSetCreate)(nvmlEventSet_t *);
 	nvmlReturn_t (*DeviceGetSupportedEventTypes)(nvmlDevice_t, ull *);
 	nvmlReturn_t (*DeviceRegisterEvents)(nvmlDevice_t, ull, nvmlEventSet_t);
+	/* (device1, device2, nvmlGpuP2PCapsIndex_t, nvmlGpuP2PStatus_t *) */
+	nvmlReturn_t (*DeviceGetP2PStatus)(nvmlDevice_t, nvmlDevice_t, int, int *);
 	nvmlReturn_t (*EventSetWait)(nvmlEventSet_t, nvmlEventData_t *, unsigned);
 	nvmlReturn_t (*EventSetFree)(nvmlEventSet_t);
 	nvmlReturn_t (*GpmQueryDeviceSupport)(nvmlDevice_t, nvmlGpmSupport_t *);
@@ -175,6 +177,7 @@ static const struct sym_spec sym_specs[] = {
 	{SLOT(EventSetCreate), 0, {"nvmlEventSetCreate"}},
 	{SLOT(DeviceGetSupportedEventTypes), 0, {"nvmlDeviceGetSupportedEventTypes"}},
 	{SLOT(DeviceRegisterEvents), 0, {"nvmlDeviceRegisterEvents"}},
+	{SLOT(DeviceGetP2PStatus), 0, {"nvmlDeviceGetP2PStatus"}},
 	{SLOT(EventSetWait), 0, {"nvmlEventSetWait_v2", "nvmlEventSetWait"}},
 	{SLOT(EventSetFree), 0, {"nvmlEventSetFree"}},
 	{SLOT(GpmQueryDeviceSupport), 0, {"nvmlGpmQueryDeviceSupport"}},
@@ -552,6 +555,26 @@ static int nvml_revive(struct gpu_device *dev, const char *uuid)
 	 */
 	if (atomic_load(&N.ev_state) == 1)
 		register_device(dev);
+	return GPU_OK;
+}
+
+/* NVML_P2P_CAPS_INDEX_NVLINK */
+#define P2P_CAPS_NVLINK 2
+
+static int nvml_p2p_status(struct gpu_device *a, struct gpu_device *b, int *status)
+{
+	nvmlReturn_t r;
+	int st = GPU_P2P_UNKNOWN;
+	if (!N.f.DeviceGetP2PStatus) {
+		set_error("nvmlDeviceGetP2PStatus is not in this library");
+		return GPU_ERR_NOT_SUPPORTED;
+	}
+	r = N.f.DeviceGetP2PStatus(a->h, b->h, P2P_CAPS_NVLINK, &st);
+	if (r != NVML_SUCCESS) {
+		set_error("nvmlDeviceGetP2PStatus(%u, %u): %s", a->index, b->index, nv_str(r));
+		return map_rc(r);
+	}
+	*status = st >= GPU_P2P_OK && st <= GPU_P2P_UNKNOWN ? st : GPU_P2P_UNKNOWN;
 	return GPU_OK;
 }
 
@@ -1545,5 +1568,6 @@ const struct gpu_backend gpu_backend_nvml = {
 	.events = nvml_events,
 	.status = nvml_status,
 	.revive = nvml_revive,
+	.p2p_status = nvml_p2p_status,
 	.library = nvml_library,
 };

@@ -113,7 +113,7 @@ static const char *const gpu_keys[] = {
 	"ecc_sbe_vol", "ecc_dbe_vol", "ecc_sbe_agg", "ecc_dbe_agg",
 	"retired_sbe", "retired_dbe", "retired_pending",
 	"remapped_cor", "remapped_unc", "remap_pending", "remap_failure",
-	"clock_events", "clock_events_supported", "clock_events_toggle",
+	"clock_events", "clock_events_supported", "clock_events_toggle", "p2p_nvlink",
 	"violation_power_ns", "violation_thermal_ns", "violation_sync_boost_ns",
 	"violation_board_limit_ns", "violation_low_util_ns", "violation_reliability_ns",
 	"nvlinks", "nvlink_version", "nvlink_remote", "nvlink_switch_bus", "nvlink_peers",
@@ -1780,6 +1780,34 @@ EXPORT nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t h, unsigned lo
 	*types = nvmlEventTypeXidCriticalError | 0x4ull | 0x10ull;
 	if (get_uint(d, "ecc", &on) && on)
 		*types |= nvmlEventTypeSingleBitEccError | nvmlEventTypeDoubleBitEccError;
+	return NVML_SUCCESS;
+}
+
+/*
+ * NVLink P2P between two GPUs: p2p_nvlink = STATUS on either GPU (the
+ * larger wins), else OK (0) where both have NVLinks, NOT_SUPPORTED (5) where
+ * one has none.  Other capability indices are not modelled.
+ */
+EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t h1, nvmlDevice_t h2, int index, int *status)
+{
+	struct fdev *peer;
+	unsigned a = 0, b = 0, la = 0, lb = 0;
+	int have_a, have_b;
+	ENTER(h1);
+	peer = enter(h2, __func__, &rc_);
+	if (!peer)
+		return rc_;
+	if (!status || index != 2)
+		return index != 2 ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
+	have_a = get_uint(d, "p2p_nvlink", &a);
+	have_b = get_uint(peer, "p2p_nvlink", &b);
+	if (have_a || have_b) {
+		*status = (int)(a > b ? a : b);
+		return NVML_SUCCESS;
+	}
+	get_uint(d, "nvlinks", &la);
+	get_uint(peer, "nvlinks", &lb);
+	*status = la && lb ? 0 : 5;
 	return NVML_SUCCESS;
 }
 

@@ -191,4 +191,27 @@ assert ("1", "hw_thermal") not in win and tot[("1", "hw_thermal")][0] == 0
 PY
 stop_exporter TERM
 
+# ---- NVLink P2P in dcgm's names, only when a counters file asks (8 x 7 series; 5,112 at 72 GPUs) ----
+sed -e '/^\[gpu 3\]$/a p2p_nvlink = 4' "$SCEN/dgx-h100.ini" >"$TMP/p2p.ini"
+grep -q '^p2p_nvlink = 4' "$TMP/p2p.ini" || printf '\n[gpu 3]\np2p_nvlink = 4\n' >>"$TMP/p2p.ini"
+printf 'DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).\nDCGM_EXP_P2P_STATUS, gauge, P2P status.\n' >"$TMP/p2p.csv"
+FAKE_NVML_SCENARIO="$TMP/p2p.ini" "$GPUSCOPE" export --nvml "$FAKE" --once --names dcgm -f "$TMP/p2p.csv" \
+	>"$TMP/p2p.out" 2>"$TMP/p2p.err"
+CHECKS=$((CHECKS + 1))
+python3 - "$TMP/p2p.out" <<'PY' || fail "DCGM_EXP_P2P_STATUS: $(head -3 "$TMP/p2p.err")"
+import re, sys
+rows = [re.match(r'DCGM_EXP_P2P_STATUS\{gpu="(\d)".*peer_gpu="(\d)",link_status="(\w+)"\} (\d+)$', l)
+        for l in open(sys.argv[1]) if l.startswith("DCGM_EXP_P2P_STATUS{")]
+assert len(rows) == 56 and all(rows), len(rows)
+for m in rows:
+    a, b, status, v = m[1], m[2], m[3], int(m[4])
+    assert a != b
+    # GPU 3's NVLink P2P is off by a driver setting: both ways
+    want = ("DisabledByRegKey", 4) if "3" in (a, b) else ("OK", 0)
+    assert (status, v) == want, m[0]
+PY
+FAKE_NVML_SCENARIO="$TMP/p2p.ini" "$GPUSCOPE" export --nvml "$FAKE" --once --names dcgm >"$TMP/p2p.out" 2>&1
+CHECKS=$((CHECKS + 1))
+! grep -q '^DCGM_EXP_P2P_STATUS' "$TMP/p2p.out" || fail "DCGM_EXP_P2P_STATUS served unasked"
+
 finish
