@@ -95,8 +95,14 @@ static void calibrate(const struct model_config *c, const struct model_vendor_ef
 		return;
 	if ((e = model_calibration_emax(cal, c->precision)) > 0)
 		h->emax = e * TUNE_TRAIN_GEMM;
-	if ((e = model_calibration_emax(cal, attn_precision_of(c))) > 0)
-		h->attn_emax = e * TUNE_TRAIN_GEMM;
+	/*
+	 * the attention matmuls run on the same tensor cores at the same clocks
+	 * and power as the GEMMs: the measured share of the catalog's GEMM rate
+	 * scales their peak, so flash attention (a share of attn_peak) slows on
+	 * a capped GPU too; attn_peak x attn_emax is the measured GEMM rate
+	 */
+	if ((e = model_calibration_emax(cal, attn_precision_of(c))) > 0 && h->attn_emax > 0)
+		h->attn_peak *= e * TUNE_TRAIN_GEMM / h->attn_emax;
 	if (cal->hbm_gbps > 0)
 		h->bw = cal->hbm_gbps * 1e9 * v->fw_bw;
 }

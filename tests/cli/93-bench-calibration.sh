@@ -65,12 +65,15 @@ b = e["gemm-bf16"]
 assert b["unit"] == "TFLOP/s" and abs(b["measured"] - row["tflops"]) < 1e-6 * row["tflops"], b
 assert abs(b["catalog"] - row["expected"]) < 1e-3 * row["expected"], (b, row["expected"])
 assert abs(b["time_factor"] - b["catalog"] / b["measured"]) < 1e-9 and abs(b["of_catalog"] * b["time_factor"] - 1) < 1e-9
-# the step is slower by the share the measured ceilings imply: GEMM by its factor, memory-bound by the HBM one
+# the step is slower by the share the measured ceilings imply: GEMM and flash attention (the same
+# tensor cores, clocks and power) by the GEMM factor, memory-bound by the HBM one
 t0, t1 = base["time"], cal["time"]
 assert abs(t1["gemm_s"] / t0["gemm_s"] - b["time_factor"]) < 0.01 * b["time_factor"]
+assert abs(t1["attention_s"] / t0["attention_s"] - b["time_factor"]) < 0.01 * b["time_factor"], (t0, t1)
 assert abs(t1["memory_bound_s"] / t0["memory_bound_s"] - e["hbm"]["time_factor"]) < 0.02
-rest = t0["step_s"] - t0["gemm_s"] - t0["memory_bound_s"] - t0["optimizer_s"]
-want = rest + t0["gemm_s"] * b["time_factor"] + (t0["memory_bound_s"] + t0["optimizer_s"]) * e["hbm"]["time_factor"]
+rest = t0["step_s"] - t0["gemm_s"] - t0["attention_s"] - t0["memory_bound_s"] - t0["optimizer_s"]
+want = (rest + (t0["gemm_s"] + t0["attention_s"]) * b["time_factor"]
+        + (t0["memory_bound_s"] + t0["optimizer_s"]) * e["hbm"]["time_factor"])
 assert abs(t1["step_s"] - want) < 0.01 * want, (t1["step_s"], want)
 ' "$BASE" "$OUT" "$BENCH" "$CAL" || fail "the calibration in estimate --json"
 expect_rc 0 estimate --model llama2-7b --gpu h100-sxm5-80gb --gpus 8 --calibration "$CAL"
