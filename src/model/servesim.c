@@ -373,6 +373,7 @@ struct servesim *servesim_new(const struct workload *w, const struct model_confi
 	memset(&so, 0, sizeof(so));
 	so.continuous = 1;
 	so.max_seqs = s->max_seqs;
+	so.mem_fraction = s->mem_fraction;
 	if (!eng->serving) {
 		diag_set(err, "", 0, 0, "engine",
 			 "the serving simulation needs a serving engine (vllm, sglang, ...)");

@@ -45,6 +45,12 @@ struct servesim_sched {
 	int chunked_prefill;    /* 1: prompts in chunks, decode first; 0: whole prompts, prefill first */
 	int swap;               /* preemption: 1 swaps the KV cache to host memory and back; 0 recomputes it */
 	double prefix_hit;      /* share of prompt tokens the prefix cache already holds, 0-1 */
+	/*
+	 * share of the GPU's memory the engine may take (vLLM --gpu-memory-utilization,
+	 * SGLang --mem-fraction-static), which sizes the KV cache; 0: the engine's
+	 * default.  A run's setting, not a release's: no table row gives it.
+	 */
+	double mem_fraction;
 };
 
 /*

@@ -460,6 +460,25 @@ static int second_edition(const struct row *r, struct model_request *q, struct s
 }
 
 /*
+ * The gpu_memory_utilization column (seventh edition): the share of the GPU's
+ * memory the run let its serving engine take, which sizes the KV cache.
+ */
+static int how_memory(const struct row *r, int serving, struct model_serving_opts *so, struct strbuf *why)
+{
+	static const struct num_range share = {0, 1, NUM_ABOVE_MIN};
+	const char *s = cell(r, "gpu_memory_utilization");
+	char ignored[160];
+
+	if (!*s)
+		return 0;
+	if (!serving)
+		return skip(why, "gpu_memory_utilization applies to a decoder served by a serving engine");
+	if (num_parse(s, NULL, &share, &so->mem_fraction, ignored, sizeof(ignored)))
+		return skip(why, "gpu_memory_utilization '%s' is not a share in (0, 1]", s);
+	return 0;
+}
+
+/*
  * The engine and batching columns.  Sets *serving when the case is a
  * decoder's inference that the serving model answers (continuous batching,
  * or a serving engine), with *so filled.
@@ -496,7 +515,7 @@ static int how_engine(const struct row *r, const struct workload *w, struct mode
 	*serving = infer && decoder &&
 		   (so->continuous ||
 		    (q->engine != MODEL_UNSET && model_engine_info((enum model_engine)q->engine)->serving));
-	return 0;
+	return how_memory(r, *serving, so, why);
 }
 
 /* The input_shape and weight_precision columns. */
@@ -677,11 +696,11 @@ static int sim_load(const struct row *r, const struct counts *n, struct servesim
 /*
  * A case with arrivals: one replica simulated request by request under its
  * engine release's scheduler (the table of the filter, else the shipped one),
- * the case's max_seqs and max_batched_tokens over the release's defaults.
+ * the case's max_seqs, max_batched_tokens and memory share over the release's defaults.
  */
 static double predict_sim(const struct row *r, const struct counts *n, const struct workload *w,
-			  const struct model_config *c, const struct validate_filter *f, const char *m,
-			  struct strbuf *why)
+			  const struct model_config *c, const struct validate_filter *f, double mem_fraction,
+			  const char *m, struct strbuf *why)
 {
 	const char *ver = cell(r, "engine_version");
 	struct servesim_sched sc;
@@ -704,6 +723,7 @@ static double predict_sim(const struct row *r, const struct counts *n, const str
 		sc.max_seqs = (int)n->max_seqs;
 	if (n->max_batched_tokens)
 		sc.max_batched_tokens = (int)n->max_batched_tokens;
+	sc.mem_fraction = mem_fraction;
 	sim = servesim_new(w, c, &sc, &err);
 	if (!sim || servesim_run(sim, &l, NULL, &o, &err))
 		skip(why, "%s", err.msg);
@@ -735,7 +755,7 @@ static double predict_model(const struct catalog *cat, const struct validate_fil
 		return NAN;
 	}
 	if (serving && *cell(r, "arrivals"))
-		return predict_sim(r, n, w, &c, f, m, why);
+		return predict_sim(r, n, w, &c, f, so.mem_fraction, m, why);
 	if (*cell(r, "arrivals")) {
 		skip(why, "arrivals apply to a decoder served by a serving engine");
 		return NAN;

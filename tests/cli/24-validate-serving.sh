@@ -1,8 +1,9 @@
 #!/bin/bash
 # validate simulates the serving cases that give arrivals: a case's
 # prediction is what estimate --arrivals gives for the same run, the fitted
-# pages are in sample and the held-aside page out of it, a trial engine table
-# (--engines) changes the prediction, and bad arrival columns are skip reasons.
+# pages are in sample and the held-aside pages and labs out of it, a run's
+# memory share sizes its KV cache, a trial engine table (--engines) changes the
+# prediction, and bad arrival columns are skip reasons.
 . "$TESTS/cli/lib.sh"
 
 C="$SRCDIR/data/cases/serving.csv"
@@ -19,7 +20,55 @@ s = d["summary"]["sources"]
 assert s["GPUStack performance lab: Qwen3-14B on H100"]["in_sample"] is True, s
 assert s["GPUStack performance lab: Qwen3-32B on H100"]["in_sample"] is False, s
 assert d["summary"]["samples"]["out"]["predicted"] >= 15, d["summary"]["samples"]
+# the two sources of other labs are held aside whole, every row predicted
+for src, n in (("kvcached H100 verification: Qwen3-0.6B on H100 under vLLM 0.19.0", 6),
+               ("ai.wmx.dev benchmark results: Qwen2.5-0.5B on one L4 under vLLM 0.23.0", 18)):
+    assert s[src]["in_sample"] is False and s[src]["cases"] == n and s[src]["predicted"] == n, s[src]
+# a closed loop of 4 clients holds at most 4 requests: 4 x 128 tokens per request life
+e2e, tok = c["SV-100"]["predicted"] / 1e3, c["SV-098"]["predicted"]
+assert tok <= 4 * 128 / e2e * 1.01, (tok, e2e)
 PY
+# the L4 run is what estimate --arrivals gives for the same configuration: its memory share of
+# 0.6 leaves far more KV cache than 32 requests of 384 tokens need, so the default's is the same
+expect_rc 0 estimate --model llama3-8b --layers 24 --hidden 896 --heads 14 --kv-heads 2 --ffn-hidden 4864 \
+	--vocab 151936 --tie-embeddings on --task infer --gpu l4-24gb --gpus 1 --precision bf16 --prompt-len 256 \
+	--output-len 128 --engine vllm --arrivals closed:32 --requests 1000 --lengths fixed --max-seqs 256 \
+	--max-batched-tokens 2048 --json
+printf '%s' "$OUT" >"$TMP/l4.json"
+python3 - "$TMP/v.json" "$TMP/l4.json" <<'PY' || fail "the L4 closed loop against estimate"
+import json, sys
+c = {x["id"]: x for x in json.load(open(sys.argv[1]))["cases"]}
+sim = json.load(open(sys.argv[2]))["simulation"]
+assert abs(c["SV-107"]["predicted"] - sim["tokens_per_s"]) <= 1e-6 * sim["tokens_per_s"], (c["SV-107"], sim)
+PY
+
+# gpu_memory_utilization (seventh edition) sizes the KV cache: 1 % of an H100 (0.79 GiB) cannot
+# hold Qwen3-0.6B's 1.2 GiB of weights, 8 % leaves a cache too small for 500 requests of 640
+# tokens at once (their TTFT grows), and a share outside (0, 1] or on a row without a serving
+# engine is the case's reason
+python3 - "$C" "$TMP/mem.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+r = next(x for x in rows if x["id"] == "SV-087")
+out = []
+for i, share in (("M-1", "0.5"), ("M-2", "0.08"), ("M-3", "0.01"), ("M-4", "1.5"), ("M-5", "0")):
+    out.append(dict(r, id=i, gpu_memory_utilization=share))
+out.append(dict(r, id="M-6", engine="", batching="", arrivals="", gpu_memory_utilization="0.5",
+                metric="step_time_s", task="pretrain"))
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0]))
+w.writeheader()
+w.writerows(out)
+PY
+expect_rc 0 validate "$TMP/mem.csv" --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+c = {x["id"]: x for x in json.load(sys.stdin)["cases"]}
+assert c["M-2"]["predicted"] > 1.05 * c["M-1"]["predicted"], (c["M-1"], c["M-2"])
+assert "cannot serve" in c["M-3"]["reason"], c["M-3"]
+for i in ("M-4", "M-5"):
+    assert "is not a share in (0, 1]" in c[i]["reason"], c[i]
+assert "applies to a decoder served by a serving engine" in c["M-6"]["reason"], c["M-6"]
+' || fail "gpu_memory_utilization"
 
 # a slower front end in a table of one's own: the short-prompt run (SV-022) loses throughput
 sed 's/^vllm,0.11,\([^,]*\),\([^,]*\),[^,]*,/vllm,0.11,\1,\2,0.05,/' "$SRCDIR/data/serve/engines.csv" >"$TMP/slow.csv"

@@ -42,6 +42,18 @@ import json, sys
 c = json.load(sys.stdin)["ranked"][0]
 assert c["batch"] & (c["batch"] - 1) == 0 and "--engine vllm" not in c["estimate_args"], c
 ' || fail "--engine static"
+# a model of the L4 serving cases (Qwen2.5-0.5B, data/cases/serving.csv SV-092..109): one L4
+# served 29.5 requests/s to 32 clients, so 10 requests/s of 256 in and 128 out take one GPU,
+# within a 1 s TTFT
+expect_rc 0 plan llama3-8b --layers 24 --hidden 896 --heads 14 --kv-heads 2 --ffn-hidden 4864 --vocab 151936 \
+	--tie-embeddings on --task infer --rate 10 --ttft-target 1s --gpu l4-24gb --engine vllm --prompt-len 256 \
+	--output-len 128 --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["ranked"][0]
+assert c["gpus"] == 1 and c["replicas"] == 1, c
+assert 0 < c["ttft_p99_s"] <= 1.0 and 0 < c["utilisation"] < 1, c
+' || fail "a small model on one L4"
 expect_rc 2 plan llama3-8b --task infer --engine static --engine-version 0.6
 expect_err "--engine static has none"
 expect_rc 2 plan llama3-70b --task infer --engine vllm --engine-version 0.1 --gpu h100-sxm5-80gb
