@@ -276,6 +276,13 @@ struct workload {
 	enum model_precision weight_quant;
 	struct workload_dims d;
 	struct workload_sample s;
+	/*
+	 * What workload_load() read, so that a command line can name it again:
+	 * the preset name or config.json path ("" for a model given by
+	 * dimensions), and the dimensions as read, before any flag changed them.
+	 */
+	char origin[256];
+	struct workload_dims origin_d;
 
 	/* derived by workload_finish() */
 	double params;               /* total parameters */
@@ -338,6 +345,14 @@ int workload_from_hf_config(struct workload *w, const char *path, struct diag *e
  * ".json", or naming an existing file when no preset has that name).
  */
 int workload_load(struct workload *w, const char *spec, struct diag *err);
+
+/*
+ * Appends the flags that name w to an estimate command line: --model and
+ * the dimension flags whose values differ from what was loaded, or every
+ * dimension flag for a model given by dimensions.  A path is single-quoted
+ * for a POSIX shell.
+ */
+void workload_flags(const struct workload *w, struct strbuf *out);
 
 /* A decoder transformer from explicit dimensions (the --layers ... flags). */
 int workload_from_dims(struct workload *w, const char *name, const struct workload_dims *d, struct diag *err);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "catalog/embedded.h"
 #include "model/model.h"
 #include "util/csv.h"
+#include "util/strbuf.h"
 #include "util/suggest.h"
 
 #define PRESET_FILE "models/presets.csv"
@@ -508,6 +510,13 @@ static int preset_row(struct workload *w, const struct csv_record *hdr, const st
 	return 0;
 }
 
+/* what a command line names to load w again (workload_flags()) */
+static void remember_origin(struct workload *w, const char *spec)
+{
+	snprintf(w->origin, sizeof(w->origin), "%s", spec);
+	w->origin_d = w->d;
+}
+
 int workload_preset(struct workload *w, const char *name, struct diag *err)
 {
 	const struct embedded_file *f;
@@ -553,6 +562,8 @@ int workload_preset(struct workload *w, const char *name, struct diag *err)
 	csv_free(r);
 	if (rc < 0)
 		return -1;
+	if (!ret)
+		remember_origin(w, names[found]);
 	return ret;
 }
 
@@ -861,6 +872,8 @@ int workload_from_hf_config(struct workload *w, const char *path, struct diag *e
 		return -1;
 	rc = workload_from_hf_json(w, path, buf, len, err);
 	free(buf);
+	if (!rc)
+		remember_origin(w, path);
 	return rc;
 }
 
@@ -878,4 +891,59 @@ int workload_load(struct workload *w, const char *spec, struct diag *err)
 		return workload_from_hf_config(w, spec, err);
 	}
 	return -1;
+}
+
+/* spec as one word of a POSIX shell: bare when it holds only safe characters */
+static void add_shell_word(struct strbuf *out, const char *spec)
+{
+	if (*spec && strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/+:=,@") ==
+			     strlen(spec)) {
+		strbuf_addstr(out, spec);
+		return;
+	}
+	strbuf_addch(out, '\'');
+	for (; *spec; spec++) {
+		if (*spec == '\'')
+			strbuf_addstr(out, "'\\''");
+		else
+			strbuf_addch(out, *spec);
+	}
+	strbuf_addch(out, '\'');
+}
+
+void workload_flags(const struct workload *w, struct strbuf *out)
+{
+	static const struct {
+		const char *flag;
+		size_t off;
+	} dims[] = {
+		{"layers", offsetof(struct workload_dims, layers)},
+		{"hidden", offsetof(struct workload_dims, hidden)},
+		{"heads", offsetof(struct workload_dims, heads)},
+		{"kv-heads", offsetof(struct workload_dims, kv_heads)},
+		{"ffn-hidden", offsetof(struct workload_dims, ffn_hidden)},
+		{"vocab", offsetof(struct workload_dims, vocab)},
+		{"experts", offsetof(struct workload_dims, experts)},
+		{"experts-active", offsetof(struct workload_dims, experts_active)},
+	};
+	int loaded = w->origin[0] != '\0';
+	const char *sep = "";
+
+	if (loaded) {
+		strbuf_addstr(out, "--model ");
+		add_shell_word(out, w->origin);
+		sep = " ";
+	}
+	if (w->kind != WORKLOAD_TRANSFORMER)
+		return;
+	for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++) {
+		int v, was;
+		memcpy(&v, (const char *)&w->d + dims[i].off, sizeof(v));
+		memcpy(&was, (const char *)&w->origin_d + dims[i].off, sizeof(was));
+		/* a dense model given by dimensions has no expert flags to repeat */
+		if (loaded ? v == was : v <= (i >= 6 ? 1 : 0))
+			continue;
+		strbuf_addf(out, "%s--%s %d", sep, dims[i].flag, v);
+		sep = " ";
+	}
 }

@@ -378,7 +378,8 @@ const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c
 	int nodes_needed = g->gpus > g->gpus_per_node;
 	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_addf(&sb, "--model %s --gpu %s", p->req.w->name, hw->gpu->row.key);
+	workload_flags(p->req.w, &sb);
+	strbuf_addf(&sb, " --gpu %s", hw->gpu->row.key);
 	if (hw->server)
 		strbuf_addf(&sb, " --server %s", hw->server->row.key);
 	if (nodes_needed && hw->kind == PLAN_HW_GENERIC && c->fabric >= 0 && (size_t)c->fabric < p->nfab)
