@@ -14,8 +14,17 @@
 #include "util/xalloc.h"
 
 /* Label fields: attached to every dcgm series. */
-static const char *const label_fields[] = {"DCGM_FI_DRIVER_VERSION", "DCGM_FI_DEV_SERIAL",
-					   "DCGM_FI_DEV_VBIOS_VERSION"};
+static const char *const label_fields[] = {
+	"DCGM_FI_DRIVER_VERSION",
+	"DCGM_FI_DEV_SERIAL",
+	"DCGM_FI_DEV_VBIOS_VERSION",
+	"DCGM_FI_NVML_VERSION",
+	"DCGM_FI_DEV_BRAND",
+	"DCGM_FI_DEV_OEM_INFOROM_VER",
+	"DCGM_FI_DEV_ECC_INFOROM_VER",
+	"DCGM_FI_DEV_POWER_INFOROM_VER",
+	"DCGM_FI_DEV_INFOROM_IMAGE_VER",
+};
 
 /*
  * DCGM fields in dcgm-exporter's shipped files that gpuscope does not serve:
@@ -24,12 +33,6 @@ static const char *const label_fields[] = {"DCGM_FI_DRIVER_VERSION", "DCGM_FI_DE
 static const char *const dcgm_unserved[] = {
 	"DCGM_FI_DEV_VGPU_LICENSE_STATUS",
 	"DCGM_EXP_GPU_HEALTH_STATUS",
-	"DCGM_FI_NVML_VERSION",
-	"DCGM_FI_DEV_BRAND",
-	"DCGM_FI_DEV_OEM_INFOROM_VER",
-	"DCGM_FI_DEV_ECC_INFOROM_VER",
-	"DCGM_FI_DEV_POWER_INFOROM_VER",
-	"DCGM_FI_DEV_INFOROM_IMAGE_VER",
 	"DCGM_FI_DEV_COUNT",
 	"DCGM_FI_DEV_NAME",
 	"DCGM_FI_DEV_UUID",

@@ -16,6 +16,7 @@
  * family is one contiguous group.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -720,25 +721,42 @@ static void pod_labels(struct strbuf *b, const struct xpod *p)
  * others when a counters file lists them (its default file has them
  * commented out).  A field the GPU does not report is left out, not "".
  */
+#define LABEL_FIELD(name, member) \
+	{ \
+		name, offsetof(struct gpu_static, member), gpu_static_##member##_valid \
+	}
 static void label_fields(const struct xview *v, const struct xgpu *g, struct strbuf *b)
 {
-	static const char *const names[] = {"DCGM_FI_DRIVER_VERSION", "DCGM_FI_DEV_SERIAL",
-					    "DCGM_FI_DEV_VBIOS_VERSION"};
+	static const struct {
+		const char *name;
+		size_t off;     /* a char array of struct gpu_static */
+		unsigned valid; /* its enum gpu_static_field */
+	} fields[] = {
+		LABEL_FIELD("DCGM_FI_DRIVER_VERSION", driver_version),
+		LABEL_FIELD("DCGM_FI_DEV_SERIAL", serial),
+		LABEL_FIELD("DCGM_FI_DEV_VBIOS_VERSION", vbios_version),
+		LABEL_FIELD("DCGM_FI_NVML_VERSION", nvml_version),
+		LABEL_FIELD("DCGM_FI_DEV_BRAND", brand),
+		LABEL_FIELD("DCGM_FI_DEV_OEM_INFOROM_VER", inforom_oem),
+		LABEL_FIELD("DCGM_FI_DEV_ECC_INFOROM_VER", inforom_ecc),
+		LABEL_FIELD("DCGM_FI_DEV_POWER_INFOROM_VER", inforom_power),
+		LABEL_FIELD("DCGM_FI_DEV_INFOROM_IMAGE_VER", inforom_image),
+	};
 	size_t i;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const char *val = NULL;
-		if (v->counters ? !counters_find(v->counters, names[i], NULL, NULL) : i > 0)
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const char *val;
+		if (v->counters ? !counters_find(v->counters, fields[i].name, NULL, NULL) : i > 0)
 			continue;
-		if (i == 0)
-			val = g->have_static ? g->st.driver_version : "";
-		else if (i == 1 && ST_HAS(g, serial) && g->st.serial[0])
-			val = g->st.serial;
-		else if (i == 2 && ST_HAS(g, vbios_version) && g->st.vbios_version[0])
-			val = g->st.vbios_version;
-		if (val)
-			expo_label(b, 0, names[i], val);
+		val = (const char *)&g->st + fields[i].off;
+		/* the driver version is always a label of dcgm-exporter's, "" when unread */
+		if (i == 0 && !g->have_static)
+			val = "";
+		else if (i > 0 && (!g->have_static || !GPU_BIT_TEST(g->st.valid, fields[i].valid) || !val[0]))
+			continue;
+		expo_label(b, 0, fields[i].name, val);
 	}
 }
+#undef LABEL_FIELD
 
 static void build_labels(const struct xview *v, const struct xgpu *g, struct glabels *l)
 {

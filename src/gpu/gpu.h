@@ -103,6 +103,11 @@ enum gpu_status {
 	X(uint32_t, pci_subsystem_id, ) \
 	X(char, serial, [GPU_SERIAL_LEN]) \
 	X(char, vbios_version, [GPU_SERIAL_LEN]) \
+	X(char, brand, [GPU_SERIAL_LEN])         /* DCGM's name for nvmlDeviceGetBrand: "NVIDIA", "Tesla" */ \
+	X(char, inforom_image, [GPU_SERIAL_LEN]) /* InfoROM image version "G520.0200.00.05" */ \
+	X(char, inforom_oem, [GPU_SERIAL_LEN])   /* InfoROM object versions: OEM "2.1" */ \
+	X(char, inforom_ecc, [GPU_SERIAL_LEN])   /* ECC "7.16" */ \
+	X(char, inforom_power, [GPU_SERIAL_LEN]) /* power management; absent on most data-centre GPUs */ \
 	X(uint64_t, memory_total_bytes, ) \
 	X(unsigned, pcie_max_gen, )     /* max of device and system */ \
 	X(unsigned, pcie_max_width, )   /* lanes, max of device and system */ \

@@ -34,6 +34,9 @@ struct nvml_syms {
 	nvmlReturn_t (*DeviceGetHandleByUUID)(const char *, nvmlDevice_t *);
 	nvmlReturn_t (*DeviceGetSerial)(nvmlDevice_t, char *, unsigned);
 	nvmlReturn_t (*DeviceGetVbiosVersion)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetBrand)(nvmlDevice_t, int *);
+	nvmlReturn_t (*DeviceGetInforomImageVersion)(nvmlDevice_t, char *, unsigned);
+	nvmlReturn_t (*DeviceGetInforomVersion)(nvmlDevice_t, int, char *, unsigned);
 	nvmlReturn_t (*DeviceGetMinorNumber)(nvmlDevice_t, unsigned *);
 	nvmlReturn_t (*DeviceGetPciInfo)(nvmlDevice_t, nvmlPciInfo_t *);
 	nvmlReturn_t (*DeviceGetMemoryInfo)(nvmlDevice_t, nvmlMemory_t *);
@@ -124,6 +127,9 @@ static const struct sym_spec sym_specs[] = {
 	{SLOT(DeviceGetHandleByUUID), 0, {"nvmlDeviceGetHandleByUUID"}},
 	{SLOT(DeviceGetSerial), 0, {"nvmlDeviceGetSerial"}},
 	{SLOT(DeviceGetVbiosVersion), 0, {"nvmlDeviceGetVbiosVersion"}},
+	{SLOT(DeviceGetBrand), 0, {"nvmlDeviceGetBrand"}},
+	{SLOT(DeviceGetInforomImageVersion), 0, {"nvmlDeviceGetInforomImageVersion"}},
+	{SLOT(DeviceGetInforomVersion), 0, {"nvmlDeviceGetInforomVersion"}},
 	{SLOT(DeviceGetMinorNumber), 0, {"nvmlDeviceGetMinorNumber"}},
 	{SLOT(DeviceGetMemoryInfo), 0, {"nvmlDeviceGetMemoryInfo"}},
 	{SLOT(DeviceGetMemoryInfo_v2), 0, {"nvmlDeviceGetMemoryInfo_v2"}},
@@ -638,6 +644,35 @@ static int probe_links(struct ctx *c)
 	return n;
 }
 
+/*
+ * The text DCGM gives DCGM_FI_DEV_BRAND for each nvmlBrandType_t, so that the
+ * label reads as dcgm-exporter's does (DCGM's cache manager spells them as
+ * nvidia-smi's report does).
+ */
+static const char *nvml_brand_name(int brand)
+{
+	static const char *const names[] = {
+		"Unknown",
+		"Quadro",
+		"Tesla",
+		"NVS",
+		"Grid",
+		"GeForce",
+		"Titan",
+		"NVIDIA Virtual Applications",
+		"NVIDIA Virtual PC",
+		"NVIDIA Virtual Compute Server",
+		"NVIDIA RTX Virtual Workstation",
+		"NVIDIA vGaming",
+		"Quadro RTX",
+		"NVIDIA RTX",
+		"NVIDIA",
+		"GeForce RTX",
+		"Titan RTX",
+	};
+	return brand >= 0 && (size_t)brand < sizeof(names) / sizeof(names[0]) ? names[brand] : "Unknown";
+}
+
 static int nvml_static_info(struct gpu_device *dev, struct gpu_static *out)
 {
 	struct ctx c = {dev, 0, 0, NULL, 0};
@@ -664,7 +699,25 @@ static int nvml_static_info(struct gpu_device *dev, struct gpu_static *out)
 	STR(DeviceGetUUID, uuid);
 	STR(DeviceGetSerial, serial);
 	STR(DeviceGetVbiosVersion, vbios_version);
+	STR(DeviceGetInforomImageVersion, inforom_image);
 #undef STR
+#define INFOROM(object, member) \
+	do { \
+		memset(buf, 0, sizeof(buf)); \
+		if (NV(&c, DeviceGetInforomVersion, dev->h, object, buf, \
+		       NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE) == NVML_SUCCESS) { \
+			copy_str(out->member, sizeof(out->member), buf); \
+			GPU_STATIC_MARK(out, member); \
+		} \
+	} while (0)
+	INFOROM(NVML_INFOROM_OEM, inforom_oem);
+	INFOROM(NVML_INFOROM_ECC, inforom_ecc);
+	INFOROM(NVML_INFOROM_POWER, inforom_power);
+#undef INFOROM
+	if (NV(&c, DeviceGetBrand, dev->h, &i1) == NVML_SUCCESS) {
+		copy_str(out->brand, sizeof(out->brand), nvml_brand_name(i1));
+		GPU_STATIC_MARK(out, brand);
+	}
 	if (NV(&c, DeviceGetMinorNumber, dev->h, &u) == NVML_SUCCESS)
 		GPU_STATIC_SET(out, minor_number, u);
 	memset(&pci, 0, sizeof(pci));

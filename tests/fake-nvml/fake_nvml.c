@@ -100,6 +100,7 @@ static const char *const sys_keys[] = {
 
 static const char *const gpu_keys[] = {
 	"name", "uuid", "serial", "vbios", "minor",
+	"brand", "inforom_image", "inforom_oem", "inforom_ecc", "inforom_power",
 	"pci_domain", "pci_bus", "pci_device", "pci_device_id", "pci_subsystem_id",
 	"memory_total_mib", "memory_used_mib", "memory_reserved_mib",
 	"pcie_gen", "pcie_width", "pcie_max_gen", "pcie_max_width", "pcie_gpu_max_gen",
@@ -803,6 +804,35 @@ EXPORT nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t h, char *buf, unsigne
 {
 	ENTER(h);
 	return put_str(d, "vbios", buf, len);
+}
+
+/* brand is the nvmlBrandType_t number: 2 Tesla, 14 NVIDIA (nvml.h) */
+EXPORT nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t h, int *v)
+{
+	unsigned u;
+	ENTER(h);
+	if (!v)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (!get_uint(d, "brand", &u))
+		return NVML_ERROR_NOT_SUPPORTED;
+	*v = (int)u;
+	return NVML_SUCCESS;
+}
+
+EXPORT nvmlReturn_t nvmlDeviceGetInforomImageVersion(nvmlDevice_t h, char *buf, unsigned len)
+{
+	ENTER(h);
+	return put_str(d, "inforom_image", buf, len);
+}
+
+/* object: nvmlInforomObject_t, 0 OEM, 1 ECC, 2 power */
+EXPORT nvmlReturn_t nvmlDeviceGetInforomVersion(nvmlDevice_t h, int object, char *buf, unsigned len)
+{
+	static const char *const keys[] = {"inforom_oem", "inforom_ecc", "inforom_power"};
+	ENTER(h);
+	if (object < 0 || object > 2)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	return put_str(d, keys[object], buf, len);
 }
 
 EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t h, unsigned *v)

@@ -53,6 +53,27 @@ FAKE_NVML_SCENARIO="$TMP/noserial.ini" expect_rc 0 export --nvml "$FAKE" --kmsg 
 expect_out 'DCGM_FI_DRIVER_VERSION="550.54.15"} 41'
 CHECKS=$((CHECKS + 1))
 case "$OUT" in *DCGM_FI_DEV_SERIAL=*|*VBIOS*=*) fail "an absent serial or VBIOS became a label" ;; esac
+# the NVML version, brand and InfoROM label fields, read from NVML (the fake's brand 14 is
+# DCGM's "NVIDIA"); the DGX's GPUs have no power-management InfoROM object: no label
+cat >"$TMP/inforom.csv" <<'CSV'
+DCGM_FI_DEV_GPU_TEMP, gauge, GPU temperature (in C).
+DCGM_FI_NVML_VERSION,          label, NVML Version
+DCGM_FI_DEV_BRAND,             label, Device Brand
+DCGM_FI_DEV_OEM_INFOROM_VER,   label, OEM inforom version
+DCGM_FI_DEV_ECC_INFOROM_VER,   label, ECC inforom version
+DCGM_FI_DEV_POWER_INFOROM_VER, label, Power management object inforom version
+DCGM_FI_DEV_INFOROM_IMAGE_VER, label, Inforom image version
+CSV
+FAKE_NVML_SCENARIO="$SCEN/dgx-h100.ini" expect_rc 0 export --nvml "$FAKE" --kmsg none --once -f "$TMP/inforom.csv"
+expect_out 'modelName="NVIDIA H100 80GB HBM3",Hostname="'
+expect_out 'DCGM_FI_NVML_VERSION="12.550.54.15",DCGM_FI_DEV_BRAND="NVIDIA",DCGM_FI_DEV_OEM_INFOROM_VER="2.1",DCGM_FI_DEV_ECC_INFOROM_VER="7.16",DCGM_FI_DEV_INFOROM_IMAGE_VER="G520.0200.00.05"} 41'
+CHECKS=$((CHECKS + 1))
+case "$ERR" in *INFOROM*|*BRAND*) fail "a served label field was warned about: $ERR" ;; esac
+CHECKS=$((CHECKS + 1))
+case "$OUT" in *POWER_INFOROM*) fail "an absent InfoROM object became a label" ;; esac
+sed 's/^brand = 14/brand = 2/' "$SCEN/dgx-h100.ini" >"$TMP/tesla.ini"
+FAKE_NVML_SCENARIO="$TMP/tesla.ini" expect_rc 0 export --nvml "$FAKE" --kmsg none --once -f "$TMP/inforom.csv"
+expect_out 'DCGM_FI_DEV_BRAND="Tesla"'
 # dcgm-exporter's newer file (DCGM_EXP_* and the InfoROM labels commented out) loads as it is
 grep -v '^\s*$' "$SRCDIR/deploy/dcgm/default-counters.csv" | sed 's/^# DCGM_FI_DEV_NVLINK_BANDWIDTH_L0/DCGM_FI_DEV_NVLINK_BANDWIDTH_L0/' >"$TMP/l0.csv"
 grep -q '^DCGM_FI_DEV_NVLINK_BANDWIDTH_L0' "$TMP/l0.csv" || echo 'DCGM_FI_DEV_NVLINK_BANDWIDTH_L0, counter, bytes' >>"$TMP/l0.csv"
