@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/kernels.h"
 #include "model/model_int.h"
 #include "model/vendor.h"
 
@@ -57,6 +58,69 @@ static double cast_bytes(enum model_precision p)
 	if (!model_precision_fp4(p))
 		return TUNE_FP8_CAST_BYTES;
 	return (p == MODEL_NVFP4 ? 2.0 : 0.0) + 2.0 + 2.0 * model_precision_bytes(p);
+}
+
+/*
+ * One batched GEMM of the unfused attention (torch.bmm, cuBLAS strided
+ * batched): `batch` products of m x n x k, one per sequence and head.  The
+ * batch fills the SMs with output tiles, so a tile of a 128 x 128 score
+ * block is used whole and only the short K loop (k = the head dimension
+ * for QK^T, the keys for AV) pays its prologue, s(k) = k / (k + x0); the
+ * last wave counts as for one GEMM of batch x m rows.  Memory: the two
+ * operands that are not the s x ctx score matrix (Q and K, or V and the
+ * context), whose traffic the softmax term counts.
+ */
+static double unfused_bmm_s(const struct hw *h, double eb, double batch, double m, double n, double k)
+{
+	double tc, tm, sq = fmin(m, n) * k, x0 = TUNE_GEMM_X0;
+	if (batch <= 0 || m <= 0 || n <= 0 || k <= 0)
+		return 0;
+	tc = 2 * batch * m * n * (k + x0) / (h->attn_peak * h->attn_emax) /
+	     model_gemm_wave_eff(h->sms, batch * m, n, k);
+	tm = eb * batch * 2 * sq * h->inv_bw;
+	return tc > tm ? tc : tm;
+}
+
+/*
+ * FP8 and FP4 training with Transformer Engine (CUDA and ROCm;
+ * docs/model.md, "FP8 casts"): bytes of the quantisation kernels of one
+ * layer, per token and per weight element, as TE's modules fuse them.
+ * A GEMM in fp8 needs its inputs in fp8, and the weight-gradient GEMM
+ * their transposes (Hopper's fp8 tensor cores take only the TN layout).
+ * Per element, cast = TUNE_FP8_CAST_BYTES (read 2, write the fp8 copy and
+ * its transpose; cast_bytes() for FP4) and transpose = 2 (read and write
+ * 1 B).  Forward:
+ *   QKV and MLP-up inputs: LayerNormLinear / LayerNormMLP write the norm's
+ *     output in fp8 (1 B instead of 2) and transpose it for the weight
+ *     gradient: -1 + 2 = 1 B per element of h, each;
+ *   the attention output (16-bit, from the attention kernel): a cast,
+ *     per element of q/t;
+ *   the MLP-down input: the activation kernel writes it in fp8 (GeLU) and
+ *     it is transposed: 1 B per element of f/t (SwiGLU alike);
+ *   the weights: a cast each micro-batch, 4 B per element (the transposed
+ *     copy is kept for backward).
+ * Backward, the output gradients of the four GEMMs in fused
+ * cast-transpose(-bias-gradient) kernels: a cast per element of
+ * (q + 2kv)/t, h and h; the MLP-up one is fused into the activation's
+ * backward (dGeLU + cast + transpose: the same 2 B written as the 16-bit
+ * dGeLU would): 0.  The scaling factors of delayed scaling (TE's default
+ * recipe, recipe.DelayedScaling) come from the amax each cast kernel
+ * records as it runs, with one fused amax-and-scale update per step over
+ * all tensors: no pass of its own.
+ */
+static void te_casts(const struct workload *w, const struct model_config *c, const struct hw *h, double T,
+		     struct layer_time *lt)
+{
+	const struct workload_dims *d = &w->d;
+	double t = c->tp, hd = d->hidden, q = w->q_dim, kv = w->kv_dim, f = w->ffn_active;
+	double cast = cast_bytes(c->precision), tr = 2.0 * model_precision_bytes(c->precision);
+	/* the norm's or activation's saved write, then the transpose; FP4 needs the tensor's amax first: a cast */
+	double ln = model_precision_fp4(c->precision) ? cast : tr - (2 - model_precision_bytes(c->precision));
+	double wts = (hd * (q + 2 * kv) + q * hd + hd * f * ((d->gated_mlp ? 2 : 1) + 1)) / t;
+	double fwd = T * (2 * ln * hd + cast * q / t + ln * f / t) + cast * wts;
+	double bwd = T * cast * ((q + 2 * kv) / t + 2 * hd);
+	lt->cast_fwd = fwd * h->inv_bw;
+	lt->cast_bwd = bwd * h->inv_bw;
 }
 
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
@@ -141,14 +205,17 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 		} else {
 			double seqs = T / s, el = seqs * heads * s * ctx;
 			double m = d->dropout > 0 ? 1 : 0, ea = model_precision_bytes(attn_precision_of(c));
-			struct hw ha = *h;
-			ha.inv_gemm = 1 / (h->attn_peak * h->attn_emax);
 			lt->attn_flops = full;
-			lt->attn_fwd = seqs * heads *
-				       (gemm_s(&ha, ea, s, ctx, hdim) + gemm_s(&ha, ea, s, hdim, ctx));
-			/* scores written, masked, softmaxed, dropped out, read by AV */
-			lt->attn_fwd += el * (5 * e + m * (1 + e)) * h->inv_bw;
-			lt->attn_bwd = 2 * lt->attn_fwd;
+			double bmm = unfused_bmm_s(h, ea, seqs * heads, s, ctx, hdim) +
+				     unfused_bmm_s(h, ea, seqs * heads, s, hdim, ctx);
+			/* scores written, masked, softmaxed, dropped out (mask 1 B), read by AV */
+			lt->attn_fwd = bmm + el * (5 * e + m * (1 + e)) * h->inv_bw;
+			/*
+			 * backward: four batched GEMMs (dV, dP, dQ, dK); dP written,
+			 * dropout's backward (read dP and the mask, write), softmax's
+			 * (read dP and P, write dS), dS read twice and P once
+			 */
+			lt->attn_bwd = 2 * bmm + el * (7 * e + m * (2 * e + 1)) * h->inv_bw;
 		}
 	}
 
@@ -158,31 +225,28 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 * mask), the activation function (SwiGLU: read 2f write f; GeLU: read f
 	 * write f) and rotary embeddings (read + write q + kv).  Norms, adds and
 	 * dropout are replicated across TP ranks unless sequence parallel.
+	 * Backward, kernel by kernel: each norm reads its input and the
+	 * gradient and writes one (3h); each residual join sums the gradients
+	 * of its two branches (read 2h, write h); dropout reads the gradient
+	 * and the mask and writes one (2.5h); GeLU reads the gradient and its
+	 * input and writes one (3f), SwiGLU reads the gradient and both
+	 * inputs and writes two (5f); rotary as forward.  About 1.1-1.3 x the
+	 * forward's bytes, not 2 x.
 	 */
 	{
-		double repl = 4 * hd + 6 * hd + (d->dropout > 0 ? 2 * (2 * hd + 0.5 * hd) : 0);
-		double split = (d->gated_mlp ? 3 : 2) * w->ffn_active +
-			       (d->learned_pos || !d->causal ? 0 : 2 * (q + kv));
+		double drop = d->dropout > 0 ? 2 * (2 * hd + 0.5 * hd) : 0;
+		double rope = d->learned_pos || !d->causal ? 0 : 2 * (q + kv);
+		double repl = 4 * hd + 6 * hd + drop, repl_b = 6 * hd + 6 * hd + drop;
+		double split = (d->gated_mlp ? 3 : 2) * w->ffn_active + rope;
+		double split_b = (d->gated_mlp ? 5 : 3) * w->ffn_active + rope;
 		bytes = e * T * ((c->seq_parallel ? repl / t : repl) + split / t);
 		lt->mem = bytes * h->inv_bw;
+		lt->mem_bwd = e * T * ((c->seq_parallel ? repl_b / t : repl_b) + split_b / t) * h->inv_bw;
 	}
 
-	/*
-	 * FP8 and FP4 training with Transformer Engine (CUDA and ROCm): every linear
-	 * layer casts its 16-bit input to fp8 and keeps a transposed copy for
-	 * the weight gradient (TE's fused cast-transpose: read 2 B, write 2 x
-	 * 1 B per element), and casts its weights the same way each
-	 * micro-batch; the backward casts the output gradients alike (the
-	 * backward's 2x of the forward's memory-bound time).  At small hidden
-	 * sizes this traffic is a large share of the GEMMs' time.  SynapseAI
-	 * converts inside its matrix engines' input path (model/vendor.c).
-	 */
-	if (low_precision(c->precision) && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts) {
-		double gated = d->gated_mlp ? 2 : 1;
-		double in = hd + q / t + hd + f / t;
-		double wts = (hd * (q + 2 * kv) + q * hd + hd * w->ffn_active * (gated + 1)) / t;
-		lt->mem += cast_bytes(c->precision) * (T * in + wts) * h->inv_bw;
-	}
+	lt->cast_fwd = lt->cast_bwd = 0;
+	if (low_precision(c->precision) && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts)
+		te_casts(w, c, h, T, lt);
 
 	/*
 	 * Tensor parallelism: two all-reduces of e T h bytes per layer forward
@@ -217,6 +281,24 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	ring_attention(w, c, T, lt);
 }
 
+/*
+ * Positions of a micro-batch that the output layer sees (model_int.h).
+ * BERT's masked-LM pre-training masks 15 % of the tokens (Devlin et al.
+ * 2019, sec. 3.1) and its reference implementation gathers those
+ * positions before the MLM head (google-research/bert run_pretraining.py,
+ * gather_indexes over masked_lm_positions; max_predictions_per_seq 20 of
+ * 128 and 80 of 512): the head's GEMM and its logits are 0.15 of the
+ * decoder's.  Hugging Face's BertForMaskedLM computes the logits of every
+ * position; the model follows the reference.  A fine-tuned encoder
+ * (classification, question answering) has a head of a few outputs.
+ */
+double head_share(const struct workload *w, const struct model_config *c)
+{
+	if (w->kind != WORKLOAD_TRANSFORMER || w->d.causal || c->task == MODEL_TASK_INFER)
+		return 1;
+	return c->task == MODEL_TASK_PRETRAIN ? MODEL_MLM_SHARE : 0;
+}
+
 void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 		       struct train_parts *tp)
 {
@@ -237,9 +319,9 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		double mats = layer_params_gpu(w, c);
 		qlora_dq = mats * (0.5 + 2 + 2) * h->inv_bw;
 	}
-	fwd = lt.gemm + lt.attn_fwd + lt.mem + lt.tp_comm + lt.ep_comm + lt.cp_fwd + qlora_dq;
-	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + 2 * lt.mem + lt.tp_comm + lt.ep_comm + lt.cp_bwd +
-	      qlora_dq;
+	fwd = lt.gemm + lt.attn_fwd + lt.mem + lt.cast_fwd + lt.tp_comm + lt.ep_comm + lt.cp_fwd + qlora_dq;
+	bwd = bwd_gemm_factor * lt.gemm + lt.attn_bwd + lt.mem_bwd + lt.cast_bwd + lt.tp_comm + lt.ep_comm +
+	      lt.cp_bwd + qlora_dq;
 	if (lora) {
 		/* adapters: forward, and both gradients, of r x (in + out) per matrix: small GEMMs */
 		double ad = c->lora_rank * lora_params_per_rank(w, c) / d->layers / t;
@@ -255,13 +337,14 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		/* the matmuls whose outputs were not kept run again, with the cheap ops between them */
 		rec = (1 - TUNE_SELECTIVE_OP_KEEP) * (lt.gemm + lt.mem);
 
-	/* output layer and loss on the last stage */
-	if (d->vocab > 0) {
-		head_fwd = gemm_s(h, eb, T, d->vocab / t, d->hidden);
+	/* output layer and loss on the last stage, over the positions that are predicted */
+	if (d->vocab > 0 && head_share(w, c) > 0) {
+		double Th = T * head_share(w, c);
+		head_fwd = gemm_s(h, eb, Th, d->vocab / t, d->hidden);
 		/* logits written, upcast, log-softmax, gradient: about 24 B per logit */
-		head_mem = 24.0 * T * d->vocab / t * h->inv_bw;
+		head_mem = 24.0 * Th * d->vocab / t * h->inv_bw;
 		if (c->tp > 1)
-			head_mem += coll_s(c, COLL_AR, 4.0 * T, c->tp, per_node(c, c->tp, 1)) * 3;
+			head_mem += coll_s(c, COLL_AR, 4.0 * Th, c->tp, per_node(c, c->tp, 1)) * 3;
 	}
 
 	tp->mb_fwd = Ls * fwd + head_fwd + head_mem / 3;
@@ -271,7 +354,7 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	tp->layer_bwd = bwd + rec;
 	tp->gemm = Ls * (1 + bwd_gemm_factor) * lt.gemm + (1 + bwd_gemm_factor) * head_fwd;
 	tp->attn = Ls * (lt.attn_fwd + lt.attn_bwd);
-	tp->mem = Ls * 3 * lt.mem + head_mem + Ls * 2 * qlora_dq;
+	tp->mem = Ls * (lt.mem + lt.mem_bwd + lt.cast_fwd + lt.cast_bwd) + head_mem + Ls * 2 * qlora_dq;
 	tp->recompute = tp->mb_recompute;
 	tp->tp = Ls * 2 * lt.tp_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
 	tp->ep = Ls * 2 * lt.ep_comm * (c->recompute == MODEL_RECOMPUTE_FULL ? 1.5 : 1);
@@ -283,11 +366,14 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 		tp->mb_bwd += mtp * (bwd + bwd_gemm_factor * (proj + head_fwd) + head_mem * 2 / 3);
 		tp->gemm += mtp * (1 + bwd_gemm_factor) * (lt.gemm + proj + head_fwd);
 		tp->attn += mtp * (lt.attn_fwd + lt.attn_bwd);
-		tp->mem += mtp * (3 * lt.mem + head_mem);
+		tp->mem += mtp * (lt.mem + lt.mem_bwd + lt.cast_fwd + lt.cast_bwd + head_mem);
 	}
 	/* the ring runs one attention kernel per block: cp - 1 more per layer, forward and backward */
 	tp->kernels_mb = 3 * (TUNE_KERNELS_PER_LAYER * Ls + 10 + Ls * (cp_of(c) - 1)) *
 			 (c->recompute == MODEL_RECOMPUTE_FULL ? 4.0 / 3 : 1);
+	/* Transformer Engine's casts (te_casts): 4 weight casts, 4 input casts or transposes, 3 gradient casts */
+	if (lt.cast_fwd > 0)
+		tp->kernels_mb += 11 * Ls;
 
 	/*
 	 * FLOPs per token (Megatron eq. 3 / PaLM convention: full attention,
@@ -297,12 +383,13 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	 * with it nothing extra runs).
 	 */
 	{
-		double f_fwd = w->flops_token_dense + w->flops_token_attn * s + w->flops_token_head +
-			       w->flops_token_mtp + d->mtp_layers * w->flops_token_attn / d->layers * s;
+		double f_head = w->flops_token_head * head_share(w, c);
+		double f_fwd = w->flops_token_dense + w->flops_token_attn * s + f_head + w->flops_token_mtp +
+			       d->mtp_layers * w->flops_token_attn / d->layers * s;
 		double f_attn = w->flops_token_attn * s;
 		tp->flops_model_token = (lora ? 2 : 3) * f_fwd;
 		tp->flops_hw_token = tp->flops_model_token +
-				     (c->recompute == MODEL_RECOMPUTE_FULL ? f_fwd - w->flops_token_head :
+				     (c->recompute == MODEL_RECOMPUTE_FULL                      ? f_fwd - f_head :
 				      c->recompute == MODEL_RECOMPUTE_SELECTIVE && !flash_on(c) ? f_attn :
 												  0);
 	}

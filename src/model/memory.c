@@ -407,7 +407,7 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 	 * time, with the 16-bit logits of all of them kept for backward.
 	 */
 	if (last && d->vocab > 0) {
-		double logits = T * d->vocab / t;
+		double logits = T * head_share(w, c) * d->vocab / t;
 		o->logits_bytes = c->logits == MODEL_LOGITS_BF16 ?
 					  2 * e * logits :
 				  c->logits == MODEL_LOGITS_CHUNKED ?

@@ -135,9 +135,19 @@ double attn_scores_bytes(const struct workload *w, const struct model_config *c,
 /* compute.c */
 struct layer_time {
 	double gemm, attn_fwd, attn_bwd, mem, tp_comm, ep_comm;
-	double cp_fwd, cp_bwd; /* context-parallel ring exchange the attention does not hide */
-	double attn_flops;     /* attention-score FLOPs executed forward (per GPU) */
+	double mem_bwd;            /* the memory-bound kernels' backward, s (mem: forward) */
+	double cp_fwd, cp_bwd;     /* context-parallel ring exchange the attention does not hide */
+	double attn_flops;         /* attention-score FLOPs executed forward (per GPU) */
+	double cast_fwd, cast_bwd; /* fp8/fp4 training: the quantisation kernels, forward and backward, s */
 };
+/*
+ * Share of a micro-batch's tokens that pass through the output layer
+ * (docs/model.md, "Encoders"): 1 for a decoder; an encoder's masked-LM
+ * pre-training predicts the masked positions only (MODEL_MLM_SHARE);
+ * an encoder fine-tuned for a task has a head of a few outputs (0).
+ */
+#define MODEL_MLM_SHARE 0.15
+double head_share(const struct workload *w, const struct model_config *c);
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
 	       double ctx, struct layer_time *lt);
 

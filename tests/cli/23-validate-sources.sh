@@ -95,7 +95,7 @@ PY
 expect_rc 2 validate --refit --by-source
 expect_err "--refit takes every case"
 expect_rc 0 validate --refit
-printf "%s\n" "$OUT" | grep -Eq "^Narayanan et al. 2021 +22/22 +3\.2 +[0-9.]+ +2/3 \(prior\)" ||
+printf "%s\n" "$OUT" | grep -Eq "^Narayanan et al. 2021 +22/22 +2\.5 +[0-9.]+ +2/3 \(prior\)" ||
 	fail "no leave-one-out line for Narayanan: $OUT"
 expect_width 80
 expect_rc 0 validate "$SRCDIR/data/cases/memory.csv" --refit --json
