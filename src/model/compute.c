@@ -114,11 +114,14 @@ static void te_casts(const struct workload *w, const struct model_config *c, con
 	const struct workload_dims *d = &w->d;
 	double t = c->tp, hd = d->hidden, q = w->q_dim, kv = w->kv_dim, f = w->ffn_active;
 	double cast = cast_bytes(c->precision), tr = 2.0 * model_precision_bytes(c->precision);
-	/* the norm's or activation's saved write, then the transpose; FP4 needs the tensor's amax first: a cast */
+	/* the norm's or activation's saved write, then the transpose; FP4 needs the tensor's amax first: a cast,
+	 * forward and for the MLP-up gradient too */
 	double ln = model_precision_fp4(c->precision) ? cast : tr - (2 - model_precision_bytes(c->precision));
 	double wts = (hd * (q + 2 * kv) + q * hd + hd * f * ((d->gated_mlp ? 2 : 1) + 1)) / t;
 	double fwd = T * (2 * ln * hd + cast * q / t + ln * f / t) + cast * wts;
-	double bwd = T * cast * ((q + 2 * kv) / t + 2 * hd);
+	double bwd = T * cast *
+		     ((q + 2 * kv) / t + 2 * hd +
+		      (model_precision_fp4(c->precision) ? (d->gated_mlp ? 2 : 1) * f / t : 0));
 	lt->cast_fwd = fwd * h->inv_bw;
 	lt->cast_bwd = bwd * h->inv_bw;
 }
