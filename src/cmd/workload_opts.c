@@ -123,6 +123,8 @@ void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
 			c->logits = (enum model_logits)q.logits;
 		if (q.weight_precision != MODEL_UNSET)
 			c->weight_precision = q.weight_precision;
+		if (q.channels_last != MODEL_UNSET)
+			c->channels_last = q.channels_last;
 		c->optimizer_in_backward = o->optimizer_in_backward;
 		c->activation_offload = o->activation_offload;
 	}
@@ -151,6 +153,12 @@ void workload_opts_request(const struct workload_opts *o, struct model_request *
 		q->weight_precision = named(o, "weight-precision", o->weight_precision,
 					    model_precision_from_name(o->weight_precision),
 					    "bf16, fp16, fp8, int8, int4, nf4, nvfp4, mxfp4");
+	if (o->channels_last)
+		q->channels_last = named(o, "channels-last", o->channels_last,
+					 !strcmp(o->channels_last, "on")  ? 1 :
+					 !strcmp(o->channels_last, "off") ? 0 :
+									    -1,
+					 "on, off");
 	if (o->optimizer_in_backward)
 		q->optimizer_in_backward = 1;
 	if (o->activation_offload)

@@ -1,8 +1,8 @@
 /*
  * The workload flags that estimate and plan share: --model, --task,
  * --optimizer, a transformer's dimensions (--layers ... --experts-active),
- * --seq-len, --global-batch, --lora-rank, --prompt-len, --output-len and the
- * amount of work (--tokens, --samples, --epochs).
+ * --seq-len, --global-batch, --lora-rank, --prompt-len, --output-len, the
+ * amount of work (--tokens, --samples, --epochs) and --channels-last.
  *
  * A command keeps one static struct workload_opts, builds its option table
  * from the WORKLOAD_OPT*() entries below (so every command spells, ranges and
@@ -35,6 +35,7 @@ struct workload_opts {
 	/* how memory is held (WORKLOAD_OPT_MEMORY) */
 	const char *master, *lora_targets, *logits, *tie_embeddings;
 	const char *weight_precision; /* stored weights: a served model's or a LoRA base's */
+	const char *channels_last;    /* 3D convolutions on NDHWC tensors: on|off */
 	int optimizer_in_backward, activation_offload;
 	double host_memory_gib; /* per server; 0 not given */
 };
@@ -94,7 +95,9 @@ struct workload_opts {
 			    "output head shares the input embedding"), \
 		OPT_STRING_("weight-precision", &(o).weight_precision, "P", \
 			    "stored weights: bf16, fp16, fp8, int8, int4, nf4, nvfp4 or mxfp4 (weight-only; a " \
-			    "LoRA/QLoRA base)")
+			    "LoRA/QLoRA base)"), \
+		OPT_STRING_("channels-last", &(o).channels_last, "on|off", \
+			    "3D convolutions on channels_last_3d (NDHWC) tensors (default: on under a compiler)")
 #define WORKLOAD_OPT_EPOCHS(o) OPT_POSITIVE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
 
 /*

@@ -411,15 +411,24 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 			/* torch.compile fuses elementwise chains: fewer launches, each cheaper */
 			c = *cfg;
 			c.engine = MODEL_ENGINE_COMPILE;
+			c.channels_last = -1; /* the compiler's layout */
 			consider(&l, w, &c, "torch.compile (launch-bound)", "--engine compile", 1, gain);
 		}
 	}
 	if (w->kind == WORKLOAD_PER_SAMPLE && cfg->engine == MODEL_ENGINE_EAGER && !cfg->cuda_graphs &&
 	    (cfg->input_dims ? cfg->input_dims : w->s.input_dims) == 3 && cfg->precision != MODEL_FP32) {
-		/* a compiler lays 3D convolutions out channels-last, where cuDNN's tensor-core kernels are fast */
+		/* a compiler lays 3D convolutions out channels-last and fuses the norms between them */
 		c = *cfg;
 		c.engine = MODEL_ENGINE_COMPILE;
+		c.channels_last = -1;
 		consider(&l, w, &c, "torch.compile (channels-last 3D convs)", "--engine compile", 1, gain);
+		/* eager NDHWC: faster convolutions, but layout copies around each instance norm */
+		if (!model_channels_last(cfg) && !cfg->conv3d_legacy) {
+			c = *cfg;
+			c.channels_last = 1;
+			consider(&l, w, &c, "channels_last_3d tensors (NDHWC convolutions)", "--channels-last on",
+				 1, gain);
+		}
 	}
 	if (w->kind == WORKLOAD_PER_SAMPLE && !cfg->cudnn_benchmark) {
 		c = *cfg;

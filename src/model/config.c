@@ -33,6 +33,7 @@ void model_config_defaults(struct model_config *c)
 	c->logits = MODEL_LOGITS_FP32;
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
+	c->channels_last = -1;
 	c->engine = MODEL_ENGINE_EAGER;
 	c->reshard_after_forward = 1;
 }
@@ -188,6 +189,10 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 		return diag_set(err, "", 0, 0, "engine", "use --engine %s", model_engine_names_text());
 	if (model_engine_check(c->engine, c->task != MODEL_TASK_INFER, err))
 		return -1;
+	if (c->channels_last < -1 || c->channels_last > 1)
+		return diag_set(err, "", 0, 0, "channels-last", "is on or off, not %d", c->channels_last);
+	if (c->conv3d_legacy < 0 || c->conv3d_legacy > 1)
+		return diag_set(err, "", 0, 0, "conv3d", "is current or legacy, not %d", c->conv3d_legacy);
 	if (wp >= 0) {
 		if (wp >= MODEL_PRECISION_COUNT || wp == MODEL_FP32 || wp == MODEL_TF32)
 			return diag_set(err, "", 0, 0, "weight-precision",

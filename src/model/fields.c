@@ -25,6 +25,8 @@ enum {
 
 #define TRANSFORMER ONLY_IF(w->kind == WORKLOAD_TRANSFORMER)
 #define INFER ONLY_IF(c->task == MODEL_TASK_INFER)
+/* a network of 3D convolutions (unet3d) */
+#define VOLUMES (w->kind == WORKLOAD_PER_SAMPLE && w->s.input_dims == 3)
 /* A text the answer owns, read as a field: NULL (not filled) is "", as an empty text. */
 #define TEXT_OF(s) ((s) ? (s) : "")
 
@@ -99,6 +101,12 @@ enum {
 	F(engine, TEXT, NULL, "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi", \
 	  model_engine_name(c->engine), ALWAYS) \
 	F(mig, INT, NULL, "compute slices of the MIG instance; 0 the whole GPU", c->mig, ALWAYS) \
+	F(channels_last, BOOL, NULL, "3D convolutions on channels_last_3d (NDHWC) tensors", \
+	  model_channels_last(c), ONLY_IF(VOLUMES)) \
+	F(conv3d, TEXT, NULL, "the 3D convolutions' kernels: current (cuDNN 8.0.2 on) or legacy", \
+	  model_conv3d_name(c->conv3d_legacy), ONLY_IF(VOLUMES)) \
+	F(cudnn_benchmark, BOOL, NULL, "cudnn.benchmark picks each convolution's algorithm", c->cudnn_benchmark, \
+	  ONLY_IF(w->kind == WORKLOAD_PER_SAMPLE)) \
 	F(input_elems, NUM, "elements", "--input-shape: elements of one input", c->input_elems, \
 	  ONLY_IF(c->input_elems > 0))
 

@@ -16,13 +16,9 @@
  * memory.csv, M*).  Constants that are estimates or come from a datasheet or
  * a paper's own figure, not from these cases, have no entry.
  */
-double tune_fitted[TUNE_NFITTED] = {
-	TUNE_GEMM_X0_DEFAULT,         TUNE_TRAIN_GEMM_DEFAULT,        TUNE_H2D_EFF_DEFAULT,
-	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
-	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT,
-	TUNE_CONV_EFF_DEFAULT,        TUNE_TF32_CONV_REL_DEFAULT,     TUNE_CONV_EFF_FP32_DEFAULT,
-	TUNE_STRAGGLER_SIGMA_DEFAULT,
-};
+double tune_fitted[TUNE_NFITTED] = {TUNE_FITTED_DEFAULTS};
+_Static_assert(sizeof((double[]){TUNE_FITTED_DEFAULTS}) == TUNE_NFITTED * sizeof(double),
+	       "TUNE_FITTED_DEFAULTS has one value per tune_fitted_id");
 
 /*
  * Priors (the value when no case is left to fit on): a GEMM at its
@@ -52,11 +48,14 @@ static const struct fitted_const consts[] = {
 	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, NULL, 0, 0, 0},
 	{"TUNE_DS_RANK_COPY_S", "src/model/tune.h", "S1-011..016", -1, NULL, 0, 0, 0},
 	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, NULL, 0, 0, 0},
-	{"TUNE_TF32_CONV3D_CL_REL", "src/model/sample.c", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026", -1,
-	 NULL, 0, 0, 0},
-	{"3D convolution shares (channels-first)", "src/model/kernels.c",
-	 "P8-001 P8-002 P8-005 P8-006 P8-009..011", -1, NULL, 0, 0, 0},
-	{"3D convolution shares (channels-last)", "src/model/kernels.c", "P11-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_CONV3D_EFF_CL", "src/model/tune.h", "P11-*:fit", TUNE_K_CONV3D_EFF_CL, NULL, 0.2, 0.8, 0.59},
+	{"TUNE_CONV3D_EFF_LEGACY", "src/model/tune.h", "P8-001 P8-002 P8-005 P8-006 P8-009..011",
+	 TUNE_K_CONV3D_EFF_LEGACY, NULL, 0.05, 0.5, 0.59},
+	{"TUNE_CONV3D_EFF_FP32", "src/model/tune.h", "P8-001 P8-002 P8-005 P8-006 P8-009..011",
+	 TUNE_K_CONV3D_EFF_FP32, NULL, 0.2, 1, 0.9},
+	{"TUNE_TF32_CONV3D_REL", "src/model/tune.h", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026",
+	 TUNE_K_TF32_CONV3D_REL, NULL, 0.3, 1, 0.5},
+	{"TUNE_EAGER_MEM3D_EFF", "src/model/tune.h", "P19-*:fit", TUNE_K_EAGER_MEM3D_EFF, NULL, 0.05, 1, 1},
 	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, "* paged_kv", 0.4, 1, 1},
 	{"TUNE_SERVE_COMPUTE_HOPPER", "src/model/vendor.c", "SV-001..036", -1, "hopper serve_compute", 0.3, 1, 1},
 	{"vllm 0.11 host times (host_step_s, host_seq_s, host_req_s)", "data/serve/engines.csv", "SV-*:fit", -1,
@@ -84,13 +83,7 @@ static const struct fitted_const consts[] = {
 	{"gaudi3 framework bandwidth", "src/model/vendor.c", "P3-*:fit", -1, "gaudi3,*synapseai fw_bw", 0.3, 1, 1},
 };
 
-static const double tune_shipped[TUNE_NFITTED] = {
-	TUNE_GEMM_X0_DEFAULT,         TUNE_TRAIN_GEMM_DEFAULT,        TUNE_H2D_EFF_DEFAULT,
-	TUNE_NVLINK_EFF_DEFAULT,      TUNE_NVLS_EFF_DEFAULT,          TUNE_INTER_EFF_DEFAULT,
-	TUNE_RESERVE_SHARDED_DEFAULT, TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT,
-	TUNE_CONV_EFF_DEFAULT,        TUNE_TF32_CONV_REL_DEFAULT,     TUNE_CONV_EFF_FP32_DEFAULT,
-	TUNE_STRAGGLER_SIGMA_DEFAULT,
-};
+static const double tune_shipped[TUNE_NFITTED] = {TUNE_FITTED_DEFAULTS};
 
 int fitted_refittable(const struct fitted_const *k)
 {

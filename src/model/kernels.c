@@ -14,17 +14,18 @@
  * (x0 = 96 was fitted with the Megatron runs, calibration S1-*).
  *
  * Convolutions: cuDNN's 2D kernels on ResNet-style layers reach 0.59 of the
- * tensor-core GEMM ceiling (fitted: calibration S6-002/006); its 3D kernels
- * far less: implicit GEMM over 27-tap 3x3x3 windows with 32-64 channels
- * gathers each input element many times and uses few tiles per SM.  The 3D
- * constants are fitted to 3D U-Net on V100 (published.csv P8-001/002/005/006,
- * P8-009..011; P8-004/008/012 held out).  A graph compiler (XLA,
- * torch.compile with Inductor's layout optimisation, TensorRT) hands cuDNN
- * channels-last (NDHWC) tensors, for which cuDNN 8 has implicit-GEMM
- * tensor-core kernels that read each window contiguously: about three
- * times the channels-first share (fitted: nnU-Net 3D with XLA, published.csv
- * P11-* fit rows; every third held out).  FP32 2D convolutions exceed the
- * direct count (Winograd, calibration S6-005); 3D ones do not.
+ * tensor-core GEMM ceiling (fitted: calibration S6-002/006).  3D ones
+ * (docs/model.md, "3D convolutions"): cuDNN 8 has implicit-GEMM
+ * tensor-core kernels for NDHWC tensors, which read each 3x3x3 window
+ * contiguously (TUNE_CONV3D_EFF_CL, fitted on nnU-Net 3D under XLA,
+ * published.csv P11-* fit rows); NCDHW tensors, eager PyTorch's default,
+ * are transposed around the same kernels, TUNE_CONV3D_NCDHW_COST times
+ * slower (derived from a microbenchmark, tune.h); stacks without those
+ * kernels (cuDNN before 8.0.2, TensorFlow 1.x, which hands cuDNN NCDHW)
+ * gather each input element many times and use few tiles per SM
+ * (TUNE_CONV3D_EFF_LEGACY, fitted to 3D U-Net on V100: published.csv
+ * P8-001/002/005/006, P8-009..011).  FP32 2D convolutions exceed the direct
+ * count (Winograd, calibration S6-005); 3D ones do not.
  */
 #include <math.h>
 
@@ -32,9 +33,6 @@
 #include "model/tune.h"
 
 #define TUNE_GEMM_TILE 128.0
-#define TUNE_CONV3D_EFF 0.14
-#define TUNE_CONV3D_EFF_FP32 0.45
-#define TUNE_CONV3D_EFF_CL 0.45
 
 double model_gemm_wave_eff(double sms, double m, double n, double k)
 {
@@ -57,11 +55,19 @@ double model_gemm_shape_eff(double sms, double m, double n, double k)
 	return m / (m + x0) * n / (n + x0) * k / (k + x0) * model_gemm_wave_eff(sms, m, n, k);
 }
 
-double model_conv_eff(int dims, int tensor_cores, int channels_last)
+double model_conv_eff(int dims, int tensor_cores, enum model_conv3d_path path)
 {
-	if (dims == 3 && tensor_cores && channels_last)
+	if (dims != 3)
+		return tensor_cores ? TUNE_CONV_EFF : TUNE_CONV_EFF_FP32;
+	if (!tensor_cores)
+		return TUNE_CONV3D_EFF_FP32;
+	switch (path) {
+	case MODEL_CONV3D_NDHWC:
 		return TUNE_CONV3D_EFF_CL;
-	if (dims == 3)
-		return tensor_cores ? TUNE_CONV3D_EFF : TUNE_CONV3D_EFF_FP32;
-	return tensor_cores ? TUNE_CONV_EFF : TUNE_CONV_EFF_FP32;
+	case MODEL_CONV3D_LEGACY:
+		return TUNE_CONV3D_EFF_LEGACY;
+	case MODEL_CONV3D_NCDHW:
+	default:
+		return TUNE_CONV3D_EFF_CL / TUNE_CONV3D_NCDHW_COST;
+	}
 }

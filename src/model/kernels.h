@@ -24,13 +24,21 @@ double model_gemm_shape_eff(double sms, double m, double n, double k);
  */
 double model_gemm_wave_eff(double sms, double m, double n, double k);
 
+/* How cuDNN runs a network's 3D convolutions (docs/model.md, "3D convolutions"). */
+enum model_conv3d_path {
+	MODEL_CONV3D_NCDHW,  /* channels-first tensors, transposed around cuDNN 8's NDHWC kernels */
+	MODEL_CONV3D_NDHWC,  /* channels_last_3d tensors (or a graph compiler's layout) */
+	MODEL_CONV3D_LEGACY, /* a stack without those kernels: cuDNN before 8.0.2, TensorFlow 1.x */
+};
+
 /*
  * Share of the tensor-core (or, at 32-bit without TF32, the CUDA-core)
  * ceiling cuDNN reaches on a network's convolutions, by their spatial
- * dimensions (2: images, 3: volumes, 1: audio) and whether they run on
- * tensor cores, and whether a graph compiler lays the tensors out channels
- * last (which only 3D tensor-core convolutions need to be fast).
+ * dimensions (2: images, 3: volumes, 1: audio), whether they run on tensor
+ * cores, and, for volumes on tensor cores, the path they take (2D and 1D
+ * convolutions ignore it).  The NCDHW share is the NDHWC one over
+ * TUNE_CONV3D_NCDHW_COST.
  */
-double model_conv_eff(int dims, int tensor_cores, int channels_last);
+double model_conv_eff(int dims, int tensor_cores, enum model_conv3d_path path);
 
 #endif

@@ -175,6 +175,9 @@ const char *model_logits_name(enum model_logits l);
 int model_logits_from_name(const char *s);
 const char *model_zero3_impl_name(enum model_zero3_impl z);
 int model_zero3_impl_from_name(const char *s);
+/* The conv3d column's names of model_config.conv3d_legacy: "current" (0), "legacy" (1). */
+const char *model_conv3d_name(int legacy);
+int model_conv3d_from_name(const char *s);
 const char *model_memory_stat_name(enum model_memory_stat s);
 int model_memory_stat_from_name(const char *s);
 const char *model_loader_name(enum model_loader l);
@@ -429,6 +432,16 @@ struct model_config {
 	enum model_loader loader;
 	double cpu_cores_per_gpu; /* 0: unknown (loading is not a limit, only reported) */
 	int cudnn_benchmark;      /* cudnn.benchmark = True */
+	/*
+	 * 3D convolutions: channels_last 1 runs them on NDHWC tensors
+	 * (torch.channels_last_3d, or a graph compiler's layout), 0 on NCDHW
+	 * (eager PyTorch's default), -1 as the engine lays them out (compile
+	 * and TensorRT channels-last, the rest not: model_channels_last());
+	 * conv3d_legacy 1: a software stack without cuDNN 8's tensor-core 3D
+	 * kernels (cuDNN before 8.0.2, TensorFlow 1.x), docs/model.md
+	 */
+	int channels_last;
+	int conv3d_legacy;
 
 	/* amount of work, for time to train: tokens, or samples x epochs; 0 = none */
 	double train_tokens;
@@ -513,6 +526,7 @@ struct model_request {
 	const char *network;             /* NULL: the server's NICs or the usual fabric */
 	int gpus, gpus_per_node;
 	int task, precision, kv_precision, recompute, optimizer, offload, flash, loader, cudnn_benchmark;
+	int channels_last, conv3d_legacy; /* --channels-last on|off; the cases' conv3d column */
 	int master, optimizer_in_backward, activation_offload, lora_targets, logits;
 	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel, etp;
 	int hsdp, reshard_after_forward; /* --hsdp N (0: full shard), --reshard-after-forward on|off */
@@ -549,6 +563,20 @@ void model_request_init(struct model_request *q);
  * (the working precision).  The resolver and plan both decide it here.
  */
 int model_default_weight_precision(const struct workload *w, enum model_task task, int given);
+
+/*
+ * Whether a run lays its 3D convolutions out channels-last (NDHWC):
+ * cfg->channels_last when 0 or 1; otherwise as its engine does (a graph
+ * compiler, torch.compile or TensorRT, picks NDHWC; eager PyTorch keeps
+ * NCDHW).  The resolver and the time model both decide it here.
+ */
+int model_channels_last(const struct model_config *cfg);
+/*
+ * 0 when `given` (a channels_last setting; MODEL_UNSET or -1: the engine's)
+ * can apply to w, a network of 3D convolutions; else -1 with err on
+ * "channels-last".
+ */
+int model_channels_last_check(const struct workload *w, int given, struct diag *err);
 
 /*
  * Completes q for workload w into *out, checked.  Returns 0 with what it

@@ -199,6 +199,8 @@ double optimizer_s_of(const struct model_config *c, const struct hw *h, double p
 double sample_scale(const struct workload *w, const struct model_config *c);
 void mem_per_sample(const struct workload *w, const struct model_config *c, struct model_memory *o);
 double sample_fwd_s(const struct workload *w, const struct model_config *c, const struct hw *h);
+/* Of it, the convolutions and matmuls alone (the rest is memory-bound layers), s. */
+double sample_conv_s(const struct workload *w, const struct model_config *c, const struct hw *h);
 void infer_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
 		      struct model_infer *o);
 /* One training step of a per-sample workload: fills r->time, FLOPs; returns the GPU time. */

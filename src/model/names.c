@@ -20,6 +20,7 @@ static const char *const lora_targets_names[] = {"attn+mlp", "qv", "qkv", "qkvo"
 static const char *const logits_names[] = {"fp32", "bf16", "chunked"};
 static const char *const memory_stat_names[] = {"reserved", "allocated", "device"};
 static const char *const zero3_impl_names[] = {"fsdp", "deepspeed-2021"};
+static const char *const conv3d_names[] = {"current", "legacy"};
 
 /* Older spellings still accepted. */
 static const char *const aliases[][2] = {{"adam8bit", "adamw8bit"},
@@ -64,6 +65,16 @@ NAMEFN(logits, logits_names, MODEL_LOGITS_COUNT)
 NAMEFN(memory_stat, memory_stat_names, MODEL_MEM_STAT_COUNT)
 NAMEFN(zero3_impl, zero3_impl_names, MODEL_ZERO3_IMPL_COUNT)
 #undef NAMEFN
+
+const char *model_conv3d_name(int legacy)
+{
+	return conv3d_names[legacy != 0];
+}
+
+int model_conv3d_from_name(const char *s)
+{
+	return name_index(conv3d_names, 2, s);
+}
 
 const char *model_link_name(enum model_link l)
 {

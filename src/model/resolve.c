@@ -18,7 +18,7 @@ void model_request_init(struct model_request *q)
 	memset(q, 0, sizeof(*q));
 	q->gpus = q->gpus_per_node = MODEL_UNSET;
 	q->task = q->precision = q->kv_precision = q->recompute = q->optimizer = q->offload = MODEL_UNSET;
-	q->flash = q->loader = q->cudnn_benchmark = MODEL_UNSET;
+	q->flash = q->loader = q->cudnn_benchmark = q->channels_last = q->conv3d_legacy = MODEL_UNSET;
 	q->master = q->optimizer_in_backward = q->activation_offload = q->lora_targets = MODEL_UNSET;
 	q->logits = MODEL_UNSET;
 	q->tp = q->pp = q->dp = q->ep = q->vpp = q->cp = q->zero = q->seq_parallel = q->etp = MODEL_UNSET;
@@ -166,6 +166,23 @@ static void usual_network(const struct catalog *cat, const struct cat_gpu *g, in
 
 /* ---- the resolver ---- */
 
+int model_channels_last_check(const struct workload *w, int given, struct diag *err)
+{
+	if (given == MODEL_UNSET || given == -1 || (w->kind == WORKLOAD_PER_SAMPLE && w->s.input_dims == 3))
+		return 0;
+	return diag_set(err, "", 0, 0, "channels-last",
+			"--channels-last applies to the 3D convolutions of a volume network (unet3d); %s has none",
+			w->name);
+}
+
+int model_channels_last(const struct model_config *cfg)
+{
+	if (cfg->channels_last == 0 || cfg->channels_last == 1)
+		return cfg->channels_last;
+	/* a graph compiler hands cuDNN NDHWC tensors; eager PyTorch keeps the NCDHW it was given */
+	return cfg->engine == MODEL_ENGINE_COMPILE || cfg->engine == MODEL_ENGINE_TENSORRT;
+}
+
 #define PICK(field, def) ((q->field) != MODEL_UNSET ? (q->field) : (def))
 
 /* --hsdp, --reshard-after-forward or --zero3-impl given: the ZeRO-3 options, which fix the stage at 3 */
@@ -199,6 +216,9 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->cudnn_benchmark = PICK(cudnn_benchmark, 1);
 	c->cuda_graphs = PICK(cuda_graphs, 0);
 	c->engine = (enum model_engine)PICK(engine, MODEL_ENGINE_EAGER);
+	c->channels_last = -1;
+	c->channels_last = PICK(channels_last, model_channels_last(c));
+	c->conv3d_legacy = PICK(conv3d_legacy, 0);
 	c->weight_precision = model_default_weight_precision(w, c->task, q->weight_precision);
 	c->mig = PICK(mig, 0);
 	c->input_elems = q->input_elems;
@@ -441,6 +461,13 @@ int model_resolve(const struct workload *w, const struct catalog *cat, const str
 		return diag_set(err, "", 0, 0, "gpu",
 				"no GPU given; use --gpu NAME (see 'gpuscope catalog gpus')");
 	c->gpu = g;
+	if (model_channels_last_check(w, q->channels_last, err))
+		return -1;
+	if (q->conv3d_legacy == 1 && model_channels_last_check(w, 1, err))
+		return diag_set(
+			err, "", 0, 0, "conv3d",
+			"conv3d legacy applies to the 3D convolutions of a volume network (unet3d); %s has none",
+			w->name);
 	fill_choices(w, q, c);
 
 	c->tp = PICK(tp, 1);
@@ -558,5 +585,11 @@ void model_config_flags(const struct workload *w, const struct model_config *c, 
 			if (!c->cudnn_benchmark)
 				strbuf_addf(out, " --cudnn-benchmark off");
 		}
+	}
+	if (w->kind == WORKLOAD_PER_SAMPLE && c->channels_last >= 0) {
+		struct model_config as_engine = *c;
+		as_engine.channels_last = -1;
+		if (c->channels_last != model_channels_last(&as_engine))
+			strbuf_addf(out, " --channels-last %s", c->channels_last ? "on" : "off");
 	}
 }

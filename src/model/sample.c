@@ -12,13 +12,6 @@
 #include "model/model_int.h"
 
 /*
- * TF32 channels-last 3D convolutions relative to 16-bit ones: cuDNN's NDHWC
- * kernels lose less to TF32 than the 2D NCHW ones TUNE_TF32_CONV_REL was
- * fitted to (fitted: P11-002/004/008/010/025/026, nnU-Net 3D with XLA).
- */
-#define TUNE_TF32_CONV3D_CL_REL 0.78
-
-/*
  * --input-shape: a convolutional network's FLOPs, activations, traffic and
  * input grow with the number of input elements (every layer's output scales
  * with the spatial size; the classifier head, a small share, is counted
@@ -64,30 +57,62 @@ void mem_per_sample(const struct workload *w, const struct model_config *c, stru
 			   (c->cudnn_benchmark ? TUNE_CUDNN_BENCH_BYTES : 0);
 }
 
+/* The path a run's 3D convolutions take through cuDNN (model/kernels.h). */
+static enum model_conv3d_path conv3d_path(const struct model_config *c)
+{
+	if (c->conv3d_legacy)
+		return MODEL_CONV3D_LEGACY;
+	return model_channels_last(c) ? MODEL_CONV3D_NDHWC : MODEL_CONV3D_NCDHW;
+}
+
+/*
+ * Time of one sample's memory-bound layers, s: their traffic (twice at
+ * 32-bit) at the HBM stream rate.  A 3D network's unfused layers on the
+ * current kernels reach TUNE_EAGER_MEM3D_EFF of it (an instance norm over a
+ * few dozen planes); eager channels_last_3d adds the layout copies around
+ * each norm, TUNE_CL3D_CONVERT more traffic at that same share
+ * (docs/model.md, "3D convolutions").
+ */
+static double sample_mem_s(const struct workload *w, const struct model_config *c, const struct hw *h)
+{
+	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
+	double t = sample_scale(w, c) * w->s.mem_traffic_bytes * e * h->inv_bw;
+	if (w->s.input_dims != 3 || model_engine_info(engine_of(c))->fused || c->conv3d_legacy)
+		return t;
+	return t / TUNE_EAGER_MEM3D_EFF * (1 + (model_channels_last(c) ? TUNE_CL3D_CONVERT : 0));
+}
+
 /*
  * Forward time of one sample: convolutions/matmuls at the GEMM ceiling times
- * the convolution efficiency for their dimensions (2D or 3D, model/kernels.c),
- * plus memory-bound layers at HBM speed (twice the traffic at 32-bit), both
- * scaled by the input size.  Backward: 2x both.
+ * the convolution efficiency for their dimensions and path (model/kernels.c),
+ * plus the memory-bound layers (sample_mem_s), both scaled by the input
+ * size.  Backward: 2x both.
  */
 double sample_fwd_s(const struct workload *w, const struct model_config *c, const struct hw *h)
 {
-	int cuda_cores = c->precision == MODEL_FP32 || (c->precision == MODEL_TF32 && !(c->gpu->tf32_tflops > 0));
-	enum model_engine eng = engine_of(c);
-	/* graph compilers pick channels-last layouts for tensor-core convolutions */
-	int channels_last = eng == MODEL_ENGINE_COMPILE || eng == MODEL_ENGINE_TENSORRT;
-	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency :
-						 model_conv_eff(w->s.input_dims, !cuda_cores, channels_last);
-	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
-	double scale = sample_scale(w, c);
-	double tc = scale * w->s.fwd_flops / (h->peak * h->emax * ceff);
-	/* TF32 convolutions reach a smaller share of their peak than 16-bit ones */
-	if (c->precision == MODEL_TF32 && !cuda_cores)
-		tc /= channels_last && w->s.input_dims == 3 ? TUNE_TF32_CONV3D_CL_REL : TUNE_TF32_CONV_REL;
-	if (!c->cudnn_benchmark)
-		tc /= TUNE_CUDNN_BENCH_GAIN;
-	return tc + scale * w->s.mem_traffic_bytes * e * h->inv_bw;
+	return sample_conv_s(w, c, h) + sample_mem_s(w, c, h);
 }
+
+/* The convolution (matmul) part of sample_fwd_s, s. */
+double sample_conv_s(const struct workload *w, const struct model_config *c, const struct hw *h)
+{
+	int cuda_cores = c->precision == MODEL_FP32 || (c->precision == MODEL_TF32 && !(c->gpu->tf32_tflops > 0));
+	enum model_conv3d_path path = conv3d_path(c);
+	double ceff = w->s.conv_efficiency > 0 ? w->s.conv_efficiency :
+						 model_conv_eff(w->s.input_dims, !cuda_cores, path);
+	double tc = sample_scale(w, c) * w->s.fwd_flops / (h->peak * h->emax * ceff);
+	/*
+	 * TF32 convolutions reach a smaller share of their peak than 16-bit
+	 * ones; cuDNN 8's 3D kernels (either layout) lose less than 2D ones
+	 */
+	if (c->precision == MODEL_TF32 && !cuda_cores)
+		tc /= w->s.input_dims == 3 && path != MODEL_CONV3D_LEGACY ? TUNE_TF32_CONV3D_REL :
+									    TUNE_TF32_CONV_REL;
+	if (!c->cudnn_benchmark)
+		tc *= TUNE_CUDNN_BENCH_GAIN; /* the default algorithm, not the fastest */
+	return tc;
+}
+
 /* Per-sample inference: one forward of a batch, at least the launch time. */
 void infer_per_sample(const struct workload *w, const struct model_config *c, const struct hw *h,
 		      struct model_infer *o)
@@ -128,10 +153,7 @@ double step_per_sample(const struct workload *w, const struct model_config *c, c
 
 	if (per_mb < floor_mb)
 		per_mb = floor_mb;
-	tm->gemm_s = m_mb * c->micro_batch * 3 *
-		     (t_fwd - sample_scale(w, c) * w->s.mem_traffic_bytes *
-				      ((c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1) /
-				      h->bw);
+	tm->gemm_s = m_mb * c->micro_batch * 3 * sample_conv_s(w, c, h);
 	tm->memory_bound_s = m_mb * per_mb - tm->gemm_s;
 	tm->recompute_s = c->recompute == MODEL_RECOMPUTE_FULL ? m_mb * c->micro_batch * t_fwd : 0;
 	tm->compute_s = m_mb * per_mb;

@@ -101,8 +101,51 @@
 #define TUNE_CONV_EFF_DEFAULT 0.59
 #define TUNE_TF32_CONV_REL_DEFAULT 0.57
 #define TUNE_CONV_EFF_FP32_DEFAULT 1.0
-/* what cudnn.benchmark's algorithm search gains on convolutions (estimate) */
+/*
+ * what cudnn.benchmark's algorithm search gains on convolutions: half the
+ * "up to 20%" nnU-Net once gave for it (nnunet/run/run_training.py), an
+ * estimate
+ */
 #define TUNE_CUDNN_BENCH_GAIN 1.1
+/*
+ * 3D convolutions (docs/model.md, "3D convolutions"), shares of the
+ * tensor-core GEMM ceiling: on NDHWC tensors with cuDNN 8's implicit-GEMM
+ * kernels (fitted: nnU-Net 3D under XLA, published.csv P11-* fit rows);
+ * on a stack without them (cuDNN before 8.0.2, TensorFlow 1.x; fitted:
+ * P8-001/002/005/006, P8-009..011); FP32 on CUDA cores relative to the FP32
+ * peak, either layout (fitted: the same P8 rows); TF32 relative to 16-bit
+ * on the current kernels (fitted: P11-002 P11-004 P11-008 P11-010 P11-025
+ * P11-026)
+ */
+#define TUNE_CONV3D_EFF_CL_DEFAULT 0.45
+#define TUNE_CONV3D_EFF_LEGACY_DEFAULT 0.14
+#define TUNE_CONV3D_EFF_FP32_DEFAULT 0.45
+#define TUNE_TF32_CONV3D_REL_DEFAULT 0.78
+/*
+ * NCDHW 3D convolutions cost this many times their NDHWC time: cuDNN 8
+ * transposes NCDHW operands to NDHWC around the same kernels.  Derived
+ * from a microbenchmark, not from the cases: the fp16 forward + backward
+ * times of a 128^3 3D U-Net's 28 convolution shapes, contiguous against
+ * channels_last_3d, on an A100 with cuDNN 8.0.5 (xwang233/code-snippet
+ * conv3d-channels-last/a100, the benchmark of PyTorch PR #48430): 96.0 ms
+ * against 73.8 ms, 1.30 (1.19 on a V100)
+ */
+#define TUNE_CONV3D_NCDHW_COST 1.30
+/*
+ * Unfused (eager) memory-bound layers of a 3D network reach this share of
+ * the HBM stream rate: PyTorch's InstanceNorm3d runs as a batch norm over
+ * N x C planes of a whole volume each, a few dozen thread blocks for
+ * the GPU's hundred SMs (fitted: P19-*:fit, nnU-Net v1's epoch times)
+ */
+#define TUNE_EAGER_MEM3D_EFF_DEFAULT 0.20
+/*
+ * Eager channels_last_3d: PyTorch has no NDHWC instance norm (issue #59168),
+ * so each one converts its input to NCDHW and the next convolution converts
+ * back, two copies (four passes) beside the five passes of a norm and an
+ * activation: 4/5 more memory-bound traffic, at TUNE_EAGER_MEM3D_EFF too
+ * (estimate)
+ */
+#define TUNE_CL3D_CONVERT 0.8
 /* host cost per kernel launch: eager PyTorch, and replayed from a CUDA Graph */
 #define TUNE_LAUNCH_S 6e-6
 #define TUNE_LAUNCH_GRAPH_S 0.6e-6
@@ -150,9 +193,22 @@ enum tune_fitted_id {
 	TUNE_K_TF32_CONV_REL,
 	TUNE_K_CONV_EFF_FP32,
 	TUNE_K_STRAGGLER_SIGMA,
+	TUNE_K_CONV3D_EFF_CL,
+	TUNE_K_CONV3D_EFF_LEGACY,
+	TUNE_K_CONV3D_EFF_FP32,
+	TUNE_K_TF32_CONV3D_REL,
+	TUNE_K_EAGER_MEM3D_EFF,
 	TUNE_NFITTED
 };
 extern double tune_fitted[TUNE_NFITTED];
+/* their shipped values, in the order of enum tune_fitted_id */
+#define TUNE_FITTED_DEFAULTS \
+	TUNE_GEMM_X0_DEFAULT, TUNE_TRAIN_GEMM_DEFAULT, TUNE_H2D_EFF_DEFAULT, TUNE_NVLINK_EFF_DEFAULT, \
+		TUNE_NVLS_EFF_DEFAULT, TUNE_INTER_EFF_DEFAULT, TUNE_RESERVE_SHARDED_DEFAULT, \
+		TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT, TUNE_CONV_EFF_DEFAULT, \
+		TUNE_TF32_CONV_REL_DEFAULT, TUNE_CONV_EFF_FP32_DEFAULT, TUNE_STRAGGLER_SIGMA_DEFAULT, \
+		TUNE_CONV3D_EFF_CL_DEFAULT, TUNE_CONV3D_EFF_LEGACY_DEFAULT, TUNE_CONV3D_EFF_FP32_DEFAULT, \
+		TUNE_TF32_CONV3D_REL_DEFAULT, TUNE_EAGER_MEM3D_EFF_DEFAULT
 #define TUNE_GEMM_X0 (tune_fitted[TUNE_K_GEMM_X0])
 #define TUNE_TRAIN_GEMM (tune_fitted[TUNE_K_TRAIN_GEMM])
 #define TUNE_H2D_EFF (tune_fitted[TUNE_K_H2D_EFF])
@@ -166,6 +222,11 @@ extern double tune_fitted[TUNE_NFITTED];
 #define TUNE_TF32_CONV_REL (tune_fitted[TUNE_K_TF32_CONV_REL])
 #define TUNE_CONV_EFF_FP32 (tune_fitted[TUNE_K_CONV_EFF_FP32])
 #define TUNE_STRAGGLER_SIGMA (tune_fitted[TUNE_K_STRAGGLER_SIGMA])
+#define TUNE_CONV3D_EFF_CL (tune_fitted[TUNE_K_CONV3D_EFF_CL])
+#define TUNE_CONV3D_EFF_LEGACY (tune_fitted[TUNE_K_CONV3D_EFF_LEGACY])
+#define TUNE_CONV3D_EFF_FP32 (tune_fitted[TUNE_K_CONV3D_EFF_FP32])
+#define TUNE_TF32_CONV3D_REL (tune_fitted[TUNE_K_TF32_CONV3D_REL])
+#define TUNE_EAGER_MEM3D_EFF (tune_fitted[TUNE_K_EAGER_MEM3D_EFF])
 
 /*
  * DeepSpeed's ZeRO-3 of 2021 (v0.3-0.5, --zero3-impl deepspeed-2021).  Host

@@ -479,6 +479,27 @@ static int how_memory(const struct row *r, int serving, struct model_serving_opt
 }
 
 /*
+ * The channels_last, conv3d and cudnn_benchmark columns (eighth edition):
+ * how cuDNN runs 3D convolutions.  channels_last and cudnn_benchmark are 0
+ * or 1, conv3d current or legacy; the resolver turns them away from a
+ * network without 3D convolutions.
+ */
+static int how_conv3d(const struct row *r, struct model_request *q, struct strbuf *why)
+{
+	const char *v = cell(r, "conv3d");
+	int cl = bool_cell(r, "channels_last"), bench = bool_cell(r, "cudnn_benchmark");
+	if (cl == -2 || bench == -2)
+		return skip(why, "channels_last and cudnn_benchmark are 0 or 1");
+	if (*v && (q->conv3d_legacy = model_conv3d_from_name(v)) < 0)
+		return skip(why, "conv3d '%s' is not current or legacy", v);
+	if (cl >= 0)
+		q->channels_last = cl;
+	if (bench >= 0)
+		q->cudnn_benchmark = bench;
+	return 0;
+}
+
+/*
  * The engine and batching columns.  Sets *serving when the case is a
  * decoder's inference that the serving model answers (continuous batching,
  * or a serving engine), with *so filled.
@@ -747,7 +768,8 @@ static double predict_model(const struct catalog *cat, const struct validate_fil
 	int serving;
 	double v;
 
-	if (second_edition(r, q, why) || how_engine(r, w, q, &so, &serving, why) || how_stored(r, w, q, why))
+	if (second_edition(r, q, why) || how_conv3d(r, q, why) || how_engine(r, w, q, &so, &serving, why) ||
+	    how_stored(r, w, q, why))
 		return NAN;
 	diag_clear(&err);
 	if (model_resolve(w, cat, q, &c, NULL, &err)) {

@@ -258,6 +258,10 @@ static void print_header(FILE *out, const struct model_answer *a)
 			c->gpu->row.key);
 	print_links(out, c);
 	print_layout(out, c);
+	if (a->w->kind == WORKLOAD_PER_SAMPLE && a->w->s.input_dims == 3)
+		fprintf(out, "        3D convolutions %s%s, cudnn.benchmark %s\n",
+			model_channels_last(c) ? "NDHWC (channels_last_3d)" : "NCDHW",
+			c->conv3d_legacy ? " on legacy kernels" : "", c->cudnn_benchmark ? "on" : "off");
 	for (i = 0; a->notes && i < a->notes->n; i++)
 		table_wrap(out, "note: ", a->notes->text[i], 6, 80);
 }

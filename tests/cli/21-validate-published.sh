@@ -24,6 +24,11 @@ thr = [c for c in cs if rows[c["id"]]["metric"] in ("tokens_per_s", "samples_per
 assert len(thr) >= 110 and med(thr) < 0.10, (len(thr), med(thr))
 for c in cs:
     r = c["predicted"] / c["measured"]
+    # held aside whole: the conda build of PyTorch 1.7.1 on an A100, 1.63 s a step where its own build of
+    # the same release took 0.37; the legacy share prices it at 0.30 (docs/validation.md)
+    if c["id"] == "P20-002":
+        assert 0.1 < r < 0.3, r
+        continue
     assert 1 / 3 < r < 3, (c["id"], r)
 def where(k, st):
     return [c for c in cs if rows[c["id"]]["class"] == k and rows[c["id"]]["set"] == st]
@@ -48,7 +53,7 @@ assert len(where("non-nvidia-train", "holdout")) >= 5
 assert med(where("non-nvidia-train", "holdout")) < 0.20, med(where("non-nvidia-train", "holdout"))
 # the summary counts every class by set, the late rows too
 cl = s["classes"]
-assert cl["memory-bound"]["fit"]["cases"] + cl["memory-bound"]["holdout"]["cases"] == 44, cl["memory-bound"]
+assert cl["memory-bound"]["fit"]["cases"] + cl["memory-bound"]["holdout"]["cases"] == 62, cl["memory-bound"]
 assert cl["non-nvidia-train"]["fit"]["cases"] + cl["non-nvidia-train"]["holdout"]["cases"] == 26, cl["non-nvidia-train"]
 assert cl["train"]["fit"]["cases"] + cl["train"]["holdout"]["cases"] == 20, cl["train"]
 # sources held aside whole: a BERT pre-training run (P17-) and the TransformerEngine

@@ -77,14 +77,14 @@ big=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdi
 expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2 --input-shape 96x96x96 --json
 small=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["throughput"]["samples_per_s"])')
 python3 -c "import sys; r = $small / $big; sys.exit(0 if 1.8 < r < 2.6 else 1)" || fail "96^3 vs 128^3: $small vs $big"
-# measured: 4.25 volumes/s on one V100 in fp16 (P8-002); A100's HBM moves 2.4x V100's bytes,
-# so about 10; the compute-bound model said 37.5
-python3 -c "import sys; sys.exit(0 if $big < 12 else 1)" || fail "3D U-Net 128^3 on A100 at $big volumes/s"
-# compiled (XLA, torch.compile: channels-last 3D convolutions): about 3x eager; the nnU-Net
-# README's XLA runs measure 27-32 volumes/s on one A100 in mixed precision (P11-001/003/005)
+# measured eager: nnU-Net v1 at 12.2-13.0 volumes/s on one A100 40GB (P19-003/004), whose
+# 80GB sibling moves 1.3x the bytes; the compute-bound model said 37.5
+python3 -c "import sys; sys.exit(0 if 12 < $big < 20 else 1)" || fail "3D U-Net 128^3 on A100 at $big volumes/s"
+# compiled (XLA, torch.compile: channels-last 3D convolutions, norms fused): about 2x eager; the
+# nnU-Net README's XLA runs measure 27-32 volumes/s on one A100 in mixed precision (P11-001/003/005)
 expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2 --engine compile --json
 cl=$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.load(sys.stdin)["throughput"]["samples_per_s"])')
-python3 -c "import sys; r = $cl / $big; sys.exit(0 if 2.3 < r < 3.5 else 1)" || fail "compiled vs eager 3D U-Net: $cl vs $big"
+python3 -c "import sys; r = $cl / $big; sys.exit(0 if 1.5 < r < 2.5 else 1)" || fail "compiled vs eager 3D U-Net: $cl vs $big"
 expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2
 expect_out "torch.compile (channels-last 3D convs)"
 expect_rc 0 estimate --model unet3d --gpu a100-sxm4-80gb --micro-batch 2 --global-batch 2 --precision fp32

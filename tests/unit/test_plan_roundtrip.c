@@ -66,7 +66,7 @@ static int teardown(void **state)
 struct est_flags {
 	const char *model, *gpu, *server, *network, *engine, *task, *precision, *flash, *tie, *wprec;
 	const char *kvprec, *recompute, *optimizer, *offload, *master, *lora_targets, *logits;
-	const char *loader, *cudnn, *reshard;
+	const char *loader, *cudnn, *reshard, *channels_last;
 	long hsdp;
 	long gpus, gpus_per_node, tp, pp, dp, ep, vpp, cp, zero, micro_batch, global_batch, seq_len;
 	long lora_rank, batch, prompt_len, output_len, mig;
@@ -120,6 +120,7 @@ static int parse_flags(const char *line, struct est_flags *f)
 		OPT_INT_("mig", &f->mig, "N", "", 1, 8),
 		OPT_STRING_("data-loader", &f->loader, "KIND", ""),
 		OPT_STRING_("cudnn-benchmark", &f->cudnn, "on|off", ""),
+		OPT_STRING_("channels-last", &f->channels_last, "on|off", ""),
 		OPT_END_(),
 	};
 	const struct opts_cmd cmd = {"estimate", "", "", NULL, table};
@@ -215,6 +216,8 @@ static void estimate_line(const char *line, struct workload *w, struct model_con
 		q.flash = on_off("flash-attention", f.flash);
 	if (f.cudnn)
 		q.cudnn_benchmark = on_off("cudnn-benchmark", f.cudnn);
+	if (f.channels_last)
+		q.channels_last = on_off("channels-last", f.channels_last);
 #define GIVEN(v) ((v) ? (int)(v) : MODEL_UNSET)
 	q.tp = GIVEN(f.tp);
 	q.pp = GIVEN(f.pp);
@@ -302,6 +305,7 @@ struct plan_case {
 	double rate_per_s, latency_s; /* inference */
 	int max_batch;
 	const char *master, *optimizer, *lora_targets, *logits, *tie;
+	const char *channels_last; /* --channels-last on|off; NULL: the engine's layout */
 	size_t top;
 };
 
@@ -336,6 +340,8 @@ static void request_of(const struct plan_case *k, struct workload *w, struct pla
 	if (k->logits)
 		req->base.logits = (enum model_logits)named("logits", k->logits,
 							    model_logits_from_name(k->logits));
+	if (k->channels_last)
+		req->base.channels_last = on_off("channels-last", k->channels_last);
 	req->objective = k->objective ? (enum plan_objective)named("objective", k->objective,
 								   plan_objective_from_name(k->objective)) :
 					PLAN_OBJ_COST;
@@ -500,6 +506,8 @@ static void test_memory_settings(void **state)
 		{.model = "llama2-7b", .task = FT, .master = "none", .optimizer = "adamw8bit"},
 		{.model = "llama2-7b", .task = MODEL_TASK_LORA, .lora_targets = "qv", .tie = "on"},
 		{.model = "llama2-7b", .task = MODEL_TASK_QLORA, .logits = "chunked"},
+		/* a 3D network's layout, eager channels_last_3d */
+		{.model = "unet3d", .task = FT, .channels_last = "on"},
 	};
 	size_t j;
 	(void)state;
