@@ -261,8 +261,11 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	 */
 	if (c->tp > 1) {
 		int g = per_node(c, c->tp, 1);
-		lt->tp_comm = 2 * coll_s(c, COLL_AR, e * T * hd, c->tp, g) *
-			      (1 - model_vendor_eff(c->gpu)->tp_hidden);
+		double hidden = model_vendor_eff(c->gpu)->tp_hidden;
+		/* --tp-comm-overlap: chunked collectives beside the GEMMs (docs/model.md, "Overlap") */
+		if (c->overlap >= MODEL_OVERLAP_GRAD_PARAM_TP && TUNE_TP_OVERLAP > hidden)
+			hidden = TUNE_TP_OVERLAP;
+		lt->tp_comm = 2 * coll_s(c, COLL_AR, e * T * hd, c->tp, g) * (1 - hidden);
 	} else {
 		lt->tp_comm = 0;
 	}

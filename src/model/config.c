@@ -337,6 +337,9 @@ static int sharding_check(const struct workload *w, const struct model_config *c
 	if ((int)c->zero3_impl < 0 || c->zero3_impl >= MODEL_ZERO3_IMPL_COUNT)
 		return diag_set(err, "", 0, 0, "zero3-impl", "is fsdp or deepspeed-2021, not %d",
 				(int)c->zero3_impl);
+	if ((int)c->overlap < 0 || c->overlap >= MODEL_OVERLAP_COUNT)
+		return diag_set(err, "", 0, 0, "comm-overlap", "is grad, grad+param or grad+param+tp, not %d",
+				(int)c->overlap);
 	if (c->zero3_impl == MODEL_ZERO3_DEEPSPEED_2021 && c->hsdp > 0)
 		return diag_set(
 			err, "", 0, 0, "zero3-impl",

@@ -127,20 +127,26 @@ static void pipeline_time(const struct workload *w, const struct model_config *c
  * prefetched under the layers beside them, every micro-batch (shard.c).
  */
 static void dp_time(const struct model_config *c, const struct train_parts *tp, const struct zero3_layers *z,
-		    double m_mb, double grad_bytes, double wbytes, struct model_time *tm)
+		    double m_mb, double params, double grad_bytes, double wbytes, struct model_time *tm)
 {
 	/* the gradient group: dp x cp ranks, tp apart (context-parallel ranks hold the same weights) */
 	int n = dp_cp(c), g_dp = per_node(c, n, c->tp);
 	double window = TUNE_DP_OVERLAP * (tp->mb_bwd + tp->mb_recompute);
+	/* Megatron-Core's buckets: max(4e7, 1e6 n) parameters each, every one its own collective */
+	double bucket = n * 1e6 > 4e7 ? n * 1e6 : 4e7, b = ceil(params / bucket);
+	if (b < 1)
+		b = 1;
 	if (c->zero <= 0) {
-		double ar = coll_s(c, COLL_AR, grad_bytes, n, g_dp);
+		double ar = b * coll_s(c, COLL_AR, grad_bytes / b, n, g_dp);
 		tm->dp_comm_total_s = ar;
 		tm->dp_comm_s = ar > window ? ar - window : 0;
 	} else if (c->zero <= 2) {
-		double rs = coll_s(c, COLL_RS, grad_bytes, n, g_dp);
-		double ag = coll_s(c, COLL_AG, wbytes, n, g_dp);
+		double rs = b * coll_s(c, COLL_RS, grad_bytes / b, n, g_dp);
+		double ag = b * coll_s(c, COLL_AG, wbytes / b, n, g_dp);
+		/* --overlap-param-gather: each bucket's gather runs under the next step's first forward */
+		double fwd = c->overlap >= MODEL_OVERLAP_GRAD_PARAM ? TUNE_DP_OVERLAP * tp->mb_fwd : 0;
 		tm->dp_comm_total_s = rs + ag;
-		tm->dp_comm_s = (rs > window ? rs - window : 0) + ag;
+		tm->dp_comm_s = (rs > window ? rs - window : 0) + (ag > fwd ? ag - fwd : 0);
 	} else {
 		struct zero3_time zt;
 		zero3_time(c, z, &zt);
@@ -222,7 +228,7 @@ static double step_transformer(const struct workload *w, const struct model_conf
 					 2.0 + (w->d.gated_mlp ? 3 : 2)};
 		z.root_bytes = wbytes > Ls * z.layer_bytes ? wbytes - Ls * z.layer_bytes : 0;
 		if (dp_cp(c) > 1)
-			dp_time(c, &tp, &z, m_mb, params_local * (lora ? 4 : sb.grad), wbytes, tm);
+			dp_time(c, &tp, &z, m_mb, params_local, params_local * (lora ? 4 : sb.grad), wbytes, tm);
 		/* a LoRA base offloaded with its parameters streams in like full weights */
 		if (lora && c->offload == MODEL_OFFLOAD_PARAMS)
 			wbytes += r->mem.host_bytes;

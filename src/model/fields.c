@@ -75,6 +75,8 @@ enum {
 	  c->reshard_after_forward, ONLY_IF(c->zero >= 3)) \
 	F(zero3_impl, TEXT, NULL, "ZeRO-3 implementation: fsdp, deepspeed-2021", \
 	  model_zero3_impl_name(c->zero3_impl), ONLY_IF(c->zero >= 3)) \
+	F(comm_overlap, TEXT, NULL, "communication hidden behind compute: grad, grad+param, grad+param+tp", \
+	  model_overlap_name(c->overlap), ONLY_IF(c->task != MODEL_TASK_INFER)) \
 	F(recompute, TEXT, NULL, "activation recompute: none, selective, selective-op, full", \
 	  model_recompute_name(c->recompute), ALWAYS) \
 	F(seq_parallel, BOOL, NULL, "sequence parallelism", c->seq_parallel, ALWAYS) \

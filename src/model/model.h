@@ -126,6 +126,20 @@ enum model_zero3_impl {
 	MODEL_ZERO3_IMPL_COUNT
 };
 
+/*
+ * Which communication a training step hides behind its compute (Megatron-Core's
+ * --overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap): the
+ * gradient reduce behind the last backward always; the ZeRO-1/2 parameter
+ * all-gather behind the next step's first forward; tensor-parallel collectives
+ * behind the GEMMs beside them.
+ */
+enum model_overlap {
+	MODEL_OVERLAP_GRAD,
+	MODEL_OVERLAP_GRAD_PARAM,
+	MODEL_OVERLAP_GRAD_PARAM_TP,
+	MODEL_OVERLAP_COUNT
+};
+
 /* Which statistic a memory figure is. */
 enum model_memory_stat {
 	MODEL_MEM_RESERVED,  /* torch.cuda.max_memory_reserved */
@@ -178,6 +192,8 @@ int model_zero3_impl_from_name(const char *s);
 /* The conv3d column's names of model_config.conv3d_legacy: "current" (0), "legacy" (1). */
 const char *model_conv3d_name(int legacy);
 int model_conv3d_from_name(const char *s);
+const char *model_overlap_name(enum model_overlap o);
+int model_overlap_from_name(const char *s);
 const char *model_memory_stat_name(enum model_memory_stat s);
 int model_memory_stat_from_name(const char *s);
 const char *model_loader_name(enum model_loader l);
@@ -407,6 +423,7 @@ struct model_config {
 	int hsdp;
 	int reshard_after_forward;
 	enum model_zero3_impl zero3_impl; /* --zero3-impl: fsdp (default) or deepspeed-2021 */
+	enum model_overlap overlap;       /* --comm-overlap: grad (default), grad+param, grad+param+tp */
 
 	int flash;        /* fused (flash) attention: 1 on, 0 off, -1 auto (on for GPUs with
 					  bf16 tensor cores in 16-bit or fp8; model_config_complete resolves it) */
@@ -531,6 +548,7 @@ struct model_request {
 	int tp, pp, dp, ep, vpp, cp, zero, seq_parallel, etp;
 	int hsdp, reshard_after_forward; /* --hsdp N (0: full shard), --reshard-after-forward on|off */
 	int zero3_impl;                  /* enum model_zero3_impl */
+	int overlap;                     /* enum model_overlap */
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */

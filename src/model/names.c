@@ -21,6 +21,7 @@ static const char *const logits_names[] = {"fp32", "bf16", "chunked"};
 static const char *const memory_stat_names[] = {"reserved", "allocated", "device"};
 static const char *const zero3_impl_names[] = {"fsdp", "deepspeed-2021"};
 static const char *const conv3d_names[] = {"current", "legacy"};
+static const char *const overlap_names[] = {"grad", "grad+param", "grad+param+tp"};
 
 /* Older spellings still accepted. */
 static const char *const aliases[][2] = {{"adam8bit", "adamw8bit"},
@@ -64,6 +65,7 @@ NAMEFN(lora_targets, lora_targets_names, MODEL_LORA_TARGETS_COUNT)
 NAMEFN(logits, logits_names, MODEL_LOGITS_COUNT)
 NAMEFN(memory_stat, memory_stat_names, MODEL_MEM_STAT_COUNT)
 NAMEFN(zero3_impl, zero3_impl_names, MODEL_ZERO3_IMPL_COUNT)
+NAMEFN(overlap, overlap_names, MODEL_OVERLAP_COUNT)
 #undef NAMEFN
 
 const char *model_conv3d_name(int legacy)

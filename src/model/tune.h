@@ -85,9 +85,22 @@
 /*
  * relative spread (standard deviation) of one server's busy time in a
  * step, whose maximum over S servers the step waits for:
- * sigma sqrt(2 ln S) (src/model/scale.c, docs/model.md "Stragglers")
+ * sigma sqrt(2 ln S) (src/model/scale.c, docs/model.md "Stragglers").
+ * Fitted: 0 to 0.05 on the runs of 1,000 GPUs and more of the fit sets
+ * (published.csv P16-006..009, P21-*; calibration.csv S1-006..010,
+ * S1-019, S1-021, S1-022), lowest median at 0.
  */
 #define TUNE_STRAGGLER_SIGMA_DEFAULT 0.0
+/*
+ * share of the tensor-parallel collectives that Megatron-Core's
+ * --tp-comm-overlap (Transformer Engine's chunked all-gather and
+ * reduce-scatter beside the GEMMs) hides, when a run says it used it
+ * (--comm-overlap grad+param+tp; docs/model.md "Overlap").  Fitted: 0 to
+ * 0.9 in steps of 0.1 on the Megatron-LM README rows with TP > 1
+ * (published.csv P16-002..009, which state the flag), lowest median
+ * (3.0 %) at 0.7.
+ */
+#define TUNE_TP_OVERLAP_DEFAULT 0.7
 /* DeepSpeed CPU Adam, parameters updated per second per GPU's share of host cores (estimate) */
 #define TUNE_CPU_ADAM_PARAMS_PER_S 1e9
 /*
@@ -198,6 +211,7 @@ enum tune_fitted_id {
 	TUNE_K_CONV3D_EFF_FP32,
 	TUNE_K_TF32_CONV3D_REL,
 	TUNE_K_EAGER_MEM3D_EFF,
+	TUNE_K_TP_OVERLAP,
 	TUNE_NFITTED
 };
 extern double tune_fitted[TUNE_NFITTED];
@@ -208,7 +222,7 @@ extern double tune_fitted[TUNE_NFITTED];
 		TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT, TUNE_CONV_EFF_DEFAULT, \
 		TUNE_TF32_CONV_REL_DEFAULT, TUNE_CONV_EFF_FP32_DEFAULT, TUNE_STRAGGLER_SIGMA_DEFAULT, \
 		TUNE_CONV3D_EFF_CL_DEFAULT, TUNE_CONV3D_EFF_LEGACY_DEFAULT, TUNE_CONV3D_EFF_FP32_DEFAULT, \
-		TUNE_TF32_CONV3D_REL_DEFAULT, TUNE_EAGER_MEM3D_EFF_DEFAULT
+		TUNE_TF32_CONV3D_REL_DEFAULT, TUNE_EAGER_MEM3D_EFF_DEFAULT, TUNE_TP_OVERLAP_DEFAULT
 #define TUNE_GEMM_X0 (tune_fitted[TUNE_K_GEMM_X0])
 #define TUNE_TRAIN_GEMM (tune_fitted[TUNE_K_TRAIN_GEMM])
 #define TUNE_H2D_EFF (tune_fitted[TUNE_K_H2D_EFF])
@@ -227,6 +241,7 @@ extern double tune_fitted[TUNE_NFITTED];
 #define TUNE_CONV3D_EFF_FP32 (tune_fitted[TUNE_K_CONV3D_EFF_FP32])
 #define TUNE_TF32_CONV3D_REL (tune_fitted[TUNE_K_TF32_CONV3D_REL])
 #define TUNE_EAGER_MEM3D_EFF (tune_fitted[TUNE_K_EAGER_MEM3D_EFF])
+#define TUNE_TP_OVERLAP (tune_fitted[TUNE_K_TP_OVERLAP])
 
 /*
  * DeepSpeed's ZeRO-3 of 2021 (v0.3-0.5, --zero3-impl deepspeed-2021).  Host

@@ -412,6 +412,7 @@ static int second_edition(const struct row *r, struct model_request *q, struct s
 		{"logits", model_logits_from_name, &q->logits, "is not fp32, bf16 or chunked"},
 		/* the sixth edition: which ZeRO-3 */
 		{"zero3_impl", model_zero3_impl_from_name, &q->zero3_impl, "is not fsdp or deepspeed-2021"},
+		{"comm_overlap", model_overlap_from_name, &q->overlap, "is not grad, grad+param or grad+param+tp"},
 	};
 	const char *v;
 	size_t k;

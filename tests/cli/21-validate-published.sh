@@ -63,11 +63,19 @@ for p in ("P17-", "P18-"):
 assert cl["encoder-train"]["holdout"]["cases"] == 1, cl["encoder-train"]
 p18 = [c for c in cs if c["id"].startswith("P18-")]
 assert len(p18) == 6 and med(p18) < 0.20, p18
-# runs on 1,536-6,144 H100 (Megatron-LM README, P16-006..009) stay within 10 %, whose at-scale
-# terms (stragglers) were fitted on them
+# runs on 1,000 GPUs and more: the fit rows (Megatron-LM README P16-006..009, which fixed the TP
+# overlap, and Nemotron-4 340B P21, which with them fixed the straggler spread at 0) within 10 %;
+# the held-aside sources apart: Nemotron-4 15B (P22, 768-2,304 H100) within 20 %, InternEvo
+# ZeRO-1 over every rank (P23, to 1,024 A100) still predicted fast, more so the more ranks
 at = [c for c in cs if rows[c["id"]]["class"] == "at-scale" and int(rows[c["id"]]["gpus"]) >= 1000]
-assert len(at) == 4, len(at)
-assert all(abs(c["error"]) < 0.10 for c in at), [(c["id"], c["error"]) for c in at]
+assert len(at) == 11, len(at)
+fit = [c for c in at if rows[c["id"]]["set"] == "fit"]
+assert len(fit) == 7 and all(abs(c["error"]) < 0.10 for c in fit), [(c["id"], c["error"]) for c in fit]
+by = {c["id"]: c for c in cs}
+n15 = [by["P22-%03d" % i] for i in (1, 2, 3)]
+assert all(abs(c["error"]) < 0.20 for c in n15), [(c["id"], c["error"]) for c in n15]
+ie = [by["P23-%03d" % i]["error"] for i in range(1, 9)]
+assert ie[-1] > 0.5 and ie[-1] > ie[3] > 0, ie
 ' || fail "published cases drifted"
 
 # the human summary reports classes by set

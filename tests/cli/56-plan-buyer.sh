@@ -93,7 +93,8 @@ expect_out "no configuration meets the budget (\$1.00 to buy); the nearest miss 
 expect_rc 1 plan llama3-70b --buy onprem --task pretrain --tokens 15e12 --deadline 2d
 expect_out "no configuration meets the deadline; the nearest miss is"
 expect_rc 1 plan llama3-70b --task pretrain --tokens 15e12 --gpu b200-sxm-180gb --rack-kw 10
-expect_out "no configuration meets the rack-power limit (--rack-kw); one"
+expect_out "no configuration meets the rack-power limit (--rack-kw)"
+expect_out "one b200-sxm nvs draws"
 expect_rc 2 plan resnet50 --rack-kw 0.5
 expect_err "--rack-kw 0.5"
 expect_rc 2 plan llama2-7b --buy cloud --objective capex
