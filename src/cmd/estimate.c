@@ -23,7 +23,7 @@
 #include "view/estimate.h"
 
 /* model_engine_names_text(), as a constant the option table can hold */
-#define ENGINE_NAMES "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi"
+#define ENGINE_NAMES "eager, hf, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi"
 enum {
 	BATCHING_STATIC,
 	BATCHING_CONTINUOUS
@@ -142,7 +142,7 @@ static const struct opt estimate_opts[] = {
 	OPT_INT_("max-batch", &max_batch, "N", "dynamic batching limit for --latency-target (32)", 1, 1000000),
 	OPT_FLAG_("cuda-graphs", &cuda_graphs, "capture forward passes as CUDA Graphs"),
 	OPT_ENUM_("engine", &engine, "NAME",
-		  "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy, tgi",
+		  "eager, hf, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy, tgi",
 		  model_engine_from_name, ENGINE_NAMES),
 	OPT_ENUM_("batching", &batching, "KIND", "continuous (serving engines' default) or static",
 		  batching_from_name, "static, continuous"),

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cmd/workload_opts.h"
+#include "model/quant.h"
 #include "util/error.h"
 
 /* A transformer from the four dimensions it cannot do without. */
@@ -125,6 +126,7 @@ void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
 			c->weight_precision = q.weight_precision;
 		if (q.channels_last != MODEL_UNSET)
 			c->channels_last = q.channels_last;
+		c->quant_kernel = q.quant_kernel;
 		c->optimizer_in_backward = o->optimizer_in_backward;
 		c->activation_offload = o->activation_offload;
 	}
@@ -159,6 +161,12 @@ void workload_opts_request(const struct workload_opts *o, struct model_request *
 					 !strcmp(o->channels_last, "off") ? 0 :
 									    -1,
 					 "on, off");
+	if (o->quant_kernel && strcmp(o->quant_kernel, "none"))
+		q->quant_kernel = named(o, "quant-kernel", o->quant_kernel,
+					model_quant_kernel_from_name(o->quant_kernel),
+					model_quant_kernel_names_text());
+	else if (o->quant_kernel)
+		q->quant_kernel = MODEL_QUANT_NONE;
 	if (o->optimizer_in_backward)
 		q->optimizer_in_backward = 1;
 	if (o->activation_offload)

@@ -36,6 +36,7 @@ struct workload_opts {
 	const char *master, *lora_targets, *logits, *tie_embeddings;
 	const char *weight_precision; /* stored weights: a served model's or a LoRA base's */
 	const char *channels_last;    /* 3D convolutions on NDHWC tensors: on|off */
+	const char *quant_kernel;     /* the kernel that runs quantised linears at inference */
 	int optimizer_in_backward, activation_offload;
 	double host_memory_gib; /* per server; 0 not given */
 };
@@ -97,7 +98,10 @@ struct workload_opts {
 			    "stored weights: bf16, fp16, fp8, int8, int4, nf4, nvfp4 or mxfp4 (weight-only; a " \
 			    "LoRA/QLoRA base)"), \
 		OPT_STRING_("channels-last", &(o).channels_last, "on|off", \
-			    "3D convolutions on channels_last_3d (NDHWC) tensors (default: on under a compiler)")
+			    "3D convolutions on channels_last_3d (NDHWC) tensors (default: on under a compiler)"), \
+		OPT_STRING_("quant-kernel", &(o).quant_kernel, "K", \
+			    "kernel of quantised weights at inference: bnb-nf4, bnb-int8, awq-gemv, awq-gemm, " \
+			    "exllama, gptq-cuda-old, exllamav2, marlin, none ... (data/quant/kernels.csv)")
 #define WORKLOAD_OPT_EPOCHS(o) OPT_POSITIVE_("epochs", &(o).epochs, "E", "epochs over --samples", 0, 1e9)
 
 /*

@@ -30,6 +30,7 @@ void model_config_defaults(struct model_config *c)
 	c->master = MODEL_MASTER_FP32;
 	c->lora_targets = MODEL_LORA_ATTN_MLP;
 	c->weight_precision = -1;
+	c->quant_kernel = MODEL_QUANT_DEFAULT;
 	c->logits = MODEL_LOGITS_FP32;
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
@@ -59,6 +60,13 @@ void model_config_complete(const struct workload *w, struct model_config *c)
 		c->gpus = (long)mp * c->dp > MODEL_MAX_GPUS ? MODEL_MAX_GPUS + 1 : mp * c->dp;
 	if (c->gpus_per_node <= 0)
 		c->gpus_per_node = c->gpus < 8 ? c->gpus : 8;
+	/* a kernel named without --weight-precision: the weights it reads */
+	if (c->quant_kernel >= 0 && c->weight_precision < 0 && model_quant_kernel_at(c->quant_kernel))
+		c->weight_precision = model_quant_kernel_at(c->quant_kernel)->precision;
+	if (c->quant_kernel == MODEL_QUANT_DEFAULT) {
+		const struct model_engine_info *e = model_engine_info(engine_of(c));
+		c->quant_kernel = model_quant_kernel_default(c->weight_precision, e->serving, e->fused);
+	}
 	if (c->seq_len <= 0)
 		c->seq_len = w->kind == WORKLOAD_TRANSFORMER ? w->d.seq_len :
 							       (int)(w->s.tokens > 0 ? w->s.tokens : 1);
@@ -198,6 +206,8 @@ static int check_how(const struct workload *w, const struct model_config *c, str
 			return diag_set(err, "", 0, 0, "weight-precision",
 					"use bf16, fp16, fp8, int8, int4, nf4, nvfp4 or mxfp4");
 	}
+	if (c->quant_kernel >= 0 && model_quant_kernel_check(c->quant_kernel, wp, err))
+		return -1;
 	if (c->mig > 0) {
 		double cs, ms;
 		const struct cat_gpu *g = c->gpu;

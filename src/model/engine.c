@@ -65,23 +65,40 @@
  * fit rows; every third row held out): 40 us.
  */
 #define TUNE_EAGER_MODULE_OP_S 40e-6
+/*
+ * Hugging Face transformers generate, eager (engine "hf").  Besides the
+ * kernels it launches, a decoder layer of its modelling code spends host time
+ * in Python that launches nothing (module calls and hooks, the cache object's
+ * update, mask and position bookkeeping, shape checks): fitted to batch-1
+ * decoding in 16 bits that no GPU term explains, where the step stays flat
+ * as the batch grows (published.csv P24-001/004/015/018/021, P26-001/004/007:
+ * Llama 3.1 8B on an H100 24.4 ms a token at batch 1 and 25.5 ms at 8 with
+ * 5 ms of weights to read; Llama 2 13B on an A100 37.0-37.9 ms at batch 1-4
+ * with 13 ms): 0.5 ms a layer (0.4-0.6 tried; the median over those
+ * sources' fit rows is least at 0.5).
+ */
+#define TUNE_HF_LAYER_S 0.5e-3
+/* generate's own loop per token: logits processors, stopping criteria, sampling, the next inputs (estimate) */
+#define TUNE_HF_STEP_S 1e-3
 
 static const struct model_engine_info engines[MODEL_ENGINE_COUNT] = {
-	/* name, fused, serving, trains, host/kernel, host/step, host/seq, mem fraction, of free, block, max seqs */
-	{"eager", 0, 0, 1, TUNE_EAGER_LAUNCH_S, 0, 0, 1.0, 0, 1, 0},
-	{"compile", 1, 0, 1, TUNE_COMPILE_LAUNCH_S, 0, 0, 1.0, 0, 1, 0},
-	{"cudagraphs", 1, 0, 1, TUNE_GRAPH_LAUNCH_S, 0, 0, 1.0, 0, 1, 0},
-	{"tensorrt", 1, 0, 0, TUNE_TRT_LAUNCH_S, 0, 0, 1.0, 0, 1, 0},
+	/* name, fused, serving, trains, host/kernel, host/step, host/seq, mem fraction, of free, block, max seqs, host/layer */
+	{"eager", 0, 0, 1, TUNE_EAGER_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
+	{"compile", 1, 0, 1, TUNE_COMPILE_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
+	{"cudagraphs", 1, 0, 1, TUNE_GRAPH_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
+	{"tensorrt", 1, 0, 0, TUNE_TRT_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
 	/* TensorRT-LLM: KvCacheConfig.free_gpu_memory_fraction 0.9 of what the weights leave, 64-token blocks, max batch 2048 */
-	{"trtllm", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_TRTLLM_STEP_S, TUNE_TRTLLM_SEQ_S, 0.90, 1, 64, 2048},
+	{"trtllm", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_TRTLLM_STEP_S, TUNE_TRTLLM_SEQ_S, 0.90, 1, 64, 2048, 0},
 	/* vLLM: gpu_memory_utilization 0.9 of the total, block_size 16, max_num_seqs 256 */
-	{"vllm", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.90, 0, 16, 256},
+	{"vllm", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.90, 0, 16, 256, 0},
 	/* SGLang: mem_fraction_static ~0.88, token-level pages (page_size 1) */
-	{"sglang", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.88, 0, 1, 1024},
+	{"sglang", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.88, 0, 1, 1024, 0},
 	/* LMDeploy TurboMind: cache_max_entry_count 0.8 of free memory, 64-token blocks, max_batch_size 256 */
-	{"lmdeploy", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.80, 1, 64, 256},
+	{"lmdeploy", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.80, 1, 64, 256, 0},
 	/* TGI: cuda_memory_fraction 1.0 (what warm-up leaves), 16-token blocks, max_concurrent_requests 128 */
-	{"tgi", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.95, 0, 16, 128},
+	{"tgi", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.95, 0, 16, 128, 0},
+	/* transformers generate: eager launches, its modelling code's Python per layer, generate's loop per step */
+	{"hf", 0, 0, 0, TUNE_EAGER_LAUNCH_S, TUNE_HF_STEP_S, 0, 1.0, 0, 1, 0, TUNE_HF_LAYER_S},
 };
 
 const struct model_engine_info *model_engine_info(enum model_engine e)
@@ -107,7 +124,7 @@ int model_engine_from_name(const char *s)
 
 const char *model_engine_names_text(void)
 {
-	return "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi";
+	return "eager, hf, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi";
 }
 
 double model_engine_layer_kernels(enum model_engine e, int gated_mlp, int rotary)
@@ -120,7 +137,7 @@ double model_engine_layer_kernels(enum model_engine e, int gated_mlp, int rotary
 
 double model_engine_sample_kernels(enum model_engine e, double eager_kernels)
 {
-	if (e == MODEL_ENGINE_EAGER)
+	if (e == MODEL_ENGINE_EAGER || e == MODEL_ENGINE_HF)
 		return eager_kernels;
 	if (e == MODEL_ENGINE_COMPILE || e == MODEL_ENGINE_CUDAGRAPHS)
 		return eager_kernels * TUNE_COMPILE_SAMPLE_KERNELS;
@@ -129,7 +146,7 @@ double model_engine_sample_kernels(enum model_engine e, double eager_kernels)
 
 double model_engine_sample_host_s(enum model_engine e, double eager_ops, double seqs)
 {
-	if (e == MODEL_ENGINE_EAGER)
+	if (e == MODEL_ENGINE_EAGER || e == MODEL_ENGINE_HF)
 		return eager_ops * TUNE_EAGER_MODULE_OP_S + seqs * model_engine_info(e)->host_per_seq_s;
 	return model_engine_host_s(e, model_engine_sample_kernels(e, eager_ops), seqs);
 }

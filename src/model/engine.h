@@ -20,6 +20,7 @@ enum model_engine {
 	MODEL_ENGINE_SGLANG,
 	MODEL_ENGINE_LMDEPLOY,
 	MODEL_ENGINE_TGI,
+	MODEL_ENGINE_HF, /* Hugging Face transformers generate: eager, plus its modelling code's host work */
 	MODEL_ENGINE_COUNT
 };
 
@@ -36,6 +37,7 @@ struct model_engine_info {
 	int mem_of_free;          /* mem_fraction applies to what the weights leave, not to the total */
 	int kv_block_tokens;      /* paged KV cache block, tokens (1: token-level) */
 	int max_seqs;             /* default cap on running sequences */
+	double host_per_layer_s;  /* CPU time per transformer layer per forward besides launches */
 };
 
 const struct model_engine_info *model_engine_info(enum model_engine e);

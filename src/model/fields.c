@@ -11,6 +11,7 @@
  * when the field has a value.
  */
 #include "model/fields.h"
+#include "model/quant.h"
 
 #include <math.h>
 
@@ -100,7 +101,10 @@ enum {
 	  model_precision_name(c->weight_precision >= 0 ? (enum model_precision)c->weight_precision : \
 							  c->precision), \
 	  INFER) \
-	F(engine, TEXT, NULL, "eager, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi", \
+	F(quant_kernel, TEXT, NULL, \
+	  "inference: the kernel that runs the quantised linear layers (data/quant/kernels.csv), or none", \
+	  model_quant_kernel_at(c->quant_kernel) ? model_quant_kernel_at(c->quant_kernel)->name : "none", INFER) \
+	F(engine, TEXT, NULL, "eager, hf, compile, cudagraphs, tensorrt, trtllm, vllm, sglang, lmdeploy or tgi", \
 	  model_engine_name(c->engine), ALWAYS) \
 	F(mig, INT, NULL, "compute slices of the MIG instance; 0 the whole GPU", c->mig, ALWAYS) \
 	F(channels_last, BOOL, NULL, "3D convolutions on channels_last_3d (NDHWC) tensors", \

@@ -23,6 +23,40 @@ double launch_s_of(const struct model_config *c)
 }
 
 /*
+ * Linear layers of one transformer layer, as the engine runs them: unfused
+ * code projects q, k, v, the attention output and the MLP's two or three
+ * matrices apart (Hugging Face's LlamaDecoderLayer: 7); fused engines join
+ * q, k, v and the gated MLP's gate and up (4, or 3 ungated).
+ */
+static double linears_per_layer(const struct workload_dims *d, enum model_engine eng)
+{
+	if (model_engine_info(eng)->fused)
+		return d->gated_mlp ? 4 : 3;
+	return d->gated_mlp ? 7 : 6;
+}
+
+/*
+ * Decode time of the quantised linear layers, W_lin parameters of
+ * `wb` bytes each, at batch B (docs/model.md, "Weight-only quantised
+ * kernels"): below the kernel's dequantise batch it reads the packed weights
+ * ceil(B / gemv_rows) times at bw_share of the stream rate, never faster
+ * than the multiply-adds at the tensor rate with B padded to an MMA tile of
+ * 16; above, it writes the weights out in 16 bits and the GEMM (gemm16_s,
+ * the 16-bit GEMMs at m = B) reads them again.
+ */
+static double quant_linear_s(const struct model_quant_kernel *k, const struct hw *h, double W_lin, double wb,
+			     double B, double gemm16_s)
+{
+	double passes, read_s, mma_s;
+	if (B > k->dequant_above)
+		return W_lin * (wb + 2) * h->inv_bw + gemm16_s;
+	passes = k->gemv_rows > 0 ? ceil(B / k->gemv_rows) : 1;
+	read_s = passes * W_lin * wb * h->inv_bw / k->bw_share;
+	mma_s = 2 * (B > 16 ? B : 16) * W_lin * h->inv_gemm;
+	return read_s > mma_s ? read_s : mma_s;
+}
+
+/*
  * Transformer inference (all pipeline stages in sequence):
  *   prefill  = L forward layers over B x P tokens + the last position's logits
  *   decode   = per token: weights read once (MoE: the experts the batch
@@ -34,7 +68,9 @@ double launch_s_of(const struct model_config *c)
  * decode from CUDA Graphs, add a scheduler step, and read a paged KV cache
  * at a lower share of the bandwidth (model/vendor.c).  Weights are read at
  * their stored precision with its block scales, the bytes the memory model
- * holds (weight-only int8/int4/fp8/nvfp4/mxfp4).
+ * holds (weight-only int8/int4/fp8/nvfp4/mxfp4); a quantised kernel
+ * (model/quant.h) reads them at its own share of the rate, may dequantise
+ * them first, and adds launches and host time per linear layer.
  */
 void infer_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
 		       struct model_infer *o)
@@ -48,6 +84,8 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	double ctx = P + O / 2.0;
 	double gpu, cpu_s, kernels, weights, kvbytes, touched = 1;
 	double pp_hop = 0, pp_hop_prefill = 0;
+	const struct model_quant_kernel *qk = model_quant_kernel_at(c->quant_kernel);
+	double lin = L * linears_per_layer(d, eng); /* linear layers a forward pass runs */
 
 	memset(o, 0, sizeof(*o));
 	if (c->pp > 1) {
@@ -57,15 +95,21 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 		pp_hop_prefill = coll_s(c, COLL_P2P, 2.0 * B * P * d->hidden, 2, g);
 	}
 	kernels = model_engine_layer_kernels(eng, d->gated_mlp, !d->learned_pos && d->causal) * L + 10;
+	if (qk)
+		kernels += lin * qk->launches_linear;
 
 	/* prefill */
 	layer_fwd(w, c, h, B * P, P, P, &lt);
 	gpu = L * (lt.gemm + lt.attn_fwd + lt.mem + lt.tp_comm + lt.ep_comm) +
 	      gemm_s(h, eb, B, d->vocab / t, d->hidden) + (c->pp - 1) * pp_hop_prefill +
 	      kernels * TUNE_KERNEL_GAP_S;
+	if (qk && B * P > qk->dequant_above) /* the prompt's GEMMs on weights dequantised once a layer */
+		gpu += (w->params_active - w->params_embedding - w->params_head) / t *
+		       (stored_weight_bytes(c) + 2) * h->inv_bw;
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
-	cpu_s = model_engine_host_s(eng, kernels, B);
+	cpu_s = model_engine_host_s(eng, kernels, B) + L * model_engine_info(eng)->host_per_layer_s +
+		(qk ? lin * qk->host_linear_s : 0);
 	o->prefill_gpu_s = gpu;
 	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;
 	o->launch_s = cpu_s;
@@ -86,7 +130,17 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	weights *= wb;
 	kvbytes = d->causal ? L * kv_elems_gpu(w, c) * ctx * B * kvb : 0;
 	layer_fwd(w, c, h, B, 1, ctx, &lt);
-	{
+	if (qk) {
+		/* the head stays in 16 bits (bitsandbytes and AWQ skip it), its GEMM in the compute term */
+		double W_lin = weights / wb - w->params_head / t;
+		double head = gemm_s(h, eb, B, d->vocab / t, d->hidden);
+		double rest = L * (lt.mem + lt.attn_fwd);
+		double kv_s = kvbytes / (model_engine_info(eng)->serving ? h->paged_kv : 1) * h->inv_bw;
+		gpu = quant_linear_s(qk, h, W_lin, wb, B, L * lt.gemm) + head + (rest > kv_s ? rest : kv_s) +
+		      L * (lt.tp_comm + lt.ep_comm) + (c->pp - 1) * pp_hop + kernels * TUNE_KERNEL_GAP_S;
+		if (gpu < kernels * TUNE_KERNEL_MIN_S)
+			gpu = kernels * TUNE_KERNEL_MIN_S;
+	} else {
 		double compute = L * (lt.gemm + lt.mem + lt.attn_fwd) + gemm_s(h, eb, B, d->vocab / t, d->hidden);
 		double stream = (weights + kvbytes / (model_engine_info(eng)->serving ? h->paged_kv : 1)) *
 				h->inv_bw;

@@ -469,6 +469,8 @@ struct model_config {
 	enum model_engine engine;
 	int weight_precision; /* enum model_precision of the stored weights; -1: cfg->precision
 					  (QLoRA's frozen base: NF4) */
+	/* model/quant.h row that runs the quantised linears at inference, MODEL_QUANT_NONE or _DEFAULT */
+	int quant_kernel;
 	/* per-sample workloads: input size; 0 = the preset's own (workload s.input_shape) */
 	double input_elems; /* product of the --input-shape dimensions */
 	int input_dims;     /* how many dimensions it has */
@@ -536,6 +538,10 @@ int model_weight_precision_check(enum model_task task, int precision, int wp, st
  * the fastest that fits.  estimate, validate, plan and check call it.
  */
 #define MODEL_UNSET (-1)
+/* model_config.quant_kernel (and model_request's): no kernel (the weights read at the stream rate), or
+ * the default for the stored precision and engine, which model_config_complete() picks */
+#define MODEL_QUANT_NONE (-1)
+#define MODEL_QUANT_DEFAULT (-2)
 
 struct model_request {
 	const struct cat_gpu *gpu;       /* NULL: the server's GPU */
@@ -552,7 +558,8 @@ struct model_request {
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */
-	double input_elems;                /* --input-shape: product of its dimensions; 0: the preset's */
+	int quant_kernel;   /* model/quant.h row, MODEL_QUANT_NONE, or MODEL_QUANT_DEFAULT when not given */
+	double input_elems; /* --input-shape: product of its dimensions; 0: the preset's */
 	int input_dims;
 	double cpu_cores_per_node;                  /* < 0: not given */
 	double train_tokens, train_samples, epochs; /* <= 0: none */

@@ -18,6 +18,7 @@
 #define GPUSCOPE_MODEL_MODEL_INT_H
 
 #include "model/model.h"
+#include "model/quant.h"
 #include "model/tune.h"
 
 /* hw.c: the GPU at the configured precision. */

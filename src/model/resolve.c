@@ -26,6 +26,7 @@ void model_request_init(struct model_request *q)
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
 	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
 	q->engine = q->weight_precision = q->mig = MODEL_UNSET;
+	q->quant_kernel = MODEL_QUANT_DEFAULT;
 	q->cpu_cores_per_node = MODEL_UNSET;
 }
 
@@ -221,6 +222,7 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->channels_last = PICK(channels_last, model_channels_last(c));
 	c->conv3d_legacy = PICK(conv3d_legacy, 0);
 	c->weight_precision = model_default_weight_precision(w, c->task, q->weight_precision);
+	c->quant_kernel = q->quant_kernel; /* the default is model_config_complete()'s */
 	c->mig = PICK(mig, 0);
 	c->input_elems = q->input_elems;
 	c->input_dims = q->input_dims;
@@ -540,6 +542,8 @@ void model_config_flags(const struct workload *w, const struct model_config *c, 
 	if (c->weight_precision >= 0)
 		strbuf_addf(out, " --weight-precision %s",
 			    model_precision_name((enum model_precision)c->weight_precision));
+	if (c->task == MODEL_TASK_INFER && model_quant_kernel_at(c->quant_kernel))
+		strbuf_addf(out, " --quant-kernel %s", model_quant_kernel_at(c->quant_kernel)->name);
 	if (c->task == MODEL_TASK_INFER) {
 		strbuf_addf(out, " --batch %d --prompt-len %d --output-len %d --kv-cache-precision %s", c->batch,
 			    c->prompt_len, c->output_len, model_precision_name(c->kv_precision));

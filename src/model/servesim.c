@@ -75,18 +75,8 @@ static const char *const col_names[NCOLS] = {"engine",          "version",    "h
 
 static int sched_header(const struct csv_record *rec, const char *name, int *col, struct diag *err)
 {
-	size_t i;
-	int k;
-	for (k = 0; k < NCOLS; k++) {
-		col[k] = -1;
-		for (i = 0; i < rec->nfields; i++)
-			if (!strcmp(rec->fields[i], col_names[k]))
-				col[k] = (int)i;
-		if (col[k] < 0 && k != COL_FRONTEND)
-			return diag_set(err, name, rec->line, 1, col_names[k], "the header has no column '%s'",
-					col_names[k]);
-	}
-	return 0;
+	/* frontend_s came later: a table without it reads as 0 */
+	return csv_header_columns(rec, name, col_names, NCOLS, 1UL << COL_FRONTEND, col, err);
 }
 
 static int sched_row(const struct csv_record *rec, const char *name, const int *col, size_t ncol,

@@ -14,6 +14,7 @@
 
 #include "model/fitted.h"
 #include "model/model.h"
+#include "model/quant.h"
 #include "model/serving.h"
 #include "model/servesim.h"
 #include "util/csv.h"
@@ -540,10 +541,11 @@ static int how_engine(const struct row *r, const struct workload *w, struct mode
 	return how_memory(r, *serving, so, why);
 }
 
-/* The input_shape and weight_precision columns. */
+/* The input_shape, weight_precision and quant_kernel (tenth edition) columns. */
 static int how_stored(const struct row *r, const struct workload *w, struct model_request *q, struct strbuf *why)
 {
 	const char *shape = cell(r, "input_shape"), *wp = cell(r, "weight_precision");
+	const char *qk = cell(r, "quant_kernel");
 	int infer = q->task == MODEL_TASK_INFER, p;
 
 	if (*shape) {
@@ -552,6 +554,14 @@ static int how_stored(const struct row *r, const struct workload *w, struct mode
 				    w->name);
 		if (workload_parse_shape(shape, &q->input_elems, &q->input_dims))
 			return skip(why, "input_shape '%s' is not like 224x224 or 128x128x128", shape);
+	}
+	if (*qk) {
+		if (!infer)
+			return skip(why, "quant_kernel '%s' applies to inference", qk);
+		q->quant_kernel = strcmp(qk, "none") ? model_quant_kernel_from_name(qk) : MODEL_QUANT_NONE;
+		if (q->quant_kernel == MODEL_QUANT_NONE && strcmp(qk, "none"))
+			return skip(why, "quant_kernel '%s' is not one of none, %s", qk,
+				    model_quant_kernel_names_text());
 	}
 	if (!*wp)
 		return 0;

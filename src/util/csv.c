@@ -153,6 +153,23 @@ void csv_record_release(struct csv_record *rec)
 	memset(rec, 0, sizeof(*rec));
 }
 
+int csv_header_columns(const struct csv_record *hdr, const char *name, const char *const *names, int n,
+		       unsigned long optional, int *col, struct diag *err)
+{
+	size_t i;
+	int k;
+	for (k = 0; k < n; k++) {
+		col[k] = -1;
+		for (i = 0; i < hdr->nfields; i++)
+			if (!strcmp(hdr->fields[i], names[k]))
+				col[k] = (int)i;
+		if (col[k] < 0 && !(optional >> k & 1))
+			return diag_set(err, name, hdr->line, 1, names[k], "the header has no column '%s'",
+					names[k]);
+	}
+	return 0;
+}
+
 static void put_char(struct csv_reader *r, size_t *n, char c)
 {
 	XGROW(r->text, r->text_cap, *n + 1);

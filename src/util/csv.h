@@ -48,6 +48,13 @@ void csv_free(struct csv_reader *r);
 void csv_record_copy(struct csv_record *copy, const struct csv_record *rec);
 /* Frees what csv_record_copy() allocated and zeroes *rec; a zeroed record is a no-op. */
 void csv_record_release(struct csv_record *rec);
+/*
+ * Finds each of names[0..n-1] among the header's fields: col[k] its index,
+ * -1 when absent.  Returns 0, or -1 with err naming the file (`name`), line
+ * and the first column absent that bit k of `optional` does not excuse.
+ */
+int csv_header_columns(const struct csv_record *hdr, const char *name, const char *const *names, int n,
+		       unsigned long optional, int *col, struct diag *err);
 
 /* ---- writing ---- */
 

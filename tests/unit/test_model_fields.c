@@ -249,7 +249,7 @@ static void test_inference_keys(void **state)
 	expect_keys(MODEL_EST_CONFIG, &s.a,
 		    CONFIG_BASE
 		    " batch prompt_len output_len kv_cache_precision cuda_graphs "
-		    "weight_precision engine mig");
+		    "weight_precision quant_kernel engine mig");
 	expect_keys(MODEL_EST_MEMORY, &s.a, MEMORY_BASE);
 	expect_keys(MODEL_EST_INFERENCE, &s.a,
 		    "first_token_s token_s request_s decode_weights_bytes decode_kv_bytes "

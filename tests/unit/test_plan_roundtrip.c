@@ -30,6 +30,7 @@
 #include "catalog/catalog.h"
 #include "model/engine.h"
 #include "model/model.h"
+#include "model/quant.h"
 #include "model/serving.h"
 #include "plan/plan.h"
 #include "util/opts.h"
@@ -64,7 +65,7 @@ static int teardown(void **state)
  * failure: a new one in model_config_flags() must be taught to this test.
  */
 struct est_flags {
-	const char *model, *gpu, *server, *network, *engine, *task, *precision, *flash, *tie, *wprec;
+	const char *model, *gpu, *server, *network, *engine, *task, *precision, *flash, *tie, *wprec, *qkernel;
 	const char *kvprec, *recompute, *optimizer, *offload, *master, *lora_targets, *logits;
 	const char *loader, *cudnn, *reshard, *channels_last;
 	long hsdp;
@@ -117,6 +118,7 @@ static int parse_flags(const char *line, struct est_flags *f)
 		OPT_STRING_("kv-cache-precision", &f->kvprec, "P", ""),
 		OPT_FLAG_("cuda-graphs", &f->cuda_graphs, ""),
 		OPT_STRING_("weight-precision", &f->wprec, "P", ""),
+		OPT_STRING_("quant-kernel", &f->qkernel, "K", ""),
 		OPT_INT_("mig", &f->mig, "N", "", 1, 8),
 		OPT_STRING_("data-loader", &f->loader, "KIND", ""),
 		OPT_STRING_("cudnn-benchmark", &f->cudnn, "on|off", ""),
@@ -246,6 +248,8 @@ static void estimate_line(const char *line, struct workload *w, struct model_con
 		q.engine = named("engine", f.engine, model_engine_from_name(f.engine));
 	if (f.wprec)
 		q.weight_precision = named("weight-precision", f.wprec, model_precision_from_name(f.wprec));
+	if (f.qkernel)
+		q.quant_kernel = named("quant-kernel", f.qkernel, model_quant_kernel_from_name(f.qkernel));
 	q.cpu_cores_per_node = f.cpu_cores > 0 ? f.cpu_cores : MODEL_UNSET;
 	if (f.master)
 		q.master = named("master-weights", f.master, model_master_from_name(f.master));
