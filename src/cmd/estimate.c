@@ -35,7 +35,7 @@ static const char *gpu_s, *server_s, *network_s, *shape_s;
 static int task = MODEL_UNSET, precision = MODEL_UNSET, recompute = MODEL_UNSET, optimizer = MODEL_UNSET,
 	   offload = MODEL_UNSET, flash = MODEL_UNSET, kv_precision = MODEL_UNSET, loader = MODEL_UNSET,
 	   cudnn_benchmark = MODEL_UNSET, engine = MODEL_UNSET, batching = MODEL_UNSET, reshard = MODEL_UNSET,
-	   zero3_impl = MODEL_UNSET, overlap = MODEL_UNSET;
+	   zero3_impl = MODEL_UNSET, overlap = MODEL_UNSET, fp8_saved = MODEL_UNSET;
 static long hsdp;
 static long gpus, gpus_per_node, tp, pp, dp, ep, etp, vpp, cp, zero = -1, micro_batch, batch, max_batch = 32;
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
@@ -115,6 +115,9 @@ static const struct opt estimate_opts[] = {
 		  "communication hidden behind compute: grad (default), grad+param (ZeRO-1/2 gathers), "
 		  "grad+param+tp (and tensor-parallel collectives)",
 		  model_overlap_from_name, "grad, grad+param, grad+param+tp"),
+	OPT_ENUM_("fp8-saved-weights", &fp8_saved, "on|off",
+		  "torchao float8: keep each fp8 weight for backward (before force_recompute_fp8_weight_in_bwd)",
+		  on_off_from_name, "on, off"),
 	OPT_ENUM_("recompute", &recompute, "MODE", "activation recompute: none, selective, selective-op or full",
 		  model_recompute_from_name, "none, selective, selective-op, full"),
 	OPT_FLAG_("seq-parallel", &seq_parallel, "sequence parallelism (with --tp)"),
@@ -264,6 +267,7 @@ static void flags_request(struct model_request *q)
 	q->reshard_after_forward = reshard;
 	q->zero3_impl = zero3_impl;
 	q->overlap = overlap;
+	q->fp8_saved_weights = fp8_saved;
 	if (mig)
 		q->mig = (int)mig;
 #undef GIVEN

@@ -97,8 +97,9 @@ struct workload_opts {
 		OPT_STRING_("weight-precision", &(o).weight_precision, "P", \
 			    "stored weights: bf16, fp16, fp8, int8, int4, nf4, nvfp4 or mxfp4 (weight-only; a " \
 			    "LoRA/QLoRA base)"), \
-		OPT_STRING_("channels-last", &(o).channels_last, "on|off", \
-			    "3D convolutions on channels_last_3d (NDHWC) tensors (default: on under a compiler)"), \
+		OPT_STRING_( \
+			"channels-last", &(o).channels_last, "on|off", \
+			"3D convolutions on channels_last_3d (NDHWC) tensors (default: on under a compiler)"), \
 		OPT_STRING_("quant-kernel", &(o).quant_kernel, "K", \
 			    "kernel of quantised weights at inference: bnb-nf4, bnb-int8, awq-gemv, awq-gemm, " \
 			    "exllama, gptq-cuda-old, exllamav2, marlin, none ... (data/quant/kernels.csv)")

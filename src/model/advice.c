@@ -319,7 +319,11 @@ size_t model_recommend(const struct workload *w, const struct model_config *cfg,
 	    w->kind == WORKLOAD_TRANSFORMER) {
 		c = *cfg;
 		c.precision = MODEL_FP8;
-		consider(&l, w, &c, "FP8 matmuls (Transformer Engine)", "--precision fp8", 1, 1.10);
+		/* under torch.compile fp8 is torchao's float8 linears (docs/model.md) */
+		consider(&l, w, &c,
+			 c.engine == MODEL_ENGINE_COMPILE ? "FP8 matmuls (torchao float8)" :
+							    "FP8 matmuls (Transformer Engine)",
+			 "--precision fp8", 1, 1.10);
 	}
 	/* Blackwell: the linear layers in NVFP4 (docs/model.md, "FP4"), from 16 bits or fp8 */
 	if ((cfg->precision == MODEL_BF16 || cfg->precision == MODEL_FP16 || cfg->precision == MODEL_FP8) &&

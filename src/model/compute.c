@@ -126,6 +126,41 @@ static void te_casts(const struct workload *w, const struct model_config *c, con
 	lt->cast_bwd = bwd * h->inv_bw;
 }
 
+/* fp8 or fp4 training on a stack that casts the linears' inputs in kernels of their own */
+static int casts_apart(const struct model_config *c)
+{
+	return low_precision(c->precision) && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts;
+}
+
+int fp8_torchao(const struct model_config *c)
+{
+	return c->precision == MODEL_FP8 && c->engine == MODEL_ENGINE_COMPILE && casts_apart(c);
+}
+
+/*
+ * torchao's float8 linears under torch.compile (docs/model.md, "FP8 under
+ * torch.compile"): tensorwise dynamic scaling reads each tensor once more
+ * for its amax before the cast, so every cast costs TUNE_FP8_CAST_BYTES + 2
+ * = 6 B an element (read 2 for the amax, read 2, write the fp8 copy and its
+ * transpose).  Forward: the four linears' inputs, T (h + q/t + h + f/t);
+ * the weights under FSDP2's float8 all-gather cast on the shard before the
+ * gather, a 1/N of them on each of the N ranks (amax, read, write: 5 B),
+ * and the gathered fp8 weight transposed for the backward (read 1, write
+ * 1: 2 B); without ZeRO-3 the weights cost 6 B like the inputs.  Backward:
+ * the four GEMMs' output gradients, T ((q + 2kv)/t + h + (1 or 2) f/t + h).
+ */
+static void torchao_casts(const struct workload *w, const struct model_config *c, const struct hw *h, double T,
+			  struct layer_time *lt)
+{
+	const struct workload_dims *d = &w->d;
+	double t = c->tp, hd = d->hidden, q = w->q_dim, kv = w->kv_dim, f = w->ffn_active;
+	double cast = TUNE_FP8_CAST_BYTES + 2, n = shard_ranks(c), gated = d->gated_mlp ? 2 : 1;
+	double wts = (hd * (q + 2 * kv) + q * hd + hd * f * (gated + 1)) / t;
+	double wcast = c->zero >= 3 && n > 1 ? wts * (5 / n + 2) : cast * wts;
+	lt->cast_fwd = (cast * T * (hd + q / t + hd + f / t) + wcast) * h->inv_bw;
+	lt->cast_bwd = cast * T * ((q + 2 * kv) / t + hd + gated * f / t + hd) * h->inv_bw;
+}
+
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
 	       double ctx, struct layer_time *lt)
 {
@@ -248,7 +283,9 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	}
 
 	lt->cast_fwd = lt->cast_bwd = 0;
-	if (low_precision(c->precision) && c->task != MODEL_TASK_INFER && model_vendor_eff(c->gpu)->fp8_casts)
+	if (fp8_torchao(c))
+		torchao_casts(w, c, h, T, lt);
+	else if (casts_apart(c))
 		te_casts(w, c, h, T, lt);
 
 	/*
@@ -346,7 +383,20 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	/* output layer and loss on the last stage, over the positions that are predicted */
 	if (d->vocab > 0 && head_share(w, c) > 0) {
 		double Th = T * head_share(w, c);
-		head_fwd = gemm_s(h, eb, Th, d->vocab / t, d->hidden);
+		/*
+		 * fp8 and fp4 recipes that cast in kernels of their own keep the
+		 * output layer in 16 bits: Megatron's output layer is not a
+		 * Transformer Engine module, and torchao's conversions filter it
+		 * out (its logits are the loss's inputs); it runs at the 16-bit
+		 * peak, the attention's (h->attn_peak).
+		 */
+		struct hw hh = *h;
+		double ehead = eb;
+		if (casts_apart(c)) {
+			hh.inv_gemm = 1 / (h->attn_peak * h->attn_emax);
+			ehead = 2;
+		}
+		head_fwd = gemm_s(&hh, ehead, Th, d->vocab / t, d->hidden);
 		/* logits written, upcast, log-softmax, gradient: about 24 B per logit */
 		head_mem = 24.0 * Th * d->vocab / t * h->inv_bw;
 		if (c->tp > 1)

@@ -274,6 +274,12 @@ static int memory_settings_check(const struct workload *w, const struct model_co
 			"--optimizer-in-backward applies each gradient as it arrives: it cannot accumulate "
 			"micro-batches (global batch %d, micro-batch x dp = %ld)",
 			c->global_batch, (long)c->micro_batch * c->dp);
+	if (c->fp8_saved_weights != 0 && c->fp8_saved_weights != 1)
+		return diag_set(err, "", 0, 0, "fp8-saved-weights", "is on or off, not %d", c->fp8_saved_weights);
+	if (c->fp8_saved_weights && !fp8_torchao(c))
+		return diag_set(err, "", 0, 0, "fp8-saved-weights",
+				"--fp8-saved-weights is torchao's float8 training: it needs --precision fp8 "
+				"--engine compile on a GPU whose fp8 casts are kernels of their own");
 	if (c->master == MODEL_MASTER_NONE && (c->precision == MODEL_FP32 || c->precision == MODEL_TF32))
 		return diag_set(err, "", 0, 0, "master-weights",
 				"--master-weights none is pure 16-bit training; --precision %s has no lower copy",

@@ -221,7 +221,7 @@ static double step_transformer(const struct workload *w, const struct model_conf
 		double wbytes = params_local * (lora ? 4 : sb.weight), Ls = model_stage_layers(w, c);
 		/* ZeRO-3's units: the layers, and the rest (embedding, head) as the root */
 		struct zero3_layers z = {Ls,
-					 lora ? wbytes / Ls : layer_params_gpu(w, c) * sb.weight,
+					 lora ? wbytes / Ls : gathered_layer_bytes(w, c, layer_params_gpu(w, c)),
 					 0,
 					 tp.layer_fwd,
 					 tp.layer_bwd,

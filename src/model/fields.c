@@ -78,6 +78,8 @@ enum {
 	  model_zero3_impl_name(c->zero3_impl), ONLY_IF(c->zero >= 3)) \
 	F(comm_overlap, TEXT, NULL, "communication hidden behind compute: grad, grad+param, grad+param+tp", \
 	  model_overlap_name(c->overlap), ONLY_IF(c->task != MODEL_TASK_INFER)) \
+	F(fp8_saved_weights, BOOL, NULL, "torchao float8: fp8 weights kept for backward", c->fp8_saved_weights, \
+	  ONLY_IF(c->precision == MODEL_FP8 && c->engine == MODEL_ENGINE_COMPILE)) \
 	F(recompute, TEXT, NULL, "activation recompute: none, selective, selective-op, full", \
 	  model_recompute_name(c->recompute), ALWAYS) \
 	F(seq_parallel, BOOL, NULL, "sequence parallelism", c->seq_parallel, ALWAYS) \

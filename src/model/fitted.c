@@ -58,6 +58,8 @@ static const struct fitted_const consts[] = {
 	{"TUNE_TF32_CONV3D_REL", "src/model/tune.h", "P11-002 P11-004 P11-008 P11-010 P11-025 P11-026",
 	 TUNE_K_TF32_CONV3D_REL, NULL, 0.3, 1, 0.5},
 	{"TUNE_EAGER_MEM3D_EFF", "src/model/tune.h", "P19-*:fit", TUNE_K_EAGER_MEM3D_EFF, NULL, 0.05, 1, 1},
+	{"compiled 16-bit runs under FSDP keep the eager activations (act_linear_inputs)", "src/model/memory.c",
+	 "M6-001 M7-*", -1, NULL, 0, 0, 0},
 	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, "* paged_kv", 0.4, 1, 1},
 	{"TUNE_SERVE_COMPUTE_HOPPER", "src/model/vendor.c", "SV-001..036", -1, "hopper serve_compute", 0.3, 1, 1},
 	{"TUNE_HF_LAYER_S", "src/model/engine.c", "P24-*:fit P26-*:fit", -1, NULL, 0, 0, 0},

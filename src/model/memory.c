@@ -200,19 +200,70 @@ double attn_scores_bytes(const struct workload *w, const struct model_config *c,
 	return (double)w->d.heads / c->tp * tokens_gpu(c, b) * c->seq_len * (e + m + m * e);
 }
 
+/*
+ * The linear layers' inputs and the activation function's outputs that a
+ * layer keeps (per token; the rest of act_layer_bytes is common), in the
+ * replicated (*repl, h-sized) and TP-split (*split) parts.
+ *
+ * Eager PyTorch keeps what Korthikanti counts: the two norms' outputs (the
+ * QKV and MLP inputs, e h each) and, with f the MLP width, SwiGLU's SiLU
+ * output and product (2 e f) or GeLU's output (e f).
+ *
+ * torch.compile (Inductor's min-cut rematerialisation of the joint forward
+ * and backward graph, torch/_functorch/partitioners.py) saves the cheapest
+ * cut: pointwise and norm results it can rebuild from tensors it keeps
+ * anyway are recomputed in the backward's fused kernels.  A norm's output is
+ * rebuilt from its input (kept for the residual and the norm's backward)
+ * and the per-token rstd; SwiGLU's SiLU and product from the gate and up
+ * projections; GeLU's output from its input.  None of these is kept, except
+ * in 16-bit runs sharded by FSDP/ZeRO-3, where the published runs measure
+ * the eager set (chosen on M6-001 and M7-*, model/fitted.c; docs/model.md).
+ *
+ * fp8 training (Transformer Engine, torchao) keeps each fp8 linear's input
+ * as its fp8 copy for the weight gradient, 1 B per element (QKV and MLP
+ * inputs h each, the output projection's q, the down projection's f), in
+ * place of the 16-bit norm outputs and product; the attention output stays
+ * at e (flash attention's own saved output).
+ */
+static void act_linear_inputs(const struct workload *w, const struct model_config *c, double e, double *repl,
+			      double *split)
+{
+	double h = w->d.hidden, q = w->q_dim, f = w->ffn_active;
+	double gated = w->d.gated_mlp ? 1 : 0;
+	int fp8 = low_precision(c->precision) && c->task != MODEL_TASK_INFER;
+	int fused = c->engine == MODEL_ENGINE_COMPILE && (fp8 || !(c->zero >= 3 && shard_ranks(c) > 1));
+
+	if (fp8) {
+		*repl = 2 * h;
+		*split = q + f + (fused ? 0 : gated * e * f);
+	} else {
+		*repl = fused ? 0 : 2 * e * h;
+		*split = fused ? 0 : (1 + gated) * e * f;
+	}
+}
+
 static double act_layer_bytes(const struct workload *w, const struct model_config *c, double e, double b)
 {
 	const struct workload_dims *d = &w->d;
 	double T = tokens_gpu(c, b), t = c->tp;
-	double h = d->hidden, q = w->q_dim, kv = w->kv_dim, f = d->ffn_hidden;
+	double h = d->hidden, q = w->q_dim, kv = w->kv_dim;
 	double m = d->dropout > 0 ? 1 : 0;
 	double k_act = d->experts > 1 ? d->experts_active : 1;
-	double repl, split, scores = 0;
+	double repl, split, scores = 0, lin_repl, lin_split;
 
-	/* the MLP width a token passes through, averaged over dense and MoE layers (w->ffn_active) */
-	(void)f;
-	repl = (4 * e + 2 * m) * T * h;
-	split = e * T * (q + 2 * kv) + e * T * q + (d->gated_mlp ? 4 : 2) * e * T * w->ffn_active;
+	/*
+	 * Kept always: the two norms' inputs (2 e h), dropout masks, Q, K, V
+	 * and the attention output, and the activation function's inputs:
+	 * SwiGLU's gate and up (2 e f), GeLU's input (e f), with f the MLP
+	 * width a token passes through, averaged over dense and MoE layers
+	 * (w->ffn_active).  Inductor draws dropout from a seed in the backward
+	 * (philox): no masks under compile.
+	 */
+	if (c->engine == MODEL_ENGINE_COMPILE)
+		m = 0;
+	act_linear_inputs(w, c, e, &lin_repl, &lin_split);
+	repl = (2 * e + 2 * m) * T * h + lin_repl * T;
+	split = e * T * (q + 2 * kv) + e * T * q + (d->gated_mlp ? 2 : 1) * e * T * w->ffn_active + lin_split * T;
 	if (d->experts > 1)
 		split += w->moe_layers / d->layers * k_act * 2 * e * T * h;
 	if (flash_on(c))
@@ -220,6 +271,14 @@ static double act_layer_bytes(const struct workload *w, const struct model_confi
 	else if (c->recompute == MODEL_RECOMPUTE_NONE)
 		scores = attn_scores_bytes(w, c, e, b);
 	return (c->seq_parallel ? repl / t : repl) + split / t + scores;
+}
+
+double gathered_layer_bytes(const struct workload *w, const struct model_config *c, double layer_params)
+{
+	double norms = 2.0 * w->d.hidden * (w->d.has_bias ? 2 : 1);
+	if (fp8_torchao(c) && c->zero >= 3 && layer_params > norms)
+		return (layer_params - norms) + 2 * norms;
+	return layer_params * state_bytes_of(c).weight;
 }
 
 /* Per-GPU memory of a transformer at pipeline stage `stage` (0 first, 1 last). */
@@ -349,8 +408,15 @@ static void mem_transformer_stage(const struct workload *w, const struct model_c
 			 * prefetched; kept from forward to backward
 			 * (--reshard-after-forward off), every layer of the stage
 			 */
-			frozen16 = (c->reshard_after_forward || Ls < 2 ? 2 : Ls) * lp * sb.weight;
+			frozen16 = (c->reshard_after_forward || Ls < 2 ? 2 : Ls) * gathered_layer_bytes(w, c, lp);
 		}
+		/*
+		 * torchao float8 before force_recompute_fp8_weight_in_bwd: each
+		 * fp8 linear keeps its transposed fp8 weight (1 B an element) from
+		 * forward to backward, every layer of the stage.
+		 */
+		if (c->fp8_saved_weights && fp8_torchao(c))
+			frozen16 += Ls * (lp - 2.0 * d->hidden * (d->has_bias ? 2 : 1));
 	}
 
 	/* activations: Korthikanti 2022 with the 1F1B in-flight count */

@@ -424,6 +424,13 @@ struct model_config {
 	int reshard_after_forward;
 	enum model_zero3_impl zero3_impl; /* --zero3-impl: fsdp (default) or deepspeed-2021 */
 	enum model_overlap overlap;       /* --comm-overlap: grad (default), grad+param, grad+param+tp */
+	/*
+	 * torchao float8 (fp8 under --engine compile): 1 when each fp8 linear
+	 * keeps its transposed fp8 weight from forward to backward (torchao
+	 * before force_recompute_fp8_weight_in_bwd), 0 when the backward
+	 * rebuilds it from the gathered weight (the default).
+	 */
+	int fp8_saved_weights;
 
 	int flash;        /* fused (flash) attention: 1 on, 0 off, -1 auto (on for GPUs with
 					  bf16 tensor cores in 16-bit or fp8; model_config_complete resolves it) */
@@ -555,6 +562,7 @@ struct model_request {
 	int hsdp, reshard_after_forward; /* --hsdp N (0: full shard), --reshard-after-forward on|off */
 	int zero3_impl;                  /* enum model_zero3_impl */
 	int overlap;                     /* enum model_overlap */
+	int fp8_saved_weights;           /* --fp8-saved-weights on|off */
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */

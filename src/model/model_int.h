@@ -68,6 +68,22 @@ static inline int low_precision(enum model_precision p)
 	return p == MODEL_FP8 || model_precision_fp4(p);
 }
 
+/*
+ * compute.c: 1 when fp8 training runs as torchao's float8 linears under
+ * torch.compile (--engine compile, a stack whose casts are kernels of their
+ * own): tensorwise dynamic scaling, every linear of the blocks in fp8, the
+ * output layer in 16 bits, and under ZeRO-3 (FSDP2) the linear weights
+ * all-gathered in fp8.  docs/model.md, "FP8 under torch.compile".
+ */
+int fp8_torchao(const struct model_config *c);
+
+/*
+ * memory.c: bytes of one gathered layer of `layer_params` parameters under
+ * ZeRO-3: each at the training weight's bytes, or with torchao's float8
+ * all-gather the linear matrices at 1 B (the norms stay 16-bit).
+ */
+double gathered_layer_bytes(const struct workload *w, const struct model_config *c, double layer_params);
+
 /* memory.c: bytes per stored (frozen or served) weight matrix element, block scales included */
 double stored_weight_bytes(const struct model_config *c);
 

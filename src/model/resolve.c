@@ -22,7 +22,7 @@ void model_request_init(struct model_request *q)
 	q->master = q->optimizer_in_backward = q->activation_offload = q->lora_targets = MODEL_UNSET;
 	q->logits = MODEL_UNSET;
 	q->tp = q->pp = q->dp = q->ep = q->vpp = q->cp = q->zero = q->seq_parallel = q->etp = MODEL_UNSET;
-	q->hsdp = q->reshard_after_forward = q->zero3_impl = q->overlap = MODEL_UNSET;
+	q->hsdp = q->reshard_after_forward = q->zero3_impl = q->overlap = q->fp8_saved_weights = MODEL_UNSET;
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
 	q->batch = q->prompt_len = q->output_len = q->cuda_graphs = MODEL_UNSET;
 	q->engine = q->weight_precision = q->mig = MODEL_UNSET;
@@ -214,6 +214,7 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->reshard_after_forward = PICK(reshard_after_forward, 1);
 	c->zero3_impl = (enum model_zero3_impl)PICK(zero3_impl, MODEL_ZERO3_FSDP);
 	c->overlap = (enum model_overlap)PICK(overlap, MODEL_OVERLAP_GRAD);
+	c->fp8_saved_weights = PICK(fp8_saved_weights, 0);
 	c->loader = (enum model_loader)PICK(loader, MODEL_LOADER_CPU);
 	c->cudnn_benchmark = PICK(cudnn_benchmark, 1);
 	c->cuda_graphs = PICK(cuda_graphs, 0);
@@ -569,6 +570,8 @@ void model_config_flags(const struct workload *w, const struct model_config *c, 
 			strbuf_addf(out, " --zero3-impl %s", model_zero3_impl_name(c->zero3_impl));
 		if (c->overlap != MODEL_OVERLAP_GRAD)
 			strbuf_addf(out, " --comm-overlap %s", model_overlap_name(c->overlap));
+		if (c->fp8_saved_weights)
+			strbuf_addf(out, " --fp8-saved-weights on");
 		if (c->seq_parallel)
 			strbuf_addf(out, " --seq-parallel");
 		strbuf_addf(out, " --micro-batch %d --global-batch %d --optimizer %s", c->micro_batch,

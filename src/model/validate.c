@@ -458,6 +458,11 @@ static int second_edition(const struct row *r, struct model_request *q, struct s
 		return skip(why, "reshard_after_forward '%s' is not 0 or 1", cell(r, "reshard_after_forward"));
 	if (b >= 0)
 		q->reshard_after_forward = b;
+	/* the eleventh edition: torchao float8's fp8 weights kept for backward */
+	if ((b = bool_cell(r, "fp8_saved_weights")) == -2)
+		return skip(why, "fp8_saved_weights '%s' is not 0 or 1", cell(r, "fp8_saved_weights"));
+	if (b >= 0)
+		q->fp8_saved_weights = b;
 	return 0;
 }
 

@@ -102,7 +102,8 @@ expect_rc 0 validate "$SRCDIR/data/cases/memory.csv" --refit --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
 rows = json.load(sys.stdin)
-assert {r["source"] for r in rows} == {"AnswerDotAI/fsdp_qlora", "huggingface/peft", "pytorch/ao"}, rows
+assert {r["source"] for r in rows} == {"AnswerDotAI/fsdp_qlora", "huggingface/peft", "pytorch/ao",
+                                     "Lightning-AI/lightning-thunder"}, rows
 for r in rows:
     assert r["cases"] >= 5 and r["at_prior"] <= r["refit"] <= r["constants"], r
     assert r["refit"] == 2 and r["left_out_median"] is not None, r
