@@ -822,7 +822,18 @@ static double predict(const struct catalog *cat, const struct validate_filter *f
 	struct workload w;
 
 	if (!group_of(m)) {
-		skip(why, "unknown metric '%s'", m);
+		/*
+		 * A FLOP rate that does not say whether recomputation is counted is
+		 * not guessed: the two conventions differ by a third under full
+		 * recomputation (8 against 6 FLOPs per parameter and token).
+		 */
+		if (strstr(m, "flops") && !strstr(m, "mfu") && !strstr(m, "hfu"))
+			skip(why,
+			     "metric '%s' does not declare its FLOP convention: give mfu_tflops_per_gpu (model "
+			     "FLOPs) or hfu_tflops_per_gpu (recomputation counted), or mfu",
+			     m);
+		else
+			skip(why, "unknown metric '%s'", m);
 		return NAN;
 	}
 	if (read_counts(r, &n, why) || request_hardware(cat, r, &n, &q, why))

@@ -79,7 +79,6 @@ expect_rc 2 validate "$TMP/none.csv"
 expect_err "cannot open"
 expect_rc 2 validate a.csv b.csv
 expect_err "at most one file"
-finish
 
 # empty layout and ZeRO cells are unset: the resolver picks a layout, ZeRO stage and recompute that
 # fit, where the same case with an explicit tp 1 pp 1 dp 8 zero 0 does not fit
@@ -91,3 +90,14 @@ r = {c["id"]: c.get("reason", "") for c in json.load(sys.stdin)["cases"]}
 assert "not to fit" not in r["Z1"], r
 assert "not to fit" in r["Z2"], r
 ' || fail "empty zero/dp cells were not left to the resolver"
+
+# a FLOP rate must say whether recomputation is counted: it is flagged, not guessed
+printf 'id,model,task,gpu,gpus,precision,global_batch,metric,value\nF1,llama2-7b,pretrain,a100-sxm4-80gb,8,bf16,64,tflops_per_gpu,150\nF2,llama2-7b,pretrain,a100-sxm4-80gb,8,bf16,64,mfu_tflops_per_gpu,150\n' >"$TMP/flops.csv"
+expect_rc 0 validate "$TMP/flops.csv" --json
+printf '%s' "$OUT" | python3 -c '
+import json, sys
+c = {x["id"]: x for x in json.load(sys.stdin)["cases"]}
+assert c["F1"]["predicted"] is None and "does not declare its FLOP convention" in c["F1"]["reason"], c["F1"]
+assert c["F2"]["predicted"] is not None, c["F2"]
+' || fail "an undeclared FLOP convention was not flagged"
+finish
