@@ -161,6 +161,22 @@ static void torchao_casts(const struct workload *w, const struct model_config *c
 	lt->cast_bwd = cast * T * ((q + 2 * kv) / t + hd + gated * f / t + hd) * h->inv_bw;
 }
 
+/*
+ * Host seconds of Transformer Engine's fp8 modules per micro-batch
+ * (docs/model.md, "FP8 host cost"): TUNE_TE_FP8_MODULE_S for each of the
+ * four fp8 linears of a layer (QKV, output projection, MLP up and down:
+ * the GEMMs whose weights te_casts() casts), forward and backward.  Only
+ * eager Transformer Engine pays it: torchao's compiled float8 has no
+ * module of its own to call, and modules replayed from CUDA Graphs
+ * (te.make_graphed_callables) run none of their Python.
+ */
+double te_host_s(const struct model_config *c, double layers)
+{
+	if (!casts_apart(c) || fp8_torchao(c) || engine_of(c) == MODEL_ENGINE_CUDAGRAPHS)
+		return 0;
+	return 4 * layers * TUNE_TE_FP8_MODULE_S;
+}
+
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
 	       double ctx, struct layer_time *lt)
 {
@@ -430,6 +446,7 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	/* Transformer Engine's casts (te_casts): 4 weight casts, 4 input casts or transposes, 3 gradient casts */
 	if (lt.cast_fwd > 0)
 		tp->kernels_mb += 11 * Ls;
+	tp->host_mb = te_host_s(c, Ls);
 
 	/*
 	 * FLOPs per token (Megatron eq. 3 / PaLM convention: full attention,

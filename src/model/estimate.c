@@ -240,8 +240,8 @@ static double step_transformer(const struct workload *w, const struct model_conf
 	tm->straggler_s = straggler_s(c, m_mb * t_mb);
 	step_gpu = m_mb * t_mb + tm->pp_bubble_s + tm->pp_p2p_s + tm->dp_comm_s + tm->zero_comm_s +
 		   tm->optimizer_s + tm->offload_s + tm->straggler_s;
-	/* the CPU must launch every kernel: eager PyTorch costs TUNE_LAUNCH_S per kernel */
-	tm->overhead_s = m_mb * tp.kernels_mb * launch_s_of(c) - step_gpu;
+	/* the CPU must launch every kernel (TUNE_LAUNCH_S each, eager) and run Transformer Engine's fp8 modules */
+	tm->overhead_s = m_mb * (tp.kernels_mb * launch_s_of(c) + tp.host_mb) - step_gpu;
 	if (tm->overhead_s < 0)
 		tm->overhead_s = 0;
 	r->model_flops_per_step = c->global_batch * (double)c->seq_len * tp.flops_model_token;

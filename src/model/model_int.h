@@ -76,6 +76,8 @@ static inline int low_precision(enum model_precision p)
  * all-gathered in fp8.  docs/model.md, "FP8 under torch.compile".
  */
 int fp8_torchao(const struct model_config *c);
+/* Transformer Engine's fp8 modules' host seconds per micro-batch over `layers` layers (0 where none run) */
+double te_host_s(const struct model_config *c, double layers);
 
 /*
  * memory.c: bytes of one gathered layer of `layer_params` parameters under
@@ -175,6 +177,7 @@ struct train_parts {
 	double cp;                                 /* ... context-parallel ring, exposed */
 	double flops_model_token, flops_hw_token;  /* per token, whole model */
 	double kernels_mb;                         /* kernel launches per micro-batch */
+	double host_mb;                            /* host seconds per micro-batch besides launches */
 	double layer_fwd, layer_bwd;               /* one layer: forward; backward with its recompute */
 };
 void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,
