@@ -54,6 +54,20 @@ c = json.load(sys.stdin)["ranked"][0]
 assert c["gpus"] == 1 and c["replicas"] == 1, c
 assert 0 < c["ttft_p99_s"] <= 1.0 and 0 < c["utilisation"] < 1, c
 ' || fail "a small model on one L4"
+# Qwen3-0.6B at one request a second on an A100 (data/cases/serving.csv SV-110..129): every decode
+# step is the host's floor, vLLM 0.11's host_step_s and one sequence, so 128 tokens take at least
+# 127 of them where the GPU alone needs 1.1 ms a step
+expect_rc 0 plan llama3-8b --layers 28 --hidden 1024 --heads 16 --kv-heads 8 --ffn-hidden 3072 --vocab 151936 \
+	--tie-embeddings on --task infer --rate 1 --ttft-target 1s --gpu a100-sxm4-80gb --engine vllm --prompt-len 128 \
+	--output-len 128 --json
+printf '%s' "$OUT" | python3 -c '
+import csv, json, sys
+c = json.load(sys.stdin)["ranked"][0]
+row = next(r for r in csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#"))
+           if r["engine"] == "vllm" and r["version"] == "0.11")
+floor = float(row["host_step_s"]) + float(row["host_seq_s"])
+assert floor >= 2e-3 and 127 * floor <= c["latency_s"] <= 127 * floor + 0.1, (floor, c["latency_s"])
+' "$SRCDIR/data/serve/engines.csv" || fail "the host floor of a small model"
 expect_rc 2 plan llama3-8b --task infer --engine static --engine-version 0.6
 expect_err "--engine static has none"
 expect_rc 2 plan llama3-70b --task infer --engine vllm --engine-version 0.1 --gpu h100-sxm5-80gb
