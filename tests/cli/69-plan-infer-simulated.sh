@@ -54,7 +54,7 @@ c = json.load(sys.stdin)["ranked"][0]
 assert c["gpus"] == 1 and c["replicas"] == 1, c
 assert 0 < c["ttft_p99_s"] <= 1.0 and 0 < c["utilisation"] < 1, c
 ' || fail "a small model on one L4"
-# Qwen3-0.6B at one request a second on an A100 (data/cases/serving.csv SV-110..129): every decode
+# Qwen3-0.6B at one request a second on an A100 (data/cases/serving.csv SV-110..126): every decode
 # step is the host's floor, vLLM 0.11's host_step_s and one sequence, so 128 tokens take at least
 # 127 of them where the GPU alone needs 1.1 ms a step
 expect_rc 0 plan llama3-8b --layers 28 --hidden 1024 --heads 16 --kv-heads 8 --ffn-hidden 3072 --vocab 151936 \
