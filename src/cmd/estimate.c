@@ -92,9 +92,11 @@ static const struct opt estimate_opts[] = {
 	OPT_STRING_("network", &network_s, "SPEC",
 		    "scale-out fabric per server: ib-hdr-8x200, roce-4x400, ib-ndr"),
 	OPT_GROUP_("parallel layout and training"),
-	OPT_ENUM_("precision", &precision, "P",
-		  "fp32, tf32, fp16, bf16, fp8, nvfp4 (fp4) or mxfp4 (default bf16 where supported)",
-		  model_precision_from_name, "fp32, tf32, fp16, bf16, fp8, nvfp4, mxfp4"),
+	OPT_ENUM_(
+		"precision", &precision, "P",
+		"fp32, tf32, fp16, bf16, fp8, nvfp4 (fp4), mxfp4 or int8 (TensorRT inference) (default bf16 where "
+		"supported)",
+		model_precision_from_name, "fp32, tf32, fp16, bf16, fp8, nvfp4, mxfp4, int8"),
 	OPT_INT_("tp", &tp, "N", "tensor parallel degree", 1, 65536),
 	OPT_INT_("pp", &pp, "N", "pipeline parallel degree", 1, 65536),
 	OPT_INT_("dp", &dp, "N", "data parallel degree (default gpus / (tp x pp))", 1, 1000000),

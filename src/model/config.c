@@ -426,10 +426,17 @@ int model_config_check(const struct workload *w, const struct model_config *c, s
 				g->row.key, model_precision_name(c->precision),
 				model_gpu_precisions_text(g, has, sizeof(has)), alt);
 	}
-	if (c->precision == MODEL_INT8 || c->precision == MODEL_INT4)
+	if (c->precision == MODEL_INT4)
 		return diag_set(err, "", 0, 0, "precision",
-				"--precision %s is for the KV cache only; use fp32, tf32, fp16, bf16 or fp8",
-				model_precision_name(c->precision));
+				"--precision int4 is for the KV cache only; use fp32, tf32, fp16, bf16 or fp8");
+	if (c->precision == MODEL_INT8 && (c->task != MODEL_TASK_INFER || c->engine != MODEL_ENGINE_TENSORRT))
+		return diag_set(
+			err, "", 0, 0, "precision", "%s",
+			c->task != MODEL_TASK_INFER ?
+				"--precision int8 computes in INT8 for TensorRT inference only; train in bf16, "
+				"fp16 or fp8" :
+				"--precision int8 (INT8 activations and weights) needs --engine tensorrt; "
+				"for int8 weights alone use --weight-precision int8");
 	if (check_how(w, c, err))
 		return -1;
 	if (c->zero < 0 || c->zero > 3)

@@ -64,6 +64,8 @@ static const struct fitted_const consts[] = {
 	{"TUNE_SERVE_COMPUTE_HOPPER", "src/model/vendor.c", "SV-001..036", -1, "hopper serve_compute", 0.3, 1, 1},
 	{"TUNE_HF_LAYER_S", "src/model/engine.c", "P24-*:fit P26-*:fit", -1, NULL, 0, 0, 0},
 	{"TUNE_TE_FP8_MODULE_S", "src/model/tune.h", "P12-*:fit P13-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_INT8_CONV_REL", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
+	{"TUNE_TRT_SAMPLE_TRAFFIC", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
 	{"bitsandbytes rows (bnb-nf4, bnb-int8 and their 0.44 releases)", "data/quant/kernels.csv", "P24-*:fit",
 	 -1, NULL, 0, 0, 0},
 	{"AutoAWQ rows (awq-gemv, awq-gemm)", "data/quant/kernels.csv", "P25-*:fit", -1, NULL, 0, 0, 0},

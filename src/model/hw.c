@@ -35,6 +35,10 @@ double peak_of(const struct cat_gpu *g, enum model_precision p)
 	case MODEL_FP8:
 		v = g->fp8_tflops;
 		break;
+	case MODEL_INT8:
+		/* dense INT8 tensor-core TOP/s (Turing on): TensorRT's int8 engines, inference only */
+		v = g->int8_tops;
+		break;
 	case MODEL_NVFP4:
 	case MODEL_MXFP4:
 		/*
@@ -66,6 +70,9 @@ static double emax_from(const struct model_vendor_eff *v, const struct cat_gpu *
 		return g && g->tf32_tflops > 0 ? v->gemm_tf32 : v->gemm_fp32;
 	case MODEL_FP8:
 		return v->gemm_fp8;
+	case MODEL_INT8:
+		/* IMMA kernels reach their own share of the INT8 peak (TUNE_INT8_GEMM_REL of the 16-bit one) */
+		return v->gemm16 * TUNE_INT8_GEMM_REL;
 	case MODEL_NVFP4:
 	case MODEL_MXFP4:
 		return v->gemm_fp4;
@@ -159,14 +166,16 @@ int hw_of(const struct model_config *c, struct hw *h)
 /*
  * Flash attention: as configured, or when left automatic (-1), on where
  * PyTorch's SDPA has flash kernels: GPUs with bf16 tensor cores (Ampere,
- * CDNA2 and later) running 16-bit or fp8.
+ * CDNA2 and later) running 16-bit or fp8; TensorRT's int8 fused
+ * multi-head attention keeps the scores on chip likewise.
  */
 int flash_on(const struct model_config *c)
 {
 	if (c->flash >= 0)
 		return c->flash > 0;
 	return c->gpu && c->gpu->bf16_tflops > 0 &&
-	       (c->precision == MODEL_FP16 || c->precision == MODEL_BF16 || low_precision(c->precision));
+	       (c->precision == MODEL_FP16 || c->precision == MODEL_BF16 || low_precision(c->precision) ||
+		c->precision == MODEL_INT8);
 }
 
 /*

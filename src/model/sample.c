@@ -23,6 +23,18 @@ double sample_scale(const struct workload *w, const struct model_config *c)
 }
 
 /*
+ * Bytes of an activation element relative to 16 bits: 2 at fp32/tf32, 0.5
+ * at int8 (TensorRT's int8 engines keep activations in INT8 between
+ * layers), 1 otherwise.
+ */
+static double act_elem_rel(const struct model_config *c)
+{
+	if (c->precision == MODEL_FP32 || c->precision == MODEL_TF32)
+		return 2;
+	return c->precision == MODEL_INT8 ? 0.5 : 1;
+}
+
+/*
  * Per-sample workloads: weights, gradients and optimizer as for
  * transformers; activations = act_bytes x micro-batch, doubled at 32-bit;
  * full recompute (segment checkpointing) keeps about a quarter; the input
@@ -31,7 +43,7 @@ double sample_scale(const struct workload *w, const struct model_config *c)
 void mem_per_sample(const struct workload *w, const struct model_config *c, struct model_memory *o)
 {
 	struct state_bytes sb = state_bytes_of(c);
-	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
+	double e = act_elem_rel(c);
 	double P = w->params, dp = c->dp;
 	double b = (c->task == MODEL_TASK_INFER ? c->batch : c->micro_batch) * sample_scale(w, c);
 
@@ -67,7 +79,8 @@ static enum model_conv3d_path conv3d_path(const struct model_config *c)
 
 /*
  * Time of one sample's memory-bound layers, s: their traffic (twice at
- * 32-bit) at the HBM stream rate.  A 3D network's unfused layers on the
+ * 32-bit, half at int8; TUNE_TRT_SAMPLE_TRAFFIC of it under TensorRT) at
+ * the HBM stream rate.  A 3D network's unfused layers on the
  * current kernels reach TUNE_EAGER_MEM3D_EFF of it (an instance norm over a
  * few dozen planes); eager channels_last_3d adds the layout copies around
  * each norm, TUNE_CL3D_CONVERT more traffic at that same share
@@ -75,8 +88,10 @@ static enum model_conv3d_path conv3d_path(const struct model_config *c)
  */
 static double sample_mem_s(const struct workload *w, const struct model_config *c, const struct hw *h)
 {
-	double e = (c->precision == MODEL_FP32 || c->precision == MODEL_TF32) ? 2 : 1;
-	double t = sample_scale(w, c) * w->s.mem_traffic_bytes * e * h->inv_bw;
+	double t = sample_scale(w, c) * w->s.mem_traffic_bytes * act_elem_rel(c) * h->inv_bw;
+	/* TensorRT folds normalisation, activation and the residual add into each convolution */
+	if (engine_of(c) == MODEL_ENGINE_TENSORRT)
+		t *= TUNE_TRT_SAMPLE_TRAFFIC;
 	if (w->s.input_dims != 3 || model_engine_info(engine_of(c))->fused || c->conv3d_legacy)
 		return t;
 	return t / TUNE_EAGER_MEM3D_EFF * (1 + (model_channels_last(c) ? TUNE_CL3D_CONVERT : 0));
@@ -108,8 +123,12 @@ double sample_conv_s(const struct workload *w, const struct model_config *c, con
 	if (c->precision == MODEL_TF32 && !cuda_cores)
 		tc /= w->s.input_dims == 3 && path != MODEL_CONV3D_LEGACY ? TUNE_TF32_CONV3D_REL :
 									    TUNE_TF32_CONV_REL;
-	if (!c->cudnn_benchmark)
-		tc *= TUNE_CUDNN_BENCH_GAIN; /* the default algorithm, not the fastest */
+	/* TensorRT's int8 convolutions: their own share of the INT8 peak (model/tune.h) */
+	if (c->precision == MODEL_INT8)
+		tc /= TUNE_INT8_CONV_REL;
+	/* the default algorithm, not the fastest; TensorRT's builder times every tactic */
+	if (!c->cudnn_benchmark && engine_of(c) != MODEL_ENGINE_TENSORRT)
+		tc *= TUNE_CUDNN_BENCH_GAIN;
 	return tc;
 }
 
