@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "cmd/workload_opts.h"
 #include "model/fields.h"
+#include "model/lendist.h"
 #include "model/model.h"
 #include "model/servesim.h"
 #include "model/serving.h"
@@ -41,7 +42,8 @@ static long gpus, gpus_per_node, tp, pp, dp, ep, etp, vpp, cp, zero = -1, micro_
 static double cpu_cores, latency_target, ttft_target, tpot_target, rate;
 static long max_seqs, mig;
 /* the serving simulation (--arrivals) */
-static const char *arrivals_s, *engine_version_s, *report_path;
+static const char *arrivals_s, *engine_version_s, *report_path, *lendist_path;
+static int unpadded;
 static long sim_requests, max_batched_tokens, sim_seed = 1;
 static double sim_duration;
 static int chunked = MODEL_UNSET, lengths = MODEL_UNSET, preemption = MODEL_UNSET;
@@ -177,6 +179,9 @@ static const struct opt estimate_opts[] = {
 	OPT_ENUM_("lengths", &lengths, "KIND",
 		  "prompt and output lengths: fixed, uniform or sharegpt (default fixed)", lengths_from_name,
 		  "fixed, uniform, sharegpt"),
+	OPT_STRING_("prompt-len-dist", &lendist_path, "FILE",
+		    "offline forward passes over input lengths: a q,tokens quantile table"),
+	OPT_FLAG_("unpadded", &unpadded, "with --prompt-len-dist: each input at its own length (TensorRT)"),
 	OPT_INT_("seed", &sim_seed, "N", "the simulation's random seed (1)", 0, 2147483647),
 	OPT_STRING_("report", &report_path, "FILE",
 		    "write an HTML report of the run and its latency against load (8 simulated rates)"),
@@ -544,7 +549,15 @@ int cmd_estimate(int argc, char **argv)
 	build_config(cat, &w, &c);
 	if (serve(&w, &c, &sv))
 		a.sv = &sv;
-	if (model_estimate(&w, &c, &r))
+	if (lendist_path || unpadded) {
+		struct model_lendist *ld = NULL;
+		if (!lendist_path)
+			die_usage("gpuscope estimate: --unpadded goes with --prompt-len-dist FILE");
+		if (model_lendist_read(lendist_path, &ld, &err) ||
+		    model_estimate_lengths(&w, &c, ld, !unpadded, &r, &err))
+			die_diag(&err);
+		model_lendist_free(ld);
+	} else if (model_estimate(&w, &c, &r))
 		die_usage("gpuscope estimate: this configuration cannot be evaluated");
 	if (a.sv) {
 		r.mem = sv.at.mem; /* memory as the engine holds it: its KV-cache blocks, one prefill chunk */

@@ -1,5 +1,6 @@
 #!/bin/bash
-# estimate and validate: INT8 compute under TensorRT.  ResNet-50's offline
+# estimate and validate: INT8 compute under TensorRT, and offline throughput
+# over a length distribution (--prompt-len-dist, --unpadded).  ResNet-50's offline
 # throughput is checked against the convolutions at the catalog's INT8 peak
 # times the shares docs/model.md gives ("INT8 inference") plus the fused
 # traffic at the stream rate, computed here from data/gpus.csv and the
@@ -81,4 +82,48 @@ import json, sys
 r = {c["id"]: c.get("reason", "") for c in json.load(sys.stdin)["cases"]}
 assert "int8" in r["X1"], r
 ' || fail "an int8 training row is not a skip reason"
+# offline forward passes over a length distribution: half the inputs at 128 tokens, half at 256
+# (the table's quantile function read at 64 midpoints); padded, all run at 256; unpadded, the mean
+# time of a batch at each length: samples/s = 2 / (1 / s128 + 1 / s256) of two fixed-length runs
+printf '# two lengths\nq,tokens\n0.5,128\n0.5001,256\n1,256\n' >"$TMP/two.csv"
+E=(--no-calibration --model bert-large --task infer --engine tensorrt --gpu h100-sxm5-80gb --precision int8
+	--batch 256 --output-len 0)
+sps() {
+	expect_rc 0 estimate "${E[@]}" "$@" --json
+	printf '%s' "$OUT" | python3 -c 'import json, sys; print(json.load(sys.stdin)["throughput"]["samples_per_s"])'
+}
+s128=$(sps --prompt-len 128)
+s256=$(sps --prompt-len 256)
+pad=$(sps --prompt-len-dist "$TMP/two.csv")
+unpad=$(sps --prompt-len-dist "$TMP/two.csv" --unpadded)
+python3 -c "
+s128, s256, pad, unpad = $s128, $s256, $pad, $unpad
+assert abs(pad / s256 - 1) < 1e-6, (pad, s256)
+want = 2 / (1 / s128 + 1 / s256)
+assert abs(unpad / want - 1) < 1e-4, (unpad, want)
+assert unpad > 1.3 * pad, (unpad, pad)
+" || fail "the length distribution's padded and unpadded throughput"
+expect_rc 0 estimate "${E[@]}" --prompt-len-dist "$TMP/two.csv" --unpadded
+expect_out "prompt 256 tokens"
+
+# bad tables and flags: file, line, column and field, exit 2, no estimate
+bad_table() {
+	printf "$1" >"$TMP/bad-table.csv"
+	expect_rc 2 estimate "${E[@]}" --prompt-len-dist "$TMP/bad-table.csv"
+	expect_err "$2"
+	[ -z "$OUT" ] || fail "a bad table printed an estimate"
+}
+bad_table 'q,tokens\n0.5,abc\n1,200\n' "bad-table.csv:2:5: field 'tokens': 'abc' is not a number"
+bad_table 'q,tokens\n0.5,100\n0.4,120\n1,200\n' "bad-table.csv:3:1: field 'q': must rise"
+bad_table 'q,tokens\n0.5,300\n1,200\n' "field 'tokens': must not fall"
+bad_table 'q,tokens\n0.5,100\n' "the last row's q must be 1"
+bad_table 'quantile,len\n1,100\n' "the header is q,tokens"
+bad_table 'q,tokens\n0,100\n1,200\n' "field 'q'"
+expect_rc 2 estimate "${E[@]}" --prompt-len-dist "$TMP/none.csv"
+expect_err "none.csv"
+expect_rc 2 estimate "${E[@]}" --unpadded
+expect_err "--unpadded goes with --prompt-len-dist"
+expect_rc 2 estimate --model llama3-8b --task infer --gpu h100-sxm5-80gb --output-len 64 --prompt-len-dist "$TMP/two.csv"
+expect_err "use --output-len 0"
+expect_no_crash
 finish
