@@ -262,14 +262,24 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 			lt->attn_flops = full;
 			double bmm = unfused_bmm_s(h, ea, seqs * heads, s, ctx, hdim) +
 				     unfused_bmm_s(h, ea, seqs * heads, s, hdim, ctx);
+			/*
+			 * eager modelling code (Hugging Face's BertSelfAttention and
+			 * LlamaAttention's eager path, NVIDIA's PyTorch BERT) scales
+			 * the scores and adds the mask as two kernels of their own
+			 * before the softmax: each reads and writes the s x ctx
+			 * scores, and the scale's backward does once more (the add's
+			 * gradient passes through).  Fused engines fold both into the
+			 * softmax (docs/model.md, "Unfused attention").
+			 */
+			double apart = model_engine_info(engine_of(c))->fused ? 0 : 2;
 			/* scores written, masked, softmaxed, dropped out (mask 1 B), read by AV */
-			lt->attn_fwd = bmm + el * (5 * e + m * (1 + e)) * h->inv_bw;
+			lt->attn_fwd = bmm + el * ((5 + 2 * apart) * e + m * (1 + e)) * h->inv_bw;
 			/*
 			 * backward: four batched GEMMs (dV, dP, dQ, dK); dP written,
 			 * dropout's backward (read dP and the mask, write), softmax's
 			 * (read dP and P, write dS), dS read twice and P once
 			 */
-			lt->attn_bwd = 2 * bmm + el * (7 * e + m * (2 * e + 1)) * h->inv_bw;
+			lt->attn_bwd = 2 * bmm + el * ((7 + apart) * e + m * (2 * e + 1)) * h->inv_bw;
 		}
 	}
 

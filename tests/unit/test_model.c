@@ -612,6 +612,45 @@ static void test_fp8_attention_at_16bit_rate(void **state)
 }
 
 /*
+ * Eager modelling code without flash attention scales the scores and adds
+ * the mask as kernels of their own; a fused engine folds both into the
+ * softmax.  The difference is traffic over the a s^2 b score elements, so
+ * it grows 4 x when the sequence doubles at the same micro-batch.
+ */
+static void test_eager_attention_scale_and_mask_apart(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_result e, f;
+	double diff[2];
+	int i;
+	(void)state;
+	preset(&w, "bert-large");
+	for (i = 0; i < 2; i++) {
+		config(&c, &w, "a100-sxm4-80gb", 1);
+		c.task = MODEL_TASK_FINETUNE;
+		c.precision = MODEL_FP16;
+		c.flash = 0;
+		c.seq_len = 256 << i;
+		c.micro_batch = 8;
+		c.global_batch = 8;
+		c.engine = MODEL_ENGINE_EAGER;
+		estimate_ok(&w, &c, &e);
+		c.engine = MODEL_ENGINE_COMPILE;
+		estimate_ok(&w, &c, &f);
+		diff[i] = e.time.attention_s - f.time.attention_s;
+		assert_true(diff[i] > 0.05 * f.time.attention_s);
+		/* with flash attention nothing is apart */
+		c.flash = 1;
+		estimate_ok(&w, &c, &f);
+		c.engine = MODEL_ENGINE_EAGER;
+		estimate_ok(&w, &c, &e);
+		assert_true(fabs(e.time.attention_s - f.time.attention_s) < 1e-12);
+	}
+	assert_true(fabs(diff[1] / diff[0] - 4) < 1e-6);
+}
+
+/*
  * The vendor row is resolved once per GPU and kept in the catalog row: a
  * second lookup returns the same row without reading the names again, a
  * new row (zeroed) resolves afresh, and an unknown architecture falls back
@@ -1330,6 +1369,7 @@ int main(void)
 		cmocka_unit_test(test_korthikanti_activations),
 		cmocka_unit_test(test_estimate_with_known_memory),
 		cmocka_unit_test(test_fp8_attention_at_16bit_rate),
+		cmocka_unit_test(test_eager_attention_scale_and_mask_apart),
 		cmocka_unit_test(test_fp8_casts_cost_memory_time),
 		cmocka_unit_test(test_resolve_zero_for_given_layout),
 		cmocka_unit_test(test_vendor_row_resolved_once),
