@@ -158,3 +158,15 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 	o->tokens_per_s = c->dp * B * (d->causal && O > 0 ? O : P) / o->request_s;
 	o->samples_per_s = c->dp * B / o->request_s;
 }
+
+double model_prefill_floor_s(const struct workload *w, const struct model_config *c, double prompt)
+{
+	double peak = c->gpu ? peak_of(c->gpu, c->precision) : NAN;
+	double gpus = (c->tp > 1 ? c->tp : 1) * (c->pp > 1 ? c->pp : 1);
+	double flops;
+
+	if (w->kind != WORKLOAD_TRANSFORMER || !(peak > 0) || !(prompt > 0))
+		return 0;
+	flops = prompt * w->flops_token_dense + w->flops_token_attn * prompt * prompt / 2;
+	return flops / (peak * gpus);
+}

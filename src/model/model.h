@@ -864,6 +864,16 @@ int model_parse_network(const struct catalog *cat, const char *spec, int *adapte
 double model_gemm_tflops(const struct cat_gpu *gpu, enum model_precision p, double m, double n, double k);
 /* Achievable HBM stream bandwidth, GB/s. */
 double model_hbm_gbps(const struct cat_gpu *gpu);
+/*
+ * The shortest time a cold prefill of `prompt` tokens can take under cfg, s:
+ * the prompt's forward FLOPs (the dense layers and causal attention, as
+ * estimate counts them; no output layer) at the dense datasheet peak of one
+ * replica's tp x pp GPUs at cfg's precision.  No achieved fraction, launch or
+ * memory time enters: a measured time to first token below it cannot be the
+ * prompt's own forward pass.  0 when the GPU has no peak at the precision or
+ * the workload is not a transformer.
+ */
+double model_prefill_floor_s(const struct workload *w, const struct model_config *cfg, double prompt);
 /* Achievable pinned host-to-device copy bandwidth, GB/s. */
 double model_h2d_gbps(const struct cat_gpu *gpu);
 /*

@@ -771,6 +771,30 @@ static double predict_sim(const struct row *r, const struct counts *n, const str
 	return v;
 }
 
+/*
+ * A time to first token shorter than the prompt's own forward pass at the
+ * GPUs' dense datasheet peak (model_prefill_floor_s) is not a cold prefill:
+ * the prompts were found in a prefix cache, or the figure is misread.  It
+ * says nothing of the model, so the case is skipped with the bound it
+ * breaks (docs/validation.md, "Measurements past the peak").
+ */
+static int ttft_below_floor(const struct row *r, const struct workload *w, const struct model_config *c,
+			    const char *m, struct strbuf *why)
+{
+	double measured = strtod(cell(r, "value"), NULL), floor_s;
+
+	if (strcmp(m, "first_token_ms") || c->task != MODEL_TASK_INFER || !(measured > 0))
+		return 0;
+	floor_s = model_prefill_floor_s(w, c, c->prompt_len);
+	if (!(measured * 1e-3 < floor_s))
+		return 0;
+	return skip(why,
+		    "measured %.4g ms is below the %.4g ms a cold prefill of %d tokens takes at the dense %s peak "
+		    "of %d %s (prefix-cache hits?)",
+		    measured, floor_s * 1e3, c->prompt_len, model_precision_name(c->precision),
+		    (c->tp > 1 ? c->tp : 1) * (c->pp > 1 ? c->pp : 1), c->gpu->row.key);
+}
+
 /* The request resolved as estimate resolves it, then estimated (or served) and the metric read. */
 static double predict_model(const struct catalog *cat, const struct validate_filter *f, const struct row *r,
 			    const struct counts *n, const struct workload *w, struct model_request *q,
@@ -792,6 +816,8 @@ static double predict_model(const struct catalog *cat, const struct validate_fil
 		skip(why, "%s", err.msg);
 		return NAN;
 	}
+	if (ttft_below_floor(r, w, &c, m, why))
+		return NAN;
 	if (serving && *cell(r, "arrivals"))
 		return predict_sim(r, n, w, &c, f, so.mem_fraction, m, why);
 	if (*cell(r, "arrivals")) {
