@@ -60,6 +60,8 @@ struct cat_gpu {
 	/* dense peaks, TFLOP/s (int8: TOP/s); NaN where the GPU lacks the type */
 	double fp64_tflops, fp32_tflops, tf32_tflops, fp16_tflops, bf16_tflops;
 	double fp8_tflops, int8_tops, fp4_tflops;
+	/* measured dense 16-bit GEMM ceiling of the board, TFLOP/s; NaN where none is given */
+	double gemm16_tflops;
 	double tdp_w, idle_w; /* W */
 	char *gpu_link;       /* links.csv key of the GPU-GPU fabric, or NULL */
 	double gpu_link_gbps; /* GB/s per direction per GPU */

@@ -91,6 +91,10 @@
 	C(T, int8_tops, int8_tops, NUM, "TOPS", 0, R_TFLOPS, \
 	  "INT8 tensor core, dense; empty where not a tensor-core path (V100) or not published") \
 	C(T, fp4_tflops, fp4_tflops, NUM, "TFLOPS", 0, R_TFLOPS, "FP4, dense (Blackwell only)") \
+	C(T, gemm16_tflops, gemm16_tflops, NUM, "TFLOPS", 0, R_TFLOPS, \
+	  "the board's measured dense 16-bit GEMM ceiling (large square matmuls; bf16 where the board has " \
+	  "it, else fp16): the model scales its generation's tensor-core fractions by it (docs/model.md, " \
+	  "\"Boards off their generation\"); empty where the generation's fraction stands") \
 	C(T, tdp_w, tdp_w, NUM, "W", 0, R_WATTS, "board power limit (module power for GH200)") \
 	C(T, idle_w, idle_w, NUM, "W", 0, R_WATTS0, "typical idle power; estimate, about 10-15 % of TDP") \
 	C(T, gpu_link, gpu_link, TEXT, NULL, CAT_REF_LINK, R_NONE, \

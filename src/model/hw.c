@@ -81,9 +81,44 @@ static double emax_from(const struct model_vendor_eff *v, const struct cat_gpu *
 	}
 }
 
+/*
+ * Boards off their generation (docs/model.md): a catalog row that gives the
+ * board's measured dense 16-bit GEMM ceiling (gemm16_tflops) scales its
+ * generation's tensor-core fractions by that ceiling over what they give for
+ * the same 8192^3 product (gemm_s, at bf16 where the board has it).  GeForce
+ * boards hold clocks above the boost clock their datasheet peak assumes;
+ * workstation and low-power boards fall below their generation's datacenter
+ * parts.  FP32 runs on the SIMT pipes and keeps its fraction.  1 for a board
+ * without the figure.
+ */
+static double board_factor(const struct cat_gpu *g, const struct model_vendor_eff *v, enum model_precision p)
+{
+	enum model_precision p16;
+	struct hw h;
+	double n = 8192;
+
+	if (!g || !(g->gemm16_tflops > 0) || p == MODEL_FP32)
+		return 1;
+	p16 = g->bf16_tflops > 0 ? MODEL_BF16 : MODEL_FP16;
+	memset(&h, 0, sizeof(h));
+	h.peak = peak_of(g, p16);
+	if (!(h.peak > 0) || !(v->gemm16 > 0))
+		return 1;
+	h.sms = g->sm_count > 0 ? g->sm_count : 0;
+	h.inv_gemm = 1 / (h.peak * v->gemm16);
+	/* 8192^3 is compute-bound on every board: no memory floor */
+	h.inv_bw = 0;
+	return g->gemm16_tflops * 1e12 / (2 * n * n * n / gemm_s(&h, 2, n, n, n));
+}
+
+static double board_emax(const struct model_vendor_eff *v, const struct cat_gpu *g, enum model_precision p)
+{
+	return emax_from(v, g, p) * board_factor(g, v, p);
+}
+
 double emax_of(const struct cat_gpu *g, enum model_precision p)
 {
-	return emax_from(model_vendor_eff(g), g, p);
+	return board_emax(model_vendor_eff(g), g, p);
 }
 
 /*
@@ -125,7 +160,7 @@ int hw_of(const struct model_config *c, struct hw *h)
 		return -1;
 	/* looked up once: the hot functions call this for every configuration */
 	v = model_vendor_eff(g);
-	h->emax = emax_from(v, g, c->precision) * TUNE_TRAIN_GEMM;
+	h->emax = board_emax(v, g, c->precision) * TUNE_TRAIN_GEMM;
 	h->bw = (g->mem_bw_gbps > 0 ? g->mem_bw_gbps : 1000) * 1e9 * v->hbm * v->fw_bw;
 	h->sms = g->sm_count > 0 ? g->sm_count : 0;
 	h->paged_kv = v->paged_kv;
@@ -133,7 +168,7 @@ int hw_of(const struct model_config *c, struct hw *h)
 	h->attn_emax = h->emax;
 	if (attn_precision_of(c) != c->precision && peak_of(g, attn_precision_of(c)) > 0) {
 		h->attn_peak = peak_of(g, attn_precision_of(c));
-		h->attn_emax = emax_from(v, g, attn_precision_of(c)) * TUNE_TRAIN_GEMM;
+		h->attn_emax = board_emax(v, g, attn_precision_of(c)) * TUNE_TRAIN_GEMM;
 	}
 	calibrate(c, v, h);
 	if (c->task == MODEL_TASK_INFER && model_engine_info(engine_of(c))->serving && v->serve_compute > 0) {

@@ -19,16 +19,18 @@ expect_rc 0 plan gnn --task infer --rate 2000 --latency-target 5ms
 expect_out "Why #1"
 
 # TTFT and TPOT targets bound the batch of every replica (simulated under vLLM, the default); the
-# heading says them
+# heading says them.  The p99 TTFT is the simulated replica's at its share of the rate: the estimate
+# line's static batch of b prefills b prompts at once, which a replica fed at that rate does not, so
+# the TTFT is read from the plan; the estimate line keeps the decode step within the TPOT target
 expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys, subprocess, os
 d = json.load(sys.stdin)
 for c in d["ranked"][:3]:
+    assert 0 < c["ttft_p99_s"] <= 0.5 + 1e-9 and 0 < c["tpot_s"] <= 0.03 + 1e-9, c
     args = c["estimate_args"].split()
     e = json.loads(subprocess.run([os.environ["GPUSCOPE"], "estimate"] + args + ["--json"],
                    capture_output=True, text=True).stdout)
-    assert e["inference"]["first_token_s"] <= 0.5 + 1e-9, e["inference"]
     assert e["inference"]["token_s"] <= 0.03 + 1e-9, e["inference"]
 ' || fail "plan TTFT/TPOT targets not met"
 expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms

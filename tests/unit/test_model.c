@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -648,6 +649,40 @@ static void test_eager_attention_scale_and_mask_apart(void **state)
 		assert_true(fabs(e.time.attention_s - f.time.attention_s) < 1e-12);
 	}
 	assert_true(fabs(diff[1] / diff[0] - 4) < 1e-6);
+}
+
+/*
+ * A board whose catalog row gives its measured 16-bit GEMM ceiling runs an
+ * 8192^3 product at exactly that rate, and its other tensor-core precisions
+ * by the same factor; FP32 keeps its generation's fraction, and a board
+ * without the figure is its generation's.
+ */
+static void test_board_gemm_ceiling(void **state)
+{
+	static const char *const keys[] = {"rtx-4090-24gb", "rtx-3090-24gb", "rtx-a6000-48gb", "l40s-48gb",
+					   "t4-16gb"};
+	size_t i;
+	(void)state;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct cat_gpu *g = gpu(keys[i]);
+		struct cat_gpu bare = *g;
+		enum model_precision p = g->bf16_tflops > 0 ? MODEL_BF16 : MODEL_FP16;
+		double f;
+		assert_true(g->gemm16_tflops > 0);
+		bare.gemm16_tflops = NAN;
+		atomic_store(&bare.model_vendor_row, 0);
+		assert_true(fabs(model_gemm_tflops(g, p, 8192, 8192, 8192) / g->gemm16_tflops - 1) < 1e-9);
+		f = model_gemm_tflops(g, p, 8192, 8192, 8192) / model_gemm_tflops(&bare, p, 8192, 8192, 8192);
+		assert_true(fabs(f - 1) > 0.005);
+		if (g->fp8_tflops > 0)
+			assert_true(fabs(model_gemm_tflops(g, MODEL_FP8, 8192, 8192, 8192) /
+						 model_gemm_tflops(&bare, MODEL_FP8, 8192, 8192, 8192) -
+					 f) < 1e-9);
+		assert_true(fabs(model_gemm_tflops(g, MODEL_FP32, 8192, 8192, 8192) /
+					 model_gemm_tflops(&bare, MODEL_FP32, 8192, 8192, 8192) -
+				 1) < 1e-12);
+	}
+	assert_true(isnan(gpu("a100-sxm4-80gb")->gemm16_tflops));
 }
 
 /*
@@ -1370,6 +1405,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_with_known_memory),
 		cmocka_unit_test(test_fp8_attention_at_16bit_rate),
 		cmocka_unit_test(test_eager_attention_scale_and_mask_apart),
+		cmocka_unit_test(test_board_gemm_ceiling),
 		cmocka_unit_test(test_fp8_casts_cost_memory_time),
 		cmocka_unit_test(test_resolve_zero_for_given_layout),
 		cmocka_unit_test(test_vendor_row_resolved_once),
