@@ -122,6 +122,8 @@ void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
 			c->lora_targets = (enum model_lora_targets)q.lora_targets;
 		if (q.logits != MODEL_UNSET)
 			c->logits = (enum model_logits)q.logits;
+		if (q.mlm_head != MODEL_UNSET)
+			c->mlm_head = (enum model_mlm_head)q.mlm_head;
 		if (q.weight_precision != MODEL_UNSET)
 			c->weight_precision = q.weight_precision;
 		if (q.channels_last != MODEL_UNSET)
@@ -151,6 +153,9 @@ void workload_opts_request(const struct workload_opts *o, struct model_request *
 	if (o->logits)
 		q->logits = named(o, "logits", o->logits, model_logits_from_name(o->logits),
 				  "fp32, bf16, chunked");
+	if (o->mlm_head)
+		q->mlm_head = named(o, "mlm-head", o->mlm_head, model_mlm_head_from_name(o->mlm_head),
+				    "masked, all");
 	if (o->weight_precision)
 		q->weight_precision = named(o, "weight-precision", o->weight_precision,
 					    model_precision_from_name(o->weight_precision),

@@ -34,6 +34,7 @@ struct workload_opts {
 	double tokens, samples, epochs;
 	/* how memory is held (WORKLOAD_OPT_MEMORY) */
 	const char *master, *lora_targets, *logits, *tie_embeddings;
+	const char *mlm_head;         /* an encoder's masked-LM head: masked|all */
 	const char *weight_precision; /* stored weights: a served model's or a LoRA base's */
 	const char *channels_last;    /* 3D convolutions on NDHWC tensors: on|off */
 	const char *quant_kernel;     /* the kernel that runs quantised linears at inference */
@@ -92,6 +93,8 @@ struct workload_opts {
 			    "LoRA on qv, qkv, qkvo, attn+mlp (default) or all"), \
 		OPT_STRING_("logits", &(o).logits, "HOW", \
 			    "logits for the loss: fp32 (default), bf16 or chunked"), \
+		OPT_STRING_("mlm-head", &(o).mlm_head, "masked|all", \
+			    "encoder pre-training: MLM head on the masked positions (default) or all"), \
 		OPT_STRING_("tie-embeddings", &(o).tie_embeddings, "on|off", \
 			    "output head shares the input embedding"), \
 		OPT_STRING_("weight-precision", &(o).weight_precision, "P", \

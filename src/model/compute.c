@@ -350,6 +350,11 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 	ring_attention(w, c, T, lt);
 }
 
+int mlm_pretrain(const struct workload *w, const struct model_config *c)
+{
+	return w->kind == WORKLOAD_TRANSFORMER && !w->d.causal && c->task == MODEL_TASK_PRETRAIN;
+}
+
 /*
  * Positions of a micro-batch that the output layer sees (model_int.h).
  * BERT's masked-LM pre-training masks 15 % of the tokens (Devlin et al.
@@ -357,15 +362,19 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
  * positions before the MLM head (google-research/bert run_pretraining.py,
  * gather_indexes over masked_lm_positions; max_predictions_per_seq 20 of
  * 128 and 80 of 512): the head's GEMM and its logits are 0.15 of the
- * decoder's.  Hugging Face's BertForMaskedLM computes the logits of every
- * position; the model follows the reference.  A fine-tuned encoder
- * (classification, question answering) has a head of a few outputs.
+ * decoder's, the default.  Hugging Face's BertForMaskedLM computes the
+ * logits of every position and the loss ignores the unmasked ones
+ * (labels -100): --mlm-head all, the decoder's whole head.  A fine-tuned
+ * encoder (classification, question answering) has a head of a few
+ * outputs.
  */
 double head_share(const struct workload *w, const struct model_config *c)
 {
 	if (w->kind != WORKLOAD_TRANSFORMER || w->d.causal || c->task == MODEL_TASK_INFER)
 		return 1;
-	return c->task == MODEL_TASK_PRETRAIN ? MODEL_MLM_SHARE : 0;
+	if (!mlm_pretrain(w, c))
+		return 0;
+	return c->mlm_head == MODEL_MLM_HEAD_ALL ? 1 : MODEL_MLM_SHARE;
 }
 
 void train_transformer(const struct workload *w, const struct model_config *c, const struct hw *h,

@@ -32,6 +32,7 @@ void model_config_defaults(struct model_config *c)
 	c->weight_precision = -1;
 	c->quant_kernel = MODEL_QUANT_DEFAULT;
 	c->logits = MODEL_LOGITS_FP32;
+	c->mlm_head = MODEL_MLM_HEAD_MASKED;
 	c->loader = MODEL_LOADER_CPU;
 	c->cudnn_benchmark = 1;
 	c->channels_last = -1;
@@ -256,6 +257,19 @@ int model_weight_precision_check(enum model_task task, int precision, int wp, st
 	return 0;
 }
 
+int model_mlm_head_check(const struct workload *w, const struct model_config *c, struct diag *err)
+{
+	if ((int)c->mlm_head < 0 || c->mlm_head >= MODEL_MLM_HEAD_COUNT)
+		return diag_set(err, "", 0, 0, "mlm-head", "is masked or all, not %d", (int)c->mlm_head);
+	if (c->mlm_head != MODEL_MLM_HEAD_MASKED && !mlm_pretrain(w, c))
+		return diag_set(
+			err, "", 0, 0, "mlm-head",
+			"where the masked-LM head runs (--mlm-head) is a setting of an encoder's pre-training: "
+			"it needs --task pretrain on an encoder (bert-base, bert-large); %s %s is not one",
+			w->name, model_task_name(c->task));
+	return 0;
+}
+
 /* Memory settings that contradict each other or the task, each naming its flag. */
 static int memory_settings_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
@@ -280,6 +294,8 @@ static int memory_settings_check(const struct workload *w, const struct model_co
 		return diag_set(err, "", 0, 0, "fp8-saved-weights",
 				"--fp8-saved-weights is torchao's float8 training: it needs --precision fp8 "
 				"--engine compile on a GPU whose fp8 casts are kernels of their own");
+	if (model_mlm_head_check(w, c, err))
+		return -1;
 	if (c->master == MODEL_MASTER_NONE && (c->precision == MODEL_FP32 || c->precision == MODEL_TF32))
 		return diag_set(err, "", 0, 0, "master-weights",
 				"--master-weights none is pure 16-bit training; --precision %s has no lower copy",

@@ -11,6 +11,7 @@
  * when the field has a value.
  */
 #include "model/fields.h"
+#include "model/model_int.h"
 #include "model/quant.h"
 
 #include <math.h>
@@ -80,6 +81,8 @@ enum {
 	  model_overlap_name(c->overlap), ONLY_IF(c->task != MODEL_TASK_INFER)) \
 	F(fp8_saved_weights, BOOL, NULL, "torchao float8: fp8 weights kept for backward", c->fp8_saved_weights, \
 	  ONLY_IF(c->precision == MODEL_FP8 && c->engine == MODEL_ENGINE_COMPILE)) \
+	F(mlm_head, TEXT, NULL, "encoder masked-LM pre-training: output layer on the masked positions or all", \
+	  model_mlm_head_name(c->mlm_head), ONLY_IF(mlm_pretrain(w, c))) \
 	F(recompute, TEXT, NULL, "activation recompute: none, selective, selective-op, full", \
 	  model_recompute_name(c->recompute), ALWAYS) \
 	F(seq_parallel, BOOL, NULL, "sequence parallelism", c->seq_parallel, ALWAYS) \

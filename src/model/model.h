@@ -115,6 +115,18 @@ enum model_logits {
 };
 
 /*
+ * Where an encoder's masked-LM pre-training runs its output layer
+ * (docs/model.md, "Encoders"): on the masked positions only, gathered
+ * first (google-research/bert), or on every position (Hugging Face's
+ * BertForMaskedLM), the loss ignoring the unmasked ones.
+ */
+enum model_mlm_head {
+	MODEL_MLM_HEAD_MASKED,
+	MODEL_MLM_HEAD_ALL,
+	MODEL_MLM_HEAD_COUNT
+};
+
+/*
  * How ZeRO-3 gathers and reduces (docs/model.md, "ZeRO-3 and FSDP, layer by
  * layer"): PyTorch FSDP's flat per-layer units, or DeepSpeed's ZeRO-3 of
  * 2021 (v0.3-0.5: one all-gather per parameter, each after a device-wide
@@ -187,6 +199,8 @@ const char *model_lora_targets_name(enum model_lora_targets t);
 int model_lora_targets_from_name(const char *s);
 const char *model_logits_name(enum model_logits l);
 int model_logits_from_name(const char *s);
+const char *model_mlm_head_name(enum model_mlm_head m);
+int model_mlm_head_from_name(const char *s);
 const char *model_zero3_impl_name(enum model_zero3_impl z);
 int model_zero3_impl_from_name(const char *s);
 /* The conv3d column's names of model_config.conv3d_legacy: "current" (0), "legacy" (1). */
@@ -445,6 +459,7 @@ struct model_config {
 	int lora_rank;
 	enum model_lora_targets lora_targets;
 	enum model_logits logits;
+	enum model_mlm_head mlm_head; /* --mlm-head masked (default) or all */
 
 	/* inference (task MODEL_TASK_INFER) */
 	int batch; /* concurrent requests */
@@ -563,6 +578,7 @@ struct model_request {
 	int zero3_impl;                  /* enum model_zero3_impl */
 	int overlap;                     /* enum model_overlap */
 	int fp8_saved_weights;           /* --fp8-saved-weights on|off */
+	int mlm_head;                    /* enum model_mlm_head */
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */
@@ -610,6 +626,12 @@ int model_channels_last(const struct model_config *cfg);
  * "channels-last".
  */
 int model_channels_last_check(const struct workload *w, int given, struct diag *err);
+/*
+ * 0 when c's --mlm-head can apply to w (masked, the default, always does;
+ * all only to an encoder's masked-LM pre-training); else -1 with err on
+ * "mlm-head".
+ */
+int model_mlm_head_check(const struct workload *w, const struct model_config *c, struct diag *err);
 
 /*
  * Completes q for workload w into *out, checked.  Returns 0 with what it

@@ -162,11 +162,14 @@ struct layer_time {
 /*
  * Share of a micro-batch's tokens that pass through the output layer
  * (docs/model.md, "Encoders"): 1 for a decoder; an encoder's masked-LM
- * pre-training predicts the masked positions only (MODEL_MLM_SHARE);
- * an encoder fine-tuned for a task has a head of a few outputs (0).
+ * pre-training predicts the masked positions only (MODEL_MLM_SHARE), or
+ * every position under --mlm-head all (1); an encoder fine-tuned for a
+ * task has a head of a few outputs (0).
  */
 #define MODEL_MLM_SHARE 0.15
 double head_share(const struct workload *w, const struct model_config *c);
+/* 1 for an encoder's masked-LM pre-training, the one workload --mlm-head applies to. */
+int mlm_pretrain(const struct workload *w, const struct model_config *c);
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,
 	       double ctx, struct layer_time *lt);
 

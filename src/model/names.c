@@ -18,6 +18,7 @@ static const char *const offload_names[] = {"none", "optimizer", "optimizer+para
 static const char *const master_names[] = {"fp32", "none"};
 static const char *const lora_targets_names[] = {"attn+mlp", "qv", "qkv", "qkvo", "all"};
 static const char *const logits_names[] = {"fp32", "bf16", "chunked"};
+static const char *const mlm_head_names[] = {"masked", "all"};
 static const char *const memory_stat_names[] = {"reserved", "allocated", "device"};
 static const char *const zero3_impl_names[] = {"fsdp", "deepspeed-2021"};
 static const char *const conv3d_names[] = {"current", "legacy"};
@@ -63,6 +64,7 @@ NAMEFN(loader, loader_names, MODEL_LOADER_COUNT)
 NAMEFN(master, master_names, MODEL_MASTER_COUNT)
 NAMEFN(lora_targets, lora_targets_names, MODEL_LORA_TARGETS_COUNT)
 NAMEFN(logits, logits_names, MODEL_LOGITS_COUNT)
+NAMEFN(mlm_head, mlm_head_names, MODEL_MLM_HEAD_COUNT)
 NAMEFN(memory_stat, memory_stat_names, MODEL_MEM_STAT_COUNT)
 NAMEFN(zero3_impl, zero3_impl_names, MODEL_ZERO3_IMPL_COUNT)
 NAMEFN(overlap, overlap_names, MODEL_OVERLAP_COUNT)

@@ -61,18 +61,26 @@ static const char *group_of(const char *metric)
 
 /* ---- one case row ---- */
 
-/* One CSV row, its cells looked up by column name. */
+/* One CSV row of a file, its cells looked up by column name. */
 struct row {
 	const struct csv_record *hdr, *rec;
+	const char *file;
 };
 
-static const char *cell(const struct row *r, const char *name)
+/* The index of the column of that name in the row, or -1 when the row has no such cell. */
+static int cell_at(const struct row *r, const char *name)
 {
 	size_t i;
 	for (i = 0; i < r->hdr->nfields; i++)
 		if (!strcmp(r->hdr->fields[i], name))
-			return i < r->rec->nfields ? r->rec->fields[i] : "";
-	return "";
+			return i < r->rec->nfields ? (int)i : -1;
+	return -1;
+}
+
+static const char *cell(const struct row *r, const char *name)
+{
+	int i = cell_at(r, name);
+	return i >= 0 ? r->rec->fields[i] : "";
 }
 
 static int skip(struct strbuf *why, const char *fmt, ...) GS_PRINTF(2, 3);
@@ -665,6 +673,30 @@ static double result_metric(const struct row *r, const struct model_result *res,
 	return NAN;
 }
 
+/*
+ * The mlm_head column (twelfth edition): where an encoder's masked-LM
+ * pre-training ran its output layer.  A cell that is neither name is a skip
+ * reason that says where it is (file, line, byte column) and which field.
+ */
+static int how_head(const struct row *r, struct model_request *q, struct strbuf *why)
+{
+	const char *v = cell(r, "mlm_head");
+	struct diag err;
+	char msg[sizeof(err.file) + sizeof(err.msg) + 96];
+	int m;
+
+	if (!*v)
+		return 0;
+	if ((m = model_mlm_head_from_name(v)) >= 0) {
+		q->mlm_head = m;
+		return 0;
+	}
+	diag_set(&err, r->file, r->rec->line, r->rec->cols[cell_at(r, "mlm_head")], "mlm_head",
+		 "'%s' is not masked or all", v);
+	diag_format(&err, msg, sizeof(msg));
+	return skip(why, "%s", msg);
+}
+
 /* One statistic of a simulated distribution: the case's statistic column, the median when empty. */
 static int sim_stat(const struct row *r, const struct servesim_dist *d, double *v, struct strbuf *why)
 {
@@ -809,7 +841,7 @@ static double predict_model(const struct catalog *cat, const struct validate_fil
 	double v;
 
 	if (second_edition(r, q, why) || how_conv3d(r, q, why) || how_engine(r, w, q, &so, &serving, why) ||
-	    how_stored(r, w, q, why))
+	    how_stored(r, w, q, why) || how_head(r, q, why))
 		return NAN;
 	diag_clear(&err);
 	if (model_resolve(w, cat, q, &c, NULL, &err)) {
@@ -965,7 +997,7 @@ static int read_cases(const struct catalog *cat, const char *file, const char *d
 
 	memset(&hdr, 0, sizeof(hdr));
 	while ((rc = csv_next(rd, &rec, err)) > 0) {
-		struct row r = {&hdr, &rec};
+		struct row r = {&hdr, &rec, file};
 		if (!have_header) {
 			csv_record_copy(&hdr, &rec);
 			have_header = 1;

@@ -126,7 +126,8 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 				"%g %% of each GPU's memory kept free is not 0-100", 100 - req->memory_use_pct);
 	}
 	if (model_weight_precision_check(req->base.task, -1, req->base.weight_precision, err) ||
-	    model_channels_last_check(req->w, req->base.channels_last, err)) {
+	    model_channels_last_check(req->w, req->base.channels_last, err) ||
+	    model_mlm_head_check(req->w, &req->base, err)) {
 		free(p);
 		return -1;
 	}
