@@ -27,7 +27,13 @@ _Static_assert(sizeof((double[]){TUNE_FITTED_DEFAULTS}) == TUNE_NFITTED * sizeof
  * reserve and no SM share for hidden gathers, 8 fp32
  * bytes a logit (Megatron's loss), convolutions at a GEMM's 80 %, TF32 at
  * half the 16-bit rate as the datasheets give it, FP32 convolutions at
- * SGEMM's 90 %.  Ranges bound the search to what is physical.
+ * SGEMM's 90 %; host costs: an eager launch at the few microseconds
+ * PyTorch's dispatcher and cudaLaunchKernel are commonly put at (6 us), a
+ * per-sample network's module call at three such launches (20 us: the call,
+ * its dispatch, cuDNN's host side), no Python per layer of transformers'
+ * code besides its launches, and DeepSpeed's per-rank copy of a gather's
+ * output at one eager launch (the copy kernel each rank's slice costs).
+ * Ranges bound the search to what is physical.
  */
 static const struct fitted_const consts[] = {
 	{"TUNE_GEMM_X0", "src/model/tune.h", "S1-*", TUNE_K_GEMM_X0, NULL, 32, 256, 128},
@@ -47,9 +53,10 @@ static const struct fitted_const consts[] = {
 	{"TUNE_STRAGGLER_SIGMA", "src/model/tune.h", "P16-006..009 P21-* S1-006..010 S1-019 S1-021 S1-022",
 	 TUNE_K_STRAGGLER_SIGMA, NULL, 0, 0.05, 0},
 	{"TUNE_TP_OVERLAP", "src/model/tune.h", "P16-002..009", TUNE_K_TP_OVERLAP, NULL, 0, 0.9, 0},
-	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, NULL, 0, 0, 0},
-	{"TUNE_DS_RANK_COPY_S", "src/model/tune.h", "S1-011..016", -1, NULL, 0, 0, 0},
-	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_EAGER_LAUNCH_S", "src/model/tune.h", "P7-003", TUNE_K_EAGER_LAUNCH_S, NULL, 2e-6, 15e-6, 6e-6},
+	{"TUNE_DS_RANK_COPY_S", "src/model/tune.h", "S1-011..016", TUNE_K_DS_RANK_COPY_S, NULL, 0, 150e-6, 6e-6},
+	{"TUNE_EAGER_MODULE_OP_S", "src/model/tune.h", "E5-*:fit", TUNE_K_EAGER_MODULE_OP_S, NULL, 10e-6, 80e-6,
+	 20e-6},
 	{"TUNE_CONV3D_EFF_CL", "src/model/tune.h", "P11-*:fit", TUNE_K_CONV3D_EFF_CL, NULL, 0.2, 0.8, 0.59},
 	{"TUNE_CONV3D_EFF_LEGACY", "src/model/tune.h", "P8-001 P8-002 P8-005 P8-006 P8-009..011",
 	 TUNE_K_CONV3D_EFF_LEGACY, NULL, 0.05, 0.5, 0.59},
@@ -62,7 +69,7 @@ static const struct fitted_const consts[] = {
 	 "M6-001 M7-*", -1, NULL, 0, 0, 0},
 	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, "* paged_kv", 0.4, 1, 1},
 	{"TUNE_SERVE_COMPUTE_HOPPER", "src/model/vendor.c", "SV-001..036", -1, "hopper serve_compute", 0.3, 1, 1},
-	{"TUNE_HF_LAYER_S", "src/model/engine.c", "P24-*:fit P26-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_HF_LAYER_S", "src/model/tune.h", "P24-*:fit P26-*:fit", TUNE_K_HF_LAYER_S, NULL, 0, 1e-3, 0},
 	{"TUNE_TE_FP8_MODULE_S", "src/model/tune.h", "P12-*:fit P13-*:fit", -1, NULL, 0, 0, 0},
 	{"TUNE_INT8_CONV_REL", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
 	{"TUNE_TRT_SAMPLE_TRAFFIC", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
