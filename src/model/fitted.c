@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/quant.h"
 #include "model/tune.h"
 #include "model/vendor.h"
 #include "report/field.h"
@@ -16,6 +17,9 @@
  * memory.csv, M*).  Constants that are estimates or come from a datasheet or
  * a paper's own figure, not from these cases, have no entry.
  */
+/* the quantised-kernel table, whose rows' fields are set by name (model/quant.h) */
+#define QUANT_FILE "data/quant/kernels.csv"
+
 double tune_fitted[TUNE_NFITTED] = {TUNE_FITTED_DEFAULTS};
 _Static_assert(sizeof((double[]){TUNE_FITTED_DEFAULTS}) == TUNE_NFITTED * sizeof(double),
 	       "TUNE_FITTED_DEFAULTS has one value per tune_fitted_id");
@@ -32,7 +36,10 @@ _Static_assert(sizeof((double[]){TUNE_FITTED_DEFAULTS}) == TUNE_NFITTED * sizeof
  * per-sample network's module call at three such launches (20 us: the call,
  * its dispatch, cuDNN's host side), no Python per layer of transformers'
  * code besides its launches, and DeepSpeed's per-rank copy of a gather's
- * output at one eager launch (the copy kernel each rank's slice costs).
+ * output at one eager launch (the copy kernel each rank's slice costs);
+ * quantised kernels as data/quant/kernels.csv puts its unfitted rows: the
+ * packed weights read at the stream rate (share 1), no host time besides
+ * the launches (0).
  * Ranges bound the search to what is physical.
  */
 static const struct fitted_const consts[] = {
@@ -73,11 +80,16 @@ static const struct fitted_const consts[] = {
 	{"TUNE_TE_FP8_MODULE_S", "src/model/tune.h", "P12-*:fit P13-*:fit", -1, NULL, 0, 0, 0},
 	{"TUNE_INT8_CONV_REL", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
 	{"TUNE_TRT_SAMPLE_TRAFFIC", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
-	{"bitsandbytes rows (bnb-nf4, bnb-int8 and their 0.44 releases)", "data/quant/kernels.csv", "P24-*:fit",
-	 -1, NULL, 0, 0, 0},
-	{"AutoAWQ rows (awq-gemv, awq-gemm)", "data/quant/kernels.csv", "P25-*:fit", -1, NULL, 0, 0, 0},
-	{"AutoGPTQ kernel rows (exllama, gptq-cuda-old)", "data/quant/kernels.csv", "P26-*:fit", -1, NULL, 0, 0,
-	 0},
+	{"bnb-nf4 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-nf4 host_per_linear_s", 0, 400e-6, 0},
+	{"bnb-nf4-0.44 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-nf4-0.44 host_per_linear_s", 0,
+	 400e-6, 0},
+	{"bnb-int8 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-int8 host_per_linear_s", 0, 600e-6, 0},
+	{"bnb-int8-0.44 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-int8-0.44 host_per_linear_s", 0,
+	 600e-6, 0},
+	{"awq-gemv bw_share", QUANT_FILE, "P25-*:fit", -1, "awq-gemv bw_share", 0.2, 1, 1},
+	{"awq-gemm bw_share", QUANT_FILE, "P25-*:fit", -1, "awq-gemm bw_share", 0.2, 1, 1},
+	{"exllama bw_share", QUANT_FILE, "P26-*:fit", -1, "exllama bw_share", 0.2, 1, 1},
+	{"gptq-cuda-old bw_share", QUANT_FILE, "P26-*:fit", -1, "gptq-cuda-old bw_share", 0.1, 1, 1},
 	{"vllm 0.11 host times (host_step_s, host_seq_s, host_req_s)", "data/serve/engines.csv", "SV-*:fit", -1,
 	 NULL, 0, 0, 0},
 	{"sglang 0.5 host times", "data/serve/engines.csv", "SV-*:fit", -1, NULL, 0, 0, 0},
@@ -107,12 +119,12 @@ static const double tune_shipped[TUNE_NFITTED] = {TUNE_FITTED_DEFAULTS};
 
 int fitted_refittable(const struct fitted_const *k)
 {
-	return k->tune >= 0 || k->vendor;
+	return k->tune >= 0 || k->table;
 }
 
 int fitted_set(const struct fitted_const *k, double v)
 {
-	struct strbuf archs = STRBUF_INIT;
+	struct strbuf rows = STRBUF_INIT;
 	const char *sp;
 	int rc;
 
@@ -120,11 +132,14 @@ int fitted_set(const struct fitted_const *k, double v)
 		tune_fitted[k->tune] = v;
 		return 0;
 	}
-	if (!k->vendor || !(sp = strchr(k->vendor, ' ')))
+	if (!k->table || !(sp = strchr(k->table, ' ')))
 		return -1;
-	strbuf_add(&archs, k->vendor, (size_t)(sp - k->vendor));
-	rc = model_vendor_set(strbuf_str(&archs), sp + 1, v);
-	strbuf_release(&archs);
+	strbuf_add(&rows, k->table, (size_t)(sp - k->table));
+	if (!strcmp(k->where, QUANT_FILE))
+		rc = model_quant_set(strbuf_str(&rows), sp + 1, v);
+	else
+		rc = model_vendor_set(strbuf_str(&rows), sp + 1, v);
+	strbuf_release(&rows);
 	return rc;
 }
 
@@ -132,6 +147,7 @@ void fitted_reset(void)
 {
 	memcpy(tune_fitted, tune_shipped, sizeof(tune_fitted));
 	model_vendor_reset();
+	model_quant_reset();
 }
 
 const struct fitted_const *fitted_consts(size_t *n)

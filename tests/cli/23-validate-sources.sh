@@ -109,14 +109,19 @@ for r in rows:
     assert r["cases"] >= 5 and r["at_prior"] <= r["refit"] <= r["constants"], r
     assert r["refit"] == 2 and r["left_out_median"] is not None, r
 ' || fail "refit JSON"
-# the engines' host costs are refitted too: eager ResNet-50's module-op cost without the transformers
-# docs' rows, on AITemplate's and the others' eager rows, moves that source's error
+# the engines' host costs and the quantised-kernel rows are refitted too: eager ResNet-50's module-op
+# cost without the transformers docs' rows, on AITemplate's and the others' eager rows; AutoAWQ's two
+# kernel shares, fitted on its rows alone, at their prior (the stream rate)
 expect_rc 0 validate "$SRCDIR/data/cases/published.csv" --refit --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys
-r = {r["source"]: r for r in json.load(sys.stdin)}["huggingface/transformers"]
+rows = {r["source"]: r for r in json.load(sys.stdin)}
+r = rows["huggingface/transformers"]
 assert r["refit"] == r["constants"] == 1 and r["at_prior"] == 0, r
 assert abs(r["left_out_median"] - r["shipped_median"]) > 0.01, r
-' || fail "refit of an engine constant"
+r = rows["casper-hansen/AutoAWQ"]
+assert r["refit"] == r["constants"] == 2 and r["at_prior"] == 2, r
+assert abs(r["left_out_median"] - r["shipped_median"]) > 0.01, r
+' || fail "refit of an engine constant and a kernel row"
 
 finish

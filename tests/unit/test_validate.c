@@ -21,6 +21,7 @@
 #include "catalog/catalog.h"
 #include "model/engine.h"
 #include "model/fitted.h"
+#include "model/quant.h"
 #include "model/tune.h"
 #include "model/vendor.h"
 #include "model/validate.h"
@@ -527,6 +528,26 @@ static void test_fitted_set_engine(void **state)
 	assert_true(TUNE_DS_RANK_COPY_S == 60e-6);
 }
 
+/* A quantised kernel's fitted column is set by the row's name and put back as read. */
+static void test_fitted_set_quant(void **state)
+{
+	const struct model_quant_kernel *q = model_quant_kernel_at(model_quant_kernel_from_name("awq-gemv"));
+	double was;
+	(void)state;
+	assert_non_null(q);
+	was = q->bw_share;
+	assert_true(fitted_refittable(named("awq-gemv bw_share")));
+	assert_int_equal(fitted_set(named("awq-gemv bw_share"), 0.5), 0);
+	assert_true(q->bw_share == 0.5);
+	assert_int_equal(model_quant_set("nosuch", "bw_share", 0.1), -1);
+	assert_int_equal(model_quant_set("awq-gemv", "source", 0.1), -1);
+	assert_int_equal(model_quant_set("bnb-nf4,bnb-nf4-0.44", "host_per_linear_s", 0), 0);
+	assert_true(model_quant_kernel_at(model_quant_kernel_from_name("bnb-nf4-0.44"))->host_linear_s == 0);
+	fitted_reset();
+	assert_true(q->bw_share == was);
+	assert_true(model_quant_kernel_at(model_quant_kernel_from_name("bnb-nf4-0.44"))->host_linear_s == 60e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -537,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_source_key),        cmocka_unit_test(test_fitted_patterns),
 		cmocka_unit_test(test_sources),           cmocka_unit_test(test_refit),
 		cmocka_unit_test(test_fitted_set),        cmocka_unit_test(test_fitted_set_engine),
+		cmocka_unit_test(test_fitted_set_quant),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
