@@ -200,9 +200,7 @@
  * P13-001/002/004/005 (GPT-2 XL on one GPU at batch 8-14, where the step
  * grows 23 % for 75 % more tokens): docs/model.md, "FP8 host cost".
  */
-#ifndef TUNE_TE_FP8_MODULE_S
-#define TUNE_TE_FP8_MODULE_S 1.3e-3
-#endif
+#define TUNE_TE_FP8_MODULE_S_DEFAULT 1.3e-3
 /* shortest GPU time of one kernel, however small its work (launch latency, ramp, drain) */
 #define TUNE_KERNEL_MIN_S 2.5e-6
 /* idle gap between dependent kernels in a latency-bound forward pass (estimate) */
@@ -290,6 +288,7 @@ enum tune_fitted_id {
 	TUNE_K_EAGER_MODULE_OP_S,
 	TUNE_K_HF_LAYER_S,
 	TUNE_K_DS_RANK_COPY_S,
+	TUNE_K_TE_FP8_MODULE_S,
 	TUNE_NFITTED
 };
 extern double tune_fitted[TUNE_NFITTED];
@@ -302,7 +301,7 @@ extern double tune_fitted[TUNE_NFITTED];
 		TUNE_CONV3D_EFF_CL_DEFAULT, TUNE_CONV3D_EFF_LEGACY_DEFAULT, TUNE_CONV3D_EFF_FP32_DEFAULT, \
 		TUNE_TF32_CONV3D_REL_DEFAULT, TUNE_EAGER_MEM3D_EFF_DEFAULT, TUNE_TP_OVERLAP_DEFAULT, \
 		TUNE_EAGER_LAUNCH_S_DEFAULT, TUNE_EAGER_MODULE_OP_S_DEFAULT, TUNE_HF_LAYER_S_DEFAULT, \
-		TUNE_DS_RANK_COPY_S_DEFAULT
+		TUNE_DS_RANK_COPY_S_DEFAULT, TUNE_TE_FP8_MODULE_S_DEFAULT
 #define TUNE_GEMM_X0 (tune_fitted[TUNE_K_GEMM_X0])
 #define TUNE_TRAIN_GEMM (tune_fitted[TUNE_K_TRAIN_GEMM])
 #define TUNE_H2D_EFF (tune_fitted[TUNE_K_H2D_EFF])
@@ -326,6 +325,7 @@ extern double tune_fitted[TUNE_NFITTED];
 #define TUNE_EAGER_MODULE_OP_S (tune_fitted[TUNE_K_EAGER_MODULE_OP_S])
 #define TUNE_HF_LAYER_S (tune_fitted[TUNE_K_HF_LAYER_S])
 #define TUNE_DS_RANK_COPY_S (tune_fitted[TUNE_K_DS_RANK_COPY_S])
+#define TUNE_TE_FP8_MODULE_S (tune_fitted[TUNE_K_TE_FP8_MODULE_S])
 
 /*
  * DeepSpeed's ZeRO-3 of 2021 (v0.3-0.5, --zero3-impl deepspeed-2021).  Host
