@@ -7,14 +7,12 @@
 #include <string.h>
 
 #include "model/engine.h"
+#include "model/tune.h"
 
 /*
- * Host time to launch one kernel from eager PyTorch (Python, dispatcher,
- * CUDA launch): a Llama 3.1 8B decode step on one H100 takes 8.4 ms eager
- * and 5.1 ms replayed from a CUDA Graph with the same GPU work, about 1,460
- * launches, so about 5.8 us each (published.csv P7-003/004; P7-004 held out).
+ * TUNE_EAGER_LAUNCH_S, TUNE_EAGER_MODULE_OP_S and TUNE_HF_LAYER_S, fitted,
+ * are in model/tune.h (read at run time, refitted by validate --refit).
  */
-#define TUNE_EAGER_LAUNCH_S 6e-6
 /* Inductor's generated wrapper launches Triton kernels without the eager dispatcher: half (estimate) */
 #define TUNE_COMPILE_LAUNCH_S 3e-6
 /* a kernel replayed from a CUDA Graph (one graph launch per pass; NVIDIA CUDA Graphs blog, ~0.5-1 us per node) */
@@ -53,52 +51,31 @@
  */
 #define TUNE_TRT_SAMPLE_KERNELS 0.35
 #define TUNE_COMPILE_SAMPLE_KERNELS 0.67
-/*
- * Host time of one operation of a per-sample network in eager PyTorch.  Such
- * networks are built of one nn.Module per operation (Conv2d, BatchNorm2d,
- * ReLU, ...), so each costs a module call (hooks, forward dispatch), the
- * dispatcher, and for convolutions and normalisations cuDNN's host side
- * (descriptors, plan-cache lookup): several times a bare elementwise launch.
- * A ResNet-50 forward is 175 such operations (docs/model.md counts them).
- * Fitted to eager ResNet-50 at batch 1-32 on A100, V100 and T4, where the
- * latency stays at 6-8 ms whatever the GPU and batch (published.csv E5-*
- * fit rows; every third row held out): 40 us.
- */
-#define TUNE_EAGER_MODULE_OP_S 40e-6
-/*
- * Hugging Face transformers generate, eager (engine "hf").  Besides the
- * kernels it launches, a decoder layer of its modelling code spends host time
- * in Python that launches nothing (module calls and hooks, the cache object's
- * update, mask and position bookkeeping, shape checks): fitted to batch-1
- * decoding in 16 bits that no GPU term explains, where the step stays flat
- * as the batch grows (published.csv P24-001/004/015/018/021, P26-001/004/007:
- * Llama 3.1 8B on an H100 24.4 ms a token at batch 1 and 25.5 ms at 8 with
- * 5 ms of weights to read; Llama 2 13B on an A100 37.0-37.9 ms at batch 1-4
- * with 13 ms): 0.5 ms a layer (0.4-0.6 tried; the median over those
- * sources' fit rows is least at 0.5).
- */
-#define TUNE_HF_LAYER_S 0.5e-3
 /* generate's own loop per token: logits processors, stopping criteria, sampling, the next inputs (estimate) */
 #define TUNE_HF_STEP_S 1e-3
 
+/* the fixed host costs, where the rows below point (the fitted ones are tune_fitted[] slots) */
+static const double none = 0, compile_launch_s = TUNE_COMPILE_LAUNCH_S, graph_launch_s = TUNE_GRAPH_LAUNCH_S,
+		    trt_launch_s = TUNE_TRT_LAUNCH_S;
+
 static const struct model_engine_info engines[MODEL_ENGINE_COUNT] = {
 	/* name, fused, serving, trains, host/kernel, host/step, host/seq, mem fraction, of free, block, max seqs, host/layer */
-	{"eager", 0, 0, 1, TUNE_EAGER_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
-	{"compile", 1, 0, 1, TUNE_COMPILE_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
-	{"cudagraphs", 1, 0, 1, TUNE_GRAPH_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
-	{"tensorrt", 1, 0, 0, TUNE_TRT_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, 0},
+	{"eager", 0, 0, 1, &TUNE_EAGER_LAUNCH_S, 0, 0, 1.0, 0, 1, 0, &none},
+	{"compile", 1, 0, 1, &compile_launch_s, 0, 0, 1.0, 0, 1, 0, &none},
+	{"cudagraphs", 1, 0, 1, &graph_launch_s, 0, 0, 1.0, 0, 1, 0, &none},
+	{"tensorrt", 1, 0, 0, &trt_launch_s, 0, 0, 1.0, 0, 1, 0, &none},
 	/* TensorRT-LLM: KvCacheConfig.free_gpu_memory_fraction 0.9 of what the weights leave, 64-token blocks, max batch 2048 */
-	{"trtllm", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_TRTLLM_STEP_S, TUNE_TRTLLM_SEQ_S, 0.90, 1, 64, 2048, 0},
+	{"trtllm", 1, 1, 0, &graph_launch_s, TUNE_TRTLLM_STEP_S, TUNE_TRTLLM_SEQ_S, 0.90, 1, 64, 2048, &none},
 	/* vLLM: gpu_memory_utilization 0.9 of the total, block_size 16, max_num_seqs 256 */
-	{"vllm", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.90, 0, 16, 256, 0},
+	{"vllm", 1, 1, 0, &graph_launch_s, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.90, 0, 16, 256, &none},
 	/* SGLang: mem_fraction_static ~0.88, token-level pages (page_size 1) */
-	{"sglang", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.88, 0, 1, 1024, 0},
+	{"sglang", 1, 1, 0, &graph_launch_s, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.88, 0, 1, 1024, &none},
 	/* LMDeploy TurboMind: cache_max_entry_count 0.8 of free memory, 64-token blocks, max_batch_size 256 */
-	{"lmdeploy", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.80, 1, 64, 256, 0},
+	{"lmdeploy", 1, 1, 0, &graph_launch_s, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.80, 1, 64, 256, &none},
 	/* TGI: cuda_memory_fraction 1.0 (what warm-up leaves), 16-token blocks, max_concurrent_requests 128 */
-	{"tgi", 1, 1, 0, TUNE_GRAPH_LAUNCH_S, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.95, 0, 16, 128, 0},
+	{"tgi", 1, 1, 0, &graph_launch_s, TUNE_SERVE_STEP_S, TUNE_SERVE_SEQ_S, 0.95, 0, 16, 128, &none},
 	/* transformers generate: eager launches, its modelling code's Python per layer, generate's loop per step */
-	{"hf", 0, 0, 0, TUNE_EAGER_LAUNCH_S, TUNE_HF_STEP_S, 0, 1.0, 0, 1, 0, TUNE_HF_LAYER_S},
+	{"hf", 0, 0, 0, &TUNE_EAGER_LAUNCH_S, TUNE_HF_STEP_S, 0, 1.0, 0, 1, 0, &TUNE_HF_LAYER_S},
 };
 
 const struct model_engine_info *model_engine_info(enum model_engine e)
@@ -154,7 +131,7 @@ double model_engine_sample_host_s(enum model_engine e, double eager_ops, double 
 double model_engine_host_s(enum model_engine e, double kernels, double seqs)
 {
 	const struct model_engine_info *in = model_engine_info(e);
-	return kernels * in->host_per_kernel_s + in->host_per_step_s + seqs * in->host_per_seq_s;
+	return kernels * *in->host_per_kernel_s + in->host_per_step_s + seqs * in->host_per_seq_s;
 }
 
 int model_engine_check(enum model_engine e, int task_is_training, struct diag *err)

@@ -24,20 +24,24 @@ enum model_engine {
 	MODEL_ENGINE_COUNT
 };
 
-/* What an engine costs and how it holds memory.  Static, one row per engine. */
+/*
+ * What an engine costs and how it holds memory.  Static, one row per engine;
+ * the host costs point at their constant, which for a fitted one is its
+ * tune_fitted[] slot (model/tune.h), so that `validate --refit` moves it.
+ */
 struct model_engine_info {
 	const char *name;
-	int fused;                /* elementwise work fused into neighbouring kernels */
-	int serving;              /* a serving engine: continuous batching, paged KV cache */
-	int trains;               /* can run a training step */
-	double host_per_kernel_s; /* CPU time to launch one kernel */
-	double host_per_step_s;   /* CPU time per forward pass besides launches (scheduler, sampling) */
-	double host_per_seq_s;    /* ... and per running sequence in it */
-	double mem_fraction;      /* share of the GPU's memory the engine may use (KV cache sizing) */
-	int mem_of_free;          /* mem_fraction applies to what the weights leave, not to the total */
-	int kv_block_tokens;      /* paged KV cache block, tokens (1: token-level) */
-	int max_seqs;             /* default cap on running sequences */
-	double host_per_layer_s;  /* CPU time per transformer layer per forward besides launches */
+	int fused;                       /* elementwise work fused into neighbouring kernels */
+	int serving;                     /* a serving engine: continuous batching, paged KV cache */
+	int trains;                      /* can run a training step */
+	const double *host_per_kernel_s; /* CPU time to launch one kernel, s */
+	double host_per_step_s;          /* CPU time per forward pass besides launches (scheduler, sampling) */
+	double host_per_seq_s;           /* ... and per running sequence in it */
+	double mem_fraction;             /* share of the GPU's memory the engine may use (KV cache sizing) */
+	int mem_of_free;                 /* mem_fraction applies to what the weights leave, not to the total */
+	int kv_block_tokens;             /* paged KV cache block, tokens (1: token-level) */
+	int max_seqs;                    /* default cap on running sequences */
+	const double *host_per_layer_s;  /* CPU time per transformer layer per forward besides launches, s */
 };
 
 const struct model_engine_info *model_engine_info(enum model_engine e);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/quant.h"
 #include "model/tune.h"
 #include "model/vendor.h"
 #include "report/field.h"
@@ -16,6 +17,9 @@
  * memory.csv, M*).  Constants that are estimates or come from a datasheet or
  * a paper's own figure, not from these cases, have no entry.
  */
+/* the quantised-kernel table, whose rows' fields are set by name (model/quant.h) */
+#define QUANT_FILE "data/quant/kernels.csv"
+
 double tune_fitted[TUNE_NFITTED] = {TUNE_FITTED_DEFAULTS};
 _Static_assert(sizeof((double[]){TUNE_FITTED_DEFAULTS}) == TUNE_NFITTED * sizeof(double),
 	       "TUNE_FITTED_DEFAULTS has one value per tune_fitted_id");
@@ -24,10 +28,19 @@ _Static_assert(sizeof((double[]){TUNE_FITTED_DEFAULTS}) == TUNE_NFITTED * sizeof
  * Priors (the value when no case is left to fit on): a GEMM at its
  * microbenchmark rate (TRAIN_GEMM 1), a 128-wide tile (X0), 80 % of a link's
  * rate for copies and collectives, NVLS at its link rate, no extra sharded
- * reserve and no SM share for hidden gathers, 8 fp32
- * bytes a logit (Megatron's loss), convolutions at a GEMM's 80 %, TF32 at
- * half the 16-bit rate as the datasheets give it, FP32 convolutions at
- * SGEMM's 90 %.  Ranges bound the search to what is physical.
+ * reserve and no SM share for hidden gathers, 8 fp32 bytes a logit
+ * (Megatron's loss), convolutions at a GEMM's 80 %, TF32 at half the 16-bit
+ * rate as the datasheets give it, FP32 convolutions at SGEMM's 90 %.  Host
+ * costs: an eager launch at the few microseconds PyTorch's dispatcher and
+ * cudaLaunchKernel are commonly put at (6 us); a per-sample network's module
+ * call at three such launches (20 us: the call, its dispatch, cuDNN's host
+ * side); no Python per layer of transformers' code besides its launches;
+ * DeepSpeed's per-rank copy of a gather's output at one eager launch (the
+ * copy kernel each rank's slice costs); Transformer Engine's fp8 module at
+ * the 1.5 ms its issue #445 times for one te.Linear over bf16.  Quantised
+ * kernels as data/quant/kernels.csv puts its unfitted rows: the packed
+ * weights read at the stream rate (share 1), no host time besides the
+ * launches (0).  Ranges bound the search to what is physical.
  */
 static const struct fitted_const consts[] = {
 	{"TUNE_GEMM_X0", "src/model/tune.h", "S1-*", TUNE_K_GEMM_X0, NULL, 32, 256, 128},
@@ -47,9 +60,10 @@ static const struct fitted_const consts[] = {
 	{"TUNE_STRAGGLER_SIGMA", "src/model/tune.h", "P16-006..009 P21-* S1-006..010 S1-019 S1-021 S1-022",
 	 TUNE_K_STRAGGLER_SIGMA, NULL, 0, 0.05, 0},
 	{"TUNE_TP_OVERLAP", "src/model/tune.h", "P16-002..009", TUNE_K_TP_OVERLAP, NULL, 0, 0.9, 0},
-	{"TUNE_EAGER_LAUNCH_S", "src/model/engine.c", "P7-003", -1, NULL, 0, 0, 0},
-	{"TUNE_DS_RANK_COPY_S", "src/model/tune.h", "S1-011..016", -1, NULL, 0, 0, 0},
-	{"TUNE_EAGER_MODULE_OP_S", "src/model/engine.c", "E5-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_EAGER_LAUNCH_S", "src/model/tune.h", "P7-003", TUNE_K_EAGER_LAUNCH_S, NULL, 2e-6, 15e-6, 6e-6},
+	{"TUNE_DS_RANK_COPY_S", "src/model/tune.h", "S1-011..016", TUNE_K_DS_RANK_COPY_S, NULL, 0, 150e-6, 6e-6},
+	{"TUNE_EAGER_MODULE_OP_S", "src/model/tune.h", "E5-*:fit", TUNE_K_EAGER_MODULE_OP_S, NULL, 10e-6, 80e-6,
+	 20e-6},
 	{"TUNE_CONV3D_EFF_CL", "src/model/tune.h", "P11-*:fit", TUNE_K_CONV3D_EFF_CL, NULL, 0.2, 0.8, 0.59},
 	{"TUNE_CONV3D_EFF_LEGACY", "src/model/tune.h", "P8-001 P8-002 P8-005 P8-006 P8-009..011",
 	 TUNE_K_CONV3D_EFF_LEGACY, NULL, 0.05, 0.5, 0.59},
@@ -62,15 +76,21 @@ static const struct fitted_const consts[] = {
 	 "M6-001 M7-*", -1, NULL, 0, 0, 0},
 	{"TUNE_PAGED_KV_EFF", "src/model/vendor.c", "P6-001", -1, "* paged_kv", 0.4, 1, 1},
 	{"TUNE_SERVE_COMPUTE_HOPPER", "src/model/vendor.c", "SV-001..036", -1, "hopper serve_compute", 0.3, 1, 1},
-	{"TUNE_HF_LAYER_S", "src/model/engine.c", "P24-*:fit P26-*:fit", -1, NULL, 0, 0, 0},
-	{"TUNE_TE_FP8_MODULE_S", "src/model/tune.h", "P12-*:fit P13-*:fit", -1, NULL, 0, 0, 0},
+	{"TUNE_HF_LAYER_S", "src/model/tune.h", "P24-*:fit P26-*:fit", TUNE_K_HF_LAYER_S, NULL, 0, 1e-3, 0},
+	{"TUNE_TE_FP8_MODULE_S", "src/model/tune.h", "P12-*:fit P13-*:fit", TUNE_K_TE_FP8_MODULE_S, NULL, 0, 3e-3,
+	 1.5e-3},
 	{"TUNE_INT8_CONV_REL", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
 	{"TUNE_TRT_SAMPLE_TRAFFIC", "src/model/tune.h", "P35-001 P35-002 P36-001", -1, NULL, 0, 0, 0},
-	{"bitsandbytes rows (bnb-nf4, bnb-int8 and their 0.44 releases)", "data/quant/kernels.csv", "P24-*:fit",
-	 -1, NULL, 0, 0, 0},
-	{"AutoAWQ rows (awq-gemv, awq-gemm)", "data/quant/kernels.csv", "P25-*:fit", -1, NULL, 0, 0, 0},
-	{"AutoGPTQ kernel rows (exllama, gptq-cuda-old)", "data/quant/kernels.csv", "P26-*:fit", -1, NULL, 0, 0,
-	 0},
+	{"bnb-nf4 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-nf4 host_per_linear_s", 0, 400e-6, 0},
+	{"bnb-nf4-0.44 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-nf4-0.44 host_per_linear_s", 0,
+	 400e-6, 0},
+	{"bnb-int8 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-int8 host_per_linear_s", 0, 600e-6, 0},
+	{"bnb-int8-0.44 host_per_linear_s", QUANT_FILE, "P24-*:fit", -1, "bnb-int8-0.44 host_per_linear_s", 0,
+	 600e-6, 0},
+	{"awq-gemv bw_share", QUANT_FILE, "P25-*:fit", -1, "awq-gemv bw_share", 0.2, 1, 1},
+	{"awq-gemm bw_share", QUANT_FILE, "P25-*:fit", -1, "awq-gemm bw_share", 0.2, 1, 1},
+	{"exllama bw_share", QUANT_FILE, "P26-*:fit", -1, "exllama bw_share", 0.2, 1, 1},
+	{"gptq-cuda-old bw_share", QUANT_FILE, "P26-*:fit", -1, "gptq-cuda-old bw_share", 0.1, 1, 1},
 	{"vllm 0.11 host times (host_step_s, host_seq_s, host_req_s)", "data/serve/engines.csv", "SV-*:fit", -1,
 	 NULL, 0, 0, 0},
 	{"sglang 0.5 host times", "data/serve/engines.csv", "SV-*:fit", -1, NULL, 0, 0, 0},
@@ -100,12 +120,12 @@ static const double tune_shipped[TUNE_NFITTED] = {TUNE_FITTED_DEFAULTS};
 
 int fitted_refittable(const struct fitted_const *k)
 {
-	return k->tune >= 0 || k->vendor;
+	return k->tune >= 0 || k->table;
 }
 
 int fitted_set(const struct fitted_const *k, double v)
 {
-	struct strbuf archs = STRBUF_INIT;
+	struct strbuf rows = STRBUF_INIT;
 	const char *sp;
 	int rc;
 
@@ -113,11 +133,14 @@ int fitted_set(const struct fitted_const *k, double v)
 		tune_fitted[k->tune] = v;
 		return 0;
 	}
-	if (!k->vendor || !(sp = strchr(k->vendor, ' ')))
+	if (!k->table || !(sp = strchr(k->table, ' ')))
 		return -1;
-	strbuf_add(&archs, k->vendor, (size_t)(sp - k->vendor));
-	rc = model_vendor_set(strbuf_str(&archs), sp + 1, v);
-	strbuf_release(&archs);
+	strbuf_add(&rows, k->table, (size_t)(sp - k->table));
+	if (!strcmp(k->where, QUANT_FILE))
+		rc = model_quant_set(strbuf_str(&rows), sp + 1, v);
+	else
+		rc = model_vendor_set(strbuf_str(&rows), sp + 1, v);
+	strbuf_release(&rows);
 	return rc;
 }
 
@@ -125,6 +148,7 @@ void fitted_reset(void)
 {
 	memcpy(tune_fitted, tune_shipped, sizeof(tune_fitted));
 	model_vendor_reset();
+	model_quant_reset();
 }
 
 const struct fitted_const *fitted_consts(size_t *n)

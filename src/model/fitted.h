@@ -31,11 +31,17 @@ struct fitted_const {
 	 * to fit on (what one would pick without these measurements).
 	 */
 	int tune;
-	const char *vendor; /* or a model/vendor.c field: "ARCH[,ARCH...] FIELD" ("*": every row); NULL */
+	/*
+	 * or a field of a run-time table, "ROWS FIELD", NULL when none: where
+	 * `where` is src/model/vendor.c, "ARCH[,ARCH...] FIELD" of its rows
+	 * ("*": every row); where it is data/quant/kernels.csv, "KERNEL[,KERNEL...]
+	 * COLUMN" of that file's rows (model/quant.h).
+	 */
+	const char *table;
 	double lo, hi, prior;
 };
 
-/* 1 when `validate --refit` can set k (a tune_fitted[] slot or a vendor field). */
+/* 1 when `validate --refit` can set k (a tune_fitted[] slot or a table field). */
 int fitted_refittable(const struct fitted_const *k);
 /* Sets k's run-time value(s) to v; -1 when k is not refittable. */
 int fitted_set(const struct fitted_const *k, double v);

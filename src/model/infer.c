@@ -19,7 +19,7 @@ enum model_engine engine_of(const struct model_config *c)
 /* Host time to launch one kernel under the configured engine (model/engine.c). */
 double launch_s_of(const struct model_config *c)
 {
-	return model_engine_info(engine_of(c))->host_per_kernel_s;
+	return *model_engine_info(engine_of(c))->host_per_kernel_s;
 }
 
 /*
@@ -108,7 +108,7 @@ void infer_transformer(const struct workload *w, const struct model_config *c, c
 		       (stored_weight_bytes(c) + 2) * h->inv_bw;
 	if (gpu < kernels * TUNE_KERNEL_MIN_S)
 		gpu = kernels * TUNE_KERNEL_MIN_S;
-	cpu_s = model_engine_host_s(eng, kernels, B) + L * model_engine_info(eng)->host_per_layer_s +
+	cpu_s = model_engine_host_s(eng, kernels, B) + L * *model_engine_info(eng)->host_per_layer_s +
 		(qk ? lin * qk->host_linear_s : 0);
 	o->prefill_gpu_s = gpu;
 	o->prefill_s = gpu > cpu_s ? gpu : cpu_s;

@@ -6,6 +6,7 @@
 #include "model/quant.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -36,6 +37,9 @@ static const char *const col_names[NCOLS] = {
 	"source"};
 
 static struct model_quant_kernel table[QUANT_MAX];
+/* the rows as read, kept at the first model_quant_set() */
+static struct model_quant_kernel shipped[QUANT_MAX];
+static int have_shipped;
 static int nrows;
 static struct diag table_err;
 static struct strbuf names = STRBUF_INIT;
@@ -181,4 +185,48 @@ int model_quant_kernel_check(int k, int precision, struct diag *err)
 				precision >= 0 ? model_precision_name((enum model_precision)precision) :
 						 "the working precision's");
 	return 0;
+}
+
+/* the numeric columns a refit may set, by their names in the file */
+static const struct {
+	int col;
+	size_t offset;
+} num_fields[] = {
+	{C_SHARE, offsetof(struct model_quant_kernel, bw_share)},
+	{C_DEQUANT, offsetof(struct model_quant_kernel, dequant_above)},
+	{C_ROWS, offsetof(struct model_quant_kernel, gemv_rows)},
+	{C_LAUNCHES, offsetof(struct model_quant_kernel, launches_linear)},
+	{C_HOST, offsetof(struct model_quant_kernel, host_linear_s)},
+};
+
+int model_quant_set(const char *kernels, const char *field, double v)
+{
+	size_t f, len;
+	const char *p;
+	int hit = 0, i;
+
+	for (f = 0; f < sizeof(num_fields) / sizeof(num_fields[0]) && strcmp(col_names[num_fields[f].col], field);
+	     f++)
+		;
+	if (f == sizeof(num_fields) / sizeof(num_fields[0]) || !model_quant_kernel_count())
+		return -1;
+	if (!have_shipped) {
+		memcpy(shipped, table, sizeof(table));
+		have_shipped = 1;
+	}
+	for (p = kernels; *p; p += len + (p[len] == ',')) {
+		len = strcspn(p, ",");
+		for (i = 0; i < nrows; i++)
+			if (strlen(table[i].name) == len && !strncmp(table[i].name, p, len)) {
+				*(double *)((char *)&table[i] + num_fields[f].offset) = v;
+				hit = 1;
+			}
+	}
+	return hit ? 0 : -1;
+}
+
+void model_quant_reset(void)
+{
+	if (have_shipped)
+		memcpy(table, shipped, sizeof(table));
 }

@@ -48,4 +48,14 @@ int model_quant_kernel_default(int precision, int serving_engine, int fused_engi
  */
 int model_quant_kernel_check(int k, int precision, struct diag *err);
 
+/*
+ * For `validate --refit` (model/fitted.h), from one thread while no estimate
+ * runs: sets the column named `field` (a numeric column of the file:
+ * "bw_share", "host_per_linear_s", ...) of each row in `kernels`
+ * ("awq-gemv" or "bnb-nf4,bnb-nf4-0.44") to v; -1 when the field or every
+ * kernel is unknown.  model_quant_reset puts every row back as read.
+ */
+int model_quant_set(const char *kernels, const char *field, double v);
+void model_quant_reset(void);
+
 #endif

@@ -200,13 +200,44 @@
  * P13-001/002/004/005 (GPT-2 XL on one GPU at batch 8-14, where the step
  * grows 23 % for 75 % more tokens): docs/model.md, "FP8 host cost".
  */
-#ifndef TUNE_TE_FP8_MODULE_S
-#define TUNE_TE_FP8_MODULE_S 1.3e-3
-#endif
+#define TUNE_TE_FP8_MODULE_S_DEFAULT 1.3e-3
 /* shortest GPU time of one kernel, however small its work (launch latency, ramp, drain) */
 #define TUNE_KERNEL_MIN_S 2.5e-6
 /* idle gap between dependent kernels in a latency-bound forward pass (estimate) */
 #define TUNE_KERNEL_GAP_S 1.0e-6
+/*
+ * The engines' fitted host costs (model/engine.c holds the others).  Host
+ * time to launch one kernel from eager PyTorch (Python, dispatcher, CUDA
+ * launch): a Llama 3.1 8B decode step on one H100 takes 8.4 ms eager and
+ * 5.1 ms replayed from a CUDA Graph with the same GPU work, about 1,460
+ * launches, so about 5.8 us each (published.csv P7-003/004; P7-004 held out).
+ */
+#define TUNE_EAGER_LAUNCH_S_DEFAULT 6e-6
+/*
+ * Host time of one operation of a per-sample network in eager PyTorch.  Such
+ * networks are built of one nn.Module per operation (Conv2d, BatchNorm2d,
+ * ReLU, ...), so each costs a module call (hooks, forward dispatch), the
+ * dispatcher, and for convolutions and normalisations cuDNN's host side
+ * (descriptors, plan-cache lookup): several times a bare elementwise launch.
+ * A ResNet-50 forward is 175 such operations (docs/model.md counts them).
+ * Fitted to eager ResNet-50 at batch 1-32 on A100, V100 and T4, where the
+ * latency stays at 6-8 ms whatever the GPU and batch (published.csv E5-*
+ * fit rows; every third row held out): 40 us.
+ */
+#define TUNE_EAGER_MODULE_OP_S_DEFAULT 40e-6
+/*
+ * Hugging Face transformers generate, eager (engine "hf").  Besides the
+ * kernels it launches, a decoder layer of its modelling code spends host time
+ * in Python that launches nothing (module calls and hooks, the cache object's
+ * update, mask and position bookkeeping, shape checks): fitted to batch-1
+ * decoding in 16 bits that no GPU term explains, where the step stays flat
+ * as the batch grows (published.csv P24-001/004/015/018/021, P26-001/004/007:
+ * Llama 3.1 8B on an H100 24.4 ms a token at batch 1 and 25.5 ms at 8 with
+ * 5 ms of weights to read; Llama 2 13B on an A100 37.0-37.9 ms at batch 1-4
+ * with 13 ms): 0.5 ms a layer (0.4-0.6 tried; the median over those
+ * sources' fit rows is least at 0.5).
+ */
+#define TUNE_HF_LAYER_S_DEFAULT 0.5e-3
 /* DALI: CPU work left per sample (reading, batching) relative to a full decode, and GPU time share of decoding */
 #define TUNE_DALI_CPU_RELIEF 10.0
 #define TUNE_DALI_GPU_SHARE 0.1
@@ -253,6 +284,11 @@ enum tune_fitted_id {
 	TUNE_K_TF32_CONV3D_REL,
 	TUNE_K_EAGER_MEM3D_EFF,
 	TUNE_K_TP_OVERLAP,
+	TUNE_K_EAGER_LAUNCH_S,
+	TUNE_K_EAGER_MODULE_OP_S,
+	TUNE_K_HF_LAYER_S,
+	TUNE_K_DS_RANK_COPY_S,
+	TUNE_K_TE_FP8_MODULE_S,
 	TUNE_NFITTED
 };
 extern double tune_fitted[TUNE_NFITTED];
@@ -263,7 +299,9 @@ extern double tune_fitted[TUNE_NFITTED];
 		TUNE_LOGITS_FP32_BYTES_DEFAULT, TUNE_ZERO3_SM_SHARE_DEFAULT, TUNE_CONV_EFF_DEFAULT, \
 		TUNE_TF32_CONV_REL_DEFAULT, TUNE_CONV_EFF_FP32_DEFAULT, TUNE_STRAGGLER_SIGMA_DEFAULT, \
 		TUNE_CONV3D_EFF_CL_DEFAULT, TUNE_CONV3D_EFF_LEGACY_DEFAULT, TUNE_CONV3D_EFF_FP32_DEFAULT, \
-		TUNE_TF32_CONV3D_REL_DEFAULT, TUNE_EAGER_MEM3D_EFF_DEFAULT, TUNE_TP_OVERLAP_DEFAULT
+		TUNE_TF32_CONV3D_REL_DEFAULT, TUNE_EAGER_MEM3D_EFF_DEFAULT, TUNE_TP_OVERLAP_DEFAULT, \
+		TUNE_EAGER_LAUNCH_S_DEFAULT, TUNE_EAGER_MODULE_OP_S_DEFAULT, TUNE_HF_LAYER_S_DEFAULT, \
+		TUNE_DS_RANK_COPY_S_DEFAULT, TUNE_TE_FP8_MODULE_S_DEFAULT
 #define TUNE_GEMM_X0 (tune_fitted[TUNE_K_GEMM_X0])
 #define TUNE_TRAIN_GEMM (tune_fitted[TUNE_K_TRAIN_GEMM])
 #define TUNE_H2D_EFF (tune_fitted[TUNE_K_H2D_EFF])
@@ -283,6 +321,11 @@ extern double tune_fitted[TUNE_NFITTED];
 #define TUNE_TF32_CONV3D_REL (tune_fitted[TUNE_K_TF32_CONV3D_REL])
 #define TUNE_EAGER_MEM3D_EFF (tune_fitted[TUNE_K_EAGER_MEM3D_EFF])
 #define TUNE_TP_OVERLAP (tune_fitted[TUNE_K_TP_OVERLAP])
+#define TUNE_EAGER_LAUNCH_S (tune_fitted[TUNE_K_EAGER_LAUNCH_S])
+#define TUNE_EAGER_MODULE_OP_S (tune_fitted[TUNE_K_EAGER_MODULE_OP_S])
+#define TUNE_HF_LAYER_S (tune_fitted[TUNE_K_HF_LAYER_S])
+#define TUNE_DS_RANK_COPY_S (tune_fitted[TUNE_K_DS_RANK_COPY_S])
+#define TUNE_TE_FP8_MODULE_S (tune_fitted[TUNE_K_TE_FP8_MODULE_S])
 
 /*
  * DeepSpeed's ZeRO-3 of 2021 (v0.3-0.5, --zero3-impl deepspeed-2021).  Host
@@ -299,5 +342,5 @@ extern double tune_fitted[TUNE_NFITTED];
  * torch.distributed.all_gather; PR #1188 removed it): fitted on
  * S1-011..016, 40, 50, 55, 60 and 80 us tried, 60 best (median 8.5 %)
  */
-#define TUNE_DS_RANK_COPY_S 60e-6
+#define TUNE_DS_RANK_COPY_S_DEFAULT 60e-6
 #endif

@@ -34,8 +34,8 @@ static void test_fusion_and_host_cost(void **state)
 	assert_true(model_engine_layer_kernels(MODEL_ENGINE_EAGER, 0, 0) < eager);
 	/* transformers generate launches as eager code does and adds its Python per layer */
 	assert_true(model_engine_layer_kernels(MODEL_ENGINE_HF, 1, 1) == eager);
-	assert_true(model_engine_info(MODEL_ENGINE_HF)->host_per_layer_s > 0);
-	assert_true(model_engine_info(MODEL_ENGINE_EAGER)->host_per_layer_s == 0);
+	assert_true(*model_engine_info(MODEL_ENGINE_HF)->host_per_layer_s > 0);
+	assert_true(*model_engine_info(MODEL_ENGINE_EAGER)->host_per_layer_s == 0);
 	assert_true(model_engine_sample_kernels(MODEL_ENGINE_HF, 175) == 175);
 	for (e = 1; e < MODEL_ENGINE_COUNT; e++) {
 		double k;

@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "catalog/catalog.h"
+#include "model/engine.h"
 #include "model/fitted.h"
+#include "model/quant.h"
 #include "model/tune.h"
 #include "model/vendor.h"
 #include "model/validate.h"
@@ -496,6 +498,56 @@ static void test_fitted_set(void **state)
 	assert_true(model_vendor_eff(NULL)->gemm16 == was);
 }
 
+/* The named constant of the fitted list, or fails. */
+static const struct fitted_const *named(const char *name)
+{
+	size_t n, i;
+	const struct fitted_const *all = fitted_consts(&n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(all[i].name, name))
+			return &all[i];
+	fail_msg("%s is not in the fitted list", name);
+	return NULL;
+}
+
+/* The engines' fitted host costs are run-time values: a refit moves what the engine table gives. */
+static void test_fitted_set_engine(void **state)
+{
+	double was = model_engine_host_s(MODEL_ENGINE_HF, 100, 1);
+	(void)state;
+	assert_true(fitted_refittable(named("TUNE_EAGER_LAUNCH_S")));
+	assert_int_equal(fitted_set(named("TUNE_EAGER_LAUNCH_S"), 10e-6), 0);
+	assert_true(fabs(model_engine_host_s(MODEL_ENGINE_HF, 100, 1) - was - 100 * 4e-6) < 1e-12);
+	assert_int_equal(fitted_set(named("TUNE_HF_LAYER_S"), 0), 0);
+	assert_true(*model_engine_info(MODEL_ENGINE_HF)->host_per_layer_s == 0);
+	assert_int_equal(fitted_set(named("TUNE_DS_RANK_COPY_S"), 1e-6), 0);
+	assert_true(TUNE_DS_RANK_COPY_S == 1e-6);
+	fitted_reset();
+	assert_true(model_engine_host_s(MODEL_ENGINE_HF, 100, 1) == was);
+	assert_true(*model_engine_info(MODEL_ENGINE_HF)->host_per_layer_s == 0.5e-3);
+	assert_true(TUNE_DS_RANK_COPY_S == 60e-6);
+}
+
+/* A quantised kernel's fitted column is set by the row's name and put back as read. */
+static void test_fitted_set_quant(void **state)
+{
+	const struct model_quant_kernel *q = model_quant_kernel_at(model_quant_kernel_from_name("awq-gemv"));
+	double was;
+	(void)state;
+	assert_non_null(q);
+	was = q->bw_share;
+	assert_true(fitted_refittable(named("awq-gemv bw_share")));
+	assert_int_equal(fitted_set(named("awq-gemv bw_share"), 0.5), 0);
+	assert_true(q->bw_share == 0.5);
+	assert_int_equal(model_quant_set("nosuch", "bw_share", 0.1), -1);
+	assert_int_equal(model_quant_set("awq-gemv", "source", 0.1), -1);
+	assert_int_equal(model_quant_set("bnb-nf4,bnb-nf4-0.44", "host_per_linear_s", 0), 0);
+	assert_true(model_quant_kernel_at(model_quant_kernel_from_name("bnb-nf4-0.44"))->host_linear_s == 0);
+	fitted_reset();
+	assert_true(q->bw_share == was);
+	assert_true(model_quant_kernel_at(model_quant_kernel_from_name("bnb-nf4-0.44"))->host_linear_s == 60e-6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,7 +557,8 @@ int main(void)
 		cmocka_unit_test(test_long_reason),       cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_source_key),        cmocka_unit_test(test_fitted_patterns),
 		cmocka_unit_test(test_sources),           cmocka_unit_test(test_refit),
-		cmocka_unit_test(test_fitted_set),
+		cmocka_unit_test(test_fitted_set),        cmocka_unit_test(test_fitted_set_engine),
+		cmocka_unit_test(test_fitted_set_quant),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
