@@ -53,6 +53,10 @@ case "$args" in *"--autocast on"*) ;; *) fail "plan's estimate_args lack --autoc
 estimate_agrees "$args" "$step"
 expect_rc 2 plan llama2-7b --task infer --gpu h100-sxm5-80gb --threads 1 --autocast on
 expect_err "--autocast"
+# every precision the plan may choose is checked, not only the first
+expect_rc 2 plan bert-base --task pretrain --gpu h100-sxm5-80gb --seq-len 128 --global-batch 4096 --samples 1e8 \
+	--threads 1 --precision bf16,fp8 --autocast on
+expect_err "fp8 is not that"
 
 # the case column: 1 moves the row, a bad cell is a skip reason with file, line, column, field
 h="id,model,task,gpu,gpus,dp,precision,seq_len,global_batch,micro_batch,flash_attention,metric,value,autocast"
