@@ -124,6 +124,8 @@ void workload_opts_apply(const struct workload_opts *o, struct model_config *c)
 			c->logits = (enum model_logits)q.logits;
 		if (q.mlm_head != MODEL_UNSET)
 			c->mlm_head = (enum model_mlm_head)q.mlm_head;
+		if (q.autocast != MODEL_UNSET)
+			c->autocast = q.autocast;
 		if (q.weight_precision != MODEL_UNSET)
 			c->weight_precision = q.weight_precision;
 		if (q.channels_last != MODEL_UNSET)
@@ -140,6 +142,11 @@ static int named(const struct workload_opts *o, const char *flag, const char *v,
 	if (value < 0)
 		die_usage("gpuscope %s: --%s '%s' is not one of %s", o->cmd, flag, v, valid);
 	return value;
+}
+
+static int on_off(const char *v)
+{
+	return !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : -1;
 }
 
 void workload_opts_request(const struct workload_opts *o, struct model_request *q)
@@ -160,11 +167,10 @@ void workload_opts_request(const struct workload_opts *o, struct model_request *
 		q->weight_precision = named(o, "weight-precision", o->weight_precision,
 					    model_precision_from_name(o->weight_precision),
 					    "bf16, fp16, fp8, int8, int4, nf4, nvfp4, mxfp4");
+	if (o->autocast)
+		q->autocast = named(o, "autocast", o->autocast, on_off(o->autocast), "on, off");
 	if (o->channels_last)
-		q->channels_last = named(o, "channels-last", o->channels_last,
-					 !strcmp(o->channels_last, "on")  ? 1 :
-					 !strcmp(o->channels_last, "off") ? 0 :
-									    -1,
+		q->channels_last = named(o, "channels-last", o->channels_last, on_off(o->channels_last),
 					 "on, off");
 	if (o->quant_kernel && strcmp(o->quant_kernel, "none"))
 		q->quant_kernel = named(o, "quant-kernel", o->quant_kernel,

@@ -35,6 +35,7 @@ struct workload_opts {
 	/* how memory is held (WORKLOAD_OPT_MEMORY) */
 	const char *master, *lora_targets, *logits, *tie_embeddings;
 	const char *mlm_head;         /* an encoder's masked-LM head: masked|all */
+	const char *autocast;         /* eager torch.autocast over fp32 weights: on|off */
 	const char *weight_precision; /* stored weights: a served model's or a LoRA base's */
 	const char *channels_last;    /* 3D convolutions on NDHWC tensors: on|off */
 	const char *quant_kernel;     /* the kernel that runs quantised linears at inference */
@@ -95,6 +96,8 @@ struct workload_opts {
 			    "logits for the loss: fp32 (default), bf16 or chunked"), \
 		OPT_STRING_("mlm-head", &(o).mlm_head, "masked|all", \
 			    "encoder pre-training: MLM head on the masked positions (default) or all"), \
+		OPT_STRING_("autocast", &(o).autocast, "on|off", \
+			    "eager fp16/bf16 training under torch.autocast: fp32 norms, residuals, softmax"), \
 		OPT_STRING_("tie-embeddings", &(o).tie_embeddings, "on|off", \
 			    "output head shares the input embedding"), \
 		OPT_STRING_("weight-precision", &(o).weight_precision, "P", \

@@ -108,6 +108,13 @@ static double unfused_bmm_s(const struct hw *h, double eb, double batch, double 
  * records as it runs, with one fused amax-and-scale update per step over
  * all tensors: no pass of its own.
  */
+/* Elements of the four linears' weights of a layer on one GPU (QKV, output, MLP up with its gate, down). */
+static double linear_weights(const struct workload *w, const struct model_config *c)
+{
+	double hd = w->d.hidden, q = w->q_dim, kv = w->kv_dim, f = w->ffn_active;
+	return (hd * (q + 2 * kv) + q * hd + hd * f * ((w->d.gated_mlp ? 2 : 1) + 1)) / c->tp;
+}
+
 static void te_casts(const struct workload *w, const struct model_config *c, const struct hw *h, double T,
 		     struct layer_time *lt)
 {
@@ -117,7 +124,7 @@ static void te_casts(const struct workload *w, const struct model_config *c, con
 	/* the norm's or activation's saved write, then the transpose; FP4 needs the tensor's amax first: a cast,
 	 * forward and for the MLP-up gradient too */
 	double ln = model_precision_fp4(c->precision) ? cast : tr - (2 - model_precision_bytes(c->precision));
-	double wts = (hd * (q + 2 * kv) + q * hd + hd * f * ((d->gated_mlp ? 2 : 1) + 1)) / t;
+	double wts = linear_weights(w, c);
 	double fwd = T * (2 * ln * hd + cast * q / t + ln * f / t) + cast * wts;
 	double bwd = T * cast *
 		     ((q + 2 * kv) / t + 2 * hd +
@@ -155,10 +162,58 @@ static void torchao_casts(const struct workload *w, const struct model_config *c
 	const struct workload_dims *d = &w->d;
 	double t = c->tp, hd = d->hidden, q = w->q_dim, kv = w->kv_dim, f = w->ffn_active;
 	double cast = TUNE_FP8_CAST_BYTES + 2, n = shard_ranks(c), gated = d->gated_mlp ? 2 : 1;
-	double wts = (hd * (q + 2 * kv) + q * hd + hd * f * (gated + 1)) / t;
+	double wts = linear_weights(w, c);
 	double wcast = c->zero >= 3 && n > 1 ? wts * (5 / n + 2) : cast * wts;
 	lt->cast_fwd = (cast * T * (hd + q / t + hd + f / t) + wcast) * h->inv_bw;
 	lt->cast_bwd = cast * T * ((q + 2 * kv) / t + hd + gated * f / t + hd) * h->inv_bw;
+}
+
+/*
+ * Eager PyTorch under torch.autocast over fp32 weights (docs/model.md,
+ * "Autocast in eager code"): the HBM bytes it adds to a layer's 16-bit
+ * activations, per micro-batch of T tokens.  Autocast runs layer_norm and
+ * softmax in fp32 and an add of a 16-bit and an fp32 tensor gives fp32, so
+ * the norms' outputs and the residual stream are fp32 (4 B, not 2), and
+ * each linear casts an fp32 input to 16 bits in a kernel of its own (read
+ * 4, write 2), its weight once per forward (autocast's cache).  Per token,
+ * in B, with n the linears that read a norm's output (Q, K and V apart as
+ * eager modules run them, the MLP up with its gate):
+ *   forward: two norms (read and write +2h each: 8h), two residual adds
+ *     (read the stream and write it, +2h each: 8h), n casts of h (6h);
+ *   backward: the norms (input, gradient, gradient out: +6h each), the
+ *     gradient joins (+6h each), the n casts' gradients up to fp32 (read
+ *     2, write 4: 6h each) and each residual add's gradient down into its
+ *     16-bit branch (read 4, write 2: 6h each).
+ * The weights: a cast forward and its gradient's backward, 6 B an element
+ * each.  Replicated over TP ranks unless sequence parallel, as the norms.
+ * Unfused attention (per element of the a s ctx scores): the mask, in the
+ * parameters' fp32, makes the scores fp32 (+2 written, +2 read by the
+ * softmax), the softmax writes fp32 P (+2), dropout reads and writes it
+ * (+4 m) and AV's cast reads 4 and writes 2 (+6): 12 + 4m; backward, dP
+ * cast up (6), dropout on fp32 (+4 m), the softmax's three fp32 passes
+ * (+6) and the gradient cast down at the mask's add (6): 18 + 4m.  Flash
+ * attention (SDPA) runs in 16 bits inside one kernel: nothing.
+ */
+void autocast_bytes(const struct workload *w, const struct model_config *c, double T, double el,
+		    struct autocast_cost *a)
+{
+	double hd = w->d.hidden, n = 3 + (w->d.gated_mlp ? 2 : 1), m = w->d.dropout > 0 ? 1 : 0;
+	double repl = c->seq_parallel ? 1.0 / c->tp : 1, wts = 6 * linear_weights(w, c);
+	memset(a, 0, sizeof(*a));
+	if (!c->autocast)
+		return;
+	a->mem_fwd = T * repl * (16 + 6 * n) * hd + wts;
+	a->mem_bwd = T * repl * (36 + 6 * n) * hd + wts;
+	/* n input casts and n + 2 weight casts forward; their gradients' casts and the two downcasts backward */
+	a->kernels_fwd = n + n + 2;
+	a->kernels_bwd = a->kernels_fwd + 2;
+	if (flash_on(c))
+		return;
+	a->attn_fwd = el * (12 + 4 * m);
+	a->attn_bwd = el * (18 + 4 * m);
+	/* AV's input cast; backward, its gradient's and the mask add's */
+	a->kernels_fwd += 1;
+	a->kernels_bwd += 2;
 }
 
 /*
@@ -306,6 +361,17 @@ void layer_fwd(const struct workload *w, const struct model_config *c, const str
 		bytes = e * T * ((c->seq_parallel ? repl / t : repl) + split / t);
 		lt->mem = bytes * h->inv_bw;
 		lt->mem_bwd = e * T * ((c->seq_parallel ? repl_b / t : repl_b) + split_b / t) * h->inv_bw;
+	}
+
+	{
+		struct autocast_cost a;
+		autocast_bytes(w, c, T, T / s * heads * s * ctx, &a);
+		lt->mem += a.mem_fwd * h->inv_bw;
+		lt->mem_bwd += a.mem_bwd * h->inv_bw;
+		lt->attn_fwd += a.attn_fwd * h->inv_bw;
+		lt->attn_bwd += a.attn_bwd * h->inv_bw;
+		lt->autocast_kernels[0] = a.kernels_fwd;
+		lt->autocast_kernels[1] = a.kernels_bwd;
 	}
 
 	lt->cast_fwd = lt->cast_bwd = 0;
@@ -465,6 +531,8 @@ void train_transformer(const struct workload *w, const struct model_config *c, c
 	/* Transformer Engine's casts (te_casts): 4 weight casts, 4 input casts or transposes, 3 gradient casts */
 	if (lt.cast_fwd > 0)
 		tp->kernels_mb += 11 * Ls;
+	tp->kernels_mb += Ls * (lt.autocast_kernels[0] * (c->recompute == MODEL_RECOMPUTE_FULL ? 2 : 1) +
+				lt.autocast_kernels[1]);
 	tp->host_mb = te_host_s(c, Ls);
 
 	/*

@@ -270,6 +270,31 @@ int model_mlm_head_check(const struct workload *w, const struct model_config *c,
 	return 0;
 }
 
+int autocast_applies(const struct model_config *c)
+{
+	return (c->task == MODEL_TASK_PRETRAIN || c->task == MODEL_TASK_FINETUNE) &&
+	       c->engine == MODEL_ENGINE_EAGER && (c->precision == MODEL_FP16 || c->precision == MODEL_BF16) &&
+	       c->master == MODEL_MASTER_FP32;
+}
+
+int model_autocast_check(const struct model_config *c, struct diag *err)
+{
+	if (c->autocast != 0 && c->autocast != 1)
+		return diag_set(err, "", 0, 0, "autocast", "is on or off, not %d", c->autocast);
+	if (!c->autocast)
+		return 0;
+	/* torch.autocast over an fp32 model is eager PyTorch's mixed-precision training, nothing else */
+	if (!autocast_applies(c))
+		return diag_set(
+			err, "", 0, 0, "autocast",
+			"--autocast on is eager PyTorch's mixed precision (fp32 weights, 16-bit matmuls): "
+			"it needs --task pretrain or finetune with --engine eager, --precision fp16 or bf16 and "
+			"--master-weights fp32; %s %s %s is not that",
+			model_task_name(c->task), model_engine_name(c->engine),
+			model_precision_name(c->precision));
+	return 0;
+}
+
 /* Memory settings that contradict each other or the task, each naming its flag. */
 static int memory_settings_check(const struct workload *w, const struct model_config *c, struct diag *err)
 {
@@ -294,7 +319,7 @@ static int memory_settings_check(const struct workload *w, const struct model_co
 		return diag_set(err, "", 0, 0, "fp8-saved-weights",
 				"--fp8-saved-weights is torchao's float8 training: it needs --precision fp8 "
 				"--engine compile on a GPU whose fp8 casts are kernels of their own");
-	if (model_mlm_head_check(w, c, err))
+	if (model_mlm_head_check(w, c, err) || model_autocast_check(c, err))
 		return -1;
 	if (c->master == MODEL_MASTER_NONE && (c->precision == MODEL_FP32 || c->precision == MODEL_TF32))
 		return diag_set(err, "", 0, 0, "master-weights",

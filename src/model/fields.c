@@ -83,6 +83,8 @@ enum {
 	  ONLY_IF(c->precision == MODEL_FP8 && c->engine == MODEL_ENGINE_COMPILE)) \
 	F(mlm_head, TEXT, NULL, "encoder masked-LM pre-training: output layer on the masked positions or all", \
 	  model_mlm_head_name(c->mlm_head), ONLY_IF(mlm_pretrain(w, c))) \
+	F(autocast, BOOL, NULL, "eager torch.autocast: fp32 norms, residual stream and softmax, 16-bit matmuls", \
+	  c->autocast, ONLY_IF(autocast_applies(c))) \
 	F(recompute, TEXT, NULL, "activation recompute: none, selective, selective-op, full", \
 	  model_recompute_name(c->recompute), ALWAYS) \
 	F(seq_parallel, BOOL, NULL, "sequence parallelism", c->seq_parallel, ALWAYS) \

@@ -194,10 +194,16 @@ double kv_elems_gpu(const struct workload *w, const struct model_config *c)
 double attn_scores_bytes(const struct workload *w, const struct model_config *c, double e, double b)
 {
 	double m = w->d.dropout > 0 ? 1 : 0;
+	/*
+	 * P kept by the softmax (e), the dropout mask (1 B) and the dropped P
+	 * that AV keeps (e); under --autocast the softmax keeps P in fp32 and
+	 * AV its 16-bit cast, dropped or not: 4 + m + 2.
+	 */
+	double per = c->autocast ? 4 + m + 2 : e + m + m * e;
 	if (flash_on(c))
 		return 0;
 	/* a context-parallel rank holds the scores of its own queries: s/cp rows of s */
-	return (double)w->d.heads / c->tp * tokens_gpu(c, b) * c->seq_len * (e + m + m * e);
+	return (double)w->d.heads / c->tp * tokens_gpu(c, b) * c->seq_len * per;
 }
 
 /*
@@ -219,6 +225,10 @@ double attn_scores_bytes(const struct workload *w, const struct model_config *c,
  * in 16-bit runs sharded by FSDP/ZeRO-3, where the published runs measure
  * the eager set (chosen on M6-001 and M7-*, model/fitted.c; docs/model.md).
  *
+ * Under --autocast each linear keeps the 16-bit copy its input was cast
+ * to, not the fp32 norm output: one copy a linear, n e h with n the
+ * linears that read a norm (Q, K and V apart, the MLP up and its gate).
+ *
  * fp8 training (Transformer Engine, torchao) keeps each fp8 linear's input
  * as its fp8 copy for the weight gradient, 1 B per element (QKV and MLP
  * inputs h each, the output projection's q, the down projection's f), in
@@ -236,6 +246,9 @@ static void act_linear_inputs(const struct workload *w, const struct model_confi
 	if (fp8) {
 		*repl = 2 * h;
 		*split = q + f + (fused ? 0 : gated * e * f);
+	} else if (c->autocast) {
+		*repl = (3 + 1 + gated) * e * h;
+		*split = (1 + gated) * e * f;
 	} else {
 		*repl = fused ? 0 : 2 * e * h;
 		*split = fused ? 0 : (1 + gated) * e * f;
@@ -257,12 +270,13 @@ static double act_layer_bytes(const struct workload *w, const struct model_confi
 	 * SwiGLU's gate and up (2 e f), GeLU's input (e f), with f the MLP
 	 * width a token passes through, averaged over dense and MoE layers
 	 * (w->ffn_active).  Inductor draws dropout from a seed in the backward
-	 * (philox): no masks under compile.
+	 * (philox): no masks under compile.  Under --autocast the norms'
+	 * inputs are the fp32 residual stream: 4 B each.
 	 */
 	if (c->engine == MODEL_ENGINE_COMPILE)
 		m = 0;
 	act_linear_inputs(w, c, e, &lin_repl, &lin_split);
-	repl = (2 * e + 2 * m) * T * h + lin_repl * T;
+	repl = (2 * (c->autocast ? 4 : e) + 2 * m) * T * h + lin_repl * T;
 	split = e * T * (q + 2 * kv) + e * T * q + (d->gated_mlp ? 2 : 1) * e * T * w->ffn_active + lin_split * T;
 	if (d->experts > 1)
 		split += w->moe_layers / d->layers * k_act * 2 * e * T * h;

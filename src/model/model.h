@@ -460,6 +460,13 @@ struct model_config {
 	enum model_lora_targets lora_targets;
 	enum model_logits logits;
 	enum model_mlm_head mlm_head; /* --mlm-head masked (default) or all */
+	/*
+	 * --autocast on: eager PyTorch under torch.autocast with fp32 weights
+	 * (docs/model.md, "Autocast in eager code"): the norms, the residual
+	 * stream and the unfused softmax run in fp32, each linear casts its
+	 * fp32 input and weight to 16 bits.  0 (default): 16-bit activations.
+	 */
+	int autocast;
 
 	/* inference (task MODEL_TASK_INFER) */
 	int batch; /* concurrent requests */
@@ -579,6 +586,7 @@ struct model_request {
 	int overlap;                     /* enum model_overlap */
 	int fp8_saved_weights;           /* --fp8-saved-weights on|off */
 	int mlm_head;                    /* enum model_mlm_head */
+	int autocast;                    /* --autocast on|off */
 	int micro_batch, global_batch, seq_len, lora_rank;
 	int batch, prompt_len, output_len, cuda_graphs;
 	int engine, weight_precision, mig; /* enum model_engine, enum model_precision, MIG slices */
@@ -632,6 +640,13 @@ int model_channels_last_check(const struct workload *w, int given, struct diag *
  * "mlm-head".
  */
 int model_mlm_head_check(const struct workload *w, const struct model_config *c, struct diag *err);
+/*
+ * 0 when c's --autocast can apply (off always does; on only to eager
+ * pre-training or fine-tuning in fp16 or bf16 with fp32 master weights);
+ * else -1 with err on
+ * "autocast".
+ */
+int model_autocast_check(const struct model_config *c, struct diag *err);
 
 /*
  * Completes q for workload w into *out, checked.  Returns 0 with what it

@@ -154,11 +154,25 @@ double attn_scores_bytes(const struct workload *w, const struct model_config *c,
 /* compute.c */
 struct layer_time {
 	double gemm, attn_fwd, attn_bwd, mem, tp_comm, ep_comm;
-	double mem_bwd;            /* the memory-bound kernels' backward, s (mem: forward) */
-	double cp_fwd, cp_bwd;     /* context-parallel ring exchange the attention does not hide */
-	double attn_flops;         /* attention-score FLOPs executed forward (per GPU) */
-	double cast_fwd, cast_bwd; /* fp8/fp4 training: the quantisation kernels, forward and backward, s */
+	double mem_bwd;             /* the memory-bound kernels' backward, s (mem: forward) */
+	double cp_fwd, cp_bwd;      /* context-parallel ring exchange the attention does not hide */
+	double attn_flops;          /* attention-score FLOPs executed forward (per GPU) */
+	double cast_fwd, cast_bwd;  /* fp8/fp4 training: the quantisation kernels, forward and backward, s */
+	double autocast_kernels[2]; /* --autocast on: the kernels it adds to a layer, forward and backward */
 };
+/*
+ * What --autocast on adds to one layer of a micro-batch of T tokens whose
+ * attention has `el` score elements (sequences x heads x s x ctx on this
+ * GPU): HBM bytes of the memory-bound kernels and of the unfused
+ * attention, forward and backward, and the kernels it launches.  All 0
+ * when the setting is off.  docs/model.md, "Autocast in eager code".
+ */
+struct autocast_cost {
+	double mem_fwd, mem_bwd, attn_fwd, attn_bwd; /* B */
+	double kernels_fwd, kernels_bwd;
+};
+void autocast_bytes(const struct workload *w, const struct model_config *c, double T, double el,
+		    struct autocast_cost *a);
 /*
  * Share of a micro-batch's tokens that pass through the output layer
  * (docs/model.md, "Encoders"): 1 for a decoder; an encoder's masked-LM
@@ -168,6 +182,8 @@ struct layer_time {
  */
 #define MODEL_MLM_SHARE 0.15
 double head_share(const struct workload *w, const struct model_config *c);
+/* 1 for eager fp16/bf16 full training (pretrain, finetune) over fp32 master weights: where --autocast applies. */
+int autocast_applies(const struct model_config *c);
 /* 1 for an encoder's masked-LM pre-training, the one workload --mlm-head applies to. */
 int mlm_pretrain(const struct workload *w, const struct model_config *c);
 void layer_fwd(const struct workload *w, const struct model_config *c, const struct hw *h, double T, double s,

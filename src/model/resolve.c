@@ -20,7 +20,7 @@ void model_request_init(struct model_request *q)
 	q->task = q->precision = q->kv_precision = q->recompute = q->optimizer = q->offload = MODEL_UNSET;
 	q->flash = q->loader = q->cudnn_benchmark = q->channels_last = q->conv3d_legacy = MODEL_UNSET;
 	q->master = q->optimizer_in_backward = q->activation_offload = q->lora_targets = MODEL_UNSET;
-	q->logits = q->mlm_head = MODEL_UNSET;
+	q->logits = q->mlm_head = q->autocast = MODEL_UNSET;
 	q->tp = q->pp = q->dp = q->ep = q->vpp = q->cp = q->zero = q->seq_parallel = q->etp = MODEL_UNSET;
 	q->hsdp = q->reshard_after_forward = q->zero3_impl = q->overlap = q->fp8_saved_weights = MODEL_UNSET;
 	q->micro_batch = q->global_batch = q->seq_len = q->lora_rank = MODEL_UNSET;
@@ -209,6 +209,7 @@ static void fill_choices(const struct workload *w, const struct model_request *q
 	c->lora_targets = (enum model_lora_targets)PICK(lora_targets, MODEL_LORA_ATTN_MLP);
 	c->logits = (enum model_logits)PICK(logits, MODEL_LOGITS_FP32);
 	c->mlm_head = (enum model_mlm_head)PICK(mlm_head, MODEL_MLM_HEAD_MASKED);
+	c->autocast = PICK(autocast, 0);
 	/* parameter offload, hybrid sharding and resharding are ZeRO-3's: they imply it */
 	c->zero = PICK(zero, c->offload == MODEL_OFFLOAD_PARAMS || sharding_given(q) ? 3 : 0);
 	c->hsdp = PICK(hsdp, 0);
@@ -592,6 +593,8 @@ void model_config_flags(const struct workload *w, const struct model_config *c, 
 			strbuf_addf(out, " --logits %s", model_logits_name(c->logits));
 		if (c->mlm_head != MODEL_MLM_HEAD_MASKED)
 			strbuf_addf(out, " --mlm-head %s", model_mlm_head_name(c->mlm_head));
+		if (c->autocast)
+			strbuf_addf(out, " --autocast on");
 		if (w->kind == WORKLOAD_PER_SAMPLE) {
 			if (c->loader == MODEL_LOADER_DALI)
 				strbuf_addf(out, " --data-loader dali");

@@ -674,27 +674,53 @@ static double result_metric(const struct row *r, const struct model_result *res,
 }
 
 /*
+ * A cell of column `name` that is none of `valid`: a skip reason that says
+ * where (file, line, byte column) and which field.
+ */
+static int bad_cell(const struct row *r, const char *name, const char *valid, struct strbuf *why)
+{
+	struct diag err;
+	char msg[sizeof(err.file) + sizeof(err.msg) + 96];
+
+	diag_set(&err, r->file, r->rec->line, r->rec->cols[cell_at(r, name)], name, "'%s' is not %s",
+		 cell(r, name), valid);
+	diag_format(&err, msg, sizeof(msg));
+	return skip(why, "%s", msg);
+}
+
+/*
  * The mlm_head column (twelfth edition): where an encoder's masked-LM
  * pre-training ran its output layer.  A cell that is neither name is a skip
- * reason that says where it is (file, line, byte column) and which field.
+ * reason located by bad_cell().
  */
 static int how_head(const struct row *r, struct model_request *q, struct strbuf *why)
 {
 	const char *v = cell(r, "mlm_head");
-	struct diag err;
-	char msg[sizeof(err.file) + sizeof(err.msg) + 96];
 	int m;
 
 	if (!*v)
 		return 0;
-	if ((m = model_mlm_head_from_name(v)) >= 0) {
-		q->mlm_head = m;
-		return 0;
-	}
-	diag_set(&err, r->file, r->rec->line, r->rec->cols[cell_at(r, "mlm_head")], "mlm_head",
-		 "'%s' is not masked or all", v);
-	diag_format(&err, msg, sizeof(msg));
-	return skip(why, "%s", msg);
+	if ((m = model_mlm_head_from_name(v)) < 0)
+		return bad_cell(r, "mlm_head", "masked or all", why);
+	q->mlm_head = m;
+	return 0;
+}
+
+/*
+ * The autocast column (thirteenth edition): 1 when the run was eager
+ * PyTorch under torch.autocast over fp32 weights, 0 or empty when its
+ * activations were 16-bit.  Any other cell is a skip reason located by
+ * bad_cell().
+ */
+static int how_autocast(const struct row *r, struct model_request *q, struct strbuf *why)
+{
+	int b = bool_cell(r, "autocast");
+
+	if (b == -2)
+		return bad_cell(r, "autocast", "0 or 1", why);
+	if (b >= 0)
+		q->autocast = b;
+	return 0;
 }
 
 /* One statistic of a simulated distribution: the case's statistic column, the median when empty. */
@@ -841,7 +867,7 @@ static double predict_model(const struct catalog *cat, const struct validate_fil
 	double v;
 
 	if (second_edition(r, q, why) || how_conv3d(r, q, why) || how_engine(r, w, q, &so, &serving, why) ||
-	    how_stored(r, w, q, why) || how_head(r, q, why))
+	    how_stored(r, w, q, why) || how_head(r, q, why) || how_autocast(r, q, why))
 		return NAN;
 	diag_clear(&err);
 	if (model_resolve(w, cat, q, &c, NULL, &err)) {

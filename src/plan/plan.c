@@ -107,6 +107,20 @@ static void search_defaults(struct plan *p)
 	}
 }
 
+/* --autocast on checked against every precision the plan may choose, not only the base's */
+static int autocast_check(const struct plan_request *req, struct diag *err)
+{
+	struct model_config c = req->base;
+	unsigned m = req->precisions ? req->precisions : 1u << MODEL_BF16;
+	int p;
+	for (p = 0; p < MODEL_PRECISION_COUNT; p++) {
+		c.precision = p;
+		if ((m & 1u << p) && model_autocast_check(&c, err))
+			return -1;
+	}
+	return 0;
+}
+
 int plan_run(struct plan **out, const struct catalog *cat, const struct plan_request *req, struct diag *err)
 {
 	struct plan *p = xcalloc(1, sizeof(*p));
@@ -127,7 +141,7 @@ int plan_run(struct plan **out, const struct catalog *cat, const struct plan_req
 	}
 	if (model_weight_precision_check(req->base.task, -1, req->base.weight_precision, err) ||
 	    model_channels_last_check(req->w, req->base.channels_last, err) ||
-	    model_mlm_head_check(req->w, &req->base, err)) {
+	    model_mlm_head_check(req->w, &req->base, err) || autocast_check(req, err)) {
 		free(p);
 		return -1;
 	}

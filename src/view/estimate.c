@@ -237,13 +237,14 @@ static void print_layout(FILE *out, const struct model_config *c)
 			 c->reshard_after_forward ? "" : " (kept after forward)");
 	fprintf(out,
 		"layout: tp %d%s pp %d dp %d%s, zero %d%s, %s, micro-batch %d x %d, global batch %d\n"
-		"        recompute %s%s, flash attention %s, %s%s%s%s\n",
+		"        recompute %s%s, flash attention %s, %s%s%s%s%s\n",
 		c->tp, cp, c->pp, c->dp, ep, c->zero, z, model_precision_name(c->precision), c->micro_batch,
 		c->seq_len, c->global_batch, model_recompute_name(c->recompute),
 		c->seq_parallel ? ", sequence parallel" : "", c->flash ? "on" : "off",
 		model_optimizer_name(c->optimizer), c->offload ? ", offload " : "",
 		c->offload ? model_offload_name(c->offload) : "",
-		c->mlm_head == MODEL_MLM_HEAD_ALL ? ", MLM head on every position" : "");
+		c->mlm_head == MODEL_MLM_HEAD_ALL ? ", MLM head on every position" : "",
+		c->autocast ? ", autocast" : "");
 }
 
 static void print_header(FILE *out, const struct model_answer *a)

@@ -686,6 +686,55 @@ static void test_board_gemm_ceiling(void **state)
 }
 
 /*
+ * --autocast on (docs/model.md, "Autocast in eager code") adds a count of
+ * bytes: per token of each layer (16 + 6n) h forward and (36 + 6n) h
+ * backward, n = 4 linears casting a norm's output in BERT (Q, K, V, MLP
+ * up), the 12 h^2 weights cast forward and their gradients backward at 6 B
+ * each, and per score element 12 + 4m forward and 18 + 4m backward of
+ * unfused attention; all over the stream bandwidth, at two sequence
+ * lengths.  With flash attention the attention term is 0 and the rest is
+ * unchanged.  Activations: the fp32 norm inputs (+2 B twice), the two
+ * further 16-bit cast copies (+4 B) and P in fp32 beside AV's cast
+ * (4 + m + 2 for e + m + m e) per score element.
+ */
+static void test_autocast_counted_bytes(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct model_result off, on;
+	struct hw h;
+	int i, f;
+	(void)state;
+	preset(&w, "bert-large");
+	for (i = 0; i < 2; i++)
+		for (f = 0; f < 2; f++) {
+			double hd = w.d.hidden, L = w.d.layers, n = 4, m = w.d.dropout > 0 ? 1 : 0, T, el, mem,
+			       attn;
+			config(&c, &w, "a100-sxm4-80gb", 1);
+			c.task = MODEL_TASK_FINETUNE;
+			c.precision = MODEL_FP16;
+			c.flash = f;
+			c.seq_len = 128 << (2 * i);
+			c.micro_batch = c.global_batch = 32 >> (2 * i);
+			estimate_ok(&w, &c, &off);
+			c.autocast = 1;
+			estimate_ok(&w, &c, &on);
+			assert_int_equal(hw_of(&c, &h), 0);
+			T = (double)c.micro_batch * c.seq_len;
+			el = T * w.d.heads * c.seq_len;
+			mem = L * (T * (16 + 6 * n + 36 + 6 * n) * hd + 2 * 6 * 12 * hd * hd) * h.inv_bw;
+			attn = f ? 0 : L * el * (12 + 4 * m + 18 + 4 * m) * h.inv_bw;
+			assert_true(fabs(on.time.memory_bound_s - off.time.memory_bound_s - mem) < 1e-9 * mem);
+			assert_true(fabs(on.time.attention_s - off.time.attention_s - attn) <
+				    1e-9 * (attn + 1e-3));
+			assert_true(fabs(on.mem.activations_bytes - off.mem.activations_bytes -
+					 L * (8 * T * hd + (f ? 0 : el * (4 - 2 * m)))) <
+				    1e-6 * on.mem.activations_bytes);
+			assert_true(on.time.step_s > off.time.step_s);
+		}
+}
+
+/*
  * --mlm-head all runs BERT's output layer over every position, where the
  * default gathers the masked 15 % first.  A fine-tuned encoder has no
  * vocabulary head, so pretrain minus finetune is the masked head alone:
@@ -1452,6 +1501,7 @@ int main(void)
 		cmocka_unit_test(test_eager_attention_scale_and_mask_apart),
 		cmocka_unit_test(test_board_gemm_ceiling),
 		cmocka_unit_test(test_mlm_head_over_every_position),
+		cmocka_unit_test(test_autocast_counted_bytes),
 		cmocka_unit_test(test_fp8_casts_cost_memory_time),
 		cmocka_unit_test(test_resolve_zero_for_given_layout),
 		cmocka_unit_test(test_vendor_row_resolved_once),

@@ -330,7 +330,8 @@ static void test_document(void **state)
 		"energy_basis power_w_per_gpu limits fit_advice recommendations calibration");
 	free(k);
 	k = object_keys(json_object_get(o, "config"));
-	assert_string_equal(k, CONFIG_TRAIN " engine mig");
+	/* eager 16-bit fine-tuning over fp32 master weights: where --autocast applies */
+	assert_string_equal(k, CONFIG_HEAD " comm_overlap autocast " CONFIG_TAIL " engine mig");
 	free(k);
 	assert_true(json_is_null(json_object_get(json_object_get(o, "memory"), "host_fits")));
 	assert_true(json_is_integer(json_object_get(json_object_get(o, "config"), "gpus")));
