@@ -1219,14 +1219,14 @@ static int sim_meets(const struct plan *p, struct servesim *sim, double capacity
 		     struct servesim_result *r)
 {
 	struct servesim_load l;
-	struct servesim_slo slo = {p->req.ttft_s, p->req.tpot_s};
+	struct servesim_slo slo = {p->req.ttft_s, p->req.tpot_s, 1};
 	struct diag err;
 	memset(&l, 0, sizeof(l));
 	l.kind = SERVESIM_POISSON;
 	l.rate_per_s = p->req.rate_per_s / n;
 	l.requests = requests;
 	l.seed = PLAN_SIM_SEED;
-	if (l.rate_per_s > SIM_MAX_LOAD * capacity || servesim_run(sim, &l, &slo, r, &err))
+	if (l.rate_per_s > SIM_MAX_LOAD * capacity || servesim_run(sim, &l, &slo, r, &err) || r->stopped)
 		return 0;
 	return (!(p->req.ttft_s > 0) || r->ttft.p99 <= p->req.ttft_s) &&
 	       (!(p->req.tpot_s > 0) || r->tpot.p99 <= p->req.tpot_s) &&
