@@ -31,7 +31,7 @@ static void run_case(struct servesim *sim, const char *title, enum servesim_arri
 		     int requests, enum servesim_lengths lengths)
 {
 	struct servesim_load l;
-	struct servesim_slo slo = {1.0, 0.05};
+	struct servesim_slo slo = {1.0, 0.05, 0};
 	struct servesim_result r;
 	struct diag err;
 	double t0;

@@ -475,7 +475,7 @@ static void simulate(const struct workload *w, const struct model_config *c, str
 {
 	struct servesim_load l;
 	struct servesim_trace *trace = NULL;
-	struct servesim_slo slo = {ttft_target, tpot_target};
+	struct servesim_slo slo = {.ttft_s = ttft_target, .tpot_s = tpot_target};
 	struct servesim *sim;
 	struct diag err;
 	diag_clear(&err);

@@ -548,8 +548,11 @@ void model_config_flags(const struct workload *w, const struct model_config *c, 
 	if (c->task == MODEL_TASK_INFER && model_quant_kernel_at(c->quant_kernel))
 		strbuf_addf(out, " --quant-kernel %s", model_quant_kernel_at(c->quant_kernel)->name);
 	if (c->task == MODEL_TASK_INFER) {
-		strbuf_addf(out, " --batch %d --prompt-len %d --output-len %d --kv-cache-precision %s", c->batch,
-			    c->prompt_len, c->output_len, model_precision_name(c->kv_precision));
+		/* batch 0: none to give (a serving engine's scheduler sets it as requests come) */
+		if (c->batch > 0)
+			strbuf_addf(out, " --batch %d", c->batch);
+		strbuf_addf(out, " --prompt-len %d --output-len %d --kv-cache-precision %s", c->prompt_len,
+			    c->output_len, model_precision_name(c->kv_precision));
 		if (c->cuda_graphs)
 			strbuf_addf(out, " --cuda-graphs");
 		if (c->mig > 0)

@@ -133,6 +133,12 @@ int servesim_load_open(const char *spec, struct servesim_load *l, struct servesi
 /* Targets a request meets to count in the goodput; 0: none. */
 struct servesim_slo {
 	double ttft_s, tpot_s;
+	/*
+	 * 1: end the run as soon as enough requests have missed ttft_s or tpot_s
+	 * that its p99 TTFT or TPOT is sure to miss (a search that only asks
+	 * whether the targets are met); the result is then partial and says so
+	 */
+	int stop_on_miss;
 };
 
 #define SERVESIM_TIMELINE 48
@@ -159,6 +165,7 @@ struct servesim_result {
 	double kv_use_max;    /* the most held at once */
 	long iterations;      /* engine iterations run */
 	long preemptions;     /* sequences preempted (recomputed, or swapped out) for KV-cache room */
+	int stopped;          /* 1: ended early, its p99 TTFT or TPOT sure to miss (servesim_slo.stop_on_miss) */
 	int kv_blocks;        /* the cache's blocks, one replica */
 	int block_tokens;     /* tokens a block holds */
 	int timeline_n;       /* samples below, at even times over the makespan */

@@ -873,10 +873,10 @@ static void infer_sizing_text(const struct plan *p, const struct plan_choice *c,
 	}
 	NOTEF(ex->sizing,
 	      "%d replica%s of %d GPU%s, each running %d requests at once (%s), %s%s; each gives a p99 TTFT "
-	      "of %s with queueing%s, a TPOT of %s%s and a request in %s%s",
+	      "of %s with queueing%s, a %sTPOT of %s%s and a request in %s%s",
 	      c->replicas, c->replicas == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s", c->cfg.batch,
 	      batch_bound(p, c), load, more, fmt_duration(q.ttft_p99_s, FMT_DURATION_TEXT, ttft, sizeof(ttft)),
-	      target_words(p->req.ttft_s, tt, sizeof(tt)),
+	      target_words(p->req.ttft_s, tt, sizeof(tt)), p->simulate ? "p99 " : "",
 	      fmt_duration(c->res.infer.decode_token_s, FMT_DURATION_TEXT, tpot, sizeof(tpot)),
 	      target_words(p->req.tpot_s, tp, sizeof(tp)), lat, target_words(p->req.deadline_s, lt, sizeof(lt)));
 }

@@ -151,11 +151,13 @@
 	F(latency_s, NUM, "s", "inference: one request's latency (0 for training)", c->latency_s) \
 	F(ttft_p99_s, NUM, "s", \
 	  "inference of a transformer: p99 time to first token of a replica at its share of --rate (an " \
-	  "encoder's: to its answer), the wait for a free batch slot included (Erlang C); null otherwise", \
+	  "encoder's: to its answer), the wait for a free batch slot included (Erlang C; under a serving " \
+	  "engine the simulated replica's, which estimate_args reruns); null otherwise", \
 	  llm ? q.ttft_p99_s : NAN) \
 	F(tpot_s, NUM, "s", \
-	  "inference of a decoder: time per output token (one decode step of the batch, the figure " \
-	  "--tpot-target is held to); null otherwise, an encoder's included: it produces no output tokens", \
+	  "inference of a decoder: time per output token, the figure --tpot-target is held to (one decode " \
+	  "step of the batch; under a serving engine the simulated replica's p99); null otherwise, an " \
+	  "encoder's included: it produces no output tokens", \
 	  gen ? c->res.infer.decode_token_s : NAN) \
 	F(utilisation, NUM, "fraction", \
 	  "inference: share of the replicas' batch slots the rate keeps busy, rate x request time / " \
@@ -204,7 +206,8 @@
 	F(interruption_hours, NUM, "h", "hours the interruptions cost: restarts and recomputed work", \
 	  c->gp.fail_hours) \
 	F(estimate_args, TEXT, NULL, \
-	  "the arguments of gpuscope estimate that time this configuration alone (add --tokens for its time to train)", \
+	  "the arguments of gpuscope estimate that time this configuration alone (add --tokens for its time to " \
+	  "train); a choice sized by the serving simulation: the simulated run of one replica (--arrivals)", \
 	  plan_estimate_args(p, c, report_scratch(row, ARGS_LEN), ARGS_LEN)) \
 	F(calibration, TEXT, NULL, \
 	  "the calibration file whose measured ceilings timed it (docs/bench.md); null: the catalog's", \

@@ -413,7 +413,22 @@ const char *plan_estimate_args(const struct plan *p, const struct plan_choice *c
 		strbuf_addf(&sb, " --cpu-cores %.0f", g->cpu_cores_per_gpu * g->gpus_per_node);
 	/* the resolved scenario, every choice spelled out */
 	strbuf_addch(&sb, ' ');
-	model_config_flags(p->req.w, g, &sb);
+	if (p->simulate && g->task == MODEL_TASK_INFER && c->replicas > 0) {
+		/*
+		 * sized by the serving simulation (search.c served_replicas()): the same
+		 * run of one replica, its share of the rate to 17 digits so that it
+		 * reads back the same double; no --batch, as the scheduler sets it
+		 */
+		struct model_config sim = *g;
+		sim.batch = 0;
+		model_config_flags(p->req.w, &sim, &sb);
+		strbuf_addf(
+			&sb,
+			" --engine-version %s --arrivals poisson:%.17g --requests %d --lengths fixed --seed %d",
+			p->sched.version, p->req.rate_per_s / c->replicas, PLAN_SIM_REQUESTS, PLAN_SIM_SEED);
+	} else {
+		model_config_flags(p->req.w, g, &sb);
+	}
 	snprintf(buf, len, "%s", strbuf_str(&sb));
 	strbuf_release(&sb);
 	return buf;

@@ -1194,25 +1194,39 @@ static int infer_meets(const struct plan *p, const struct model_result *r)
 }
 
 /*
- * Requests one simulated replica is fed while its count is searched: enough
- * for a p99 (the second-worst of 200) at about a millisecond a run.
+ * Requests of the burst that measures a replica's sustained throughput: a
+ * bound on the count the Poisson runs (PLAN_SIM_REQUESTS) then decide, so a
+ * small one does.
  */
-#define SIM_REQUESTS 200
+#define SIM_BURST 200
 /* the share of a replica's sustained throughput an offered rate may take and still drain */
 #define SIM_MAX_LOAD 0.95
 
-/* n replicas, each fed a Poisson stream of rate / n: 1 when each keeps up and meets every target. */
-static int sim_meets(const struct plan *p, struct servesim *sim, double capacity, int n, struct servesim_result *r)
+/*
+ * Requests of the Poisson runs that bracket and bisect the count: a p99 of
+ * 200 (the second-worst) is noisy, so the count found is then judged again
+ * with PLAN_SIM_REQUESTS.
+ */
+#define SIM_SEARCH 200
+/* counts a sixteenth apart tried on the longer run after the first misses */
+#define SIM_RETRIES 3
+
+/*
+ * n replicas, each fed a Poisson stream of rate / n (`requests` of them): 1
+ * when each keeps up and meets every target.
+ */
+static int sim_meets(const struct plan *p, struct servesim *sim, double capacity, int n, int requests,
+		     struct servesim_result *r)
 {
 	struct servesim_load l;
-	struct servesim_slo slo = {p->req.ttft_s, p->req.tpot_s};
+	struct servesim_slo slo = {p->req.ttft_s, p->req.tpot_s, 1};
 	struct diag err;
 	memset(&l, 0, sizeof(l));
 	l.kind = SERVESIM_POISSON;
 	l.rate_per_s = p->req.rate_per_s / n;
-	l.requests = SIM_REQUESTS;
-	l.seed = 1;
-	if (l.rate_per_s > SIM_MAX_LOAD * capacity || servesim_run(sim, &l, &slo, r, &err))
+	l.requests = requests;
+	l.seed = PLAN_SIM_SEED;
+	if (l.rate_per_s > SIM_MAX_LOAD * capacity || servesim_run(sim, &l, &slo, r, &err) || r->stopped)
 		return 0;
 	return (!(p->req.ttft_s > 0) || r->ttft.p99 <= p->req.ttft_s) &&
 	       (!(p->req.tpot_s > 0) || r->tpot.p99 <= p->req.tpot_s) &&
@@ -1239,7 +1253,7 @@ static int served_replicas(struct worker *wk, struct plan_choice *t, struct layo
 	struct servesim *sim;
 	struct diag err;
 	double capacity;
-	int lo, hi, ok = 0;
+	int lo, hi, k, ok = 0;
 
 	t->cfg.engine = p->engine;
 	memset(&so, 0, sizeof(so));
@@ -1251,7 +1265,7 @@ static int served_replicas(struct worker *wk, struct plan_choice *t, struct layo
 		return -1;
 	memset(&burst, 0, sizeof(burst));
 	burst.kind = SERVESIM_BURST;
-	burst.count = burst.requests = SIM_REQUESTS;
+	burst.count = burst.requests = SIM_BURST;
 	if (servesim_run(sim, &burst, NULL, &r, &err) || !(r.requests_per_s > 0)) {
 		servesim_free(sim);
 		return -1;
@@ -1269,23 +1283,31 @@ static int served_replicas(struct worker *wk, struct plan_choice *t, struct layo
 	}
 	/* lo may meet; else double to a count that does */
 	hi = lo;
-	while (!(ok = sim_meets(p, sim, capacity, hi, &r)) && hi < max_replicas) {
+	while (!(ok = sim_meets(p, sim, capacity, hi, SIM_SEARCH, &r)) && hi < max_replicas) {
 		lo = hi;
 		hi = hi + (hi + 1) / 2 < max_replicas ? hi + (hi + 1) / 2 : max_replicas;
 	}
 	wk->st.configs += 2;
 	if (ok) {
-		best = r;
 		/* the fewest in (lo, hi] that meet, to within a sixteenth: lo failed unless lo == hi */
 		while (hi - lo > 1 && hi - lo > hi / 16) {
 			int mid = lo + (hi - lo) / 2;
 			wk->st.configs++;
-			if (sim_meets(p, sim, capacity, mid, &r)) {
+			if (sim_meets(p, sim, capacity, mid, SIM_SEARCH, &r))
 				hi = mid;
-				best = r;
-			} else {
+			else
 				lo = mid;
-			}
+		}
+		/*
+		 * judged again on the longer run the check line repeats, a sixteenth more
+		 * each time it misses; a layout that still misses after SIM_RETRIES is
+		 * left out (it met on the short run by chance)
+		 */
+		for (k = 0; !(ok = sim_meets(p, sim, capacity, hi, PLAN_SIM_REQUESTS, &best)) && k < SIM_RETRIES &&
+			    hi < max_replicas;
+		     k++) {
+			wk->st.configs++;
+			hi = hi + (hi + 15) / 16 < max_replicas ? hi + (hi + 15) / 16 : max_replicas;
 		}
 	}
 	servesim_free(sim);
@@ -1296,6 +1318,8 @@ static int served_replicas(struct worker *wk, struct plan_choice *t, struct layo
 	apply_layout(&t->cfg, l, 0);
 	t->res = sv.at; /* memory as the engine holds it; time from the simulation */
 	t->res.infer.ttft_p99_s = best.ttft.p99;
+	/* the p99 TPOT the target was held to (sim_meets), not one step of the mean batch */
+	t->res.infer.decode_token_s = best.tpot.p99;
 	t->res.infer.request_s = best.e2e.p50;
 	/* a replica's throughput: what it sustains full (the burst), as the static path's batch gives */
 	t->res.infer.samples_per_s = t->res.samples_per_s = capacity;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # plan --task infer: small models may take a MIG slice (the recommender-on-MIG
 # case), the GNN example answers within its latency target, and the
-# estimate line a plan prints reproduces it.
+# estimate line a plan prints reproduces it (a simulated serving choice's
+# p99 TTFT and TPOT to the digit).
 . "$TESTS/cli/lib.sh"
 
 expect_rc 0 plan dlrm --task infer --rate 20000 --latency-target 10ms --json
@@ -19,20 +20,28 @@ expect_rc 0 plan gnn --task infer --rate 2000 --latency-target 5ms
 expect_out "Why #1"
 
 # TTFT and TPOT targets bound the batch of every replica (simulated under vLLM, the default); the
-# heading says them.  The p99 TTFT is the simulated replica's at its share of the rate: the estimate
-# line's static batch of b prefills b prompts at once, which a replica fed at that rate does not, so
-# the TTFT is read from the plan; the estimate line keeps the decode step within the TPOT target
+# heading says them.  The estimate line of a simulated choice reruns the simulation plan judged it
+# on: one replica fed its share of the rate (--arrivals poisson:RATE, the same requests, lengths,
+# seed and engine release, no static --batch), so estimate gives the plan's p99 TTFT and TPOT
+# (the same double: both print it to 10 digits), and both are within the targets
 expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms --json
 printf '%s' "$OUT" | python3 -c '
 import json, sys, subprocess, os
 d = json.load(sys.stdin)
+assert len(d["ranked"]) >= 3, d["ranked"]
 for c in d["ranked"][:3]:
     assert 0 < c["ttft_p99_s"] <= 0.5 + 1e-9 and 0 < c["tpot_s"] <= 0.03 + 1e-9, c
     args = c["estimate_args"].split()
+    assert "--batch" not in args, args
+    assert args[args.index("--arrivals") + 1] == "poisson:%.17g" % (20.0 / c["replicas"]), args
+    for f in ("--requests", "--seed", "--lengths", "--engine-version"):
+        assert f in args, (f, args)
     e = json.loads(subprocess.run([os.environ["GPUSCOPE"], "estimate"] + args + ["--json"],
-                   capture_output=True, text=True).stdout)
-    assert e["inference"]["token_s"] <= 0.03 + 1e-9, e["inference"]
-' || fail "plan TTFT/TPOT targets not met"
+                   capture_output=True, text=True).stdout)["simulation"]
+    for mine, theirs in (("ttft_p99_s", "ttft_p99_s"), ("tpot_s", "tpot_p99_s")):
+        assert abs(e[theirs] - c[mine]) <= 1e-6 * c[mine], (mine, c[mine], e[theirs])
+    assert e["ttft_p99_s"] <= 0.5 and e["tpot_p99_s"] <= 0.03, e
+' || fail "plan TTFT/TPOT targets not met, or its estimate line does not reproduce them"
 expect_rc 0 plan llama3-8b --task infer --rate 20 --ttft-target 500ms --tpot-target 30ms
 expect_out "TTFT 500ms, TPOT 30ms"
 

@@ -13,7 +13,7 @@ import json, sys
 r = json.load(sys.stdin)["ranked"]
 assert r, "nothing ranked"
 c = r[0]
-assert 8 <= c["gpus"] <= 112, c["gpus"]
+assert 8 <= c["gpus"] <= 160, c["gpus"]
 assert c["network"] == "none", c["network"]
 assert c["batch"] > 8 and c["replicas"] >= 2, c
 ' || fail "simulated sizing"

@@ -82,7 +82,7 @@ static void run(struct servesim *sim, enum servesim_arrival kind, int count, dou
 		struct servesim_result *r)
 {
 	struct servesim_load l;
-	struct servesim_slo slo = {0, 0};
+	struct servesim_slo slo = {0, 0, 0};
 	struct diag err;
 	memset(&l, 0, sizeof(l));
 	l.kind = kind;
@@ -93,6 +93,44 @@ static void run(struct servesim *sim, enum servesim_arrival kind, int count, dou
 	diag_clear(&err);
 	if (servesim_run(sim, &l, &slo, r, &err))
 		fail_msg("run: %s", err.msg);
+}
+
+/* A search's run (stop_on_miss) that meets its targets is the full run; one that misses ends early. */
+static void test_stop_on_miss(void **state)
+{
+	struct workload w;
+	struct model_config c;
+	struct servesim_result full, r;
+	struct servesim *sim;
+	struct servesim_load l;
+	struct servesim_slo slo = {0, 0, 1};
+	struct diag err;
+	(void)state;
+	llama(&w, &c, 1024, 128);
+	sim = sim_of(&w, &c, "0.11", -1, 0);
+	run(sim, SERVESIM_BURST, 200, 0, 200, &full);
+	memset(&l, 0, sizeof(l));
+	l.kind = SERVESIM_POISSON;
+	l.rate_per_s = 0.8 * full.requests_per_s;
+	l.requests = 1000;
+	l.seed = 3;
+	assert_int_equal(servesim_run(sim, &l, NULL, &full, &err), 0);
+	assert_int_equal(full.stopped, 0);
+	/* targets at the run's own p99: met, so the same figures */
+	slo.ttft_s = full.ttft.p99;
+	slo.tpot_s = full.tpot.p99;
+	assert_int_equal(servesim_run(sim, &l, &slo, &r, &err), 0);
+	assert_int_equal(r.stopped, 0);
+	assert_int_equal(r.requests, 1000);
+	assert_true(r.ttft.p99 == full.ttft.p99 && r.tpot.p99 == full.tpot.p99 && r.e2e.mean == full.e2e.mean);
+	assert_true(r.iterations == full.iterations);
+	/* a TTFT target at the median: half the requests miss it, the run ends after the first 11 that do */
+	slo.ttft_s = full.ttft.p50;
+	slo.tpot_s = 0;
+	assert_int_equal(servesim_run(sim, &l, &slo, &r, &err), 0);
+	assert_int_equal(r.stopped, 1);
+	assert_true(r.requests < 200);
+	servesim_free(sim);
 }
 
 static void test_one_request_is_the_analytical_one(void **state)
@@ -365,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_front_end_serialises_requests),
 		cmocka_unit_test(test_front_end_latency_is_not_queued),
 		cmocka_unit_test(test_swap_preemption),
+		cmocka_unit_test(test_stop_on_miss),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
