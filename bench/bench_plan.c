@@ -14,6 +14,12 @@
  *             1,024 GPUs; also prints how many layouts the search considers
  *             for 1,024 of them on 128 nodes of 8
  *
+ * and two serving plans over the whole catalog, each sized by the serving
+ * simulation (vLLM, docs/plan.md) beside the static-batch queue it replaced
+ * (--engine static), the baseline of the speed target (under 2 s):
+ *   serve70   Llama 3 70B at 50 requests/s, p99 TTFT within 1 s
+ *   serve8    Llama 3 8B at 20 requests/s, TTFT 500 ms and TPOT 30 ms
+ *
  * and prints for each: wall time, configurations decided, layouts in the
  * space, model calls, and configurations per second in total and per
  * thread.  A configuration is one (hardware option, node count, fabric,
@@ -136,8 +142,69 @@ static int run(const struct catalog *cat, const struct bench_case *bc, int basic
 	return 0;
 }
 
+struct serve_case {
+	const char *title, *preset;
+	double rate, ttft_s, tpot_s;
+};
+
+/* One serving plan, best wall time of `repeat`, under `engine`; the first choice printed. */
+static int run_serve(const struct catalog *cat, const struct serve_case *sc, const char *engine, int threads,
+		     int repeat, double *wall_s)
+{
+	struct workload w;
+	struct diag err;
+	int i;
+
+	*wall_s = 1e30;
+	diag_clear(&err);
+	if (workload_preset(&w, sc->preset, &err)) {
+		fprintf(stderr, "bench_plan: %s\n", err.msg);
+		return -1;
+	}
+	for (i = 0; i < repeat; i++) {
+		struct plan_request req;
+		struct plan *p;
+		const struct plan_choice *c;
+		double t0 = now_s(), t;
+		memset(&req, 0, sizeof(req));
+		req.w = &w;
+		model_config_defaults(&req.base);
+		req.base.task = MODEL_TASK_INFER;
+		req.objective = PLAN_OBJ_COST;
+		req.buy = PLAN_BUY_OWN;
+		req.max_gpus = 4096;
+		req.precisions = 1u << MODEL_BF16;
+		req.threads = threads;
+		req.rate_per_s = sc->rate;
+		req.ttft_s = sc->ttft_s;
+		req.tpot_s = sc->tpot_s;
+		req.engine = engine;
+		if (plan_run(&p, cat, &req, &err)) {
+			fprintf(stderr, "bench_plan: %s\n", err.msg);
+			return -1;
+		}
+		t = now_s() - t0;
+		if (t < *wall_s)
+			*wall_s = t;
+		c = plan_ranked(p, 0);
+		if (i == 0 && c) {
+			size_t nhw;
+			const struct plan_hw *hw = plan_hw(p, &nhw);
+			printf("%-8s %-6s first choice: %d replicas on %u x %s, %d GPUs, $%.0f an hour\n",
+			       sc->title, engine, c->replicas, c->nodes, hw[c->hw].label, c->gpus, c->cost_usd);
+		}
+		plan_free(p);
+	}
+	printf("%-8s %-6s wall %.3f s (best of %d)\n", sc->title, engine, *wall_s, repeat);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	static const struct serve_case serves[] = {
+		{"serve70", "llama3-70b", 50, 1.0, 0},
+		{"serve8", "llama3-8b", 20, 0.5, 0.03},
+	};
 	static const struct bench_case cases[] = {
 		{"default", "llama2-7b", MODEL_TASK_FINETUNE, 1e9, 1u << MODEL_BF16, NULL, 4096, 0},
 		{"full", "llama3-70b", MODEL_TASK_PRETRAIN, 15e12, (1u << MODEL_BF16) | (1u << MODEL_FP8), NULL,
@@ -181,6 +248,16 @@ int main(int argc, char **argv)
 		if (cases[k].layouts_at > 0)
 			printf("%-8s layouts for %d GPUs on nodes of 8: basic %llu, full %llu\n", cases[k].title,
 			       cases[k].layouts_at, b.layouts_at, f.layouts_at);
+	}
+	printf("%-8s %-10s %-10s %s\n", "serving", "static s", "vllm s", "x");
+	for (k = 0; k < sizeof(serves) / sizeof(serves[0]); k++) {
+		double st, sim;
+		if (run_serve(cat, &serves[k], PLAN_STATIC_ENGINE, threads, repeat, &st) ||
+		    run_serve(cat, &serves[k], PLAN_DEFAULT_ENGINE, threads, repeat, &sim)) {
+			catalog_free(cat);
+			return 1;
+		}
+		printf("%-8s %-10.3f %-10.3f %.2f\n", serves[k].title, st, sim, sim / st);
 	}
 	catalog_free(cat);
 	return 0;
